@@ -1,0 +1,23 @@
+"""resnet_nb: the code behind the book *Why residual networks train*.
+
+Notation (shared by the book, the code and Li et al. 2016 / Hardt & Ma 2016):
+
+* ``d``: width; inputs and outputs live in R^d (identity shortcuts need d_x = d_y = d).
+* ``m``: number of samples; ``X`` has shape (d, m), ``Y`` has shape (d, m): samples are columns.
+* ``n``: number of weight matrices inside one shortcut (an "n-shortcut network").
+* ``R``: number of residual units; ``L = n R`` is the depth (number of weight matrices).
+* ``W``: weights, a tensor of shape (R, n, d, d); ``W[r, l]`` is the paper's ``W_{r+1, l+1}``.
+* ``Sxx = X X^T / m``, ``Syx = Y X^T / m``, ``tr Syy``: sufficient statistics (Eqs. 8-9).
+* ``L(w) = ||Y - f(X)||_F^2 / (2m)``: the loss (Eq. 6).
+
+Modules mirror the papers: :mod:`data`, :mod:`networks` (Definitions 2-3), :mod:`init`,
+:mod:`losses` (Eqs. 6, 15-16), :mod:`hessians` (Theorem 1), :mod:`train` (Eq. 7).
+"""
+from . import data, init, losses, networks, train  # noqa: F401
+from .data import Dataset, SufficientStats, synthetic_linear, whitened_mnist
+from .init import initialise
+from .losses import loss, loss_samples, loss_stats, optimum
+from .networks import ShortcutNetwork, activation, end_to_end, flatten, plain_network, unflatten
+from .train import gradient_descent
+
+__version__ = "0.1.0"
