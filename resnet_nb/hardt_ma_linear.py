@@ -1,0 +1,366 @@
+"""Hardt & Ma, section 2: linear residual networks ``x -> (I + A_l) ... (I + A_1) x``.
+
+Notation of the paper (and of this module): ``A`` is an array of shape ``(l, d, d)``,
+``A[i]`` is the paper's ``A_{i+1}``; ``|||A||| = max_i ||A_i||`` (spectral norms);
+the data model is ``y = R x + xi`` with ``E[x x^T] = Sigma`` and noise ``xi ~ N(0, s^2 I)``.
+The population risk is ``f(A) = E ||y - (I + A_l) ... (I + A_1) x||^2
+= ||E(A) Sigma^{1/2}||_F^2 + C`` with ``E(A) = (I + A_l) ... (I + A_1) - R`` and
+``C = d s^2``: the minimum value ``C_opt = C`` is reached exactly when ``E(A) = 0``.
+
+* Theorem 2.1: :func:`theorem21_construction` builds ``A`` with product ``R`` and small
+  ``|||A|||``; :func:`theorem21_bound` is the printed bound.
+* Theorem 2.2 and the gradient lower bound: :func:`risk_gradient` (closed form, Lemma 2.3),
+  :func:`gradient_bound_sides` (both sides of the inequality in three forms) and
+  :func:`adversarial_gradient_ratio` (an optimiser that hunts for violations).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.linalg
+import torch
+from tqdm.auto import tqdm
+
+from ._checks import check_float, check_int
+
+__all__ = [
+    "as_square", "gamma_of", "theorem21_bound", "residual_product", "max_spectral_norm",
+    "polar_factors", "theorem21_construction", "min_max_norm_lower_bound",
+    "population_risk", "risk_gradient", "gradient_bound_sides", "adversarial_gradient_ratio",
+    "random_ball_point", "critical_point_at_tau_one",
+]
+
+
+def as_square(name: str, M) -> np.ndarray:
+    """``M`` as a finite float64 square matrix, or a ValueError naming ``name``."""
+    M = np.asarray(M.detach().cpu().numpy() if isinstance(M, torch.Tensor) else M, dtype=np.float64)
+    if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] == 0:
+        raise ValueError(f"{name} must be a non-empty square matrix, got shape {M.shape}")
+    if not np.isfinite(M).all():
+        raise ValueError(f"{name} must have finite entries, got {int((~np.isfinite(M)).sum())} NaN/inf")
+    return M
+
+
+def _as_stack(A) -> np.ndarray:
+    A = np.asarray(A.detach().cpu().numpy() if isinstance(A, torch.Tensor) else A, dtype=np.float64)
+    if A.ndim != 3 or A.shape[1] != A.shape[2] or A.shape[0] == 0:
+        raise ValueError(f"A must have shape (l, d, d) with l >= 1, got {A.shape}")
+    if not np.isfinite(A).all():
+        raise ValueError("A must have finite entries")
+    return A
+
+
+def gamma_of(R) -> float:
+    """``gamma = max(|log sigma_max(R)|, |log sigma_min(R)|)`` (Hardt & Ma, section 2)."""
+    s = np.linalg.svd(as_square("R", R), compute_uv=False)
+    if s[-1] <= 0:
+        raise ValueError("R must be invertible: gamma is infinite for a singular R")
+    return float(max(abs(math.log(s[0])), abs(math.log(s[-1]))))
+
+
+def theorem21_bound(gamma: float, l: int, version: str = "v3") -> float:
+    """The printed bound on ``|||A*|||``: ``(4 pi + 3 gamma)/l`` (arXiv v1) or
+    ``2 (sqrt(pi) + sqrt(3 gamma))^2 / l`` (later versions)."""
+    gamma = check_float("gamma", gamma, low=0.0)
+    l = check_int("l", l)
+    if version == "v1":
+        return (4 * math.pi + 3 * gamma) / l
+    if version == "v3":
+        return 2 * (math.sqrt(math.pi) + math.sqrt(3 * gamma)) ** 2 / l
+    raise ValueError(f"version must be one of ['v1', 'v3'], got {version!r}")
+
+
+def residual_product(A) -> np.ndarray:
+    """``(I + A_l) ... (I + A_1)`` for ``A`` of shape (l, d, d)."""
+    A = _as_stack(A)
+    M = np.eye(A.shape[1])
+    for Ai in A:
+        M = (np.eye(A.shape[1]) + Ai) @ M
+    return M
+
+
+def max_spectral_norm(A) -> float:
+    """``|||A||| = max_i ||A_i||_2``."""
+    return float(np.linalg.norm(_as_stack(A), ord=2, axis=(1, 2)).max())
+
+
+def polar_factors(R):
+    """``R = Q P`` with ``Q`` orthogonal and ``P = (R^T R)^{1/2}`` symmetric positive definite.
+
+    Returns ``(Q, P, s)`` with ``s`` the singular values of ``R`` (the eigenvalues of ``P``).
+    """
+    R = as_square("R", R)
+    U, s, Vt = np.linalg.svd(R)
+    return U @ Vt, Vt.T @ np.diag(s) @ Vt, s
+
+
+def _rotation_root(Q: np.ndarray, q: int):
+    """An orthogonal ``F`` with ``F^q = Q`` and ``||F - I|| = max |2 sin(theta / 2q)|``.
+
+    ``Q`` must be a rotation (``det Q = +1``). Uses the real Schur form ``Q = Z T Z^T``: ``T``
+    is block diagonal with 2x2 rotations by angles ``theta`` in (-pi, pi], and 1x1 blocks
+    +1 or -1; the -1 blocks come in pairs (``det = +1``) and each pair is a rotation by pi.
+    Returns ``(F, largest |theta|)``.
+    """
+    d = Q.shape[0]
+    T, Z = scipy.linalg.schur(Q, output="real")
+    G = np.zeros((d, d))  # generator: Q = Z expm(G) Z^T, G skew-symmetric
+    minus, i = [], 0
+    while i < d:
+        if i + 1 < d and abs(T[i + 1, i]) > 1e-12:
+            theta = math.atan2(T[i + 1, i], T[i, i])
+            G[i + 1, i], G[i, i + 1] = theta, -theta
+            i += 2
+        else:
+            if T[i, i] < 0:
+                minus.append(i)
+            i += 1
+    if len(minus) % 2:
+        raise ValueError("Q has an odd number of eigenvalues -1: its determinant is -1, not +1")
+    for a, b in zip(minus[::2], minus[1::2]):
+        G[b, a], G[a, b] = math.pi, -math.pi
+    theta_max = float(np.abs(G).max()) if d > 1 else 0.0
+    F = Z @ scipy.linalg.expm(G / q) @ Z.T
+    return F, theta_max
+
+
+def theorem21_construction(R, l: int, split: str = "best"):
+    """Theorem 2.1 made constructive: ``A`` (l, d, d) with ``(I + A_l) ... (I + A_1) = R``.
+
+    The proof's recipe. Write ``R = Q P`` (polar decomposition). ``det R > 0`` makes ``Q`` a
+    rotation, the product of planar rotations by angles ``|theta| <= pi``; ``P`` is symmetric
+    positive definite with eigenvalues ``s_j = sigma_j(R)`` in ``[e^-gamma, e^gamma]``.
+    Spend ``p`` layers on ``P`` (each ``I + A = P^{1/p}``, so ``||A|| = max_j |s_j^{1/p} - 1|
+    <= e^{gamma/p} - 1``) and ``q = l - p`` layers on ``Q`` (each ``I + A = Q^{1/q}``, so
+    ``||A|| = 2 sin(theta_max / 2q) <= pi / q``).
+
+    split : ``"best"`` tries every ``p`` and keeps the one with the smallest ``|||A|||``;
+        ``"proof"`` takes ``p = round(3 gamma l / (pi + 3 gamma))`` (balancing ``pi/q`` against
+        ``3 gamma / p``, the proof's two estimates).
+
+    Returns ``(A, info)``; ``info`` holds ``p``, ``q``, ``gamma``, ``theta_max`` and the
+    norms of the two kinds of factors. Raises ValueError if ``det R <= 0`` (no such
+    product exists: see :func:`min_max_norm_lower_bound`).
+    """
+    R = as_square("R", R)
+    l = check_int("l", l)
+    if split not in ("best", "proof"):
+        raise ValueError(f"split must be one of ['best', 'proof'], got {split!r}")
+    sign, logdet = np.linalg.slogdet(R)
+    if sign <= 0:
+        raise ValueError(f"R must have positive determinant, got det R = {np.linalg.det(R):.3g}: every "
+                         "factor I + A_i with ||A_i|| < 1 has positive determinant, so no product of "
+                         "such factors equals R")
+    d = R.shape[0]
+    if l == 1:  # one factor: I + A_1 = R, nothing to split
+        gamma = gamma_of(R)
+        return (R - np.eye(d))[None], dict(p=0, q=0, gamma=gamma, theta_max=math.nan,
+                                           norm_stretch=math.nan, norm_rotation=math.nan)
+    Q, P, s = polar_factors(R)
+    gamma = float(np.abs(np.log(s)).max())
+    theta_max = _rotation_root(Q, 1)[1]
+    rot_needed = theta_max > 1e-15
+    sym_needed = gamma > 1e-15
+
+    def norms(p):
+        q = l - p
+        a_sym = float(np.abs(s ** (1.0 / p) - 1).max()) if p > 0 else (0.0 if not sym_needed else math.inf)
+        a_rot = 2 * math.sin(theta_max / (2 * q)) if q > 0 else (0.0 if not rot_needed else math.inf)
+        return a_sym, a_rot
+
+    if split == "best":
+        p = min(range(l + 1), key=lambda p: max(norms(p)))
+    else:
+        p = int(round(3 * gamma * l / (math.pi + 3 * gamma))) if sym_needed else 0
+        p = min(max(p, 1 if sym_needed else 0), l - (1 if rot_needed else 0))
+    q = l - p
+    if (p == 0 and sym_needed) or (q == 0 and rot_needed):
+        raise ValueError(f"l = {l} is too small: R needs at least one factor for its rotation and one "
+                         "for its stretch")
+    eye = np.eye(d)
+    A = np.zeros((l, d, d))
+    if p > 0:
+        w, V = np.linalg.eigh(P)
+        A[:p] = V @ np.diag(w ** (1.0 / p)) @ V.T - eye
+    if q > 0:
+        F, _ = _rotation_root(Q, q)
+        A[p:] = F - eye
+    a_sym, a_rot = norms(p)
+    info = dict(p=p, q=q, gamma=gamma, theta_max=theta_max, norm_stretch=a_sym, norm_rotation=a_rot)
+    return A, info
+
+
+def min_max_norm_lower_bound(R) -> float:
+    """A lower bound on ``|||A|||`` over all factorisations ``R = (I + A_l) ... (I + A_1)``, any l.
+
+    If ``det R <= 0`` some factor ``I + A_i`` must have ``det <= 0``; the path
+    ``t -> I + t A_i`` then meets a singular matrix, so ``||A_i|| >= 1``: the bound is 1
+    (and no factorisation has ``|||A||| < 1``, at any depth). If ``det R > 0`` the bound is 0.
+    """
+    R = as_square("R", R)
+    return 1.0 if np.linalg.det(R) <= 0 else 0.0
+
+
+# ----------------------------------------------------------------------------------------------
+# Theorem 2.2: the landscape inside the ball |||A||| <= tau < 1
+# ----------------------------------------------------------------------------------------------
+
+def _stack_t(A):
+    return torch.as_tensor(_as_stack(A))
+
+
+def population_risk(A, R, Sigma, noise: float = 1.0) -> float:
+    """``f(A) = ||E(A) Sigma^{1/2}||_F^2 + d noise^2`` (closed form of the population risk)."""
+    A = _as_stack(A)
+    R, Sigma = as_square("R", R), as_square("Sigma", Sigma)
+    E = residual_product(A) - R
+    return float(np.trace(E @ Sigma @ E.T) + R.shape[0] * noise ** 2)
+
+
+def risk_gradient(A, R, Sigma) -> np.ndarray:
+    """Lemma 2.3: ``df/dA_i = 2 [(I+A_l)...(I+A_{i+1})]^T E Sigma [(I+A_{i-1})...(I+A_1)]^T``."""
+    A = _as_stack(A)
+    R, Sigma = as_square("R", R), as_square("Sigma", Sigma)
+    l, d, _ = A.shape
+    eye = np.eye(d)
+    below = [eye]  # below[i] = product of the factors before factor i (0-based)
+    for i in range(l):
+        below.append((eye + A[i]) @ below[-1])
+    above = [None] * l  # above[i] = (I+A_l) ... (I+A_{i+1}): product of factors > i
+    acc = eye
+    for i in range(l - 1, -1, -1):
+        above[i] = acc
+        acc = acc @ (eye + A[i])
+    E = below[l] - R
+    return np.stack([2 * above[i].T @ E @ Sigma @ below[i].T for i in range(l)])
+
+
+def gradient_bound_sides(A, R, Sigma, tau: float) -> dict:
+    """Both sides of the gradient lower bound of Theorem 2.2's proof, in three forms.
+
+    ``lhs = ||grad f(A)||_F^2`` and, with ``c = 4 l (1 - tau)^{2l-2}``,
+
+    * ``"printed"``: ``c sigma_min(Sigma)^2 (f(A) - C_opt)``;
+    * ``"via_E"``: ``c sigma_min(Sigma)^2 ||E(A)||_F^2`` (the proof's intermediate step);
+    * ``"corrected"``: ``c sigma_min(Sigma) (f(A) - C_opt)``.
+
+    ``tau`` must be at least ``|||A|||`` and below 1.
+    """
+    A = _as_stack(A)
+    tau = check_float("tau", tau, low=0.0, high=1.0, high_open=True)
+    if max_spectral_norm(A) > tau * (1 + 1e-12):
+        raise ValueError(f"tau must be >= |||A||| = {max_spectral_norm(A):.6g}, got {tau}")
+    Sigma = as_square("Sigma", Sigma)
+    if not np.allclose(Sigma, Sigma.T, atol=1e-12):
+        raise ValueError("Sigma must be symmetric")
+    w = np.linalg.eigvalsh(Sigma)
+    if w[0] <= 0:
+        raise ValueError(f"Sigma must be positive definite, got smallest eigenvalue {w[0]:.3g}")
+    l = A.shape[0]
+    E = residual_product(A) - as_square("R", R)
+    excess = float(np.trace(E @ Sigma @ E.T))
+    c = 4 * l * (1 - tau) ** (2 * l - 2)
+    g = risk_gradient(A, R, Sigma)
+    return dict(lhs=float((g ** 2).sum()), printed=c * w[0] ** 2 * excess,
+                via_E=c * w[0] ** 2 * float((E ** 2).sum()), corrected=c * w[0] * excess,
+                excess=excess)
+
+
+def random_ball_point(l: int, d: int, tau: float, rng, kind: str = "gaussian") -> np.ndarray:
+    """A point of the ball ``|||A||| <= tau``: each ``A_i`` scaled to spectral norm ``tau``
+    (``"gaussian"``), or the adversarial ``A_i = -tau I`` (``"shrink"``), or ``A_i = -tau u u^T``
+    for one shared unit vector ``u`` (``"rank_one"``)."""
+    l, d = check_int("l", l), check_int("d", d)
+    tau = check_float("tau", tau, low=0.0)
+    if kind == "gaussian":
+        G = rng.standard_normal((l, d, d))
+        return tau * G / np.linalg.norm(G, ord=2, axis=(1, 2))[:, None, None]
+    if kind == "shrink":
+        return -tau * np.broadcast_to(np.eye(d), (l, d, d)).copy()
+    if kind == "rank_one":
+        u = rng.standard_normal(d)
+        u /= np.linalg.norm(u)
+        return -tau * np.broadcast_to(np.outer(u, u), (l, d, d)).copy()
+    raise ValueError(f"kind must be one of ['gaussian', 'shrink', 'rank_one'], got {kind!r}")
+
+
+def _project_ball(A: torch.Tensor, tau: float) -> torch.Tensor:
+    U, s, Vh = torch.linalg.svd(A)
+    return U @ torch.diag_embed(s.clamp(max=tau)) @ Vh
+
+
+def adversarial_gradient_ratio(l: int, d: int, tau: float, Sigma, form: str = "corrected",
+                               steps: int = 300, lr: float = 0.05, seed: int = 0,
+                               start: str = "random", progress: bool = False) -> dict:
+    """Minimise ``lhs / rhs`` of the gradient bound over the ball ``|||A||| <= tau`` and over
+    the error ``E`` (``R = product - E`` is free), by projected Adam from a random start.
+
+    A ratio below 1 is a counterexample to the chosen ``form`` (see
+    :func:`gradient_bound_sides`). Returns the smallest ratio seen and the point reaching it.
+    """
+    l, d = check_int("l", l), check_int("d", d)
+    tau = check_float("tau", tau, low=0.0, high=1.0, high_open=True)
+    steps = check_int("steps", steps)
+    if form not in ("printed", "via_E", "corrected"):
+        raise ValueError(f"form must be one of ['printed', 'via_E', 'corrected'], got {form!r}")
+    Sigma = as_square("Sigma", Sigma)
+    if Sigma.shape[0] != d:
+        raise ValueError(f"Sigma must be {d} x {d}, got {Sigma.shape}")
+    w = np.linalg.eigvalsh(Sigma)
+    if w[0] <= 0:
+        raise ValueError("Sigma must be positive definite")
+    S = torch.as_tensor(Sigma)
+    g = torch.Generator().manual_seed(int(seed))
+    A = _project_ball(0.9 * tau * torch.randn(l, d, d, generator=g, dtype=torch.float64) / d ** 0.5, tau)
+    E = torch.randn(d, d, generator=g, dtype=torch.float64)
+    if start == "shrink":  # near the suspected worst case A_i = -tau I
+        A = _project_ball(-tau * torch.eye(d, dtype=torch.float64) + 0.1 * tau * A, tau)
+    elif start != "random":
+        raise ValueError(f"start must be one of ['random', 'shrink'], got {start!r}")
+    A.requires_grad_(True)
+    E.requires_grad_(True)
+    opt = torch.optim.Adam([A, E], lr=lr)
+    c = 4 * l * (1 - tau) ** (2 * l - 2)
+    eye = torch.eye(d, dtype=torch.float64)
+
+    def ratio_of(A, E):
+        below = [eye]
+        for i in range(l):
+            below.append((eye + A[i]) @ below[-1])
+        lhs, acc = 0.0, eye
+        for i in range(l - 1, -1, -1):
+            lhs = lhs + (2 * acc.T @ E @ S @ below[i].T).pow(2).sum()
+            acc = acc @ (eye + A[i])
+        excess = torch.trace(E @ S @ E.T)
+        rhs = {"printed": c * w[0] ** 2 * excess, "via_E": c * w[0] ** 2 * E.pow(2).sum(),
+               "corrected": c * w[0] * excess}[form]
+        return lhs / rhs
+
+    best = (math.inf, None, None)
+    it = tqdm(range(steps), desc=f"adversary l={l} tau={tau}", leave=False) if progress else range(steps)
+    for _ in it:
+        opt.zero_grad()
+        r = ratio_of(A, E)
+        if float(r.detach()) < best[0]:
+            best = (float(r.detach()), A.detach().clone().numpy(), E.detach().clone().numpy())
+        torch.log(r).backward()
+        opt.step()
+        with torch.no_grad():
+            A.copy_(_project_ball(A, tau))
+            E.div_(E.norm())
+    with torch.no_grad():
+        r = float(ratio_of(A, E))
+    if r < best[0]:
+        best = (r, A.detach().numpy().copy(), E.detach().numpy().copy())
+    return dict(ratio=best[0], A=best[1], E=best[2], form=form, l=l, tau=tau)
+
+
+def critical_point_at_tau_one(l: int, d: int) -> np.ndarray:
+    """``A_1 = A_2 = -I`` and the rest 0: on the boundary ``|||A||| = 1`` of the ball, a critical
+    point of ``f`` for every ``R`` (two singular factors kill every partial derivative),
+    which is not a global minimum unless ``R = 0``."""
+    l, d = check_int("l", l, minimum=2), check_int("d", d)
+    A = np.zeros((l, d, d))
+    A[0] = A[1] = -np.eye(d)
+    return A

@@ -1,0 +1,241 @@
+"""Hardt & Ma, section 3: finite-sample expressivity of ReLU residual networks (Theorem 3.2).
+
+The network (samples are columns, as everywhere in the book)::
+
+    h_0 = A_0 x                                  A_0 (k, d): a fixed random projection
+    h_j = h_{j-1} + V_j relu(U_j h_{j-1} + b_j)  j = 1 .. l; U_j, V_j (k, k), b_j (k,)
+    y   = V relu(U h_l + b)                      the last block: U (r, k), V (r, r), b (r,)
+
+The construction (:func:`theorem32_construction`): give every class ``c`` a *surrogate*
+vector ``q_c`` in R^k; each residual block moves ``k`` not-yet-moved points onto the
+surrogates of their labels and leaves every other point exactly where it is
+(:func:`lemma_block`, the paper's key lemma); the last block sends ``q_c`` to the one-hot
+vector ``e_c``. With ``k ~ log n`` and ``l = ceil(n / k)`` blocks the count is
+``l (2k^2 + k) + r k + r^2 + r = O(n log n + r^2)`` trainable parameters.
+
+How one block isolates a point. For a centre ``z`` and the current points ``x``, the
+*margin* is ``min_{x != z} (||z||^2 - <z, x>)``. If it is positive, the hidden unit
+``relu(<z, x> - ||z||^2 + delta)`` with ``0 < delta <= margin`` is ``delta`` at ``x = z`` and
+exactly 0 at every other point; the column ``(t - z) / delta`` of ``V`` then moves ``z`` to
+``t``. For points on the unit sphere the margin is ``rho^2 / 2`` (``rho``: the separation),
+but a random projection changes norms, and the margin can turn negative: see
+:func:`margins` and the chapter.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from ._checks import check_choice, check_float, check_int
+
+__all__ = ["ReLUResNet", "relu_block", "separation", "margins", "lemma_block",
+           "surrogate_vectors", "theorem32_construction", "parameter_count", "unit_norm_columns"]
+
+
+def _as_points(name: str, X) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] == 0 or X.shape[0] == 0:
+        raise ValueError(f"{name} must be a 2-d array (dimension, points) with at least one point, "
+                         f"got shape {X.shape}")
+    if not np.isfinite(X).all():
+        raise ValueError(f"{name} must have finite entries")
+    return X
+
+
+def unit_norm_columns(X) -> np.ndarray:
+    """Scale every column of ``X`` (d, n) to unit Euclidean norm (the paper's Assumption 3.1)."""
+    X = _as_points("X", X)
+    norms = np.linalg.norm(X, axis=0)
+    if np.any(norms == 0):
+        raise ValueError("X has a zero column; it cannot be scaled to unit norm")
+    return X / norms
+
+
+def relu_block(H, U, V, b) -> np.ndarray:
+    """One residual block ``H + V relu(U H + b)`` applied to the columns of ``H``."""
+    return H + V @ np.maximum(U @ H + b[:, None], 0.0)
+
+
+def separation(X) -> float:
+    """``rho = min_{i != j} ||x_i - x_j||`` over the columns of ``X``."""
+    X = _as_points("X", X)
+    sq = (X ** 2).sum(0)
+    D2 = sq[:, None] + sq[None, :] - 2 * X.T @ X
+    np.fill_diagonal(D2, np.inf)
+    return float(math.sqrt(max(D2.min(), 0.0)))
+
+
+def margins(H, idx) -> np.ndarray:
+    """For each centre ``H[:, i]`` (``i`` in ``idx``): ``min_{j != i} ||h_i||^2 - <h_i, h_j>``."""
+    H = _as_points("H", H)
+    idx = np.asarray(idx, dtype=np.int64)
+    Z = H[:, idx]
+    M = (Z ** 2).sum(0)[:, None] - Z.T @ H  # (len(idx), n)
+    M[np.arange(idx.size), idx] = np.inf
+    return M.min(axis=1)
+
+
+@dataclass
+class ReLUResNet:
+    """The network of Theorem 3.2: projection ``A0``, residual blocks, last block."""
+
+    A0: np.ndarray
+    blocks: list = field(default_factory=list)  # (U, V, b) triples
+    last: tuple | None = None  # (U, V, b)
+
+    def hidden(self, X) -> np.ndarray:
+        """``h_l`` for inputs ``X`` (d, n)."""
+        X = _as_points("X", X)
+        if X.shape[0] != self.A0.shape[1]:
+            raise ValueError(f"X must have {self.A0.shape[1]} rows, got {X.shape[0]}")
+        H = self.A0 @ X
+        for U, V, b in self.blocks:
+            H = relu_block(H, U, V, b)
+        return H
+
+    def __call__(self, X) -> np.ndarray:
+        """Outputs ``y`` (r, n)."""
+        U, V, b = self.last
+        return V @ np.maximum(U @ self.hidden(X) + b[:, None], 0.0)
+
+
+def parameter_count(net: ReLUResNet) -> dict:
+    """Trainable parameters (blocks and last block) and the fixed projection, separately."""
+    blocks = sum(U.size + V.size + b.size for U, V, b in net.blocks)
+    last = sum(a.size for a in net.last) if net.last is not None else 0
+    return dict(residual=blocks, last=last, trainable=blocks + last, projection=net.A0.size,
+                total=blocks + last + net.A0.size)
+
+
+def lemma_block(H, idx, targets, k: int | None = None, safety: float = 0.5):
+    """The key lemma: a block ``x -> x + V relu(U x + b)`` with ``U, V`` of size (k, k) that maps
+    the columns ``H[:, idx]`` to ``targets`` and fixes every other column of ``H``.
+
+    Needs every centre's margin (:func:`margins`) to be positive; uses
+    ``delta = safety * margin``. Returns ``(U, V, b, report)``; ``report`` holds the margins
+    and the two errors of the lemma's specification, measured on ``H``: ``moved_error`` =
+    max |block(h_i) - t_i| over centres, ``fixed_error`` = max |block(h_j) - h_j| over the rest.
+    """
+    H = _as_points("H", H)
+    kdim, n = H.shape
+    idx = np.asarray(idx, dtype=np.int64)
+    if idx.ndim != 1 or idx.size == 0 or len(set(idx.tolist())) != idx.size:
+        raise ValueError(f"idx must be a non-empty list of distinct column indices, got {idx.tolist()}")
+    if idx.min() < 0 or idx.max() >= n:
+        raise ValueError(f"idx must lie in [0, {n}), got {idx.tolist()}")
+    k = kdim if k is None else check_int("k", k)
+    if k != kdim or idx.size > k:
+        raise ValueError(f"a block of width k = {k} works on points of dimension k and moves at most k of "
+                         f"them; got dimension {kdim} and {idx.size} points")
+    T = _as_points("targets", targets)
+    if T.shape != (kdim, idx.size):
+        raise ValueError(f"targets must have shape {(kdim, idx.size)}, got {T.shape}")
+    safety = check_float("safety", safety, low=0.0, high=1.0, low_open=True, high_open=True)
+    mg = margins(H, idx)
+    if np.any(mg <= 0):
+        bad = int(np.argmin(mg))
+        raise ValueError(f"point {int(idx[bad])} has margin {mg[bad]:.3g} <= 0: some other point x has "
+                         "<z, x> >= ||z||^2, so no hidden unit relu(<z, x> - c) fires at z alone")
+    delta = safety * mg
+    Z = H[:, idx]
+    U = np.zeros((k, k))
+    V = np.zeros((k, k))
+    b = np.full(k, -1.0)  # unused units: relu(-1) = 0 everywhere
+    m = idx.size
+    U[:m] = Z.T
+    b[:m] = -((Z ** 2).sum(0) - delta)
+    V[:, :m] = (T - Z) / delta
+    out = relu_block(H, U, V, b)
+    rest = np.setdiff1d(np.arange(n), idx)
+    report = dict(margins=mg, moved_error=float(np.abs(out[:, idx] - T).max()),
+                  fixed_error=float(np.abs(out[:, rest] - H[:, rest]).max()) if rest.size else 0.0)
+    return U, V, b, report
+
+
+def surrogate_vectors(r: int, k: int, radius: float, seed: int = 0) -> np.ndarray:
+    """``r`` surrogate vectors of norm ``radius`` in R^k (columns), random directions.
+
+    Raises if two of them nearly coincide (they must be told apart by the last block)."""
+    r, k = check_int("r", r), check_int("k", k)
+    radius = check_float("radius", radius, low=0.0, low_open=True)
+    rng = np.random.default_rng(seed)
+    Q = rng.standard_normal((k, r))
+    Q = radius * Q / np.linalg.norm(Q, axis=0)
+    if r > 1 and margins(Q, np.arange(r)).min() <= 1e-6 * radius ** 2:
+        raise ValueError(f"surrogates nearly coincide for r = {r}, k = {k}; use a larger k or another seed")
+    return Q
+
+
+def theorem32_construction(X, labels, k: int | None = None, r: int | None = None, seed: int = 0,
+                           selection: str = "greedy", safety: float = 0.5, progress: bool = False):
+    """Build a network that maps every column of ``X`` (d, n) exactly to the one-hot vector
+    of its label (Theorem 3.2, constructively).
+
+    k : width (default ``ceil(6 log n)``, at most d). The projection is ``A0 = G / sqrt(k)``
+        with ``G`` standard Gaussian (Johnson-Lindenstrauss).
+    selection : ``"paper"`` moves the points in the given order, ``k`` per block, and raises
+        when a centre's margin is not positive; ``"greedy"`` (our adjustment) moves, in each
+        block, the ``k`` not-yet-moved points of largest positive margin. The point of largest
+        norm always has a margin >= 0, so greedy never gets stuck on distinct points.
+    Surrogates have norm half the smallest projected norm, so moved points never fire a
+    later centre's unit (our adjustment; see the chapter).
+
+    Returns ``(net, report)`` with per-block margins and lemma errors.
+    """
+    X = _as_points("X", X)
+    d, n = X.shape
+    labels = np.asarray(labels)
+    if labels.shape != (n,) or not np.issubdtype(labels.dtype, np.integer) or labels.min() < 0:
+        raise ValueError(f"labels must be {n} non-negative integers, got shape {labels.shape}, "
+                         f"dtype {labels.dtype}")
+    r = int(labels.max()) + 1 if r is None else check_int("r", r)
+    if labels.max() >= r:
+        raise ValueError(f"labels must be < r = {r}, got {labels.max()}")
+    check_choice("selection", selection, ["paper", "greedy"])
+    if n > 1 and separation(X) <= 0:
+        raise ValueError("X has two identical points: they cannot be given different outputs")
+    k = min(d, max(2, math.ceil(6 * math.log(max(n, 2))))) if k is None else check_int("k", k)
+    rng = np.random.default_rng(seed)
+    A0 = rng.standard_normal((k, d)) / math.sqrt(k)
+    H = A0 @ X
+    if n > 1 and separation(H) <= 0:
+        raise ValueError("the projection merged two points; use a larger k or another seed")
+    radius = 0.5 * float(np.linalg.norm(H, axis=0).min())
+    Q = surrogate_vectors(r, k, radius, seed=seed + 1)
+    net = ReLUResNet(A0)
+    unmoved = np.arange(n)
+    report = dict(k=k, r=r, n=n, radius=radius, block_margins=[], moved_error=0.0, fixed_error=0.0)
+    pbar = tqdm(total=n, desc=f"Theorem 3.2 construction (n={n}, k={k})", leave=False) if progress else None
+    while unmoved.size:
+        if selection == "paper":
+            idx = unmoved[:k]
+        else:
+            mg = margins(H, unmoved)
+            order = np.argsort(-mg)
+            idx = unmoved[order[:k]]
+            idx = idx[mg[order[:k]] > 0]
+            if idx.size == 0:
+                raise ValueError("no remaining point has a positive margin")
+        U, V, b, rep = lemma_block(H, idx, Q[:, labels[idx]], k=k, safety=safety)
+        net.blocks.append((U, V, b))
+        H = relu_block(H, U, V, b)
+        report["block_margins"].append(rep["margins"])
+        report["moved_error"] = max(report["moved_error"], rep["moved_error"])
+        report["fixed_error"] = max(report["fixed_error"], rep["fixed_error"])
+        unmoved = np.setdiff1d(unmoved, idx)
+        if pbar is not None:
+            pbar.update(idx.size)
+    if pbar is not None:
+        pbar.close()
+    # last block: q_c -> e_c
+    if r == 1:
+        dq = radius ** 2 / 2
+    else:
+        dq = safety * margins(Q, np.arange(r)).min()
+    net.last = (Q.T.copy(), np.eye(r) / dq, -((Q ** 2).sum(0) - dq))
+    report["blocks"] = len(net.blocks)
+    report["min_margin"] = float(min(m.min() for m in report["block_margins"]))
+    return net, report

@@ -1,0 +1,154 @@
+"""Hardt & Ma section 2: Theorem 2.1's construction, Lemma 2.3's gradient, Theorem 2.2's bound."""
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from resnet_nb.hardt_ma_linear import (adversarial_gradient_ratio, critical_point_at_tau_one,
+                                       gamma_of, gradient_bound_sides, max_spectral_norm,
+                                       min_max_norm_lower_bound, population_risk,
+                                       random_ball_point, residual_product, risk_gradient,
+                                       theorem21_bound, theorem21_construction)
+
+
+def _positive_det(rng, d, scale=1.0):
+    R = scale * rng.standard_normal((d, d))
+    if np.linalg.det(R) < 0:
+        R[:, 0] *= -1
+    return R
+
+
+@settings(max_examples=40, deadline=None)
+@given(d=st.integers(1, 6), l=st.integers(1, 60), seed=st.integers(0, 10_000),
+       scale=st.floats(0.1, 5.0))
+def test_theorem21_product_and_bound(d, l, seed, scale):
+    R = _positive_det(np.random.default_rng(seed), d, scale)
+    A, info = theorem21_construction(R, l)
+    assert A.shape == (l, d, d)
+    assert np.abs(residual_product(A) - R).max() <= 1e-10 * max(1.0, np.abs(R).max())
+    g = gamma_of(R)
+    if l >= 3 * g and l >= 2:
+        assert max_spectral_norm(A) <= theorem21_bound(g, l, "v3") + 1e-12
+        assert max_spectral_norm(A) <= theorem21_bound(g, l, "v1") + 1e-12
+
+
+@pytest.mark.parametrize("R", [
+    -np.eye(2),  # rotation by pi: eigenvalues -1, -1 (det +1)
+    -np.eye(4),
+    np.diag([-1.0, -1.0, 1.0]),
+    np.array([[0.0, -1.0], [1.0, 0.0]]),  # rotation by pi/2
+    np.diag([1e-3, 1e3]),  # badly conditioned stretch
+    np.eye(3),
+])
+def test_theorem21_adversarial_matrices(R):
+    for l in (2, 5, 40):
+        A, _ = theorem21_construction(R, l)
+        assert np.abs(residual_product(A) - R).max() <= 1e-10 * max(1.0, np.abs(R).max())
+        g = gamma_of(R)
+        if l >= 3 * g:
+            assert max_spectral_norm(A) <= theorem21_bound(g, l) + 1e-12
+
+
+def test_rotation_by_pi_norm_is_exact():
+    A, info = theorem21_construction(-np.eye(2), 10)
+    assert math.isclose(max_spectral_norm(A), 2 * math.sin(math.pi / 20), rel_tol=1e-12)
+
+
+def test_negative_determinant_is_refused_and_every_small_product_has_positive_det():
+    R = np.diag([-1.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="positive determinant"):
+        theorem21_construction(R, 10)
+    assert min_max_norm_lower_bound(R) == 1.0
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        A = random_ball_point(5, 3, 0.999, rng)
+        assert np.linalg.det(residual_product(A)) > 0
+
+
+def test_bad_inputs_raise():
+    with pytest.raises(ValueError, match="square"):
+        theorem21_construction(np.ones((2, 3)), 3)
+    with pytest.raises(ValueError, match="l must be"):
+        theorem21_construction(np.eye(2), 0)
+    with pytest.raises(ValueError, match="version"):
+        theorem21_bound(1.0, 3, "v2")
+    with pytest.raises(ValueError, match="tau"):
+        gradient_bound_sides(np.zeros((2, 2, 2)), np.eye(2), np.eye(2), 1.0)
+    with pytest.raises(ValueError, match="tau must be >="):
+        gradient_bound_sides(0.5 * np.ones((1, 2, 2)), np.eye(2), np.eye(2), 0.1)
+    with pytest.raises(ValueError, match="positive definite"):
+        gradient_bound_sides(np.zeros((2, 2, 2)), np.eye(2), np.diag([1.0, -1.0]), 0.5)
+
+
+@settings(max_examples=25, deadline=None)
+@given(l=st.integers(1, 6), d=st.integers(1, 4), seed=st.integers(0, 10_000))
+def test_lemma23_gradient_matches_autograd(l, d, seed):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((l, d, d)) * 0.4
+    R = rng.standard_normal((d, d))
+    C = rng.standard_normal((d, d))
+    Sigma = C @ C.T + 0.1 * np.eye(d)
+    At = torch.tensor(A, requires_grad=True)
+    M = torch.eye(d, dtype=torch.float64)
+    for i in range(l):
+        M = (torch.eye(d, dtype=torch.float64) + At[i]) @ M
+    E = M - torch.tensor(R)
+    f = torch.trace(E @ torch.tensor(Sigma) @ E.T) + d
+    f.backward()
+    f = f.detach()
+    assert abs(float(f) - population_risk(A, R, Sigma)) <= 1e-10 * max(1.0, float(f))
+    assert np.abs(At.grad.numpy() - risk_gradient(A, R, Sigma)).max() <= 1e-9 * max(1.0, np.abs(At.grad.numpy()).max())
+
+
+def test_population_risk_matches_monte_carlo():
+    rng = np.random.default_rng(3)
+    d, l, m = 3, 2, 400_000
+    A = 0.2 * rng.standard_normal((l, d, d))
+    R = _positive_det(rng, d)
+    C = rng.standard_normal((d, d))
+    Sigma = C @ C.T / d + 0.5 * np.eye(d)
+    x = np.linalg.cholesky(Sigma) @ rng.standard_normal((d, m))
+    y = R @ x + rng.standard_normal((d, m))
+    mc = float(((y - residual_product(A) @ x) ** 2).sum(0).mean())
+    exact = population_risk(A, R, Sigma)
+    assert abs(mc - exact) <= 0.02 * exact
+
+
+@settings(max_examples=40, deadline=None)
+@given(l=st.integers(1, 8), d=st.integers(1, 4), tau=st.floats(0.0, 0.95), seed=st.integers(0, 10_000),
+       scale=st.sampled_from([0.01, 1.0, 100.0]), kind=st.sampled_from(["gaussian", "shrink", "rank_one"]))
+def test_corrected_gradient_bound_holds_on_random_and_adversarial_points(l, d, tau, seed, scale, kind):
+    rng = np.random.default_rng(seed)
+    A = random_ball_point(l, d, tau, rng, kind)
+    R = rng.standard_normal((d, d))
+    C = rng.standard_normal((d, d))
+    Sigma = scale * (C @ C.T + 0.05 * np.eye(d))
+    s = gradient_bound_sides(A, R, Sigma, tau)
+    assert s["lhs"] >= s["corrected"] * (1 - 1e-9)
+    assert s["lhs"] >= s["via_E"] * (1 - 1e-9)
+
+
+def test_printed_gradient_bound_fails_for_large_covariance():
+    """sigma_min(Sigma)^2 (f - C_opt) grows like Sigma^3, ||grad f||^2 like Sigma^2."""
+    A = np.zeros((3, 2, 2))
+    s = gradient_bound_sides(A, np.diag([2.0, 0.5]), 4 * np.eye(2), tau=0.0)
+    assert s["lhs"] < s["printed"]
+    assert math.isclose(s["lhs"] / s["printed"], 0.25, rel_tol=1e-12)
+
+
+def test_adversary_reaches_but_never_crosses_the_corrected_bound():
+    r = adversarial_gradient_ratio(3, 2, 0.3, np.diag([0.5, 3.0]), steps=150, start="shrink")
+    assert 1 - 1e-9 <= r["ratio"] <= 1.05
+    bad = adversarial_gradient_ratio(3, 2, 0.3, 4 * np.eye(2), form="printed", steps=100)
+    assert bad["ratio"] < 1
+
+
+def test_critical_point_on_the_boundary_is_not_a_global_minimum():
+    R = np.diag([1.5, 0.7])
+    A = critical_point_at_tau_one(3, 2)
+    assert np.abs(risk_gradient(A, R, np.eye(2))).max() == 0.0
+    assert population_risk(A, R, np.eye(2)) > 2.0 + 1.0
+    assert max_spectral_norm(A) == 1.0

@@ -1,0 +1,72 @@
+"""Hardt & Ma section 3: the lemma's block and Theorem 3.2's construction."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from resnet_nb.hardt_ma_relu import (lemma_block, margins, parameter_count, relu_block,
+                                     separation, surrogate_vectors, theorem32_construction,
+                                     unit_norm_columns)
+
+
+@settings(max_examples=30, deadline=None)
+@given(k=st.integers(2, 12), n=st.integers(2, 60), seed=st.integers(0, 10_000))
+def test_lemma_block_moves_chosen_points_and_fixes_the_rest(k, n, seed):
+    rng = np.random.default_rng(seed)
+    H = unit_norm_columns(rng.standard_normal((k, n)))
+    m = int(rng.integers(1, min(k, n) + 1))
+    idx = rng.choice(n, m, replace=False)
+    T = rng.standard_normal((k, m))
+    U, V, b, rep = lemma_block(H, idx, T)
+    out = relu_block(H, U, V, b)
+    assert np.abs(out[:, idx] - T).max() <= 1e-9 * max(1, 1 / rep["margins"].min())
+    rest = np.setdiff1d(np.arange(n), idx)
+    assert np.array_equal(out[:, rest], H[:, rest])  # exactly fixed: relu of a negative number is 0
+
+
+def test_lemma_block_refuses_an_unexposed_centre():
+    H = np.array([[1.0, 2.0, 0.0], [0.0, 0.0, 1.0]])  # (2, 0) lies beyond the tangent plane of (1, 0)
+    assert margins(H, [0])[0] < 0
+    with pytest.raises(ValueError, match="margin"):
+        lemma_block(H, [0], np.zeros((2, 1)))
+
+
+@pytest.mark.parametrize("selection, d, n, k", [("greedy", 20, 150, 20), ("paper", 400, 40, 200)])
+def test_construction_fits_separated_points_exactly(selection, d, n, k):
+    rng = np.random.default_rng(1)
+    X = unit_norm_columns(rng.standard_normal((d, n)))
+    y = rng.integers(0, 4, n)
+    net, rep = theorem32_construction(X, y, k=k, selection=selection)
+    assert np.abs(net(X) - np.eye(4)[:, y]).max() <= 1e-8
+    assert rep["fixed_error"] == 0.0
+    pc = parameter_count(net)
+    assert pc["residual"] == rep["blocks"] * (2 * k * k + k)
+
+
+def test_construction_fits_1000_points_and_paper_order_can_fail():
+    rng = np.random.default_rng(2)
+    X = unit_norm_columns(rng.standard_normal((50, 1000)))
+    y = rng.integers(0, 10, 1000)
+    net, rep = theorem32_construction(X, y, k=30)
+    assert np.abs(net(X) - np.eye(10)[:, y]).max() <= 1e-8
+    with pytest.raises(ValueError, match="margin"):
+        theorem32_construction(X, y, k=30, selection="paper")
+
+
+def test_duplicate_points_and_bad_labels_raise():
+    X = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    with pytest.raises(ValueError, match="identical"):
+        theorem32_construction(X, np.array([0, 1, 0]))
+    with pytest.raises(ValueError, match="labels"):
+        theorem32_construction(np.eye(3), np.array([0.5, 1, 0]))
+    with pytest.raises(ValueError, match="selection"):
+        theorem32_construction(np.eye(3), np.array([0, 1, 0]), selection="random")
+    with pytest.raises(ValueError, match="zero column"):
+        unit_norm_columns(np.zeros((2, 2)))
+
+
+def test_separation_and_surrogates():
+    assert separation(np.array([[0.0, 3.0, 0.0], [0.0, 4.0, 1.0]])) == 1.0
+    Q = surrogate_vectors(10, 8, 0.5, seed=0)
+    assert np.allclose(np.linalg.norm(Q, axis=0), 0.5)
+    assert margins(Q, np.arange(10)).min() > 0
