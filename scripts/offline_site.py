@@ -1,0 +1,90 @@
+"""Sphinx extension that keeps the built book self-contained and its console clean.
+
+Loaded from _config.yml (``sphinx.local_extensions``). It does three things:
+
+1. loads ``vendor/mathjax-widgets-shim.js`` first on every page (ipywidgets 8 calls the
+   MathJax 2 API; the shim forwards those calls to MathJax 3);
+2. removes duplicated inline scripts from each page (sphinx-thebe 0.3.1 emits its inline
+   ``const THEBE_JS_URL = ...`` twice under Sphinx 7.4, which a browser reports as a
+   SyntaxError);
+3. after the build, rewrites links that notebook outputs carry to CDNs (matplotlib's
+   ``to_jshtml()`` links the Font Awesome 4 stylesheet from a CDN) to the copies that
+   ``scripts/fetch_assets.sh`` placed under ``_static/vendor/``, and then warns about every
+   remaining script, stylesheet, image or iframe that is loaded from outside the site. With
+   ``--warningiserror`` that warning fails the build.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+# CDN URL prefix (regex) -> path of the local copy, relative to the html output folder.
+CDN_REWRITES = {
+    r"https?://(?:maxcdn|stackpath)\.bootstrapcdn\.com/font-awesome/[0-9.]+/css/font-awesome(?:\.min)?\.css":
+        "_static/vendor/font-awesome/css/font-awesome.min.css",
+}
+
+# An attribute that makes the browser fetch something when the page loads.
+_EXTERNAL_LOAD = re.compile(
+    r"""<(script|img|iframe|source|audio|video|embed)\b[^>]*?\bsrc\s*=\s*["'](https?:)?//[^"']+["']"""
+    r"""|<link\b[^>]*?\brel\s*=\s*["'](?:stylesheet|preload|icon|modulepreload)["'][^>]*?\bhref\s*=\s*["'](?:https?:)?//[^"']+["']"""
+    r"""|<link\b[^>]*?\bhref\s*=\s*["'](?:https?:)?//[^"']+["'][^>]*?\brel\s*=\s*["'](?:stylesheet|preload|icon|modulepreload)["']""",
+    re.IGNORECASE,
+)
+_URL = re.compile(r"""(?:src|href)\s*=\s*["']((?:https?:)?//[^"']+)["']""", re.IGNORECASE)
+
+SHIM = "vendor/mathjax-widgets-shim.js"
+
+
+def _dedupe_inline_scripts(app, pagename, templatename, context, doctree):
+    """Drop the second and later copies of identical inline scripts on a page."""
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+    seen = set()
+    kept = []
+    for js in scripts:
+        body = getattr(js, "attributes", {}).get("body") if hasattr(js, "attributes") else None
+        if body:
+            if body in seen:
+                continue
+            seen.add(body)
+        kept.append(js)
+    scripts[:] = kept
+
+
+def _rewrite_and_check(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    outdir = Path(app.outdir)
+    external = []
+    for page in sorted(outdir.rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        depth = len(page.relative_to(outdir).parts) - 1
+        prefix = "../" * depth
+        new = text
+        for pattern, local in CDN_REWRITES.items():
+            new = re.sub(pattern, prefix + local, new)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+        for match in _EXTERNAL_LOAD.finditer(new):
+            url = _URL.search(match.group(0))
+            external.append((page.relative_to(outdir), url.group(1) if url else match.group(0)))
+    for page, url in external:
+        logger.warning(
+            "[offline_site] %s loads %s from outside the site; serve a local copy "
+            "(scripts/fetch_assets.sh) or add a rewrite to CDN_REWRITES", page, url,
+        )
+
+
+def setup(app):
+    app.add_js_file(SHIM, priority=1)
+    app.connect("html-page-context", _dedupe_inline_scripts)
+    app.connect("build-finished", _rewrite_and_check)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
