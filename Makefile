@@ -1,0 +1,99 @@
+# Build and test "Why residual networks train" from nothing.
+#
+#   make book      set everything up, then build the site clean into _build/html
+#   make test      set everything up, then run every test (unit, notebooks, clean build, browser)
+#   make student   build the edition without solutions into _build/student/html
+#
+# Setup steps are idempotent: the virtual environment is rebuilt only when requirements.txt or
+# pyproject.toml change (stamp file .venv/.installed), assets only when their versions change.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+CHROMIUM ?= /usr/bin/chromium
+TIMED := scripts/timed.sh
+# Two workers for two cores; one thread each so torch does not oversubscribe the machine.
+export OMP_NUM_THREADS ?= 1
+export MKL_NUM_THREADS ?= 1
+# A non-interactive backend in the environment would make notebook figures vanish.
+unexport MPLBACKEND
+NOTEBOOKS := $(sort $(wildcard book/*.ipynb))
+
+.PHONY: help setup venv assets chromium book book-build test test-unit test-notebooks \
+        test-browser student clean
+
+help:
+	@echo "make book     - set up .venv and assets, build the site into _build/html"
+	@echo "make test     - set up, then unit tests, notebooks (nbval), clean build, browser test"
+	@echo "make student  - build the student edition (no solutions) into _build/student/html"
+	@echo "make clean    - remove _build"
+
+# --- setup ---------------------------------------------------------------------------------
+
+$(STAMP): requirements.txt pyproject.toml
+	@if ! $(PYTHON) -c 'import ensurepip, venv' >/dev/null 2>&1; then \
+	  echo "python3-venv is missing: installing it with apt-get"; \
+	  apt-get update -qq && apt-get install -y -qq python3-venv; fi
+	@if [ ! -x $(BIN)/python ]; then $(PYTHON) -m venv $(VENV); fi
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet -e . --no-deps
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+assets:
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  echo "npm is missing: installing nodejs and npm with apt-get"; \
+	  apt-get update -qq && apt-get install -y -qq nodejs npm; fi
+	scripts/fetch_assets.sh
+
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  echo "$(CHROMIUM) is missing: installing Debian's chromium with apt-get"; \
+	  apt-get update -qq && apt-get install -y -qq chromium; fi
+
+setup: venv assets
+
+# --- the book ------------------------------------------------------------------------------
+
+# A gating build must start clean: a rebuild over an old _build/ can hide a failing notebook.
+book-build:
+	rm -rf _build/html _build/.doctrees _build/jupyter_execute _build/.jupyter_cache
+	$(BIN)/jupyter-book build . --warningiserror --keep-going
+
+book:
+	@rm -f _build/timings.txt
+	@$(TIMED) setup $(MAKE) --no-print-directory setup
+	@$(TIMED) book-build $(MAKE) --no-print-directory book-build
+
+student: setup
+	$(BIN)/python scripts/build_student.py
+
+# --- tests ---------------------------------------------------------------------------------
+
+test-unit:
+	$(BIN)/python -m pytest tests -n 2 --dist loadfile --ignore=tests/browser -p no:cacheprovider -q
+
+test-notebooks:
+	@if [ -z "$(NOTEBOOKS)" ]; then echo "no notebooks in book/: nothing to run"; exit 0; fi
+	$(BIN)/python -m pytest --nbval-lax -n 2 --dist loadfile -p no:cacheprovider -q $(NOTEBOOKS)
+
+test-browser: chromium
+	$(BIN)/python -m pytest tests/browser -p no:cacheprovider -q
+
+test:
+	@rm -f _build/timings.txt
+	@$(TIMED) setup $(MAKE) --no-print-directory setup chromium
+	@$(TIMED) unit-tests $(MAKE) --no-print-directory test-unit
+	@$(TIMED) notebooks-nbval $(MAKE) --no-print-directory test-notebooks
+	@$(TIMED) book-build $(MAKE) --no-print-directory book-build
+	@$(TIMED) browser-test $(MAKE) --no-print-directory test-browser
+	@echo "=== stage timings (stage, seconds, exit status):"; cat _build/timings.txt
+
+clean:
+	rm -rf _build
