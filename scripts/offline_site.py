@@ -3,7 +3,7 @@
 Loaded from _config.yml (``sphinx.local_extensions``). It does three things:
 
 1. loads ``vendor/mathjax-widgets-shim.js`` first on every page (ipywidgets 8 calls the
-   MathJax 2 API; the shim forwards those calls to MathJax 3);
+   MathJax 2 API; the shim forwards those calls to MathJax 3) and ``vendor/book.css``;
 2. removes duplicated inline scripts from each page (sphinx-thebe 0.3.1 emits its inline
    ``const THEBE_JS_URL = ...`` twice under Sphinx 7.4, which a browser reports as a
    SyntaxError);
@@ -40,6 +40,7 @@ _EXTERNAL_LOAD = re.compile(
 _URL = re.compile(r"""(?:src|href)\s*=\s*["']((?:https?:)?//[^"']+)["']""", re.IGNORECASE)
 
 SHIM = "vendor/mathjax-widgets-shim.js"
+CSS = "vendor/book.css"
 
 
 def _dedupe_inline_scripts(app, pagename, templatename, context, doctree):
@@ -85,6 +86,7 @@ def _rewrite_and_check(app, exception):
 
 def setup(app):
     app.add_js_file(SHIM, priority=1)
+    app.add_css_file(CSS)
     app.connect("html-page-context", _dedupe_inline_scripts)
     app.connect("build-finished", _rewrite_and_check)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
