@@ -80,8 +80,9 @@ test-unit:
 	$(BIN)/python -m pytest tests -n 2 --dist loadfile --ignore=tests/browser -p no:cacheprovider -q
 
 test-notebooks:
-	@if [ -z "$(NOTEBOOKS)" ]; then echo "no notebooks in book/: nothing to run"; exit 0; fi
-	$(BIN)/python -m pytest --nbval-lax -n 2 --dist loadfile -p no:cacheprovider -q $(NOTEBOOKS)
+	@if [ -z "$(NOTEBOOKS)" ]; then echo "no notebooks in book/: nothing to run"; else \
+	  set -x; $(BIN)/python -m pytest --nbval-lax -n 2 --dist loadfile -p no:cacheprovider -q \
+	    $(NOTEBOOKS); fi
 
 test-browser: chromium
 	$(BIN)/python -m pytest tests/browser -p no:cacheprovider -q
