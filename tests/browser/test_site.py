@@ -14,7 +14,8 @@ The site in ``_build/html`` (or the folder named by ``SITE_DIR``) is served by a
   its slider is moved;
 * a saved ipywidgets view that does not render.
 
-It saves a viewport screenshot of every page in ``_build/screenshots/``. It is skipped only
+It saves a viewport screenshot of every page in ``_build/screenshots/``, plus one picture of
+each animation and widget view (``<page>__animation<k>.png``, ``<page>__widget<k>.png``). It is skipped only
 when the site has not been built. Run it with ``make test-browser`` or
 ``pytest tests/browser``.
 """
@@ -157,19 +158,24 @@ async () => {
 
 UNNUMBERED_BLOCKS = """
 () => {
-  const blocks = Array.from(document.querySelectorAll(
-      'div.proof, div.exercise, div.solution'));
+  // sphinx-proof: theorem-like blocks are "proof <kind> admonition" with a title holding
+  // "<Kind> <number>"; a plain {prf:proof} is "proof admonition" with no title.
+  // sphinx-exercise: "exercise admonition" titled "Exercise <number>", and
+  // "solution admonition" titled "Solution to Exercise <number>".
+  const blocks = Array.from(document.querySelectorAll('div.proof, div.exercise, div.solution'));
   const bad = [];
   for (const b of blocks) {
+    const plainProof = b.classList.contains('proof') && b.classList.length === 2;
+    if (plainProof) continue;
     const title = b.querySelector('.admonition-title');
     const text = title ? title.textContent.trim() : '';
-    const isProofBody = b.classList.contains('proof') && b.classList.length <= 2
-                        && /^Proof/.test(text);
-    if (b.classList.contains('solution')) {
-      // A solution's title names its exercise, e.g. "Solution to Exercise 3".
-      if (!/\\d/.test(text)) bad.push('solution: ' + text);
-    } else if (!isProofBody && !/\\d/.test(text)) {
+    const number = title ? title.querySelector('.caption-number') : null;
+    if (!text) {
+      bad.push(b.className + ': no title');
+    } else if (number && !/\\d/.test(number.textContent)) {
       bad.push(b.className + ': ' + text);
+    } else if (b.classList.contains('solution') && !/\\d/.test(text)) {
+      bad.push('solution without its exercise number: ' + text);
     }
   }
   return {count: blocks.length, bad: bad};
@@ -204,7 +210,7 @@ def _collect(page, origin):
     return problems
 
 
-def _check_animations(page) -> int:
+def _check_animations(page, shot_prefix: Path | None = None) -> int:
     """Step and slide every to_jshtml animation; return how many there were."""
     animations = page.locator("div.animation")
     n = animations.count()
@@ -242,10 +248,12 @@ def _check_animations(page) -> int:
                }"""
         )
         assert icons and all(icons), f"animation {k}: button icons missing: {icons}"
+        if shot_prefix is not None:
+            anim.screenshot(path=f"{shot_prefix}__animation{k}.png")
     return n
 
 
-def _check_widgets(page) -> int:
+def _check_widgets(page, shot_prefix: Path | None = None) -> int:
     """Every saved widget view must render from the saved state."""
     n_views = page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count()
     if n_views == 0:
@@ -263,6 +271,14 @@ def _check_widgets(page) -> int:
         ".map(e => e.textContent)"
     )
     assert not raw, f"widget labels left untypeset: {raw}"
+    if shot_prefix is not None:
+        views = page.locator(".jupyter-widgets.widget-view, .cell_output .widget-vbox, "
+                             ".cell_output .widget-hbox")
+        for k in range(min(views.count(), 10)):
+            try:
+                views.nth(k).screenshot(path=f"{shot_prefix}__widget{k}.png", timeout=5_000)
+            except Exception:  # a hidden or zero-size view: nothing to picture
+                pass
     return n_views
 
 
@@ -299,16 +315,18 @@ def test_page(name, site_url, browser, screenshot_dir):
 
         blocks = page.evaluate(UNNUMBERED_BLOCKS)
         assert not blocks["bad"], f"theorem/exercise blocks without a number: {blocks['bad']}"
+        raw_directives = re.findall(r"\{(?:prf:[a-z]+|exercise|solution[a-z-]*)\}", prose)
+        assert not raw_directives, f"directives shown as raw text: {raw_directives}"
 
         broken = page.evaluate(BROKEN_IMAGES)
         assert not broken, f"images that did not load or decode: {broken}"
 
-        _check_animations(page)
-        _check_widgets(page)
+        stem = screenshot_dir / name.replace("/", "__")
+        _check_animations(page, stem)
+        _check_widgets(page, stem)
         page.wait_for_load_state("networkidle")
         page.evaluate("() => window.scrollTo(0, 0)")
-        shot = name.replace("/", "__") + ".png"
-        page.screenshot(path=str(screenshot_dir / shot))
+        page.screenshot(path=f"{stem}.png")
     finally:
         context.close()
 
