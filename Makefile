@@ -81,8 +81,8 @@ test-unit:
 
 test-notebooks:
 	@if [ -z "$(NOTEBOOKS)" ]; then echo "no notebooks in book/: nothing to run"; else \
-	  set -x; $(BIN)/python -m pytest --nbval-lax -n 2 --dist loadfile -p no:cacheprovider -q \
-	    $(NOTEBOOKS); fi
+	  set -x; $(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=300 -n 2 --dist loadfile \
+	    -p no:cacheprovider -q $(NOTEBOOKS); fi
 
 test-browser: chromium
 	$(BIN)/python -m pytest tests/browser -p no:cacheprovider -q
