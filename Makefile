@@ -25,12 +25,13 @@ unexport MPLBACKEND
 NOTEBOOKS := $(sort $(wildcard book/*.ipynb))
 
 .PHONY: help setup venv assets chromium book book-build test test-unit test-notebooks \
-        test-browser student clean
+        test-browser test-student student clean
 
 help:
 	@echo "make book     - set up .venv and assets, build the site into _build/html"
 	@echo "make test     - set up, then unit tests, notebooks (nbval), clean build, browser test"
 	@echo "make student  - build the student edition (no solutions) into _build/student/html"
+	@echo "make test-student - the browser test against the student edition"
 	@echo "make clean    - remove _build"
 
 # --- setup ---------------------------------------------------------------------------------
@@ -86,6 +87,11 @@ test-notebooks:
 
 test-browser: chromium
 	$(BIN)/python -m pytest tests/browser -p no:cacheprovider -q
+
+# The browser test against the student edition (run `make student` first).
+test-student: chromium
+	SITE_DIR=_build/student/html SCREENSHOT_DIR=_build/student/screenshots \
+	  $(BIN)/python -m pytest tests/browser -p no:cacheprovider -q
 
 test:
 	@rm -f _build/timings.txt
