@@ -457,7 +457,9 @@ def train(model: ConvResNet, images: torch.Tensor, labels: torch.Tensor, epochs:
     Returns a DataFrame with columns ``epoch`` (0 = before training), ``lr`` (the step size
     of the epoch that ends at that row; row 0 repeats the first), ``loss`` and ``accuracy``
     (cross-entropy and accuracy on the whole training set, evaluation mode, after the epoch),
-    ``avg_weight_norm`` and, with ``test``, ``test_loss`` and ``test_accuracy``. A run whose
+    ``avg_weight_norm``, ``batch_loss`` (the mean of the epoch's mini-batch losses in training
+    mode, as ``fb.resnet.torch`` logs it; NaN in row 0) and, with ``test``, ``test_loss`` and
+    ``test_accuracy``. A run whose
     loss becomes non-finite stops and the last row has ``diverged=True``.
 
     Subnormal floats are flushed to zero during training (``torch.set_flush_denormal``), and the
@@ -504,7 +506,8 @@ def _train_loop(model, images, labels, lrs, batch_size, seed, momentum, weight_d
     def row(epoch, lr_now, diverged=False):
         loss, acc = evaluate(model, images, labels)
         r = dict(epoch=epoch, lr=lr_now, loss=loss, accuracy=acc,
-                 avg_weight_norm=average_weight_norm(model, which), diverged=diverged)
+                 avg_weight_norm=average_weight_norm(model, which), diverged=diverged,
+                 batch_loss=float("nan"))
         if test is not None:
             r["test_loss"], r["test_accuracy"] = evaluate(model, *test)
         return r
@@ -515,19 +518,22 @@ def _train_loop(model, images, labels, lrs, batch_size, seed, momentum, weight_d
         for group in opt.param_groups:
             group["lr"] = lrs[epoch - 1]
         model.train()
-        order = torch.randperm(n, generator=g)
+        order = torch.randperm(n, generator=g).to(images.device)
         bad = False
+        batch_sum = 0.0
         for start in range(0, n, batch_size):
             idx = order[start:start + batch_size]
             loss = F.cross_entropy(model(images[idx]), labels[idx])
             if not torch.isfinite(loss):
                 bad = True
                 break
+            batch_sum += float(loss.detach()) * idx.numel()
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
         r = row(epoch, lrs[epoch - 1], diverged=bad or not math.isfinite(rows[-1]["loss"]))
         r["diverged"] = r["diverged"] or not math.isfinite(r["loss"])
+        r["batch_loss"] = float("nan") if bad else batch_sum / n
         rows.append(r)
         if progress:
             bar.set_postfix(loss=f"{r['loss']:.3g}", acc=f"{r['accuracy']:.2f}")

@@ -279,3 +279,14 @@ def test_bad_training_and_data_arguments(small):
         conv.lr_schedule(0.1, 10, milestones=(5, 3))
     with pytest.raises(ValueError, match="which"):
         conv.average_weight_norm(model, which="all")
+
+
+def test_batch_loss_is_the_mean_of_minibatch_losses(small):
+    # without batch norm, training and evaluation modes agree; with a negligible step size
+    # the weights do not move, so the epoch's mean mini-batch loss equals the full-set loss
+    x, y = small
+    model = conv.ConvResNet(blocks=1, channels=4, seed=0)
+    hist = conv.train(model, x, y, epochs=1, lr=1e-12, batch_size=64, momentum=0.0, progress=False)
+    assert np.isnan(hist.batch_loss.iloc[0])
+    assert abs(hist.batch_loss.iloc[1] - hist.loss.iloc[0]) < 1e-5
+    assert abs(hist.loss.iloc[1] - hist.loss.iloc[0]) < 1e-6
