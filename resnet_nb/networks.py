@@ -39,6 +39,7 @@ class Activation:
     value_at_zero: float
     d1_at_zero: float
     d2_at_zero: float
+    grad: callable = None  # elementwise derivative sigma'(x), with the same convention at 0
 
     @property
     def is_identity(self) -> bool:
@@ -48,7 +49,7 @@ class Activation:
         return self.fn(x)
 
 
-ACTIVATIONS = ("identity", "tanh", "relu")
+ACTIVATIONS = ("identity", "tanh", "relu", "silu")
 
 
 def _relu_with_grad(c: float):
@@ -64,7 +65,7 @@ def _relu_with_grad(c: float):
 
 
 def activation(name, relu_grad_at_zero: float = 1.0) -> Activation:
-    """Look up an activation by name: ``"identity"``, ``"tanh"`` or ``"relu"``.
+    """Look up an activation by name: ``"identity"``, ``"tanh"``, ``"relu"`` or ``"silu"``.
 
     ReLU is not differentiable at 0. Theorem 1 of Li et al. needs sigma'(0); the paper's
     remedy ("a local polynomial approximation") amounts to picking a value. Our default is
@@ -77,11 +78,20 @@ def activation(name, relu_grad_at_zero: float = 1.0) -> Activation:
         name = "identity"
     check_choice("activation", name, ACTIVATIONS)
     if name == "identity":
-        return Activation("identity", lambda x: x, 0.0, 1.0, 0.0)
+        return Activation("identity", lambda x: x, 0.0, 1.0, 0.0, torch.ones_like)
     if name == "tanh":
-        return Activation("tanh", torch.tanh, 0.0, 1.0, 0.0)
+        return Activation("tanh", torch.tanh, 0.0, 1.0, 0.0, lambda x: 1.0 - torch.tanh(x) ** 2)
+    if name == "silu":
+        # x sigmoid(x): smooth, sigma(0) = 0, sigma'(0) = 1/2 and sigma''(0) = 1/2 (nonzero), which
+        # exercises the second-derivative terms of Theorem 1 that tanh and ReLU leave at zero.
+        def silu_grad(x):
+            sg = torch.sigmoid(x)
+            return sg * (1 + x * (1 - sg))
+        return Activation("silu", torch.nn.functional.silu, 0.0, 0.5, 0.5, silu_grad)
     c = check_float("relu_grad_at_zero", relu_grad_at_zero)
-    return Activation("relu", _relu_with_grad(c), 0.0, c, 0.0)
+    grad = lambda x: torch.where(x > 0, torch.ones_like(x), torch.where(x == 0, c * torch.ones_like(x),
+                                                                        torch.zeros_like(x)))
+    return Activation("relu", _relu_with_grad(c), 0.0, c, 0.0, grad)
 
 
 @dataclass(frozen=True)
