@@ -13,8 +13,10 @@ Notation (shared by the book, the code and Li et al. 2016 / Hardt & Ma 2016):
 Modules mirror the papers: :mod:`data`, :mod:`networks` (Definitions 2-3), :mod:`init`,
 :mod:`losses` (Eqs. 6, 15-16), :mod:`hessians` (Theorem 1), :mod:`train` (Eq. 7).
 """
-from . import data, init, losses, networks, train  # noqa: F401
+from . import data, hessians, init, losses, networks, train  # noqa: F401
 from .data import Dataset, SufficientStats, synthetic_linear, whitened_mnist
+from .hessians import (cond_max_min, cond_percentile, hessian, hessian_at_zero, hessian_linear,
+                       index, spectrum, theorem1_blocks)
 from .init import initialise
 from .losses import loss, loss_samples, loss_stats, optimum
 from .networks import ShortcutNetwork, activation, end_to_end, flatten, plain_network, unflatten

@@ -198,7 +198,9 @@ def hessian_linear(net: ShortcutNetwork, W, data) -> torch.Tensor:
             C = torch.einsum("bji,jk,lk->bil", A[a + 1:], G, B[a])  # (nb-1, d, d)
             slab[:, :, 1:] += torch.einsum("bjk,bil->lkbji", M, C)
         H[a * q:(a + 1) * q, a * q:] = slab.reshape(q, -1)
-    for a in range(L):  # mirror the upper block triangle
+    for a in range(L):  # mirror the upper block triangle; make diagonal blocks exactly symmetric
+        blk = H[a * q:(a + 1) * q, a * q:(a + 1) * q]
+        H[a * q:(a + 1) * q, a * q:(a + 1) * q] = 0.5 * (blk + blk.T)
         H[(a + 1) * q:, a * q:(a + 1) * q] = H[a * q:(a + 1) * q, (a + 1) * q:].T
     return H
 
