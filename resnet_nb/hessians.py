@@ -22,6 +22,7 @@ Three independent routes
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import torch
@@ -33,6 +34,18 @@ from ._checks import check_float, check_int
 from .data import Dataset, SufficientStats
 from .losses import loss_end_to_end, loss_samples
 from .networks import ShortcutNetwork, end_to_end, flatten, unflatten
+
+# torch 2.13 registers its forward-mode decompositions with the deprecated torch.jit.script the
+# first time forward AD runs, which prints a DeprecationWarning into every notebook that takes a
+# Hessian. Load them once here, with that one warning silenced.
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message=".*torch.jit.script.*", category=DeprecationWarning)
+    try:
+        from torch.autograd import forward_ad as _forward_ad
+
+        _forward_ad._maybe_load_decompositions()
+    except (ImportError, AttributeError):  # pragma: no cover - other torch versions
+        pass
 
 __all__ = [
     "loss_function",
