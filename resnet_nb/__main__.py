@@ -1,0 +1,98 @@
+"""Command line: ``python -m resnet_nb reproduce {fig2,fig3,fig5,...,fig10,all} --scale --device --out``.
+
+Each figure runs through :mod:`resnet_nb.experiments.engine`: finished work items are kept as
+checksummed records under ``<out>/<figure>/<scale>/records/``, so an interrupted run resumes
+where it stopped. When a figure is complete, ``table.csv``, ``provenance.json`` and
+``figure.png`` are written beside its records.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from .experiments import engine
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m resnet_nb",
+                                description="Reproduce the experiments of Li et al. (Demystifying ResNet).")
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("reproduce", help="run figures and store their tables with provenance")
+    r.add_argument("figures", nargs="+", choices=sorted(engine.FIGURES) + ["all"], metavar="FIGURE",
+                   help=f"one or more of {', '.join(engine.FIGURES)}, or all")
+    r.add_argument("--scale", choices=engine.SCALE_NAMES, default="default",
+                   help="default: minutes (the book's live figures); paper: the full grids")
+    r.add_argument("--device", default="cpu", help="cpu or cuda (cuda:N)")
+    r.add_argument("--out", default="results", help="folder of the result store (default: results/)")
+    r.add_argument("--no-progress", action="store_true", help="no progress bars")
+    sub.add_parser("list", help="list the figures and their scales")
+    return p
+
+
+def _store_name(module, figure):
+    """Figures computed from another figure's items share its records (e.g. fig8 from fig6)."""
+    return getattr(module, "SHARES_RECORDS_WITH", figure)
+
+
+def reproduce(figure: str, scale: str, device: str, out, progress: bool = True) -> Path:
+    """Run (or resume) one figure at one scale; return the folder of its results."""
+    module = engine.load_figure(figure)
+    config = engine.get_config(module, scale)
+    folder = Path(out) / figure / scale
+    records = Path(out) / _store_name(module, figure) / scale / "records"
+    t0 = time.perf_counter()
+    table = engine.run_items(module, config, store_dir=records, device=device, progress=progress)
+    wall = time.perf_counter() - t0
+    engine.write_summary(folder, figure, scale, config, table, device, wall, records)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import numpy as np
+
+    ax = module.plot(table)
+    if ax is not None:
+        fig = np.ravel(np.asarray(ax, dtype=object))[0].figure
+        fig.savefig(folder / "figure.png", dpi=110, bbox_inches="tight")
+        plt.close(fig)
+    return folder
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "list":
+        for name in engine.FIGURES:
+            try:
+                module = engine.load_figure(name)
+            except ImportError as exc:
+                print(f"{name}: not available ({exc})")
+                continue
+            for scale in module.SCALES:
+                n = len(module.configurations(module.SCALES[scale]))
+                print(f"{name} --scale {scale}: {n} work items")
+        return 0
+    try:
+        device = engine.check_device(args.device)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    figures = list(engine.FIGURES) if "all" in args.figures else list(dict.fromkeys(args.figures))
+    for figure in figures:
+        try:
+            folder = reproduce(figure, args.scale, device, args.out, progress=not args.no_progress)
+        except KeyboardInterrupt:
+            print(f"\ninterrupted during {figure}; finished items are stored, run the same command to resume",
+                  file=sys.stderr)
+            return 130
+        except ImportError as exc:
+            print(f"{figure}: skipped, its module is not available ({exc})", file=sys.stderr)
+            continue
+        print(f"{figure} ({args.scale}) -> {folder}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""What the experiments of Li et al. section 5 share: the architectures, the data, the summaries.
+
+Architectures (section 5 and Appendix B):
+
+* ``"xavier"``, ``"orthogonal"``: plain networks of depth L with Xavier (Glorot & Bengio) or
+  orthogonal (Saxe et al.) initialisation;
+* ``"1-shortcut"``, ``"2-shortcut"``, ``"3-shortcut"``: n-shortcut networks of depth L = n R,
+  zero initialised with a small perturbation (Xavier times 0.01, section 4.1).
+
+With ``relu=True`` ReLUs sit at the *mid* positions. Plain networks then get ReLUs "at the
+same positions as in 2-shortcut networks" (Appendix B): after every odd-numbered matrix, so
+that a plain network of depth L is the 2-shortcut network of depth L without its shortcuts.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import torch
+
+from .._checks import check_choice, check_int
+from ..data import whitened_mnist
+from ..init import initialise
+from ..losses import optimum
+from ..networks import ShortcutNetwork
+
+__all__ = ["ARCHS", "LABELS", "network", "depth_allowed", "depths_for", "initial_weights", "mnist",
+           "mnist_optimum", "log_grid", "interpolate_on_grid", "COLORS"]
+
+ARCHS = ("xavier", "orthogonal", "1-shortcut", "2-shortcut", "3-shortcut")
+LABELS = {"xavier": "Xavier", "orthogonal": "Orthogonal", "1-shortcut": "1-shortcut",
+          "2-shortcut": "2-shortcut", "3-shortcut": "3-shortcut"}
+COLORS = {"xavier": "tab:red", "orthogonal": "tab:orange", "1-shortcut": "tab:green",
+          "2-shortcut": "tab:blue", "3-shortcut": "tab:purple"}
+_N = {"1-shortcut": 1, "2-shortcut": 2, "3-shortcut": 3}
+
+
+def depth_allowed(arch: str, depth: int, relu: bool = False) -> bool:
+    """Whether ``arch`` has a network of depth ``depth``: an n-shortcut needs n | depth."""
+    check_choice("arch", arch, ARCHS)
+    if arch in _N:
+        return depth % _N[arch] == 0
+    return depth % 2 == 0 if relu else True
+
+
+def depths_for(arch: str, depths, relu: bool = False) -> list[int]:
+    """The depths of a grid that ``arch`` can have."""
+    return [int(L) for L in depths if depth_allowed(arch, int(L), relu)]
+
+
+def network(arch: str, depth: int, relu: bool = False, d: int = 10) -> ShortcutNetwork:
+    """The network of Li et al. section 5 named ``arch`` at depth ``depth`` (number of matrices)."""
+    check_choice("arch", arch, ARCHS)
+    depth = check_int("depth", depth)
+    if not depth_allowed(arch, depth, relu):
+        raise ValueError(f"depth must be a multiple of {_N.get(arch, 2)} for {arch}"
+                         f"{' with ReLU' if relu else ''}, got {depth}")
+    mid = "relu" if relu else "identity"
+    if arch in _N:
+        n = _N[arch]
+        return ShortcutNetwork(d, n, depth // n, shortcut=True, mid=mid)
+    if relu:
+        return ShortcutNetwork(d, 2, depth // 2, shortcut=False, mid=mid)
+    return ShortcutNetwork(d, 1, depth, shortcut=False)
+
+
+def initial_weights(arch: str, net: ShortcutNetwork, seed: int, runs: int | None = None,
+                    device=None) -> torch.Tensor:
+    """Initial weights: Xavier, orthogonal, or small (Xavier times 0.01) for shortcut networks."""
+    scheme = arch if arch in ("xavier", "orthogonal") else "small"
+    return initialise(net, scheme, seed=seed, runs=runs, device=device)
+
+
+@functools.lru_cache(maxsize=2)
+def mnist():
+    """Whitened MNIST, 10 principal components, one-hot targets (Appendix B), computed once."""
+    return whitened_mnist(k=10)
+
+
+@functools.lru_cache(maxsize=2)
+def mnist_optimum() -> float:
+    """``L_min`` of Eq. 16 on :func:`mnist` (what every linear network can reach)."""
+    return optimum(mnist())[1]
+
+
+def log_grid(lo: float, hi: float, per_decade: int) -> list[float]:
+    """``10**k`` for k from lg(lo) to lg(hi) in steps of 1/per_decade (rounded to 12 digits)."""
+    a, b = math.log10(lo), math.log10(hi)
+    k = int(round((b - a) * per_decade))
+    return [float(f"{10 ** (a + i / per_decade):.12g}") for i in range(k + 1)]
+
+
+def interpolate_on_grid(x, y, grid):
+    """Linear interpolation of one run's ``y`` against ``x`` onto ``grid`` (NaN outside its range).
+
+    ``x`` need not be monotone (a loss can rise for a step): the curve is made monotone by
+    keeping, from the start, only the points where ``x`` reaches a new minimum.
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    if x.size < 2:
+        return np.full(len(grid), np.nan)
+    keep = x <= np.minimum.accumulate(x)
+    keep &= np.r_[True, np.diff(np.minimum.accumulate(x)) < 0]
+    x, y = x[keep], y[keep]
+    if x.size < 2:
+        return np.full(len(grid), np.nan)
+    order = np.argsort(x)
+    return np.interp(grid, x[order], y[order], left=np.nan, right=np.nan)

@@ -1,0 +1,155 @@
+"""Figure 9 of Li et al.: the best learning rate's final loss and the best learning rate, against depth.
+
+For each architecture and depth, every run of a log grid of learning rates trains for
+``epochs`` full-batch steps on whitened MNIST (linear networks, on sufficient statistics).
+All runs x learning rates of one (architecture, depth) are one work item and one batched
+tensor computation. The final losses are averaged over runs for each learning rate; the best
+learning rate minimises that average; the figure shows lg(average final loss - L_min) and
+lg(best learning rate).
+
+A learning rate with a diverged run (loss non-finite or above ``blowup``) is not eligible.
+Like the paper (caption of Fig. 9), when the averages of all eligible learning rates agree
+to a relative ``flat_tol``, the best learning rate is not defined and is reported as NaN
+(``lr_unstable = True``).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import torch
+
+from .._checks import check_choice, check_float, check_int
+from ..train import gradient_descent
+from . import engine
+from .common import ARCHS, COLORS, LABELS, depths_for, initial_weights, log_grid, mnist, mnist_optimum, network
+
+__all__ = ["SCALES", "configurations", "run_one", "run", "summarise", "plot", "RELU"]
+
+RELU = False
+SCALES = {
+    "default": {"archs": list(ARCHS), "depths": [2, 3, 4, 6, 8, 12, 16, 24, 32], "lrs": log_grid(1e-3, 10, 2),
+                "runs": 3, "epochs": 1000, "seed": 0},
+    "paper": {"archs": list(ARCHS), "depths": [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96],
+              "lrs": log_grid(1e-3, 10, 2), "runs": 10, "epochs": 1000, "seed": 0},
+}
+FLAT_TOL = 1e-3
+
+
+def _check_config(config, archs_allowed=ARCHS):
+    for key in ("archs", "depths", "lrs", "runs", "epochs", "seed"):
+        if key not in config:
+            raise ValueError(f"config must have the key {key!r}; got keys {sorted(config)}")
+    for a in config["archs"]:
+        check_choice("archs entry", a, archs_allowed)
+    for L in config["depths"]:
+        check_int("depths entry", L)
+    for lr in config["lrs"]:
+        check_float("lrs entry", lr, low=0.0, low_open=True)
+    check_int("runs", config["runs"])
+    check_int("epochs", config["epochs"])
+    check_int("seed", config["seed"], minimum=0)
+
+
+def configurations(config: dict, figure: str = "fig9", relu: bool = False, archs_allowed=ARCHS) -> list[dict]:
+    """One item per (architecture, depth): all runs and learning rates together."""
+    _check_config(config, archs_allowed)
+    return [{"figure": figure, "arch": a, "depth": L, "relu": relu, "lrs": [float(x) for x in config["lrs"]],
+             "runs": int(config["runs"]), "epochs": int(config["epochs"]), "seed": int(config["seed"])}
+            for a in config["archs"] for L in depths_for(a, config["depths"], relu)]
+
+
+def train_grid(item: dict, device: str = "cpu"):
+    """Train every run x learning rate of ``item`` at once; returns the :class:`TrainResult`.
+
+    The runs share their initial points across learning rates (the same ``runs`` draws from
+    ``seed``), so learning rates are compared on equal terms.
+    """
+    net = network(item["arch"], item["depth"], relu=item["relu"])
+    runs = item["runs"]
+    lrs = torch.tensor(item["lrs"], dtype=torch.float64, device=device)
+    W0 = initial_weights(item["arch"], net, seed=item["seed"], runs=runs, device=device)
+    W0 = W0[:, None].expand(runs, len(lrs), *net.shape)
+    data = mnist().to(device=device)
+    return gradient_descent(net, W0, data, lr=lrs, epochs=item["epochs"])
+
+
+def run_one(item: dict, device: str = "cpu") -> list[dict]:
+    """Final loss of every run at every learning rate of one (architecture, depth)."""
+    res = train_grid(item, device)
+    final = res.losses[..., -1]
+    rows = []
+    for r in range(item["runs"]):
+        for j, lr in enumerate(item["lrs"]):
+            diverged = bool(res.diverged[r, j])
+            rows.append({"arch": item["arch"], "depth": item["depth"], "relu": item["relu"], "run": r,
+                         "lr": lr, "epochs": item["epochs"], "diverged": diverged,
+                         "final_loss": float("nan") if diverged else float(final[r, j])})
+    return rows
+
+
+def run(config=None, device: str = "cpu", progress: bool = True, store=None) -> pd.DataFrame:
+    """Run ``config`` (default scale if None) through the engine; rows as in :func:`run_one`."""
+    config = SCALES["default"] if config is None else config
+    return engine.run_items(__import__(__name__, fromlist=["_"]), config, store_dir=store, device=device,
+                            progress=progress)
+
+
+def summarise(table: pd.DataFrame, loss_opt: float | None = None, flat_tol: float = FLAT_TOL) -> pd.DataFrame:
+    """Per (architecture, depth): best learning rate and its average final loss.
+
+    ``loss_opt``: subtracted from the loss (L_min of Eq. 16 for linear networks; pass 0 for
+    ReLU networks, whose optimum is unknown). Columns: ``best_lr`` (NaN when every eligible
+    learning rate gives the same average to ``flat_tol``, or none is eligible), ``final_loss``,
+    ``lg_excess`` = lg(final_loss - loss_opt), ``lr_unstable``, ``eligible_lrs``.
+    """
+    if loss_opt is None:
+        loss_opt = mnist_optimum()
+    out = []
+    for (arch, depth), g in table.groupby(["arch", "depth"], sort=False):
+        per_lr = g.groupby("lr").agg(mean=("final_loss", "mean"), diverged=("diverged", "any"))
+        ok = per_lr[~per_lr["diverged"] & np.isfinite(per_lr["mean"])]
+        if len(ok) == 0:
+            out.append({"arch": arch, "depth": int(depth), "best_lr": np.nan, "final_loss": np.nan,
+                        "lg_excess": np.nan, "lr_unstable": True, "eligible_lrs": 0})
+            continue
+        best = ok["mean"].idxmin()
+        lo, hi = ok["mean"].min(), ok["mean"].max()
+        flat = len(ok) > 1 and (hi - lo) <= flat_tol * abs(hi - loss_opt)
+        excess = ok.loc[best, "mean"] - loss_opt
+        out.append({"arch": arch, "depth": int(depth), "best_lr": np.nan if flat else float(best),
+                    "final_loss": float(ok.loc[best, "mean"]),
+                    "lg_excess": float(np.log10(excess)) if excess > 0 else -np.inf,
+                    "lr_unstable": bool(flat), "eligible_lrs": int(len(ok))})
+    order = {a: i for i, a in enumerate(ARCHS)}
+    s = pd.DataFrame(out)
+    return s.sort_values(["arch", "depth"], key=lambda c: c.map(order) if c.name == "arch" else c
+                         ).reset_index(drop=True)
+
+
+def plot(table: pd.DataFrame, ax=None, loss_opt: float | None = None, relu: bool = False):
+    """Two panels: lg(best final loss - L_min) and lg(best learning rate) against lg(depth).
+
+    ``ax``: None (a new figure) or a pair of axes.
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(1, 2, figsize=(10, 4))
+    ax_loss, ax_lr = ax
+    if relu and loss_opt is None:
+        loss_opt = 0.0
+    s = summarise(table, loss_opt=loss_opt)
+    suffix = "-ReLU" if relu else ""
+    for arch in [a for a in ARCHS if a in set(s["arch"])]:
+        g = s[s["arch"] == arch]
+        label = LABELS[arch] + suffix
+        ax_loss.plot(np.log10(g["depth"]), g["lg_excess"], "o-", ms=4, color=COLORS[arch], label=label)
+        ax_lr.plot(np.log10(g["depth"]), np.log10(g["best_lr"]), "o-", ms=4, color=COLORS[arch], label=label)
+    ax_loss.set_xlabel("lg(depth)")
+    ax_loss.set_ylabel("lg(final loss)" if relu else r"lg(final loss $-$ $L_{\min}$)")
+    ax_lr.set_xlabel("lg(depth)")
+    ax_lr.set_ylabel("lg(optimal learning rate)")
+    ax_loss.set_title(f"Best final loss ({'Fig. 10' if relu else 'Fig. 9'})")
+    ax_lr.set_title("Best learning rate")
+    ax_loss.legend(fontsize=8)
+    return ax
