@@ -290,3 +290,104 @@ def test_batch_loss_is_the_mean_of_minibatch_losses(small):
     assert np.isnan(hist.batch_loss.iloc[0])
     assert abs(hist.batch_loss.iloc[1] - hist.loss.iloc[0]) < 1e-5
     assert abs(hist.loss.iloc[1] - hist.loss.iloc[0]) < 1e-6
+
+
+# -- the Figure 2 analog (resnet_nb.experiments.fig2) ---------------------------------------------
+
+from resnet_nb.experiments import fig2  # noqa: E402
+
+
+def _tiny_config(**over):
+    cfg = dict(fig2.SCALES["default"], blocks=[1, 2], channels=[2, 3, 4], n_train=48, epochs=4,
+               milestones=[2, 4], batch_size=16, seeds=[0, 1])
+    cfg.update(over)
+    return cfg
+
+
+def test_fig2_configurations_are_independent_json_items():
+    import json
+    items = fig2.configurations(_tiny_config())
+    assert [(i["blocks"], i["seed"]) for i in items] == [(1, 0), (1, 1), (2, 0), (2, 1)]
+    assert json.loads(json.dumps(items)) == items
+    assert len({fig2.engine.item_key(i) for i in items}) == 4
+    for scale in ("default", "paper"):
+        assert len(fig2.configurations(fig2.SCALES[scale])) == (
+            len(fig2.SCALES[scale]["blocks"]) * len(fig2.SCALES[scale]["seeds"]))
+
+
+def test_fig2_layer_count_matches_the_model():
+    for b in (1, 2, 5):
+        model = conv.ConvResNet(blocks=b, channels=[2, 3, 4])
+        assert fig2.layers(b) == 6 * b + 4 == len(model.convolutions()) + 1  # + the linear layer
+
+
+@pytest.fixture(scope="module")
+def tiny_table(tmp_path_factory):
+    store = tmp_path_factory.mktemp("fig2")
+    return fig2.run(_tiny_config(), progress=False, store=store), store
+
+
+def test_fig2_run_one_equals_a_direct_training_run(tiny_table, digits):
+    table, _ = tiny_table
+    model = conv.ConvResNet(blocks=2, channels=[2, 3, 4], batch_norm=True, init="standard", seed=1)
+    lrs = conv.lr_schedule(0.1, 4, milestones=[2, 4])
+    hist = conv.train(model, digits.x_train[:48], digits.y_train[:48], epochs=4, lr=lrs, batch_size=16,
+                      seed=1, momentum=0.9, weight_decay=1e-4, progress=False)
+    rows = table[(table.blocks == 2) & (table.seed == 1)].sort_values("epoch")
+    assert rows.epoch.tolist() == [0, 1, 2, 3, 4]
+    # thread counts may differ between the two runs: agreement to float32 rounding
+    np.testing.assert_allclose(rows.loss.to_numpy(), hist.loss.to_numpy(), rtol=1e-4)
+    np.testing.assert_allclose(rows.avg_weight_norm.to_numpy(), hist.avg_weight_norm.to_numpy(), rtol=1e-5)
+    assert rows.lr.tolist() == pytest.approx([0.1, 0.1, 0.01, 0.01, 0.001])
+
+
+def test_fig2_store_resumes_without_recomputing(tiny_table, monkeypatch):
+    table, store = tiny_table
+    assert len(list(store.glob("*.json"))) == 4
+
+    def boom(*args, **kwargs):
+        raise AssertionError("run_one must not be called when every record is stored")
+
+    monkeypatch.setattr(fig2, "run_one", boom)
+    again = fig2.run(_tiny_config(), progress=False, store=store)
+    pd.testing.assert_frame_equal(table.reset_index(drop=True), again.reset_index(drop=True))
+
+
+def test_fig2_lr_drops_and_summary(tiny_table):
+    table, _ = tiny_table
+    # step size divided at the start of epochs 2 and 4: after epochs 1 and 3
+    assert fig2.lr_drops(table) == [1, 3]
+    s = fig2.summarise(table)
+    last = table[table.epoch == 4].groupby("blocks").avg_weight_norm.mean()
+    np.testing.assert_allclose(s.set_index("blocks").final_norm, last, rtol=1e-12)
+    first = table[table.epoch == 0].groupby("blocks").avg_weight_norm.mean()
+    np.testing.assert_allclose(s.set_index("blocks").initial_norm, first, rtol=1e-12)
+
+
+def test_fig2_plot_puts_markers_at_the_drops(tiny_table):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    table, _ = tiny_table
+    ax = fig2.plot(table)
+    curves = fig2.curves(table)
+    # a circle at epoch 1 of the 1-block curve, at (mean lg loss, mean norm) over seeds
+    want = curves[(curves.blocks == 1) & (curves.epoch == 1)].iloc[0]
+    circles = [ln for ln in ax.lines if ln.get_marker() == "o" and len(ln.get_xdata())]
+    assert any(abs(ln.get_xdata()[0] - want.lg_loss) < 1e-12 and abs(ln.get_ydata()[0] - want.avg_weight_norm)
+               < 1e-12 for ln in circles)
+    g = table[(table.blocks == 1) & (table.epoch == 1)]
+    assert abs(want.lg_loss - np.log10(g.loss).mean()) < 1e-12
+    plt.close(ax.figure)
+
+
+@pytest.mark.parametrize("over, word", [
+    (dict(n_train=5000), "n_train"),
+    (dict(init="xavier"), "init"),
+    (dict(milestones=[3, 2]), "milestones"),
+    (dict(blocks=[]), "blocks"),
+    (dict(colour=1), "unknown keys"),
+])
+def test_fig2_bad_config(over, word):
+    with pytest.raises(ValueError, match=word):
+        fig2.configurations(_tiny_config(**over))

