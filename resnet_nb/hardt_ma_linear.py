@@ -28,7 +28,8 @@ __all__ = [
     "as_square", "gamma_of", "theorem21_bound", "residual_product", "max_spectral_norm",
     "polar_factors", "theorem21_construction", "min_max_norm_lower_bound",
     "population_risk", "risk_gradient", "gradient_bound_sides", "adversarial_gradient_ratio",
-    "random_ball_point", "critical_point_at_tau_one",
+    "random_ball_point", "critical_point_at_tau_one", "scalar_optimum", "random_positive_det",
+    "theorem21_survey", "gradient_bound_survey",
 ]
 
 
@@ -222,18 +223,7 @@ def risk_gradient(A, R, Sigma) -> np.ndarray:
     """Lemma 2.3: ``df/dA_i = 2 [(I+A_l)...(I+A_{i+1})]^T E Sigma [(I+A_{i-1})...(I+A_1)]^T``."""
     A = _as_stack(A)
     R, Sigma = as_square("R", R), as_square("Sigma", Sigma)
-    l, d, _ = A.shape
-    eye = np.eye(d)
-    below = [eye]  # below[i] = product of the factors before factor i (0-based)
-    for i in range(l):
-        below.append((eye + A[i]) @ below[-1])
-    above = [None] * l  # above[i] = (I+A_l) ... (I+A_{i+1}): product of factors > i
-    acc = eye
-    for i in range(l - 1, -1, -1):
-        above[i] = acc
-        acc = acc @ (eye + A[i])
-    E = below[l] - R
-    return np.stack([2 * above[i].T @ E @ Sigma @ below[i].T for i in range(l)])
+    return _gradient_from_error(A, residual_product(A) - R, Sigma)
 
 
 def gradient_bound_sides(A, R, Sigma, tau: float) -> dict:
@@ -257,14 +247,31 @@ def gradient_bound_sides(A, R, Sigma, tau: float) -> dict:
     w = np.linalg.eigvalsh(Sigma)
     if w[0] <= 0:
         raise ValueError(f"Sigma must be positive definite, got smallest eigenvalue {w[0]:.3g}")
-    l = A.shape[0]
-    E = residual_product(A) - as_square("R", R)
+    return _sides_from_error(A, residual_product(A) - as_square("R", R), Sigma, tau, w[0])
+
+
+def _sides_from_error(A, E, Sigma, tau, smin):
+    """Both sides of the bound from the error ``E`` itself (no cancellation in ``prod - R``)."""
+    l, d, _ = A.shape
     excess = float(np.trace(E @ Sigma @ E.T))
     c = 4 * l * (1 - tau) ** (2 * l - 2)
-    g = risk_gradient(A, R, Sigma)
-    return dict(lhs=float((g ** 2).sum()), printed=c * w[0] ** 2 * excess,
-                via_E=c * w[0] ** 2 * float((E ** 2).sum()), corrected=c * w[0] * excess,
+    g = _gradient_from_error(A, E, Sigma)
+    return dict(lhs=float((g ** 2).sum()), printed=c * smin ** 2 * excess,
+                via_E=c * smin ** 2 * float((E ** 2).sum()), corrected=c * smin * excess,
                 excess=excess)
+
+
+def _gradient_from_error(A, E, Sigma):
+    l, d, _ = A.shape
+    eye = np.eye(d)
+    below = [eye]
+    for i in range(l):
+        below.append((eye + A[i]) @ below[-1])
+    out, acc = [None] * l, eye
+    for i in range(l - 1, -1, -1):
+        out[i] = 2 * acc.T @ E @ Sigma @ below[i].T
+        acc = acc @ (eye + A[i])
+    return np.stack(out)
 
 
 def random_ball_point(l: int, d: int, tau: float, rng, kind: str = "gaussian") -> np.ndarray:
@@ -291,10 +298,16 @@ def _project_ball(A: torch.Tensor, tau: float) -> torch.Tensor:
 
 
 def adversarial_gradient_ratio(l: int, d: int, tau: float, Sigma, form: str = "corrected",
-                               steps: int = 300, lr: float = 0.05, seed: int = 0,
+                               steps: int = 300, lr: float = 0.02, seed: int = 0,
                                start: str = "random", progress: bool = False) -> dict:
     """Minimise ``lhs / rhs`` of the gradient bound over the ball ``|||A||| <= tau`` and over
-    the error ``E`` (``R = product - E`` is free), by projected Adam from a random start.
+    the error ``E`` (``R = product - E`` is free).
+
+    For fixed ``A`` both sides are quadratic forms in ``vec(E)``:
+    ``lhs = vec(E)^T K(A) vec(E)`` with ``K = 4 sum_i (Sigma Q_i^T Q_i Sigma) kron (P_i P_i^T)``
+    (``P_i``, ``Q_i``: the products above and below factor ``i``), so the worst ``E`` is the
+    bottom generalised eigenvector and the worst ratio its eigenvalue. The outer search over
+    ``A`` is projected Adam on that eigenvalue (singular values clipped at ``tau``).
 
     A ratio below 1 is a counterexample to the chosen ``form`` (see
     :func:`gradient_bound_sides`). Returns the smallest ratio seen and the point reaching it.
@@ -302,6 +315,7 @@ def adversarial_gradient_ratio(l: int, d: int, tau: float, Sigma, form: str = "c
     l, d = check_int("l", l), check_int("d", d)
     tau = check_float("tau", tau, low=0.0, high=1.0, high_open=True)
     steps = check_int("steps", steps)
+    lr = check_float("lr", lr, low=0.0, low_open=True)
     if form not in ("printed", "via_E", "corrected"):
         raise ValueError(f"form must be one of ['printed', 'via_E', 'corrected'], got {form!r}")
     Sigma = as_square("Sigma", Sigma)
@@ -313,46 +327,47 @@ def adversarial_gradient_ratio(l: int, d: int, tau: float, Sigma, form: str = "c
     S = torch.as_tensor(Sigma)
     g = torch.Generator().manual_seed(int(seed))
     A = _project_ball(0.9 * tau * torch.randn(l, d, d, generator=g, dtype=torch.float64) / d ** 0.5, tau)
-    E = torch.randn(d, d, generator=g, dtype=torch.float64)
     if start == "shrink":  # near the suspected worst case A_i = -tau I
-        A = _project_ball(-tau * torch.eye(d, dtype=torch.float64) + 0.1 * tau * A, tau)
+        A = _project_ball(-tau * torch.eye(d, dtype=torch.float64) + 0.1 * A, tau)
     elif start != "random":
         raise ValueError(f"start must be one of ['random', 'shrink'], got {start!r}")
-    A.requires_grad_(True)
-    E.requires_grad_(True)
-    opt = torch.optim.Adam([A, E], lr=lr)
     c = 4 * l * (1 - tau) ** (2 * l - 2)
     eye = torch.eye(d, dtype=torch.float64)
+    Mrhs = {"printed": c * w[0] ** 2 * torch.kron(S, eye), "via_E": c * w[0] ** 2 * torch.eye(d * d, dtype=torch.float64),
+            "corrected": c * w[0] * torch.kron(S, eye)}[form]
+    Linv = torch.linalg.inv(torch.linalg.cholesky(Mrhs))
 
-    def ratio_of(A, E):
+    def worst(A):
         below = [eye]
         for i in range(l):
             below.append((eye + A[i]) @ below[-1])
-        lhs, acc = 0.0, eye
+        K, acc = 0.0, eye
         for i in range(l - 1, -1, -1):
-            lhs = lhs + (2 * acc.T @ E @ S @ below[i].T).pow(2).sum()
+            K = K + 4 * torch.kron(S @ below[i].T @ below[i] @ S, acc @ acc.T)
             acc = acc @ (eye + A[i])
-        excess = torch.trace(E @ S @ E.T)
-        rhs = {"printed": c * w[0] ** 2 * excess, "via_E": c * w[0] ** 2 * E.pow(2).sum(),
-               "corrected": c * w[0] * excess}[form]
-        return lhs / rhs
+        B = Linv @ K @ Linv.T
+        vals, vecs = torch.linalg.eigh(0.5 * (B + B.T))
+        return vals[0], Linv.T @ vecs[:, 0]
 
+    A.requires_grad_(True)
+    opt = torch.optim.Adam([A], lr=lr)
     best = (math.inf, None, None)
-    it = tqdm(range(steps), desc=f"adversary l={l} tau={tau}", leave=False) if progress else range(steps)
-    for _ in it:
+    it = tqdm(range(steps + 1), desc=f"adversary l={l} tau={tau}", leave=False) if progress else range(steps + 1)
+    for t in it:
         opt.zero_grad()
-        r = ratio_of(A, E)
-        if float(r.detach()) < best[0]:
-            best = (float(r.detach()), A.detach().clone().numpy(), E.detach().clone().numpy())
+        r, v = worst(A)
+        E = v.detach().reshape(d, d).T.numpy().copy()  # vec stacks columns
+        An = A.detach().numpy().copy()
+        sides = _sides_from_error(An, E / np.linalg.norm(E), Sigma, tau, w[0])
+        direct = sides["lhs"] / sides[form]  # re-evaluated without the eigen-solver's rounding
+        if direct < best[0]:
+            best = (float(direct), An, E / np.linalg.norm(E))
+        if t == steps:
+            break
         torch.log(r).backward()
         opt.step()
         with torch.no_grad():
             A.copy_(_project_ball(A, tau))
-            E.div_(E.norm())
-    with torch.no_grad():
-        r = float(ratio_of(A, E))
-    if r < best[0]:
-        best = (r, A.detach().numpy().copy(), E.detach().numpy().copy())
     return dict(ratio=best[0], A=best[1], E=best[2], form=form, l=l, tau=tau)
 
 
@@ -364,3 +379,73 @@ def critical_point_at_tau_one(l: int, d: int) -> np.ndarray:
     A = np.zeros((l, d, d))
     A[0] = A[1] = -np.eye(d)
     return A
+
+
+# ----------------------------------------------------------------------------------------------
+# Surveys used by the chapter (loops over many instances, with their worst cases)
+# ----------------------------------------------------------------------------------------------
+
+def scalar_optimum(gamma: float, l: int) -> float:
+    """The smallest ``|||A|||`` over all factorisations of the 1 x 1 matrix ``R = e^gamma`` into
+    ``l`` factors ``1 + a_i``: ``e^{gamma / l} - 1`` (if every ``|a_i| <= a`` the product is at
+    most ``(1 + a)^l``)."""
+    gamma = check_float("gamma", gamma, low=0.0)
+    return math.expm1(gamma / check_int("l", l))
+
+
+def random_positive_det(d: int, rng, gamma: float | None = None) -> np.ndarray:
+    """A random ``R`` with ``det R > 0``: Haar rotation times a stretch. With ``gamma`` the
+    singular values are ``e^{+-gamma}`` (and ``e^{u gamma}``, ``u`` uniform in [-1, 1], between)."""
+    d = check_int("d", d)
+    Q, Rr = np.linalg.qr(rng.standard_normal((d, d)))
+    Q = Q * np.sign(np.diag(Rr))
+    if np.linalg.det(Q) < 0:
+        Q[:, 0] *= -1
+    if gamma is None:
+        s = np.exp(rng.uniform(-1, 1, d))
+    else:
+        gamma = check_float("gamma", gamma, low=0.0)
+        s = np.exp(gamma * np.concatenate([[1.0, -1.0], rng.uniform(-1, 1, max(d - 2, 0))])[:d])
+    V, Rv = np.linalg.qr(rng.standard_normal((d, d)))
+    return Q @ V @ np.diag(s) @ V.T
+
+
+def theorem21_survey(Rs, ls, progress: bool = False) -> list[dict]:
+    """Run :func:`theorem21_construction` on every ``R`` in ``Rs`` and depth in ``ls``.
+
+    One row per (R, l): ``gamma``, ``l``, ``product_error`` (max entry of
+    ``prod (I + A_i) - R``), ``norm`` (``|||A|||``), the two printed bounds, and whether
+    ``l >= 3 gamma`` (the theorem's hypothesis)."""
+    rows = []
+    it = [(j, R, l) for j, R in enumerate(Rs) for l in ls]
+    for j, R, l in (tqdm(it, desc="Theorem 2.1 survey", leave=False) if progress else it):
+        A, info = theorem21_construction(R, l)
+        g = info["gamma"]
+        rows.append(dict(R=j, gamma=g, l=l, product_error=float(np.abs(residual_product(A) - R).max()),
+                         norm=max_spectral_norm(A), bound_v1=theorem21_bound(g, l, "v1"),
+                         bound_v3=theorem21_bound(g, l, "v3"), hypothesis=l >= 3 * g, p=info["p"], q=info["q"]))
+    return rows
+
+
+def gradient_bound_survey(ls, taus, Sigmas: dict, points: int = 20, seed: int = 0,
+                          progress: bool = False) -> list[dict]:
+    """Evaluate both sides of the gradient bound at ``points`` random points of each kind
+    (gaussian, shrink, rank_one) for every ``l``, ``tau`` and named covariance.
+
+    One row per (l, tau, Sigma): the smallest ``lhs / rhs`` for each of the three forms."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    grid = [(l, t, name) for l in ls for t in taus for name in Sigmas]
+    for l, tau, name in (tqdm(grid, desc="gradient bound survey", leave=False) if progress else grid):
+        Sigma = as_square("Sigma", Sigmas[name])
+        d = Sigma.shape[0]
+        worst = dict(printed=math.inf, via_E=math.inf, corrected=math.inf)
+        for kind in ("gaussian", "shrink", "rank_one"):
+            for _ in range(points):
+                A = random_ball_point(l, d, tau, rng, kind)
+                R = residual_product(A) - rng.standard_normal((d, d))
+                s = gradient_bound_sides(A, R, Sigma, tau)
+                for form in worst:
+                    worst[form] = min(worst[form], s["lhs"] / s[form])
+        rows.append(dict(l=l, tau=tau, Sigma=name, **{f"worst_{k}": v for k, v in worst.items()}))
+    return rows
