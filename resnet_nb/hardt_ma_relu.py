@@ -32,7 +32,8 @@ from tqdm.auto import tqdm
 from ._checks import check_choice, check_float, check_int
 
 __all__ = ["ReLUResNet", "relu_block", "separation", "margins", "lemma_block",
-           "surrogate_vectors", "theorem32_construction", "parameter_count", "unit_norm_columns"]
+           "surrogate_vectors", "theorem32_construction", "parameter_count", "unit_norm_columns",
+           "projected_margins"]
 
 
 def _as_points(name: str, X) -> np.ndarray:
@@ -95,6 +96,16 @@ class ReLUResNet:
         for U, V, b in self.blocks:
             H = relu_block(H, U, V, b)
         return H
+
+    def trajectory(self, X) -> list:
+        """``[h_0, h_1, ..., h_l]``: the hidden states after the projection and each block."""
+        X = _as_points("X", X)
+        if X.shape[0] != self.A0.shape[1]:
+            raise ValueError(f"X must have {self.A0.shape[1]} rows, got {X.shape[0]}")
+        states = [self.A0 @ X]
+        for U, V, b in self.blocks:
+            states.append(relu_block(states[-1], U, V, b))
+        return states
 
     def __call__(self, X) -> np.ndarray:
         """Outputs ``y`` (r, n)."""
@@ -239,3 +250,20 @@ def theorem32_construction(X, labels, k: int | None = None, r: int | None = None
     report["blocks"] = len(net.blocks)
     report["min_margin"] = float(min(m.min() for m in report["block_margins"]))
     return net, report
+
+
+def projected_margins(X, k: int, seed: int = 0) -> dict:
+    """Margins of the points ``A0 x_i`` after the projection ``A0 = G / sqrt(k)`` used by
+    :func:`theorem32_construction` (same seed, same ``A0``).
+
+    Returns the smallest margin over all points (``<= 0`` means the paper's order fails at
+    the first block that contains that point), the fraction of points with a positive
+    margin, and the range of projected norms."""
+    X = _as_points("X", X)
+    k = check_int("k", k)
+    A0 = np.random.default_rng(seed).standard_normal((k, X.shape[0])) / math.sqrt(k)
+    H = A0 @ X
+    mg = margins(H, np.arange(H.shape[1]))
+    norms = np.linalg.norm(H, axis=0)
+    return dict(k=k, min_margin=float(mg.min()), exposed=float((mg > 0).mean()),
+                min_norm=float(norms.min()), max_norm=float(norms.max()))

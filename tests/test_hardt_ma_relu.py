@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from resnet_nb.hardt_ma_relu import (lemma_block, margins, parameter_count, relu_block,
+from resnet_nb.hardt_ma_relu import (lemma_block, margins, parameter_count, projected_margins, relu_block,
                                      separation, surrogate_vectors, theorem32_construction,
                                      unit_norm_columns)
 
@@ -70,3 +70,28 @@ def test_separation_and_surrogates():
     Q = surrogate_vectors(10, 8, 0.5, seed=0)
     assert np.allclose(np.linalg.norm(Q, axis=0), 0.5)
     assert margins(Q, np.arange(10)).min() > 0
+
+
+def test_trajectory_ends_at_surrogates_and_matches_hidden():
+    rng = np.random.default_rng(4)
+    X = unit_norm_columns(rng.standard_normal((12, 40)))
+    y = rng.integers(0, 3, 40)
+    net, rep = theorem32_construction(X, y, k=6)
+    states = net.trajectory(X)
+    assert len(states) == rep["blocks"] + 1
+    assert np.array_equal(states[-1], net.hidden(X))
+    Q = net.last[0].T  # surrogates as columns
+    assert np.abs(states[-1] - Q[:, y]).max() <= 1e-9
+
+
+def test_projected_margins_agree_with_the_construction():
+    rng = np.random.default_rng(5)
+    X = unit_norm_columns(rng.standard_normal((30, 200)))
+    y = rng.integers(0, 3, 200)
+    pm = projected_margins(X, 8, seed=0)
+    assert pm["min_margin"] < 0 and 0 < pm["exposed"] < 1
+    with pytest.raises(ValueError, match="margin"):
+        theorem32_construction(X, y, k=8, seed=0, selection="paper")
+    # unit vectors without projection: margin = rho^2 / 2 exactly
+    m = margins(X, np.arange(200)).min()
+    assert abs(m - separation(X) ** 2 / 2) <= 1e-12
