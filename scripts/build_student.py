@@ -135,7 +135,11 @@ def main() -> int:
     config_path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True),
                            encoding="utf-8")
 
-    cmd = ["jupyter-book", "build", str(SRC), "--warningiserror", "--keep-going"]
+    # The jupyter-book next to this interpreter: `make student` runs .venv/bin/python without
+    # activating the environment, so .venv/bin need not be on PATH.
+    beside = Path(sys.executable).parent / "jupyter-book"
+    jb = str(beside) if beside.exists() else (shutil.which("jupyter-book") or "jupyter-book")
+    cmd = [jb, "build", str(SRC), "--warningiserror", "--keep-going"]
     print("build_student:", " ".join(cmd), flush=True)
     result = subprocess.run(cmd, cwd=SRC)
     if result.returncode != 0:
