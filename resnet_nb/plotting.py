@@ -5,7 +5,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-__all__ = ["COLORS", "style", "draw_shortcut_unit", "heatmap"]
+__all__ = ["COLORS", "style", "draw_shortcut_unit", "heatmap", "end_to_end_singular_values"]
 
 #: colours by architecture, used by every chapter
 COLORS = {
@@ -90,3 +90,26 @@ def heatmap(ax, M, title=None, symmetric=True, cmap="RdBu_r"):
         ax.set_title(title)
     ax.grid(False)
     return im
+
+
+def end_to_end_singular_values(ax, make_net, scheme: str, depths, runs: int = 20, seed: int = 0,
+                               title=None):
+    """Scatter the singular values of the end-to-end map of ``make_net(L)`` initialised with
+    ``scheme``, ``runs`` draws at each depth L (x jittered so the points do not overlap)."""
+    import torch  # local: plotting stays importable without torch in tools that only draw
+
+    from .init import initialise
+    from .networks import end_to_end
+
+    rng = np.random.default_rng(seed)
+    for L in depths:
+        net = make_net(L)
+        Ws = initialise(net, scheme, seed=seed + L, runs=runs)
+        sv = torch.linalg.svdvals(end_to_end(net, Ws)).flatten().numpy()
+        ax.scatter(L * np.exp(rng.normal(0, 0.05, sv.size)), sv, s=3, alpha=0.4, color="k")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("depth L")
+    if title:
+        ax.set_title(title)
+    return ax
