@@ -35,10 +35,13 @@ For a ``k x k`` convolution with ``c`` input channels (fan-in ``k^2 c``):
 * ``"standard"``: He/MSRA Gaussian, standard deviation ``sqrt(2 / (k^2 c))``
   (He et al. 2015, the initialisation of ``fb.resnet.torch``).
 * ``"hardt_ma"``: Gaussian with standard deviation ``1 / (k^2 c)``. Hardt & Ma (section 5)
-  initialise with ``sigma ~ k^{-2} c^{-1}`` "instead of" the standard
-  ``sigma ~ k^{-1} c^{-1/2}``; we take the constant to be 1, so the standard deviation is
-  the square of the usual ``1 / sqrt(fan-in)`` (smaller by a factor ``k sqrt(c)``: 8.5 for
-  k = 3 and c = 8).
+  initialise their convolutions with a Gaussian of ``sigma ~ k^{-2} c^{-1}`` instead of the
+  standard ``sigma ~ k^{-1} c^{-1/2}``. The statement is a proportionality (we have it as
+  the project's summary of the paper quotes it; the search tools did not return the
+  paper's own sentence), so the constant is our choice: 1. The standard deviation is then
+  the square of the usual ``1 / sqrt(fan-in)``, smaller than it by a factor ``k sqrt(c)``
+  (8.5 for k = 3 and c = 8). ``c`` is the number of input channels (equal to the output
+  channels inside a stage; 1 for the stem).
 * ``"zero_residual"``: ``"standard"`` everywhere except the second convolution of every
   residual block, which starts at zero: every block is then exactly the identity at
   initialisation (the starting point "zero" of Li et al.).

@@ -274,7 +274,7 @@ def animate(table: pd.DataFrame, interval: int = 350):
     xlim = (c["lg_loss"].min() - 0.1, c["lg_loss"].max() + 0.1)
     ylim = (c["avg_weight_norm"].min() * 0.97, c["avg_weight_norm"].max() * 1.03)
     epochs = sorted(c["epoch"].unique())
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=80)  # 80 dpi: every frame is stored as an image
 
     def frame(e):
         ax.clear()
