@@ -54,8 +54,8 @@ __all__ = [
     "order_n_closed_form", "lemma1_tuples", "lemma1_check", "lemma2_check", "part1_check",
     "taylor_remainder_check", "shuffle_matrix", "eq21_A", "eq25_B", "eq28_A", "eq11_assemble",
     "eq13_assemble", "part2_check", "part3_check", "depth_table", "one_sided_derivatives",
-    "relu_kink_check", "eq7_update", "eq7_check", "figure4_one_shortcut_check",
-    "figure4_skip_all_check", "eq15_16_check", "convention_table", "shifted_sigmoid",
+    "relu_kink_check", "relu_first_order_check", "eq7_update", "eq7_check", "figure4_one_shortcut_check",
+    "figure4_skip_all_check", "eq15_16_check", "convention_table", "shifted_sigmoid", "subsample",
 ]
 
 
@@ -81,6 +81,18 @@ class CheckResult:
 
 def _fmt(x: float) -> str:
     return f"{x:.2g}" if x != 0 else "0"
+
+
+def subsample(data: Dataset, every: int) -> Dataset:
+    """Every ``every``-th sample of ``data`` (no new PCA: the coordinates stay those of ``data``)."""
+    if not isinstance(data, Dataset):
+        raise ValueError(f"data must be a Dataset, got {type(data).__name__}")
+    every = check_int("every", every)
+    if every > data.m:
+        raise ValueError(f"every must be at most the number of samples {data.m}, got {every}")
+    idx = torch.arange(0, data.m, every)
+    labels = None if data.labels is None else data.labels[idx.numpy()]
+    return Dataset(data.X[:, idx], data.Y[:, idx], labels=labels, info=dict(data.info, subsample=every))
 
 
 # ------------------------------------------------------------------------------------------
@@ -577,8 +589,8 @@ def part2_check(net: ShortcutNetwork, data, method: str = "auto", rtol: float = 
     drop = float(f(w0 + t * v) - f(w0))
     quad = 0.5 * t ** 2 * float(lam[0])
     tol = rtol * scale
-    holds = (err_H <= tol and err_A <= tol and err_eigs <= tol * net.num_params
-             and float(lam[0]) < 0 and drop < 0 and abs(drop - quad) <= 1e-2 * abs(quad))
+    saddle_ok = float(lam[0]) < 0 and drop < 0 and abs(drop - quad) <= 1e-2 * abs(quad)
+    holds = err_H <= tol and err_A <= tol and err_eigs <= tol * net.num_params and saddle_ok
     lines = [f"max |H_exact - H_Eq.11| = {_fmt(err_H)} ({method}, P = {net.num_params}); "
              f"max |A_closed form - A_Eq.21| = {_fmt(err_A)}",
              f"max |eig(H) - (+-sigma(M), each d R = {net.d * net.R} times)| = {_fmt(err_eigs)}",
@@ -589,6 +601,7 @@ def part2_check(net: ShortcutNetwork, data, method: str = "auto", rtol: float = 
     return CheckResult(f"Theorem 1, part 2 ({net.describe()})", holds, lines,
                        dict(err_H=err_H, err_A=err_A, err_eigs=err_eigs, cond_H=cond_H, cond_M=cond_M,
                             cond_eq12=cond_eq12, rel_cond=rel_cond, lam_min=float(lam[0]),
+                            saddle_ok=saddle_ok, drop=drop, quad=quad,
                             sv=sv, eigs=eigs, H=H))
 
 
@@ -663,8 +676,13 @@ def _unitwise_spectrum(H, net):
     Lemma 1 predicts for n >= 2), the spectrum is the union of the units' spectra, which is
     much cheaper. Returns (eigenvalues ascending, max |entry| outside the unit blocks)."""
     q = net.n * net.d ** 2
-    mask = torch.block_diag(*([torch.ones(q, q, dtype=torch.bool)] * net.R))
-    off = float(H.masked_fill(mask, 0.0).abs().max()) if net.R > 1 else 0.0
+    off = 0.0
+    for r in range(net.R):
+        rows = H[r * q:(r + 1) * q]
+        if r > 0:
+            off = max(off, float(rows[:, :r * q].abs().max()))
+        if r < net.R - 1:
+            off = max(off, float(rows[:, (r + 1) * q:].abs().max()))
     if off == 0.0:
         eigs = np.sort(np.concatenate([spectrum(H[r * q:(r + 1) * q, r * q:(r + 1) * q])
                                        for r in range(net.R)]))
@@ -748,6 +766,32 @@ def relu_kink_check(data, position: str = "mid", d: int | None = None, seed: int
              f"relu'(0) in {{0, 1/2, 1}} = {spread:.3g}"]
     return CheckResult(f"ReLU at {position}: loss not twice differentiable at 0", holds, lines,
                        dict(gaps=gaps, spread=spread, resid=resid, hessians=hs))
+
+
+def relu_first_order_check(data, seed: int = 0, directions: int = 6) -> CheckResult:
+    """n = 1 with ReLU at post: the loss is not even differentiable at 0.
+
+    A differentiable loss has one-sided first derivatives with D1+(v) = -D1+(-v). Along
+    random v, for a 1-shortcut unit with sigma_post = ReLU, the sum D1+(v) + D1+(-v) equals
+    -<(Y - X), |V s|> / m, which is nonzero. ``holds`` is True when the kink is detected.
+    """
+    rng = np.random.default_rng(seed)
+    net = ShortcutNetwork(data.d, 1, 1, post="relu")
+    f = loss_function(net, data)
+    w0 = torch.zeros(net.num_params, dtype=torch.float64)
+    sums, mags, resid = [], [], 0.0
+    for _ in range(directions):
+        v = torch.as_tensor(rng.normal(size=net.num_params))
+        dp, r1 = one_sided_derivatives(f, w0, v, degree=2)
+        dm, r2 = one_sided_derivatives(f, w0, -v, degree=2)
+        sums.append(abs(dp[1] + dm[1]))
+        mags.append(max(abs(dp[1]), abs(dm[1])))
+        resid = max(resid, r1, r2)
+    holds = min(sums) > 1e-6 * max(mags) and resid < 1e-8 * max(1.0, max(mags))
+    return CheckResult("ReLU at post, n = 1: loss not differentiable at 0", holds,
+                       [f"over {directions} random directions the smallest |D1+(v) + D1+(-v)| = {min(sums):.3g} "
+                        f"(largest |D1+| = {max(mags):.3g}; polynomial-fit residual {_fmt(resid)})"],
+                       dict(sums=sums, resid=resid))
 
 
 # ------------------------------------------------------------------------------------------
@@ -958,12 +1002,12 @@ def plot_spectrum(eigs, ax=None, predicted=None, title=None):
     return ax
 
 
-def _network_and_data(n, R, d, act, position, source, seed=0):
+def _network_and_data(n, R, d, act, position, source, mnist=None, seed=0):
     """The network and data set the widgets describe (MNIST forces d = 10)."""
     from .data import synthetic_linear, whitened_mnist
 
     if source == "MNIST":
-        data = whitened_mnist(n_per_class=20)
+        data = whitened_mnist(n_per_class=20) if mnist is None else mnist
     else:
         data = synthetic_linear(d, 200, seed=seed)
     kw = {} if act == "identity" else {position: act}
@@ -988,9 +1032,10 @@ def _draw_case(fig, net, data):
     fig.tight_layout()
 
 
-def hessian_explorer():
+def hessian_explorer(mnist: Dataset | None = None):
     """Widgets (n, R, d, activation and position, data) that redraw the Hessian at 0 and its
-    spectrum. Needs a live kernel; every slider has continuous_update=False."""
+    spectrum. Needs a live kernel; every slider has continuous_update=False. ``mnist``: the
+    MNIST data set to use (default: 200 whitened digits, computed on first use)."""
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
     from IPython.display import display
@@ -1011,7 +1056,7 @@ def hessian_explorer():
         with out:
             out.clear_output(wait=True)
             net, data = _network_and_data(w["n"].value, w["R"].value, w["d"].value, w["act"].value,
-                                          w["position"].value, w["source"].value)
+                                          w["position"].value, w["source"].value, mnist)
             fig = plt.figure(figsize=(9, 4))
             _draw_case(fig, net, data)
             plt.show()
