@@ -206,13 +206,13 @@ def theorem32_construction(X, labels, k: int | None = None, r: int | None = None
     if labels.max() >= r:
         raise ValueError(f"labels must be < r = {r}, got {labels.max()}")
     check_choice("selection", selection, ["paper", "greedy"])
-    if n > 1 and separation(X) <= 0:
-        raise ValueError("X has two identical points: they cannot be given different outputs")
     k = min(d, max(2, math.ceil(6 * math.log(max(n, 2))))) if k is None else check_int("k", k)
     rng = np.random.default_rng(seed)
     A0 = rng.standard_normal((k, d)) / math.sqrt(k)
     H = A0 @ X
-    if n > 1 and separation(H) <= 0:
+    if n > 1 and separation(H) <= 0:  # identical inputs stay identical after projecting
+        if separation(X) <= 0:
+            raise ValueError("X has two identical points: they cannot be given different outputs")
         raise ValueError("the projection merged two points; use a larger k or another seed")
     radius = 0.5 * float(np.linalg.norm(H, axis=0).min())
     Q = surrogate_vectors(r, k, radius, seed=seed + 1)
@@ -220,11 +220,16 @@ def theorem32_construction(X, labels, k: int | None = None, r: int | None = None
     unmoved = np.arange(n)
     report = dict(k=k, r=r, n=n, radius=radius, block_margins=[], moved_error=0.0, fixed_error=0.0)
     pbar = tqdm(total=n, desc=f"Theorem 3.2 construction (n={n}, k={k})", leave=False) if progress else None
+    if selection == "greedy":
+        # M[i, j] = ||h_i||^2 - <h_i, h_j> for every point i and j (diagonal excluded); only the
+        # columns of moved points change, so each block updates k columns instead of all n.
+        M = (H ** 2).sum(0)[:, None] - H.T @ H
+        np.fill_diagonal(M, np.inf)
     while unmoved.size:
         if selection == "paper":
             idx = unmoved[:k]
         else:
-            mg = margins(H, unmoved)
+            mg = M[unmoved].min(axis=1)
             order = np.argsort(-mg)
             idx = unmoved[order[:k]]
             idx = idx[mg[order[:k]] > 0]
@@ -233,6 +238,9 @@ def theorem32_construction(X, labels, k: int | None = None, r: int | None = None
         U, V, b, rep = lemma_block(H, idx, Q[:, labels[idx]], k=k, safety=safety)
         net.blocks.append((U, V, b))
         H = relu_block(H, U, V, b)
+        if selection == "greedy":
+            M[:, idx] = (H ** 2).sum(0)[:, None] - H.T @ H[:, idx]
+            M[idx, idx] = np.inf
         report["block_margins"].append(rep["margins"])
         report["moved_error"] = max(report["moved_error"], rep["moved_error"])
         report["fixed_error"] = max(report["fixed_error"], rep["fixed_error"])
