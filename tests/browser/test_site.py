@@ -264,12 +264,18 @@ def _check_widgets(page, shot_prefix: Path | None = None) -> int:
         arg=n_views,
         timeout=30_000,
     )
-    # Labels with TeX are typeset through the MathJax 2 shim: none may stay raw.
-    raw = page.evaluate(
+    # Labels with TeX are typeset through the MathJax 2 shim, asynchronously: give it time,
+    # then none may stay raw.
+    raw_labels = (
         "() => Array.from(document.querySelectorAll('.widget-label, .widget-label-basic'))"
         ".filter(e => /\\$[^$]+\\$/.test(e.textContent) && !e.querySelector('mjx-container'))"
         ".map(e => e.textContent)"
     )
+    try:
+        page.wait_for_function(f"({raw_labels})().length === 0", timeout=10_000)
+    except Exception:  # the assertion below reports what is left
+        pass
+    raw = page.evaluate(raw_labels)
     assert not raw, f"widget labels left untypeset: {raw}"
     if shot_prefix is not None:
         views = page.locator(".jupyter-widgets.widget-view, .cell_output .widget-vbox, "
