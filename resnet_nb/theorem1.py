@@ -56,6 +56,7 @@ __all__ = [
     "eq13_assemble", "part2_check", "part3_check", "depth_table", "one_sided_derivatives",
     "relu_kink_check", "relu_first_order_check", "eq7_update", "eq7_check", "figure4_one_shortcut_check",
     "figure4_skip_all_check", "eq15_16_check", "convention_table", "shifted_sigmoid", "subsample",
+    "relabel", "sign_sweep", "order_sweep",
 ]
 
 
@@ -898,9 +899,13 @@ def figure4_skip_all_check(data, n: int = 3, lr: float = 0.05, epochs: int = 200
 
 
 def eq15_16_check(data, n: int = 2, R: int = 4, lr: float = 0.1, epochs: int = 2000,
-                  seed: int = 0, rtol: float = 1e-6) -> CheckResult:
+                  seed: int = 0, rtol: float = 1e-4) -> CheckResult:
     """Eqs. 15-16: the least-squares optimum (from the samples, with a pseudo-inverse) against a
-    2-shortcut linear network trained by gradient descent from a small start."""
+    2-shortcut linear network trained by gradient descent from a small start.
+
+    Holds when both formulas match their sample-based counterparts, no epoch's loss is below
+    L_min (it is a lower bound for every linear network), and the final gap is at most
+    ``rtol * max(1, L_min)``."""
     if not isinstance(data, Dataset):
         raise ValueError(f"data must be a Dataset, got {type(data).__name__}")
     X, Y, m = data.X, data.Y, data.m
@@ -914,12 +919,13 @@ def eq15_16_check(data, n: int = 2, R: int = 4, lr: float = 0.1, epochs: int = 2
     e15 = float((Wstar - Wls).abs().max())
     e16 = abs(Lmin - Lmin_samples)
     eW = float((Wend - Wstar).abs().max())
-    holds = e15 <= 1e-10 and e16 <= 1e-10 and -1e-12 <= gap_L <= rtol * max(1.0, Lmin) + 1e-12
+    below = float(np.nanmin(res.losses) - Lmin)
+    holds = e15 <= 1e-10 and e16 <= 1e-10 and below >= -1e-12 and gap_L <= rtol * max(1.0, Lmin)
     return CheckResult("Eqs. 15-16", holds,
                        [f"Eq. 15 (Syx Sxx^+) vs a least-squares solve on the samples: max |difference| = {_fmt(e15)}",
                         f"Eq. 16: L_min = {Lmin:.10f}; from the samples {Lmin_samples:.10f} (difference {_fmt(e16)})",
                         f"{n}-shortcut network, R = {R}, {epochs} GD epochs: loss - L_min = {gap_L:.2e}, "
-                        f"max |W_end - W*| = {eW:.2e}"],
+                        f"max |W_end - W*| = {eW:.2e}; lowest loss over all epochs minus L_min = {below:.1e}"],
                        dict(e15=e15, e16=e16, gap_L=gap_L, eW=eW, losses=res.losses, Lmin=Lmin))
 
 
@@ -927,23 +933,97 @@ def eq15_16_check(data, n: int = 2, R: int = 4, lr: float = 0.1, epochs: int = 2
 # The pairing convention
 # ------------------------------------------------------------------------------------------
 
-def convention_table(dataset_fn, conventions, **net_kwargs) -> list[dict]:
-    """cond(H at 0) of a 2-shortcut network for several (name, signs, order) conventions.
+def relabel(data: Dataset, signs="svd_flip", order=None) -> Dataset:
+    """Re-pair inputs with outputs: input coordinate i becomes ``signs[i] * X[order[i]]``.
 
-    ``dataset_fn(signs, order)`` returns a Dataset (e.g. ``lambda s, o: whitened_mnist(signs=s, order=o)``).
-    Each row: the convention, sigma_max/sigma_min of M (= cond(H), Part 2, every depth), and
-    the 10th-percentile condition number of the exact Hessian of one unit.
+    The same conventions as :func:`resnet_nb.data.whitened_mnist` (``order`` first, then
+    ``signs``: "svd_flip" keeps ``data``'s signs, "positive_diagonal" / "negative_diagonal" make
+    ``Syx[i, i]`` >= 0 / <= 0, or a vector of +-1), applied to an existing data set so that no
+    new PCA is needed. Targets are unchanged.
+    """
+    if not isinstance(data, Dataset):
+        raise ValueError(f"data must be a Dataset, got {type(data).__name__}")
+    d = data.d
+    X = data.X
+    if order is not None:
+        order = np.asarray(order)
+        if sorted(order.tolist()) != list(range(d)):
+            raise ValueError(f"order must be a permutation of range({d}), got {order.tolist()}")
+        X = X[torch.as_tensor(order)]
+    if isinstance(signs, str):
+        check_choice("signs", signs, ["svd_flip", "positive_diagonal", "negative_diagonal"])
+        if signs == "svd_flip":
+            flip = torch.ones(d, dtype=torch.float64)
+        else:
+            k = min(d, data.Y.shape[0])
+            diag = (data.Y[:k] * X[:k]).sum(dim=1) / data.m
+            flip = torch.ones(d, dtype=torch.float64)
+            sgn = torch.where(diag >= 0, 1.0, -1.0).to(torch.float64)
+            flip[:k] = sgn if signs == "positive_diagonal" else -sgn
+    else:
+        flip = torch.as_tensor(np.asarray(signs, dtype=np.float64))
+        if flip.shape != (d,) or not bool(((flip == 1) | (flip == -1)).all()):
+            raise ValueError(f"signs must be a convention name or a vector of {d} entries in {{+1, -1}}, got {signs!r}")
+    return Dataset(X * flip[:, None], data.Y, labels=data.labels,
+                   info=dict(data.info, relabel=dict(signs=signs if isinstance(signs, str) else flip.tolist(),
+                                                     order=None if order is None else order.tolist())))
+
+
+def _cond_of_M(Sxx, Syx):
+    sv = torch.linalg.svdvals(Sxx - Syx)
+    return sv.max(dim=-1).values / sv.min(dim=-1).values
+
+
+def convention_table(data: Dataset, conventions) -> list[dict]:
+    """Condition numbers at 0 for several pairings of input and output coordinates.
+
+    ``conventions``: (name, signs, order) triples for :func:`relabel`. Each row: the
+    2-shortcut condition number sigma_max/sigma_min of M = Sigma_XX - Sigma_YX (Part 2: the
+    same at every depth), read from the exact Hessian of one unit as well, and the paper's
+    10th-percentile condition number of a 1-shortcut network with 8 units.
     """
     rows = []
     for name, signs, order in conventions:
-        data = dataset_fn(signs, order)
-        net = ShortcutNetwork(data.d, 2, 1, **net_kwargs)
-        sv = torch.linalg.svdvals(theorem1_blocks(net, data)["M"]).numpy()
-        H = hessian_at_zero(net, data)
-        rows.append(dict(convention=name, cond=float(sv.max() / sv.min()) if sv.min() > 0 else math.inf,
-                         cond10=cond_percentile(spectrum(H), 10), sigma_min=float(sv.min()),
-                         sigma_max=float(sv.max())))
+        dd = relabel(data, signs, order)
+        st = dd.stats()
+        net2 = ShortcutNetwork(dd.d, 2, 1)
+        eigs2 = spectrum(hessian_linear(net2, torch.zeros(net2.shape, dtype=torch.float64), st))
+        net1 = ShortcutNetwork(dd.d, 1, 8)
+        eigs1 = spectrum(hessian_linear(net1, torch.zeros(net1.shape, dtype=torch.float64), st))
+        rows.append(dict(convention=name, cond_M=float(_cond_of_M(st.Sxx, st.Syx)),
+                         cond_H_2shortcut=cond_max_min(eigs2),
+                         cond10_1shortcut_R8=cond_percentile(eigs1, 10),
+                         trace_Syx=float(torch.trace(st.Syx))))
     return rows
+
+
+def sign_sweep(data: Dataset) -> np.ndarray:
+    """sigma_max/sigma_min of M = Sigma_XX - Sigma_YX D for every sign pattern D (2^d of them).
+
+    Flipping input coordinate i flips column i of Sigma_YX and leaves Sigma_XX's diagonal;
+    for whitened data Sigma_XX = I is unchanged. Returns an array of 2^d condition numbers,
+    pattern k having sign -1 at coordinate i when bit i of k is set.
+    """
+    d = data.d
+    if d > 16:
+        raise ValueError(f"sign_sweep enumerates 2^d patterns; d must be <= 16, got {d}")
+    st = data.stats()
+    k = torch.arange(2 ** d)
+    D = 1.0 - 2.0 * ((k[:, None] >> torch.arange(d)) & 1).to(torch.float64)  # (2^d, d)
+    Sxx = D[:, :, None] * st.Sxx * D[:, None, :]
+    Syx = st.Syx * D[:, None, :]
+    return _cond_of_M(Sxx, Syx).numpy()
+
+
+def order_sweep(data: Dataset, count: int = 2000, seed: int = 0) -> np.ndarray:
+    """sigma_max/sigma_min of M for ``count`` random orders of the input coordinates."""
+    count = check_int("count", count)
+    st = data.stats()
+    g = torch.Generator().manual_seed(int(seed))
+    perms = torch.stack([torch.randperm(data.d, generator=g) for _ in range(count)])
+    Sxx = st.Sxx[perms[:, :, None], perms[:, None, :]]
+    Syx = st.Syx[:, perms].permute(1, 0, 2)
+    return _cond_of_M(Sxx, Syx).numpy()
 
 
 # ------------------------------------------------------------------------------------------

@@ -310,3 +310,48 @@ def test_figure4(data3):
 def test_eq15_16(data3):
     res = eq15_16_check(data3, n=2, R=2, lr=0.2, epochs=3000)
     assert res.holds, str(res)
+
+
+def test_relu_first_order_kink(data3):
+    from resnet_nb.theorem1 import relu_first_order_check
+    res = relu_first_order_check(data3, directions=3)
+    assert res.holds, str(res)
+
+
+# -- the pairing convention --------------------------------------------------------------------
+
+def test_relabel_matches_whitened_mnist():
+    from resnet_nb import whitened_mnist
+    from resnet_nb.theorem1 import relabel
+    base = whitened_mnist(n_per_class=15)
+    order = [3, 1, 0, 2, 4, 5, 9, 8, 7, 6]
+    for signs in ("positive_diagonal", "negative_diagonal", [1, -1] * 5):
+        a = relabel(base, signs, order)
+        b = whitened_mnist(n_per_class=15, signs=signs, order=order)
+        assert float((a.X - b.X).abs().max()) < 1e-10
+
+
+def test_relabel_rejects_bad_input(data3):
+    from resnet_nb.theorem1 import relabel
+    with pytest.raises(ValueError, match="order must be a permutation"):
+        relabel(data3, order=[0, 0, 1])
+    with pytest.raises(ValueError, match="signs must be"):
+        relabel(data3, signs=[1, 2, 1])
+
+
+def test_sign_and_order_sweeps_agree_with_relabel(data3):
+    from resnet_nb.theorem1 import order_sweep, relabel, sign_sweep
+    conds = sign_sweep(data3)
+    assert conds.shape == (8,)
+    for k in (0, 5, 7):
+        signs = [-1 if (k >> i) & 1 else 1 for i in range(3)]
+        st = relabel(data3, signs).stats()
+        sv = torch.linalg.svdvals(st.Sxx - st.Syx)
+        assert abs(conds[k] - float(sv.max() / sv.min())) < 1e-10 * conds[k]
+    oc = order_sweep(data3, count=5, seed=2)
+    g = torch.Generator().manual_seed(2)
+    p = torch.randperm(3, generator=g)
+    st = relabel(data3, order=p.numpy()).stats()
+    sv = torch.linalg.svdvals(st.Sxx - st.Syx)
+    assert abs(oc[0] - float(sv.max() / sv.min())) < 1e-10 * oc[0]
+    assert conds.max() > conds.min() * 1.01  # the convention matters
