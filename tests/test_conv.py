@@ -401,3 +401,13 @@ def test_fig2_plot_puts_markers_at_the_drops(tiny_table):
 def test_fig2_bad_config(over, word):
     with pytest.raises(ValueError, match=word):
         fig2.configurations(_tiny_config(**over))
+
+
+def test_fig2_run_one_checks_its_item():
+    item = fig2.configurations(_tiny_config())[0]
+    with pytest.raises(ValueError, match="missing"):
+        fig2.run_one({k: v for k, v in item.items() if k != "lr"})
+    with pytest.raises(ValueError, match="blocks entry"):
+        fig2.run_one(dict(item, blocks=0))
+    with pytest.raises(ValueError, match="item must be a dict"):
+        fig2.run_one([item])

@@ -115,8 +115,21 @@ def _digits(downsample: bool, data_seed: int):
     return conv.mnist_tensors(downsample=downsample, seed=data_seed)
 
 
+def _check_item(item) -> None:
+    """Raise ValueError unless ``item`` is a work item as :func:`configurations` makes them."""
+    if not isinstance(item, dict):
+        raise ValueError(f"item must be a dict made by configurations(), got {type(item).__name__}")
+    need = [k for k in KEYS if k not in ("blocks", "seeds")] + ["blocks", "seed"]
+    missing = [k for k in need if k not in item]
+    if missing:
+        raise ValueError(f"item must have the keys {need}; missing {missing}")
+    config = {k: item[k] for k in KEYS if k not in ("blocks", "seeds")}
+    _check_config(dict(config, blocks=[item["blocks"]], seeds=[item["seed"]]))
+
+
 def run_one(item: dict, device: str = "cpu", progress: bool = False) -> list[dict]:
     """Train one network of ``item`` (see :func:`configurations`); one row per epoch."""
+    _check_item(item)
     device = engine.check_device(device)
     data = _digits(item["downsample"], item["data_seed"])
     n = item["n_train"]
