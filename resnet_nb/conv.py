@@ -90,8 +90,10 @@ __all__ = [
     "DigitTensors",
     "mnist_tensors",
     "lr_schedule",
+    "WHICH",
     "weight_tensors",
     "average_weight_norm",
+    "scale_invariance",
     "evaluate",
     "train",
 ]
@@ -360,18 +362,26 @@ def mnist_tensors(downsample: bool = True, seed: int = 0, test_fraction: float =
 # Measurements
 # ---------------------------------------------------------------------------------------------
 
+WHICH = ("conv", "residual", "residual_1", "residual_2")
+
+
 def weight_tensors(model: ConvResNet, which: str = "conv") -> list[torch.Tensor]:
     """The weight tensors whose norms are averaged.
 
     ``which="conv"``: every convolution kernel (stem, residual blocks, transitions);
-    ``"residual"``: the kernels inside residual blocks only. Biases, batch-norm scales and the
-    last layer are never included (the last layer may be fixed).
+    ``"residual"``: the kernels inside residual blocks only; ``"residual_1"`` and
+    ``"residual_2"``: only the first, or only the second, convolution of every block. With
+    batch norm the first one is followed by a batch norm (its scale does not change the
+    function) and the second one is not (its scale sets how much the block adds to the
+    shortcut). Biases, batch-norm scales and the last layer are never included (the last
+    layer may be fixed).
     """
     if not isinstance(model, ConvResNet):
         raise ValueError(f"model must be a ConvResNet, got {type(model).__name__}")
-    check_choice("which", which, ["conv", "residual"])
-    return [conv.weight for _, conv, role in model.convolutions()
-            if which == "conv" or role.startswith("residual")]
+    check_choice("which", which, WHICH)
+    keep = {"conv": None, "residual": ("residual_1", "residual_2"), "residual_1": ("residual_1",),
+            "residual_2": ("residual_2",)}[which]
+    return [conv.weight for _, conv, role in model.convolutions() if keep is None or role in keep]
 
 
 @torch.no_grad()
@@ -385,6 +395,34 @@ def average_weight_norm(model: ConvResNet, which: str = "conv") -> float:
     if not ws:
         return float("nan")
     return float(torch.stack([w.detach().norm() for w in ws]).mean())
+
+
+def scale_invariance(model: ConvResNet, images: torch.Tensor, labels: torch.Tensor) -> pd.DataFrame:
+    """For every kernel ``W``: the cosine between ``W`` and the gradient of the loss at ``W``.
+
+    The loss is the mean cross-entropy on ``images`` in *training* mode (batch norms use the
+    statistics of this batch), computed on a copy of ``model`` so that nothing changes. If
+    the loss depends on ``W`` only through ``W / ||W||_F``, as for a convolution followed by a
+    batch norm, then ``<grad, W> = 0`` and the cosine vanishes (up to rounding). Returns one
+    row per kernel: ``name``, ``role``, ``norm``, ``cosine``.
+    """
+    import copy
+
+    if not isinstance(model, ConvResNet):
+        raise ValueError(f"model must be a ConvResNet, got {type(model).__name__}")
+    _check_images_labels(images, labels)
+    twin = copy.deepcopy(model).train()
+    convs = twin.convolutions()
+    loss = F.cross_entropy(twin(images), labels)
+    grads = torch.autograd.grad(loss, [m.weight for _, m, _ in convs])
+    rows = []
+    for (name, m, role), g in zip(convs, grads):
+        w = m.weight.detach().double()
+        g = g.double()
+        denom = float(w.norm() * g.norm())
+        cos = float((w * g).sum()) / denom if denom > 0 else float("nan")
+        rows.append(dict(name=name, role=role, norm=float(w.norm()), cosine=cos))
+    return pd.DataFrame(rows)
 
 
 def _check_images_labels(images, labels):
@@ -460,7 +498,8 @@ def train(model: ConvResNet, images: torch.Tensor, labels: torch.Tensor, epochs:
     Returns a DataFrame with columns ``epoch`` (0 = before training), ``lr`` (the step size
     of the epoch that ends at that row; row 0 repeats the first), ``loss`` and ``accuracy``
     (cross-entropy and accuracy on the whole training set, evaluation mode, after the epoch),
-    ``avg_weight_norm``, ``batch_loss`` (the mean of the epoch's mini-batch losses in training
+    ``avg_weight_norm``, ``norm_residual_1`` and ``norm_residual_2`` (average norms of the first
+    and of the second convolutions of the blocks; NaN without blocks), ``batch_loss`` (the mean of the epoch's mini-batch losses in training
     mode, as ``fb.resnet.torch`` logs it; NaN in row 0) and, with ``test``, ``test_loss`` and
     ``test_accuracy``. A run whose
     loss becomes non-finite stops and the last row has ``diverged=True``.
@@ -482,7 +521,7 @@ def train(model: ConvResNet, images: torch.Tensor, labels: torch.Tensor, epochs:
     seed = check_int("seed", seed, minimum=0)
     momentum = check_float("momentum", momentum, low=0.0, high=1.0, high_open=True)
     weight_decay = check_float("weight_decay", weight_decay, low=0.0)
-    check_choice("which", which, ["conv", "residual"])
+    check_choice("which", which, WHICH)
     if test is not None:
         if not (isinstance(test, (tuple, list)) and len(test) == 2):
             raise ValueError(f"test must be a pair (images, labels) or None, got {type(test).__name__}")
@@ -510,7 +549,8 @@ def _train_loop(model, images, labels, lrs, batch_size, seed, momentum, weight_d
         loss, acc = evaluate(model, images, labels)
         r = dict(epoch=epoch, lr=lr_now, loss=loss, accuracy=acc,
                  avg_weight_norm=average_weight_norm(model, which), diverged=diverged,
-                 batch_loss=float("nan"))
+                 batch_loss=float("nan"), norm_residual_1=average_weight_norm(model, "residual_1"),
+                 norm_residual_2=average_weight_norm(model, "residual_2"))
         if test is not None:
             r["test_loss"], r["test_accuracy"] = evaluate(model, *test)
         return r

@@ -411,3 +411,70 @@ def test_fig2_run_one_checks_its_item():
         fig2.run_one(dict(item, blocks=0))
     with pytest.raises(ValueError, match="item must be a dict"):
         fig2.run_one([item])
+
+
+def test_weight_tensor_groups_partition_the_residual_kernels():
+    model = conv.ConvResNet(blocks=[2, 1], channels=[3, 5], seed=0)
+    first = conv.weight_tensors(model, "residual_1")
+    second = conv.weight_tensors(model, "residual_2")
+    both = conv.weight_tensors(model, "residual")
+    assert len(first) == len(second) == 3 and len(both) == 6
+    assert {id(w) for w in first} | {id(w) for w in second} == {id(w) for w in both}
+    assert all(w is b.conv1.weight for w, b in zip(first, [*model.stages[0], *model.stages[1]]))
+    n1 = np.mean([float(w.detach().double().norm()) for w in first])
+    assert abs(conv.average_weight_norm(model, "residual_1") - n1) < 1e-6
+
+
+def test_train_records_the_norms_of_both_convolutions_of_the_blocks(small):
+    x, y = small
+    model = conv.ConvResNet(blocks=1, channels=4, seed=0)
+    hist = conv.train(model, x[:64], y[:64], epochs=1, lr=0.05, batch_size=32, progress=False)
+    assert abs(hist.norm_residual_1.iloc[-1] - conv.average_weight_norm(model, "residual_1")) < 1e-12
+    assert abs(hist.norm_residual_2.iloc[-1] - conv.average_weight_norm(model, "residual_2")) < 1e-12
+
+
+def test_scale_invariance_of_kernels_followed_by_batch_norm(small):
+    x, y = small
+    model = conv.ConvResNet(blocks=1, channels=[4, 6], batch_norm=True, seed=0)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    table = conv.scale_invariance(model, x[:100], y[:100])
+    # nothing changed in the model (running statistics included)
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+    cos = table.groupby("role").cosine.agg(lambda c: c.abs().max())
+    assert cos["residual_1"] < 1e-5  # followed by a batch norm: gradient orthogonal to W
+    assert cos["residual_2"] > 1e-4 and cos["transition"] > 1e-4  # not followed by one
+
+    # independent check: scaling the first kernel of a block leaves the training-mode loss
+    # unchanged, scaling the second one does not
+    def loss_after_scaling(attr, alpha):
+        import copy
+        twin = copy.deepcopy(model).train()
+        with torch.no_grad():
+            getattr(twin.stages[0][0], attr).weight.mul_(alpha)
+            return float(torch.nn.functional.cross_entropy(twin(x[:100]), y[:100]))
+
+    base = loss_after_scaling("conv1", 1.0)
+    assert abs(loss_after_scaling("conv1", 3.0) - base) < 1e-4
+    assert abs(loss_after_scaling("conv2", 3.0) - base) > 1e-3
+
+    # without batch norm the first kernel is not scale-invariant
+    plain = conv.scale_invariance(conv.ConvResNet(blocks=1, channels=[4, 6], seed=0), x[:100], y[:100])
+    assert plain[plain.role == "residual_1"].cosine.abs().max() > 1e-3
+
+
+def test_fig2_plot_can_show_either_convolution(tiny_table):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    table, _ = tiny_table
+    c2 = fig2.curves(table, "norm_residual_2")
+    want = table[(table.blocks == 2) & (table.epoch == 3)].norm_residual_2.mean()
+    assert abs(c2[(c2.blocks == 2) & (c2.epoch == 3)].avg_weight_norm.iloc[0] - want) < 1e-12
+    ax = fig2.plot(table, column="norm_residual_1")
+    assert "first convolutions" in ax.get_ylabel()
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="column"):
+        fig2.curves(table, "loss")
+    s = fig2.summarise(table)
+    last = table[table.epoch == 4].groupby("blocks").norm_residual_2.mean()
+    np.testing.assert_allclose(s.set_index("blocks").final_norm_residual_2, last, rtol=1e-12)

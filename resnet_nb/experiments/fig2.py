@@ -155,6 +155,7 @@ def run_one(item: dict, device: str = "cpu", progress: bool = False) -> list[dic
         rows.append({"blocks": item["blocks"], "layers": n_layers, "seed": item["seed"], "epoch": int(r["epoch"]),
                      "lr": float(r["lr"]), "loss": float(r["loss"]), "batch_loss": float(r["batch_loss"]),
                      "accuracy": float(r["accuracy"]), "avg_weight_norm": float(r["avg_weight_norm"]),
+                     "norm_residual_1": float(r["norm_residual_1"]), "norm_residual_2": float(r["norm_residual_2"]),
                      "diverged": bool(r["diverged"])})
     return rows
 
@@ -182,12 +183,21 @@ def _check_table(table) -> pd.DataFrame:
     return table
 
 
-def curves(table: pd.DataFrame) -> pd.DataFrame:
-    """Per (blocks, epoch): the mean over seeds of lg(loss) and of the average weight norm."""
+NORM_COLUMNS = {"avg_weight_norm": "average Frobenius norm of the weights",
+                "norm_residual_1": "average norm, first convolutions of the blocks",
+                "norm_residual_2": "average norm, second convolutions of the blocks"}
+
+
+def curves(table: pd.DataFrame, column: str = "avg_weight_norm") -> pd.DataFrame:
+    """Per (blocks, epoch): the mean over seeds of lg(loss) and of the norm ``column``.
+
+    The norm comes back in a column named ``avg_weight_norm`` whichever ``column`` it is.
+    """
     t = _check_table(table).copy()
+    check_choice("column", column, [c for c in NORM_COLUMNS if c in t.columns])
     t["lg_loss"] = np.log10(t["loss"].where(t["loss"] > 0))
     out = (t.groupby(["blocks", "layers", "epoch"], sort=True)
-            .agg(lg_loss=("lg_loss", "mean"), avg_weight_norm=("avg_weight_norm", "mean"), lr=("lr", "first"),
+            .agg(lg_loss=("lg_loss", "mean"), avg_weight_norm=(column, "mean"), lr=("lr", "first"),
                  seeds=("seed", "nunique"))
             .reset_index())
     return out
@@ -208,8 +218,9 @@ def lr_drops(table: pd.DataFrame) -> list[int]:
 
 
 def summarise(table: pd.DataFrame) -> pd.DataFrame:
-    """Per depth (mean over seeds): average weight norm at the start, its maximum and at the end,
-    the final training loss and accuracy."""
+    """Per depth (mean over seeds): average weight norm at the start, its maximum and at the end
+    (also for the first and the second convolutions of the blocks alone), the final training
+    loss and accuracy."""
     t = _check_table(table)
     rows = []
     for (b, n_layers), g in t.groupby(["blocks", "layers"], sort=True):
@@ -219,6 +230,10 @@ def summarise(table: pd.DataFrame) -> pd.DataFrame:
                      "initial_norm": float(g[g["epoch"] == 0]["avg_weight_norm"].mean()),
                      "max_norm": float(per_seed_max.mean()),
                      "final_norm": float(last["avg_weight_norm"].mean()),
+                     "final_norm_residual_1": float(last["norm_residual_1"].mean()) if "norm_residual_1" in last
+                     else np.nan,
+                     "final_norm_residual_2": float(last["norm_residual_2"].mean()) if "norm_residual_2" in last
+                     else np.nan,
                      "final_loss": float(last["loss"].mean()),
                      "final_accuracy": float(last["accuracy"].mean()) if "accuracy" in last else np.nan})
     return pd.DataFrame(rows)
@@ -236,20 +251,22 @@ def _colors(blocks_values):
     return {b: cmap(0.85 * i / max(k - 1, 1)) for i, b in enumerate(blocks_values)}
 
 
-def plot(table: pd.DataFrame, ax=None, upto: int | None = None, first_epoch: int = 1):
+def plot(table: pd.DataFrame, ax=None, upto: int | None = None, first_epoch: int = 1,
+         column: str = "avg_weight_norm"):
     """Average weight norm against lg(training loss), one curve per depth, step-size drops marked.
 
     Training runs from right to left (the loss falls). The first drop of the step size is
     marked with a circle, the second with a triangle, as in the paper. ``upto``: draw epochs
     up to this one only (for animations). ``first_epoch``: the first epoch drawn (default 1:
     with batch norm, the evaluation-mode loss of the untrained network uses running statistics
-    that have not been estimated yet, so row 0 is not a meaningful loss).
+    that have not been estimated yet, so row 0 is not a meaningful loss). ``column``: which
+    norm (see ``NORM_COLUMNS``).
     """
     import matplotlib.pyplot as plt
 
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 4.2))
-    c = curves(table)
+    c = curves(table, column)
     drops = lr_drops(table)
     blocks_values = sorted(c["blocks"].unique())
     colors = _colors(blocks_values)
@@ -269,7 +286,7 @@ def plot(table: pd.DataFrame, ax=None, upto: int | None = None, first_epoch: int
         ax.plot([], [], DROP_MARKERS[j % len(DROP_MARKERS)], mfc="none", mec="k",
                 label=f"step size divided after epoch {e}")
     ax.set_xlabel("lg(training loss)")
-    ax.set_ylabel("average Frobenius norm of the weights")
+    ax.set_ylabel(NORM_COLUMNS[column])
     ax.legend(fontsize=8, loc="best")
     ax.grid(alpha=0.3)
     return ax
