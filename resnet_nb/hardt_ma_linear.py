@@ -26,7 +26,8 @@ from ._checks import check_float, check_int
 
 __all__ = [
     "as_square", "gamma_of", "theorem21_bound", "residual_product", "max_spectral_norm",
-    "polar_factors", "theorem21_construction", "min_max_norm_lower_bound",
+    "polar_factors", "theorem21_construction", "theorem21_paper_recipe", "rotation_step_norm",
+    "min_max_norm_lower_bound", "FORMS",
     "population_risk", "risk_gradient", "gradient_bound_sides", "adversarial_gradient_ratio",
     "random_ball_point", "critical_point_at_tau_one", "scalar_optimum", "random_positive_det",
     "theorem21_survey", "gradient_bound_survey",
@@ -192,6 +193,58 @@ def theorem21_construction(R, l: int, split: str = "best"):
     return A, info
 
 
+def theorem21_paper_recipe(R, l: int):
+    """The recipe of the paper's own proof (appendix A.1): ``R = U K V^T`` with ``q`` factors
+    for ``V^T``, ``p`` for ``K`` and ``q`` for ``U`` (so ``l = 2q + p``).
+
+    The proof takes an SVD and writes ``U`` and ``V`` as products of planar rotations; that is
+    only possible when both have determinant +1, which we arrange by flipping the last
+    singular pair (possible exactly when ``det R > 0``). Among the integer splits we keep the
+    one with the smallest ``|||A|||``. Returns ``(A, info)`` like
+    :func:`theorem21_construction`.
+    """
+    R = as_square("R", R)
+    l = check_int("l", l)
+    if np.linalg.det(R) <= 0:
+        raise ValueError(f"R must have positive determinant, got det R = {np.linalg.det(R):.3g}")
+    d = R.shape[0]
+    U, k, Vt = np.linalg.svd(R)
+    if np.linalg.det(U) < 0:  # then det V < 0 too: flip one singular pair
+        U[:, -1] *= -1
+        Vt[-1] *= -1
+    gamma = float(np.abs(np.log(k)).max())
+    tU, tV = _rotation_root(U, 1)[1], _rotation_root(Vt, 1)[1]
+    best = None
+    for q in range(0, l // 2 + 1):
+        p = l - 2 * q
+        if (q == 0 and max(tU, tV) > 1e-15) or (p == 0 and gamma > 1e-15):
+            continue
+        rot = 2 * math.sin(max(tU, tV) / (2 * q)) if q > 0 else 0.0
+        sym = float(np.abs(k ** (1.0 / p) - 1).max()) if p > 0 else 0.0
+        if best is None or max(rot, sym) < best[0]:
+            best = (max(rot, sym), p, q)
+    if best is None:
+        raise ValueError(f"l = {l} is too small for the recipe: it needs 2 rotation factors and 1 stretch")
+    _, p, q = best
+    eye = np.eye(d)
+    A = np.zeros((l, d, d))
+    if q > 0:
+        A[:q] = _rotation_root(Vt, q)[0] - eye
+        A[q + p:] = _rotation_root(U, q)[0] - eye
+    if p > 0:
+        A[q:q + p] = np.diag(k ** (1.0 / p)) - eye
+    return A, dict(p=p, q=q, gamma=gamma, theta_U=tU, theta_V=tV)
+
+
+def rotation_step_norm(phi: float) -> dict:
+    """``||I - T(phi)||`` for the planar rotation ``T(phi)``, beside the value ``|sin phi|`` printed
+    in the proof of Theorem 2.1 and the true value ``2 |sin(phi / 2)|``."""
+    phi = check_float("phi", phi)
+    T = np.array([[math.cos(phi), -math.sin(phi)], [math.sin(phi), math.cos(phi)]])
+    return dict(phi=phi, norm=float(np.linalg.norm(np.eye(2) - T, 2)), printed=abs(math.sin(phi)),
+                formula=2 * abs(math.sin(phi / 2)))
+
+
 def min_max_norm_lower_bound(R) -> float:
     """A lower bound on ``|||A|||`` over all factorisations ``R = (I + A_l) ... (I + A_1)``, any l.
 
@@ -226,13 +279,20 @@ def risk_gradient(A, R, Sigma) -> np.ndarray:
     return _gradient_from_error(A, residual_product(A) - R, Sigma)
 
 
+FORMS = ("printed", "quoted", "via_E", "corrected")
+
+
 def gradient_bound_sides(A, R, Sigma, tau: float) -> dict:
     """Both sides of the gradient lower bound of Theorem 2.2's proof, in three forms.
 
     ``lhs = ||grad f(A)||_F^2`` and, with ``c = 4 l (1 - tau)^{2l-2}``,
 
-    * ``"printed"``: ``c sigma_min(Sigma)^2 (f(A) - C_opt)``;
-    * ``"via_E"``: ``c sigma_min(Sigma)^2 ||E(A)||_F^2`` (the proof's intermediate step);
+    * ``"printed"``: ``4 l (1 - tau)^{l-1} sigma_min(Sigma)^2 (f(A) - C_opt)``: equation (2.3)
+      of the paper as printed (ICLR 2017 text);
+    * ``"quoted"``: ``c sigma_min(Sigma)^2 (f(A) - C_opt)``: the exponent repaired, the power
+      of ``sigma_min`` not;
+    * ``"via_E"``: ``c sigma_min(Sigma)^2 ||E(A)||_F^2`` (the proof's intermediate step, with
+      the exponent repaired);
     * ``"corrected"``: ``c sigma_min(Sigma) (f(A) - C_opt)``.
 
     ``tau`` must be at least ``|||A|||`` and below 1.
@@ -256,7 +316,8 @@ def _sides_from_error(A, E, Sigma, tau, smin):
     excess = float(np.trace(E @ Sigma @ E.T))
     c = 4 * l * (1 - tau) ** (2 * l - 2)
     g = _gradient_from_error(A, E, Sigma)
-    return dict(lhs=float((g ** 2).sum()), printed=c * smin ** 2 * excess,
+    c_printed = 4 * l * (1 - tau) ** (l - 1)
+    return dict(lhs=float((g ** 2).sum()), printed=c_printed * smin ** 2 * excess, quoted=c * smin ** 2 * excess,
                 via_E=c * smin ** 2 * float((E ** 2).sum()), corrected=c * smin * excess,
                 excess=excess)
 
@@ -316,8 +377,8 @@ def adversarial_gradient_ratio(l: int, d: int, tau: float, Sigma, form: str = "c
     tau = check_float("tau", tau, low=0.0, high=1.0, high_open=True)
     steps = check_int("steps", steps)
     lr = check_float("lr", lr, low=0.0, low_open=True)
-    if form not in ("printed", "via_E", "corrected"):
-        raise ValueError(f"form must be one of ['printed', 'via_E', 'corrected'], got {form!r}")
+    if form not in FORMS:
+        raise ValueError(f"form must be one of {list(FORMS)}, got {form!r}")
     Sigma = as_square("Sigma", Sigma)
     if Sigma.shape[0] != d:
         raise ValueError(f"Sigma must be {d} x {d}, got {Sigma.shape}")
@@ -333,7 +394,9 @@ def adversarial_gradient_ratio(l: int, d: int, tau: float, Sigma, form: str = "c
         raise ValueError(f"start must be one of ['random', 'shrink'], got {start!r}")
     c = 4 * l * (1 - tau) ** (2 * l - 2)
     eye = torch.eye(d, dtype=torch.float64)
-    Mrhs = {"printed": c * w[0] ** 2 * torch.kron(S, eye), "via_E": c * w[0] ** 2 * torch.eye(d * d, dtype=torch.float64),
+    c_printed = 4 * l * (1 - tau) ** (l - 1)
+    Mrhs = {"printed": c_printed * w[0] ** 2 * torch.kron(S, eye), "quoted": c * w[0] ** 2 * torch.kron(S, eye),
+            "via_E": c * w[0] ** 2 * torch.eye(d * d, dtype=torch.float64),
             "corrected": c * w[0] * torch.kron(S, eye)}[form]
     Linv = torch.linalg.inv(torch.linalg.cholesky(Mrhs))
 
@@ -439,7 +502,7 @@ def gradient_bound_survey(ls, taus, Sigmas: dict, points: int = 20, seed: int = 
     for l, tau, name in (tqdm(grid, desc="gradient bound survey", leave=False) if progress else grid):
         Sigma = as_square("Sigma", Sigmas[name])
         d = Sigma.shape[0]
-        worst = dict(printed=math.inf, via_E=math.inf, corrected=math.inf)
+        worst = {form: math.inf for form in FORMS}
         for kind in ("gaussian", "shrink", "rank_one"):
             for _ in range(points):
                 A = random_ball_point(l, d, tau, rng, kind)

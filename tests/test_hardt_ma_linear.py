@@ -129,20 +129,55 @@ def test_corrected_gradient_bound_holds_on_random_and_adversarial_points(l, d, t
     s = gradient_bound_sides(A, R, Sigma, tau)
     assert s["lhs"] >= s["corrected"] * (1 - 1e-9)
     assert s["lhs"] >= s["via_E"] * (1 - 1e-9)
+    if np.linalg.eigvalsh(Sigma)[0] <= 1.0 and tau == 0.0:  # the printed form's two defects are inactive
+        assert s["lhs"] >= s["printed"] * (1 - 1e-9)
 
 
-def test_printed_gradient_bound_fails_for_large_covariance():
+def test_quoted_gradient_bound_fails_for_large_covariance():
     """sigma_min(Sigma)^2 (f - C_opt) grows like Sigma^3, ||grad f||^2 like Sigma^2."""
     A = np.zeros((3, 2, 2))
     s = gradient_bound_sides(A, np.diag([2.0, 0.5]), 4 * np.eye(2), tau=0.0)
-    assert s["lhs"] < s["printed"]
-    assert math.isclose(s["lhs"] / s["printed"], 0.25, rel_tol=1e-12)
+    assert s["lhs"] < s["quoted"] and s["lhs"] < s["printed"]
+    assert math.isclose(s["lhs"] / s["quoted"], 0.25, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("l, tau", [(2, 0.3), (4, 0.5), (8, 0.1)])
+def test_printed_gradient_bound_fails_even_for_identity_covariance(l, tau):
+    """Equation (2.3) as printed has (1 - tau)^(l-1) where the proof gives (1 - tau)^(2l-2)."""
+    A = -tau * np.broadcast_to(np.eye(2), (l, 2, 2)).copy()
+    s = gradient_bound_sides(A, np.eye(2) * (1 - tau) ** l - np.diag([1.0, 0.0]), np.eye(2), tau)
+    assert math.isclose(s["lhs"] / s["printed"], (1 - tau) ** (l - 1), rel_tol=1e-10)
+    assert math.isclose(s["lhs"] / s["corrected"], 1.0, rel_tol=1e-10)
+
+
+@settings(max_examples=20, deadline=None)
+@given(d=st.integers(1, 5), l=st.integers(3, 60), seed=st.integers(0, 10_000))
+def test_paper_recipe_product_and_bound(d, l, seed):
+    from resnet_nb.hardt_ma_linear import random_positive_det, theorem21_paper_recipe
+    rng = np.random.default_rng(seed)
+    R = random_positive_det(d, rng, gamma=float(rng.uniform(0, 3)))
+    A, info = theorem21_paper_recipe(R, l)
+    assert np.abs(residual_product(A) - R).max() <= 1e-10 * max(1.0, np.abs(R).max())
+    if l >= 3 * info["gamma"]:
+        assert max_spectral_norm(A) <= theorem21_bound(info["gamma"], l) + 1e-12
+
+
+def test_rotation_step_norm_printed_formula_is_wrong_but_bound_holds():
+    from resnet_nb.hardt_ma_linear import rotation_step_norm
+    for phi in np.linspace(-math.pi, math.pi, 41):
+        r = rotation_step_norm(float(phi))
+        assert math.isclose(r["norm"], r["formula"], rel_tol=1e-9, abs_tol=1e-12)
+        assert r["norm"] <= abs(phi) + 1e-12
+    r = rotation_step_norm(math.pi)
+    assert r["norm"] == pytest.approx(2.0) and r["printed"] < 1e-15
 
 
 def test_adversary_reaches_but_never_crosses_the_corrected_bound():
     r = adversarial_gradient_ratio(3, 2, 0.3, np.diag([0.5, 3.0]), steps=150, start="shrink")
     assert 1 - 1e-9 <= r["ratio"] <= 1.05
-    bad = adversarial_gradient_ratio(3, 2, 0.3, 4 * np.eye(2), form="printed", steps=100)
+    bad = adversarial_gradient_ratio(3, 2, 0.3, 4 * np.eye(2), form="quoted", steps=100)
+    assert bad["ratio"] < 1
+    bad = adversarial_gradient_ratio(3, 2, 0.3, np.eye(2), form="printed", steps=100)
     assert bad["ratio"] < 1
 
 
