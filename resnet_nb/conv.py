@@ -499,9 +499,9 @@ def train(model: ConvResNet, images: torch.Tensor, labels: torch.Tensor, epochs:
     of the epoch that ends at that row; row 0 repeats the first), ``loss`` and ``accuracy``
     (cross-entropy and accuracy on the whole training set, evaluation mode, after the epoch),
     ``avg_weight_norm``, ``norm_residual_1`` and ``norm_residual_2`` (average norms of the first
-    and of the second convolutions of the blocks; NaN without blocks), ``batch_loss`` (the mean of the epoch's mini-batch losses in training
-    mode, as ``fb.resnet.torch`` logs it; NaN in row 0) and, with ``test``, ``test_loss`` and
-    ``test_accuracy``. A run whose
+    and of the second convolutions of the blocks; NaN without blocks), ``batch_loss`` (the mean
+    of the epoch's mini-batch losses in training mode, as ``fb.resnet.torch`` logs it; NaN in
+    row 0) and, with ``test``, ``test_loss`` and ``test_accuracy``. A run whose
     loss becomes non-finite stops and the last row has ``diverged=True``.
 
     Subnormal floats are flushed to zero during training (``torch.set_flush_denormal``), and the
