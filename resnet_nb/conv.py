@@ -64,8 +64,11 @@ Training (:func:`train`) is mini-batch SGD with momentum on the cross-entropy lo
 data order drawn from a seeded generator, so two runs with one seed give identical
 histories. The history has one row per epoch (row 0 is the untrained network) with the
 loss and accuracy on the whole training set, the **average Frobenius norm of the weight
-tensors** (the quantity of Li et al., Figure 2; see :func:`average_weight_norm`) and the
-step size.
+tensors** (the quantity of Li et al., Figure 2; see :func:`average_weight_norm`), the same
+average for the first and for the second convolutions of the blocks alone, and the step
+size. With batch norm only the first convolution of a block is followed by a batch norm,
+so only its scale leaves the function unchanged; :func:`scale_invariance` checks this
+through the cosine between each kernel and its gradient.
 """
 from __future__ import annotations
 
