@@ -33,7 +33,7 @@ from ._checks import check_choice, check_float, check_int
 
 __all__ = ["ReLUResNet", "relu_block", "separation", "margins", "lemma_block",
            "surrogate_vectors", "theorem32_construction", "parameter_count", "unit_norm_columns",
-           "projected_margins"]
+           "projected_margins", "lemma_b1_hypotheses", "lemma_b1_paper", "lemma_b1_counterexamples"]
 
 
 def _as_points(name: str, X) -> np.ndarray:
@@ -275,3 +275,66 @@ def projected_margins(X, k: int, seed: int = 0) -> dict:
     norms = np.linalg.norm(H, axis=0)
     return dict(k=k, min_margin=float(mg.min()), exposed=float((mg > 0).mean()),
                 min_norm=float(norms.min()), max_norm=float(norms.max()))
+
+
+# ----------------------------------------------------------------------------------------------
+# Lemma B.1 exactly as printed, to test it against its own hypotheses
+# ----------------------------------------------------------------------------------------------
+
+def lemma_b1_hypotheses(alpha, S, rho_prime: float) -> dict:
+    """Check the printed hypotheses of Lemma B.1 for the columns of ``alpha``:
+    (a) ``1 - rho' <= ||alpha_i||^2 <= 1 + rho'`` for all i; (b) ``||alpha_i - alpha_j|| >= 3 rho'``
+    whenever ``i != j`` and ``S`` contains ``i`` or ``j``."""
+    alpha = _as_points("alpha", alpha)
+    rho_prime = check_float("rho_prime", rho_prime, low=0.0, low_open=True)
+    S = np.asarray(S, dtype=np.int64)
+    n2 = (alpha ** 2).sum(0)
+    sq = n2[:, None] + n2[None, :] - 2 * alpha.T @ alpha
+    D = np.sqrt(np.maximum(sq, 0.0))
+    np.fill_diagonal(D, np.inf)
+    min_dist = float(D[S].min())
+    return dict(norms_ok=bool(np.all((n2 >= 1 - rho_prime) & (n2 <= 1 + rho_prime))),
+                separation_ok=min_dist >= 3 * rho_prime, min_norm2=float(n2.min()),
+                max_norm2=float(n2.max()), min_dist=min_dist)
+
+
+def lemma_b1_paper(alpha, S, beta, rho_prime: float):
+    """The construction in the proof of Lemma B.1, as printed: rows of ``U`` are ``alpha_i``
+    (i in S), the bias is ``-(1 - 2 rho') 1`` for every unit, and column i of ``V`` is
+    ``(beta_i - alpha_i) / (||alpha_i||^2 - (1 - 2 rho'))``.
+
+    Returns ``(U, V, s, report)`` with the errors of the lemma's specification: ``moved_error``
+    over ``S`` and ``fixed_error`` (largest displacement) over the other columns."""
+    alpha = _as_points("alpha", alpha)
+    rho_prime = check_float("rho_prime", rho_prime, low=0.0, low_open=True)
+    S = np.asarray(S, dtype=np.int64)
+    k, n = alpha.shape
+    beta = _as_points("beta", beta)
+    if beta.shape != (k, S.size):
+        raise ValueError(f"beta must have shape {(k, S.size)}, got {beta.shape}")
+    U = np.zeros((k, k))
+    V = np.zeros((k, k))
+    U[:S.size] = alpha[:, S].T
+    s = np.full(k, -(1 - 2 * rho_prime))
+    V[:, :S.size] = (beta - alpha[:, S]) / ((alpha[:, S] ** 2).sum(0) - (1 - 2 * rho_prime))
+    out = relu_block(alpha, U, V, s)
+    rest = np.setdiff1d(np.arange(n), S)
+    return U, V, s, dict(moved_error=float(np.abs(out[:, S] - beta).max()),
+                         fixed_error=float(np.abs(out[:, rest] - alpha[:, rest]).max()) if rest.size else 0.0)
+
+
+def lemma_b1_counterexamples(rho_prime: float = 0.1) -> dict:
+    """Two planar configurations that satisfy Lemma B.1's printed hypotheses.
+
+    ``"pair"``: two points of squared norm ``1 + rho'`` at distance ``3 rho'``; the printed
+    construction, asked to move the first, moves the second too.
+    ``"hull"``: a point of squared norm ``1 - rho'`` inside the convex hull of four points of
+    squared norm ``1 + rho'``; no ReLU unit is positive at it and zero at the other four."""
+    rho_prime = check_float("rho_prime", rho_prime, low=0.0, high=0.2, low_open=True)
+    # a hair inside the allowed norms and outside the required distance, against rounding
+    r_out, r_in = math.sqrt((1 + rho_prime) * (1 - 1e-9)), math.sqrt((1 - rho_prime) * (1 + 1e-9))
+    phi = 2 * math.asin(3 * rho_prime * (1 + 1e-6) / (2 * r_out))
+    pair = r_out * np.array([[1.0, math.cos(phi)], [0.0, math.sin(phi)]])
+    ang = np.deg2rad([20.0, -20.0, 60.0, -60.0])
+    hull = np.column_stack([[r_in, 0.0], r_out * np.vstack([np.cos(ang), np.sin(ang)])])
+    return dict(pair=pair, hull=hull)

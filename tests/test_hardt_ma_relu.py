@@ -95,3 +95,34 @@ def test_projected_margins_agree_with_the_construction():
     # unit vectors without projection: margin = rho^2 / 2 exactly
     m = margins(X, np.arange(200)).min()
     assert abs(m - separation(X) ** 2 / 2) <= 1e-12
+
+
+def test_lemma_b1_as_printed_fails_on_its_own_hypotheses():
+    from resnet_nb.hardt_ma_relu import lemma_b1_counterexamples, lemma_b1_hypotheses, lemma_b1_paper
+    ce = lemma_b1_counterexamples(0.1)
+    pair = ce["pair"]
+    h = lemma_b1_hypotheses(pair, [0], 0.1)
+    assert h["norms_ok"] and h["separation_ok"]
+    _, _, _, rep = lemma_b1_paper(pair, np.array([0]), np.array([[0.0], [2.0]]), 0.1)
+    assert rep["moved_error"] > 0.1 or rep["fixed_error"] > 0.1  # the specification is violated
+    # our construction (per-point threshold from the margin) does isolate the point
+    U, V, b, rep2 = lemma_block(pair, [0], np.array([[0.0], [2.0]]))
+    assert rep2["fixed_error"] == 0.0 and rep2["moved_error"] < 1e-12
+    hull = ce["hull"]
+    h = lemma_b1_hypotheses(hull, [0], 0.1)
+    assert h["norms_ok"] and h["separation_ok"]
+    assert margins(hull, [0])[0] < 0
+    # point 0 is a convex combination of the others: no unit can fire at it alone
+    lam, *_ = np.linalg.lstsq(np.vstack([hull[:, 1:], np.ones((1, 4))]), np.append(hull[:, 0], 1.0), rcond=None)
+    assert np.all(lam > 0) and np.allclose(hull[:, 1:] @ lam, hull[:, 0])
+    with pytest.raises(ValueError, match="margin"):
+        lemma_block(hull, [0], np.zeros((2, 1)))
+
+
+def test_lemma_b1_as_printed_works_when_its_proof_inequality_holds():
+    from resnet_nb.hardt_ma_relu import lemma_b1_paper
+    rng = np.random.default_rng(7)
+    A = unit_norm_columns(rng.standard_normal((30, 40)))  # ||a_i - a_j||^2 about 2 >= 6 rho'
+    S = np.arange(5)
+    _, _, _, rep = lemma_b1_paper(A, S, rng.standard_normal((30, 5)), 0.1)
+    assert rep["fixed_error"] == 0.0 and rep["moved_error"] < 1e-12
