@@ -232,9 +232,10 @@ def lemma1_tuples(net: ShortcutNetwork, max_order: int, samples: int, seed: int 
             t = [_random_param(net, rng, r, l) for l in range(net.n) if l != skip]
             while len(t) < max_order:  # pad with parameters that never complete a unit
                 rr = int(rng.integers(net.R))
-                ll = skip if rr == r else int(rng.integers(net.n))
-                if rr != r and net.n > 1:
-                    ll = 0  # only matrix 0 of another unit: never covers (n >= 2)
+                if rr == r:  # another entry of a matrix unit r already has
+                    ll = int(rng.choice([l for l in range(net.n) if l != skip]))
+                else:  # only matrix 0 of another unit: a single matrix never covers (n >= 2)
+                    ll = 0
                 t.append(_random_param(net, rng, rr, ll))
             out.append(("one_short", t[:max(len(t) - int(rng.integers(0, 2)), 1)]))
         a = _random_param(net, rng)

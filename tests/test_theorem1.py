@@ -355,3 +355,30 @@ def test_sign_and_order_sweeps_agree_with_relabel(data3):
     sv = torch.linalg.svdvals(st.Sxx - st.Syx)
     assert abs(oc[0] - float(sv.max() / sv.min())) < 1e-10 * oc[0]
     assert conds.max() > conds.min() * 1.01  # the convention matters
+
+
+def test_one_short_tuples_never_cover():
+    from resnet_nb.theorem1 import lemma1_tuples
+    for n in (2, 3):
+        net = ShortcutNetwork(3, n, 3)
+        tuples = lemma1_tuples(net, n + 1, 30, seed=n)
+        short = [t for kind, t in tuples if kind == "one_short"]
+        assert short and not any(covers_unit(net, t) for t in short)
+        chains = [t for kind, t in tuples if kind == "chain"]
+        assert all(covers_unit(net, t) for t in chains)
+
+
+# -- pictures and widgets ---------------------------------------------------------------------
+
+def test_widget_and_animation(data3):
+    import matplotlib
+    matplotlib.use("Agg")
+    import ipywidgets as widgets
+    from resnet_nb.theorem1 import depth_animation, hessian_explorer
+    box = hessian_explorer(mnist=synthetic_linear(10, 30, seed=0))  # stands in for MNIST (d = 10)
+    sliders = [w for row in box.children[:2] for w in row.children if isinstance(w, widgets.IntSlider)]
+    assert len(sliders) == 3 and all(not s.continuous_update for s in sliders)
+    html = depth_animation(2, [1, 2], data3)
+    assert "<script" in html and "anim" in html.lower()
+    with pytest.raises(ValueError, match="R must be an integer >= 1"):
+        depth_animation(2, [0], data3)
