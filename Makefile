@@ -65,7 +65,7 @@ setup: venv assets
 # A gating build must start clean: a rebuild over an old _build/ can hide a failing notebook.
 book-build:
 	rm -rf _build/html _build/.doctrees _build/jupyter_execute _build/.jupyter_cache
-	$(BIN)/jupyter-book build . --warningiserror --keep-going
+	$(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going
 
 book:
 	@rm -f _build/timings.txt

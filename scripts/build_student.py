@@ -139,7 +139,7 @@ def main() -> int:
     # activating the environment, so .venv/bin need not be on PATH.
     beside = Path(sys.executable).parent / "jupyter-book"
     jb = str(beside) if beside.exists() else (shutil.which("jupyter-book") or "jupyter-book")
-    cmd = [jb, "build", str(SRC), "--warningiserror", "--keep-going"]
+    cmd = [jb, "build", str(SRC), "--warningiserror", "--nitpick", "--keep-going"]
     print("build_student:", " ".join(cmd), flush=True)
     result = subprocess.run(cmd, cwd=SRC)
     if result.returncode != 0:
