@@ -46,7 +46,7 @@ def _lemma1_negative():
 
 register("li-lemma1", "Li et al., Lemma 1",
          "At w = 0, a mixed partial derivative of order below n vanishes unless its parameters cover all n "
-         "matrices of one unit (needs sigma_mid(0) = sigma_post(0) = 0).",
+         "matrices of one unit (needs sigma_mid(0) = 0; the paper assumes sigma_post(0) = 0 as well, which Lemma 1 does not use).",
          ["tests/test_theorem1.py::test_lemma1_holds", "book/theorem1.ipynb"],
          negative=_lemma1_negative)(_lemma1)
 
