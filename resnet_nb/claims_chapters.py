@@ -213,3 +213,120 @@ register("li-fig4-skip-all", "Li et al., Section 4.2, Figure 4 (right)",
          "A single shortcut around all layers trains exactly like the plain network fitting Y - X.",
          ["tests/test_theorem1.py::test_figure4", "book/theorem1_dynamics.ipynb"],
          negative=lambda: _fig4_skip(shift=False))(_fig4_skip)
+
+
+# ------------------------------------------------------------------------------ Hardt & Ma chapters
+def _hm21(l_small=False):
+    from .hardt_ma_linear import (gamma_of, max_spectral_norm, random_positive_det, residual_product,
+                                  scalar_optimum, theorem21_bound, theorem21_construction)
+
+    if l_small:  # below the hypothesis l >= 3 gamma: no factorisation can meet the bound
+        gamma, l = 10.0, 2
+        best = scalar_optimum(gamma, l)
+        bound = theorem21_bound(gamma, l, "v1")
+        return Outcome(best <= bound, best / bound, 1.0,
+                       f"gamma = 10, l = 2: the best possible max norm {best:.3g} vs the bound {bound:.3g}")
+    rng = np.random.default_rng(0)
+    worst_prod, worst_ratio = 0.0, 0.0
+    for trial in range(40):
+        d = int(rng.integers(1, 6))
+        R = random_positive_det(d, rng, gamma=float(rng.uniform(0, 3)))
+        if trial % 4 == 0:
+            R = -np.eye(d) if d % 2 == 0 else R  # rotation by pi: the hardest orthogonal part
+        g = gamma_of(R)
+        l = max(2, int(np.ceil(3 * g)) + int(rng.integers(0, 40)))
+        A, _ = theorem21_construction(R, l)
+        worst_prod = max(worst_prod, float(np.abs(residual_product(A) - R).max()) / max(1.0, float(np.abs(R).max())))
+        worst_ratio = max(worst_ratio, max_spectral_norm(A) / theorem21_bound(g, l, "v3"))
+    ok = worst_prod <= 1e-10 and worst_ratio <= 1.0
+    return Outcome(ok, worst_ratio, 1.0, f"40 matrices with det R > 0 and l >= 3 gamma: largest |||A|||/bound = "
+                   f"{worst_ratio:.3f}, largest relative |product - R| = {worst_prod:.1e} (tolerance 1e-10)")
+
+
+register("hm-thm21-small-factors", "Hardt & Ma, Theorem 2.1",
+         "If det R > 0 and l >= 3 gamma, the construction returns A_1..A_l with (I+A_l)...(I+A_1) = R and "
+         "max ||A_i|| <= 2 (sqrt(pi) + sqrt(3 gamma))^2 / l (later arXiv constant; the first version's "
+         "(4 pi + 3 gamma)/l also holds).",
+         ["tests/test_hardt_ma_linear.py::test_theorem21_product_and_bound", "book/hardt_ma_linear.ipynb"],
+         negative=lambda: _hm21(l_small=True))(_hm21)
+
+
+def _hm_det(tau=0.999):
+    from .hardt_ma_linear import random_ball_point, residual_product
+
+    rng = np.random.default_rng(0)
+    smallest = np.inf
+    for _ in range(300):
+        A = random_ball_point(5, 3, tau, rng)
+        smallest = min(smallest, float(np.linalg.det(residual_product(A))))
+    if tau > 1:  # outside the ball a single factor can already reverse orientation
+        A = np.zeros((1, 3, 3))
+        A[0, 0, 0] = -tau
+        smallest = min(smallest, float(np.linalg.det(residual_product(A))))
+    return Outcome(smallest > 0, smallest, 0.0, "smallest det of a product of factors with ||A_i|| <= tau "
+                   "(300 random points of the ball and, outside it, one reflection)")
+
+
+register("hm-thm21-needs-positive-det", "Hardt & Ma, Theorem 2.1 (first arXiv version)",
+         "As printed in the first version, the theorem omits det R > 0. False: every product of factors with "
+         "||A_i|| < 1 has positive determinant, so a reflection R cannot be reached. Corrected: assume det R > 0 "
+         "(as the later versions do).", ["tests/test_hardt_ma_linear.py::"
+                                         "test_negative_determinant_is_refused_and_every_small_product_has_positive_det",
+                                         "book/hardt_ma_linear.ipynb"], printed="fails",
+         negative=lambda: _hm_det(tau=1.5))(_hm_det)
+
+
+def _hm22(form="corrected"):
+    from .hardt_ma_linear import gradient_bound_sides, random_ball_point
+
+    rng = np.random.default_rng(1)
+    worst = np.inf
+    for trial in range(60):
+        l, d = int(rng.integers(1, 7)), int(rng.integers(1, 4))
+        tau = float(rng.uniform(0, 0.9))
+        kind = ["gaussian", "shrink", "rank_one"][trial % 3]
+        A = random_ball_point(l, d, tau, rng, kind)
+        R = rng.standard_normal((d, d))
+        C = rng.standard_normal((d, d))
+        Sigma = [0.01, 1.0, 100.0][trial % 3] * (C @ C.T + 0.05 * np.eye(d))
+        s = gradient_bound_sides(A, R, Sigma, tau)
+        worst = min(worst, s["lhs"] / s[form])
+    if form == "printed":  # and the structured instance where the printed power of (1 - tau) is too weak
+        l, tau = 4, 0.5
+        A = -tau * np.broadcast_to(np.eye(2), (l, 2, 2)).copy()
+        s = gradient_bound_sides(A, np.eye(2) * (1 - tau) ** l - np.diag([1.0, 0.0]), np.eye(2), tau)
+        worst = min(worst, s["lhs"] / s["printed"])
+    return Outcome(worst >= 1 - 1e-9, worst, 1 - 1e-9,
+                   f"smallest ||grad f||^2 / bound over 60 random and adversarial points of the ball: {worst:.4g}")
+
+
+register("hm-thm22-gradient-bound", "Hardt & Ma, Theorem 2.2, Eq. (2.3)",
+         "As printed, ||grad f||^2 >= 4 l (1 - tau)^(l-1) sigma_min(Sigma)^2 (f - C_opt). False (wrong power of "
+         "(1 - tau) and of sigma_min(Sigma)). Corrected, and checked: ||grad f||_F^2 >= 4 l (1 - tau)^(2l-2) "
+         "sigma_min(Sigma) (f - C_opt); so every critical point in the ball is a global minimum.",
+         ["tests/test_hardt_ma_linear.py::test_corrected_gradient_bound_holds_on_random_and_adversarial_points",
+          "book/hardt_ma_linear.ipynb"], printed="fails",
+         negative=lambda: _hm22(form="printed"))(_hm22)
+
+
+def _hm32(selection="greedy"):
+    from .hardt_ma_relu import theorem32_construction, unit_norm_columns
+
+    rng = np.random.default_rng(2)
+    X = unit_norm_columns(rng.standard_normal((50, 600)))
+    y = rng.integers(0, 10, 600)
+    try:
+        net, rep = theorem32_construction(X, y, k=30, selection=selection)
+    except ValueError as exc:
+        return Outcome(False, math.inf, 1e-8, f"construction refused: {exc}"[:200])
+    err = float(np.abs(net(X) - np.eye(10)[:, y]).max())
+    return Outcome(err <= 1e-8, err, 1e-8, "600 unit-norm points in R^50, 10 classes, k = 30: max |output - one-hot|")
+
+
+register("hm-thm32-exact-fit", "Hardt & Ma, Theorem 3.2 and Lemma B.1",
+         "A ReLU residual network built by the construction fits n separated points exactly. As printed, the "
+         "blocks may treat the points in any order after the random projection; that fails (a projected point "
+         "can lie inside the hull of the others). Corrected: choose the points greedily among exposed ones.",
+         ["tests/test_hardt_ma_relu.py::test_construction_fits_1000_points_and_paper_order_can_fail",
+          "book/hardt_ma_expressivity.ipynb"], printed="fails",
+         negative=lambda: _hm32(selection="paper"))(_hm32)
