@@ -196,7 +196,9 @@ def gradient_descent(net: ShortcutNetwork, W0: torch.Tensor, data, lr, epochs: i
         lr_t = lr_t.reshape(tuple(lr_t.shape) + (1,) * 4)
     # The products of a linear network are d x d: splitting each over threads only costs
     # synchronisation (measured: 2 threads are several times slower than 1 on 2 busy cores).
-    single = net.is_linear and W.device.type == "cpu" and net.d <= 64
+    # The same holds for a network on samples while the activations are small.
+    per_matrix = net.d * (1 if net.is_linear else X.shape[1]) * max(1, int(np.prod(tuple(batch))))
+    single = W.device.type == "cpu" and net.d <= 64 and (net.is_linear or per_matrix <= 2_000_000)
     with _torch_threads(1 if single else None):
         W, loss_hist, gnorm_hist, alive, snapshots = _descend(
             net, W, lr_t, epochs, snapshot_epochs, blowup, progress, callback, batch,

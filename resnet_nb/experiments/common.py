@@ -72,10 +72,13 @@ def initial_weights(arch: str, net: ShortcutNetwork, seed: int, runs: int | None
     return initialise(net, scheme, seed=seed, runs=runs, device=device)
 
 
-@functools.lru_cache(maxsize=2)
-def mnist():
-    """Whitened MNIST, 10 principal components, one-hot targets (Appendix B), computed once."""
-    return whitened_mnist(k=10)
+@functools.lru_cache(maxsize=4)
+def mnist(n_per_class: int | None = None):
+    """Whitened MNIST, 10 principal components, one-hot targets (Appendix B), computed once.
+
+    ``n_per_class``: whiten only the first ``n_per_class`` digits of each class (default all 500).
+    """
+    return whitened_mnist(k=10, n_per_class=n_per_class)
 
 
 @functools.lru_cache(maxsize=2)

@@ -43,11 +43,15 @@ def _check_config(config):
 
 
 def configurations(config: dict) -> list[dict]:
-    """One item per (architecture, depth, run); depths an n-shortcut cannot have are skipped."""
+    """One item per (architecture, depth, run); depths an n-shortcut cannot have are skipped.
+
+    Items come depth by depth (shallow first), so that an interrupted run has every
+    architecture up to some depth rather than some architectures at every depth.
+    """
     _check_config(config)
     return [{"figure": "fig5", "arch": a, "depth": L, "run": r, "seed": int(config["seed"]) + r}
-            for a in config["archs"] for L in depths_for(a, config["depths"])
-            for r in range(int(config["runs"]))]
+            for L in sorted(set(int(x) for x in config["depths"])) for a in config["archs"]
+            if L in depths_for(a, [L]) for r in range(int(config["runs"]))]
 
 
 def run_one(item: dict, device: str = "cpu") -> list[dict]:

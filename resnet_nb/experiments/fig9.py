@@ -27,12 +27,15 @@ __all__ = ["SCALES", "configurations", "run_one", "run", "summarise", "plot", "R
 
 RELU = False
 SCALES = {
-    "default": {"archs": list(ARCHS), "depths": [2, 3, 4, 6, 8, 12, 16, 24, 32], "lrs": log_grid(1e-3, 10, 2),
+    "default": {"archs": list(ARCHS), "depths": [2, 3, 4, 6, 8, 12, 16], "lrs": log_grid(1e-3, 10, 2),
                 "runs": 3, "epochs": 1000, "seed": 0},
     "paper": {"archs": list(ARCHS), "depths": [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96],
               "lrs": log_grid(1e-3, 10, 2), "runs": 10, "epochs": 1000, "seed": 0},
 }
 FLAT_TOL = 1e-3
+#: below this (times max(1, L_min)) a difference of two float64 losses is rounding, not a gap:
+#: the loss is a sum of terms of size ~1 computed with relative error ~eps each
+ROUNDING_FLOOR = 64 * float(np.finfo(np.float64).eps)
 
 
 def _check_config(config, archs_allowed=ARCHS):
@@ -69,7 +72,7 @@ def train_grid(item: dict, device: str = "cpu"):
     lrs = torch.tensor(item["lrs"], dtype=torch.float64, device=device)
     W0 = initial_weights(item["arch"], net, seed=item["seed"], runs=runs, device=device)
     W0 = W0[:, None].expand(runs, len(lrs), *net.shape)
-    data = mnist().to(device=device)
+    data = mnist(item.get("n_per_class")).to(device=device)
     return gradient_descent(net, W0, data, lr=lrs, epochs=item["epochs"])
 
 
@@ -100,7 +103,9 @@ def summarise(table: pd.DataFrame, loss_opt: float | None = None, flat_tol: floa
     ``loss_opt``: subtracted from the loss (L_min of Eq. 16 for linear networks; pass 0 for
     ReLU networks, whose optimum is unknown). Columns: ``best_lr`` (NaN when every eligible
     learning rate gives the same average to ``flat_tol``, or none is eligible), ``final_loss``,
-    ``lg_excess`` = lg(final_loss - loss_opt), ``lr_unstable``, ``eligible_lrs``.
+    ``lg_excess`` = lg(final_loss - loss_opt) (raised to the rounding floor, with
+    ``at_rounding_floor = True``, when the gap is below what float64 resolves),
+    ``lr_unstable``, ``eligible_lrs``.
     """
     if loss_opt is None:
         loss_opt = mnist_optimum()
@@ -110,15 +115,16 @@ def summarise(table: pd.DataFrame, loss_opt: float | None = None, flat_tol: floa
         ok = per_lr[~per_lr["diverged"] & np.isfinite(per_lr["mean"])]
         if len(ok) == 0:
             out.append({"arch": arch, "depth": int(depth), "best_lr": np.nan, "final_loss": np.nan,
-                        "lg_excess": np.nan, "lr_unstable": True, "eligible_lrs": 0})
+                        "lg_excess": np.nan, "at_rounding_floor": False, "lr_unstable": True, "eligible_lrs": 0})
             continue
         best = ok["mean"].idxmin()
         lo, hi = ok["mean"].min(), ok["mean"].max()
         flat = len(ok) > 1 and (hi - lo) <= flat_tol * abs(hi - loss_opt)
         excess = ok.loc[best, "mean"] - loss_opt
+        floor = ROUNDING_FLOOR * max(1.0, abs(loss_opt))
         out.append({"arch": arch, "depth": int(depth), "best_lr": np.nan if flat else float(best),
                     "final_loss": float(ok.loc[best, "mean"]),
-                    "lg_excess": float(np.log10(excess)) if excess > 0 else -np.inf,
+                    "lg_excess": float(np.log10(max(excess, floor))), "at_rounding_floor": bool(excess < floor),
                     "lr_unstable": bool(flat), "eligible_lrs": int(len(ok))})
     order = {a: i for i, a in enumerate(ARCHS)}
     s = pd.DataFrame(out)
@@ -144,6 +150,9 @@ def plot(table: pd.DataFrame, ax=None, loss_opt: float | None = None, relu: bool
         g = s[s["arch"] == arch]
         label = LABELS[arch] + suffix
         ax_loss.plot(np.log10(g["depth"]), g["lg_excess"], "o-", ms=4, color=COLORS[arch], label=label)
+        f = g[g["at_rounding_floor"]]
+        if len(f):
+            ax_loss.plot(np.log10(f["depth"]), f["lg_excess"], "v", ms=9, mfc="none", color=COLORS[arch])
         ax_lr.plot(np.log10(g["depth"]), np.log10(g["best_lr"]), "o-", ms=4, color=COLORS[arch], label=label)
     ax_loss.set_xlabel("lg(depth)")
     ax_loss.set_ylabel("lg(final loss)" if relu else r"lg(final loss $-$ $L_{\min}$)")
@@ -151,5 +160,7 @@ def plot(table: pd.DataFrame, ax=None, loss_opt: float | None = None, relu: bool
     ax_lr.set_ylabel("lg(optimal learning rate)")
     ax_loss.set_title(f"Best final loss ({'Fig. 10' if relu else 'Fig. 9'})")
     ax_lr.set_title("Best learning rate")
+    if s["at_rounding_floor"].any():
+        ax_loss.plot([], [], "v", mfc="none", color="gray", label="at the float64 rounding floor")
     ax_loss.legend(fontsize=8)
     return ax

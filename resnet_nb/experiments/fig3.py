@@ -1,0 +1,145 @@
+"""Figure 3 of Li et al.: average Frobenius norm of the weight matrices against the loss, while training.
+
+2-shortcut networks of several depths, small initialisation (Xavier times 0.01, section 4.1:
+the paper's caption says "zero initialized", and its text explains that zero is perturbed by
+this small amount to leave the saddle), full-batch gradient descent on whitened MNIST;
+without nonlinearities and with ReLUs at the mid positions. The claim under test: the deeper
+the network, the smaller its average weight norm, during training and at its end.
+
+One work item is one (depth, relu) with all runs batched. Rows: one per run and recorded
+epoch (about ``points`` log-spaced epochs), with the loss and the average of
+``||W_{r,l}||_F`` over the ``L`` matrices.
+
+The x-axis is lg(loss - L_min) for linear networks. The optimum of a ReLU network is not
+known (and the linear L_min is not a lower bound for it), so for ReLU networks the x-axis is
+lg(loss), as the paper does for Figure 10.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import torch
+
+from .._checks import check_float, check_int
+from ..train import gradient_descent
+from . import engine
+from .common import initial_weights, interpolate_on_grid, mnist, mnist_optimum, network
+
+__all__ = ["SCALES", "configurations", "run_one", "run", "curves", "plot", "record_epochs"]
+
+SCALES = {
+    "default": {"depths": [2, 4, 8, 16, 32], "relu": [False, True], "lr": 0.1, "epochs": 1000, "runs": 2,
+                "points": 60, "seed": 0, "n_per_class": 20},
+    "paper": {"depths": [2, 4, 8, 16, 32, 64], "relu": [False, True], "lr": 0.1, "epochs": 1000, "runs": 10,
+              "points": 100, "seed": 0, "n_per_class": None},
+}
+
+
+def record_epochs(epochs: int, points: int) -> list[int]:
+    """About ``points`` epochs from 0 to ``epochs``, log-spaced (every epoch early on), distinct."""
+    e = np.unique(np.round(np.geomspace(1, epochs + 1, points) - 1).astype(int))
+    return sorted(set(e.tolist()) | {0, epochs})
+
+
+def configurations(config: dict) -> list[dict]:
+    """One item per (depth, with or without ReLU)."""
+    for key in ("depths", "relu", "lr", "epochs", "runs", "points", "seed"):
+        if key not in config:
+            raise ValueError(f"config must have the key {key!r}; got keys {sorted(config)}")
+    for L in config["depths"]:
+        if check_int("depths entry", L) % 2:
+            raise ValueError(f"depths must be even (2-shortcut networks), got {L}")
+    check_float("lr", config["lr"], low=0.0, low_open=True)
+    items = []
+    for relu in config["relu"]:
+        if not isinstance(relu, bool):
+            raise ValueError(f"relu entries must be True or False, got {relu!r}")
+        for L in config["depths"]:
+            item = {"figure": "fig3", "depth": int(L), "relu": relu, "lr": float(config["lr"]),
+                    "epochs": check_int("epochs", config["epochs"]), "runs": check_int("runs", config["runs"]),
+                    "points": check_int("points", config["points"], minimum=2),
+                    "seed": check_int("seed", config["seed"], minimum=0)}
+            if relu and config.get("n_per_class") is not None:
+                item["n_per_class"] = int(config["n_per_class"])
+            items.append(item)
+    return items
+
+
+def run_one(item: dict, device: str = "cpu") -> list[dict]:
+    """Train the runs of one (depth, relu); loss and average weight norm at the recorded epochs."""
+    net = network("2-shortcut", item["depth"], relu=item["relu"])
+    W0 = initial_weights("2-shortcut", net, seed=item["seed"], runs=item["runs"], device=device)
+    data = mnist(item.get("n_per_class")).to(device=device)
+    epochs = record_epochs(item["epochs"], item["points"])
+    res = gradient_descent(net, W0, data, lr=item["lr"], epochs=item["epochs"], snapshot_epochs=epochs)
+    rows = []
+    for e in epochs:
+        norms = torch.linalg.matrix_norm(res.snapshots[e]).mean(dim=(-2, -1)).cpu().numpy()  # (runs,)
+        for r in range(item["runs"]):
+            rows.append({"depth": item["depth"], "relu": item["relu"], "run": r, "epoch": int(e),
+                         "loss": float(res.losses[r, e]), "avg_norm": float(norms[r]),
+                         "diverged": bool(res.diverged[r])})
+    return rows
+
+
+def run(config=None, device: str = "cpu", progress: bool = True, store=None) -> pd.DataFrame:
+    """Run ``config`` (default scale if None) through the engine."""
+    config = SCALES["default"] if config is None else config
+    return engine.run_items(__import__(__name__, fromlist=["_"]), config, store_dir=store, device=device,
+                            progress=progress)
+
+
+def _x(table: pd.DataFrame, relu: bool, loss_opt: float):
+    loss = table["loss"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = np.log10(loss) if relu else np.log10(loss - loss_opt)
+    return np.where(np.isfinite(x), x, np.nan)  # a loss at L_min to rounding has no logarithm
+
+
+def curves(table: pd.DataFrame, relu: bool, grid_points: int = 60, loss_opt: float | None = None) -> pd.DataFrame:
+    """Per depth: the average norm, averaged over runs after interpolating each run onto a common
+    grid of the x-axis (lg(loss - L_min), or lg(loss) with ReLU). Grid points that not every run
+    reached are dropped."""
+    loss_opt = mnist_optimum() if loss_opt is None else loss_opt
+    t = table[table["relu"] == relu]
+    out = []
+    for depth, g in t.groupby("depth"):
+        x = _x(g, relu, loss_opt)
+        per_run = [x[(g["run"] == r).to_numpy()] for r in g["run"].unique()]
+        if any(np.isfinite(v).sum() < 2 for v in per_run):
+            continue
+        lo = max(np.nanmin(v) for v in per_run)
+        hi = min(np.nanmax(v) for v in per_run)
+        if not hi > lo:
+            continue
+        grid = np.linspace(lo, hi, grid_points)
+        ys = [interpolate_on_grid(x[(g["run"] == r).to_numpy()], g.loc[g["run"] == r, "avg_norm"], grid)
+              for r in g["run"].unique()]
+        ys = np.array(ys)
+        keep = np.isfinite(ys).all(axis=0)
+        for xv, m, s in zip(grid[keep], ys[:, keep].mean(0), ys[:, keep].std(0)):
+            out.append({"depth": int(depth), "x": float(xv), "avg_norm": float(m), "std": float(s)})
+    return pd.DataFrame(out)
+
+
+def plot(table: pd.DataFrame, ax=None):
+    """Average Frobenius norm against lg(loss - L_min) (linear) and lg(loss) (ReLU), one line per depth."""
+    import matplotlib.pyplot as plt
+
+    kinds = [r for r in (False, True) if r in set(table["relu"])]
+    if ax is None:
+        _, ax = plt.subplots(1, len(kinds), figsize=(5 * len(kinds), 4), squeeze=False)
+        ax = ax[0]
+    ax = np.atleast_1d(ax)
+    cmap = plt.get_cmap("viridis")
+    depths = sorted(table["depth"].unique())
+    for a, relu in zip(ax, kinds):
+        c = curves(table, relu)
+        for i, depth in enumerate(depths):
+            g = c[c["depth"] == depth]
+            a.plot(g["x"], g["avg_norm"], color=cmap(i / max(1, len(depths) - 1)), label=f"depth = {depth}")
+        a.set_xlabel("lg(loss)" if relu else r"lg(loss $-$ $L_{\min}$)")
+        a.set_ylabel("average Frobenius norm")
+        a.set_title("2-shortcut, ReLU at mid positions" if relu else "2-shortcut, linear")
+        a.legend(fontsize=8)
+    return ax

@@ -1,0 +1,70 @@
+"""Figure 8 of Li et al.: the index (fraction of negative eigenvalues) along training, depth 16.
+
+Left: the index against lg(loss - L_min) for orthogonal and 2-shortcut linear networks, each
+run interpolated onto a common loss grid and averaged. Right: the gradient norm and the index
+against the epoch in one 2-shortcut run. Both come from the runs of :mod:`.fig6`, whose
+records this figure shares (the command line computes them once).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import engine, fig6
+from .common import COLORS, LABELS
+
+__all__ = ["SCALES", "SHARES_RECORDS_WITH", "configurations", "run_one", "run", "plot"]
+
+SHARES_RECORDS_WITH = "fig6"
+SCALES = fig6.SCALES
+
+
+def configurations(config: dict) -> list[dict]:
+    """The items of Figure 6 (the same runs)."""
+    return fig6.configurations(config)
+
+
+def run_one(item: dict, device: str = "cpu") -> list[dict]:
+    """See :func:`resnet_nb.experiments.fig6.run_one`."""
+    return fig6.run_one(item, device)
+
+
+def run(config=None, device: str = "cpu", progress: bool = True, store=None) -> pd.DataFrame:
+    """Run ``config`` (default scale if None) through the engine."""
+    config = SCALES["default"] if config is None else config
+    return engine.run_items(__import__(__name__, fromlist=["_"]), config, store_dir=store, device=device,
+                            progress=progress)
+
+
+def plot(table: pd.DataFrame, ax=None, run_index: int = 0):
+    """Left: index against the loss. Right: gradient norm and index along one 2-shortcut run."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(1, 2, figsize=(10, 4))
+    left, right = ax
+    relu = bool(table["relu"].iloc[0])
+    c = fig6.curves(table, "index", relu)
+    for arch in fig6.ARCHS:
+        g = c[c["arch"] == arch] if len(c) else c
+        if len(g):
+            left.plot(g["x"], g["index"], color=COLORS[arch], label=LABELS[arch])
+    left.set_xlabel("lg(loss)" if relu else r"lg(loss $-$ $L_{\min}$)")
+    left.set_ylabel("index (fraction of negative eigenvalues)")
+    left.set_title("Index along training (Fig. 8, left)")
+    left.legend(fontsize=8)
+    one = table[(table["arch"] == "2-shortcut") & (table["run"] == run_index)]
+    traj = one[one["kind"] == "trajectory"].sort_values("epoch")
+    hess = one[one["kind"] == "hessian"].sort_values("epoch")
+    right.plot(traj["epoch"], traj["grad_norm"], color="tab:blue", label="gradient norm")
+    right.set_xscale("symlog", linthresh=1)
+    right.set_xlabel("epoch")
+    right.set_ylabel("gradient norm", color="tab:blue")
+    twin = right.twinx()
+    twin.plot(hess["epoch"], hess["index"], "o-", ms=3, color="tab:red", label="index")
+    twin.set_ylabel("index", color="tab:red")
+    right.set_title(f"One 2-shortcut run (Fig. 8, right)")
+    if len(traj):
+        peak = traj.loc[traj["grad_norm"].idxmax(), "epoch"]
+        right.axvline(peak, color="gray", lw=0.8, ls=":")
+    return ax
