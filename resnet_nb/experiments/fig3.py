@@ -28,7 +28,7 @@ from .common import initial_weights, interpolate_on_grid, mnist, mnist_optimum, 
 __all__ = ["SCALES", "configurations", "run_one", "run", "curves", "plot", "record_epochs"]
 
 SCALES = {
-    "default": {"depths": [2, 4, 8, 16, 32], "relu": [False, True], "lr": 0.1, "epochs": 1000, "runs": 2,
+    "default": {"depths": [2, 4, 8, 16], "relu": [False, True], "lr": 0.1, "epochs": 1000, "runs": 2,
                 "points": 60, "seed": 0, "n_per_class": 20},
     "paper": {"depths": [2, 4, 8, 16, 32, 64], "relu": [False, True], "lr": 0.1, "epochs": 1000, "runs": 10,
               "points": 100, "seed": 0, "n_per_class": None},

@@ -24,7 +24,7 @@ from .common import ARCHS, COLORS, LABELS, depths_for, initial_weights, mnist, n
 __all__ = ["SCALES", "configurations", "run_one", "run", "summarise", "plot"]
 
 SCALES = {
-    "default": {"archs": list(ARCHS), "depths": [2, 3, 4, 6, 8, 12, 16], "runs": 3, "seed": 0},
+    "default": {"archs": list(ARCHS), "depths": [2, 3, 4, 6, 8, 12], "runs": 3, "seed": 0},
     "paper": {"archs": list(ARCHS), "depths": [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96], "runs": 10,
               "seed": 0},
 }

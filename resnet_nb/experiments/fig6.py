@@ -31,7 +31,7 @@ __all__ = ["SCALES", "ARCHS", "configurations", "run_one", "run", "curves", "plo
 
 ARCHS = ("orthogonal", "2-shortcut")
 SCALES = {
-    "default": {"archs": list(ARCHS), "depth": 8, "relu": False, "lr": 0.1, "epochs": 1000, "points": 8,
+    "default": {"archs": list(ARCHS), "depth": 6, "relu": False, "lr": 0.1, "epochs": 1000, "points": 6,
                 "runs": 2, "seed": 0, "n_per_class": None},
     "paper": {"archs": list(ARCHS), "depth": 16, "relu": False, "lr": 0.1, "epochs": 1000, "points": 30,
               "runs": 5, "seed": 0, "n_per_class": None},

@@ -3,7 +3,7 @@
 The same runs as :mod:`.fig6` (orthogonal plain networks with ReLUs at the 2-shortcut
 positions, and 2-shortcut networks with ReLUs at mid), with the exact Hessian of the ReLU
 network from :func:`resnet_nb.experiments.relu_hessian.hessian_mid_relu`. The optimum of a
-ReLU network is unknown, so the x-axis is lg(loss). The default scale uses depth 8 and a
+ReLU network is unknown, so the x-axis is lg(loss). The default scale uses depth 6 and a
 subset of the digits (``n_per_class`` per class) to fit the book's time budget.
 """
 from __future__ import annotations

@@ -164,3 +164,26 @@ def plot(table: pd.DataFrame, ax=None, loss_opt: float | None = None, relu: bool
         ax_loss.plot([], [], "v", mfc="none", color="gray", label="at the float64 rounding floor")
     ax_loss.legend(fontsize=8)
     return ax
+
+
+def plot_at_lr(table: pd.DataFrame, lr: float, ax=None, loss_opt: float | None = None, relu: bool = False):
+    """One frame of the learning-rate view: lg(mean final loss [- L_min]) against lg(depth) at ``lr``.
+
+    Diverged learning rates leave a gap (the mean over runs is not defined)."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.5, 4))
+    loss_opt = (0.0 if relu else mnist_optimum()) if loss_opt is None else loss_opt
+    t = table[np.isclose(table["lr"], lr)]
+    for arch in [a for a in ARCHS if a in set(t["arch"])]:
+        g = t[t["arch"] == arch].groupby("depth").agg(mean=("final_loss", "mean"), div=("diverged", "any"))
+        y = np.where(g["div"], np.nan, g["mean"] - loss_opt)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ax.plot(np.log10(g.index.to_numpy(dtype=float)), np.log10(np.maximum(y, ROUNDING_FLOOR)), "o-", ms=4,
+                    color=COLORS[arch], label=LABELS[arch] + ("-ReLU" if relu else ""))
+    ax.set_xlabel("lg(depth)")
+    ax.set_ylabel("lg(final loss)" if relu else r"lg(final loss $-$ $L_{\min}$)")
+    ax.set_title(f"learning rate {lr:.3g}")
+    ax.legend(fontsize=8)
+    return ax

@@ -1,0 +1,102 @@
+"""Front ends of the experiments for the book: kernel-free animations, widgets, provenance notes.
+
+* :func:`animation`: frames drawn by a function, as a ``to_jshtml`` player that works in the
+  static page (no kernel); the figure is closed so that it does not also show as an image.
+* :func:`experiment_widget`: controls (``continuous_update=False``) that rerun a figure's
+  ``run`` with changed settings and redraw its ``plot``.
+* :func:`provenance_note`: where and how a committed table was computed, in one paragraph.
+"""
+from __future__ import annotations
+
+import copy
+
+from . import engine
+
+__all__ = ["animation", "experiment_widget", "provenance_note", "show_committed"]
+
+
+def animation(draw, values, figsize=(6.0, 4.0), ncols: int = 1, interval: int = 700):
+    """An HTML player of ``draw(axes, value)`` for each value (``axes`` is one Axes or a list)."""
+    import matplotlib.pyplot as plt
+    from IPython.display import HTML
+    from matplotlib.animation import FuncAnimation
+
+    values = list(values)
+    if not values:
+        raise ValueError("values must hold at least one frame value, got none")
+    fig, axes = plt.subplots(1, ncols, figsize=figsize, squeeze=False)
+    axes = list(axes[0])
+
+    def update(i):
+        for a in axes:
+            a.clear()
+        draw(axes[0] if ncols == 1 else axes, values[i])
+        fig.tight_layout()
+        return axes
+
+    anim = FuncAnimation(fig, update, frames=len(values), interval=interval, blit=False)
+    html = anim.to_jshtml(default_mode="once")
+    plt.close(fig)
+    return HTML(html)
+
+
+def experiment_widget(module, controls: dict, scale: str = "default", ncols: int = 1, figsize=(6.0, 4.0),
+                      to_config=None):
+    """Widgets that rerun ``module.run`` with the chosen settings and redraw ``module.plot``.
+
+    ``controls``: setting name -> ipywidgets control (created with ``continuous_update=False``).
+    ``to_config(config, values)``: optional mapping from control values to the configuration
+    (default: each control replaces the setting of the same name).
+    """
+    import ipywidgets as widgets
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    base = engine.get_config(module, scale)
+    out = widgets.Output()
+
+    def redraw(_=None):
+        values = {k: w.value for k, w in controls.items()}
+        config = copy.deepcopy(base)
+        if to_config is None:
+            config.update({k: list(v) if isinstance(v, tuple) else v for k, v in values.items()})
+        else:
+            config = to_config(config, values)
+        with out:
+            out.clear_output(wait=True)
+            table = module.run(config, progress=False)
+            fig, axes = plt.subplots(1, ncols, figsize=figsize, squeeze=False)
+            module.plot(table, ax=axes[0][0] if ncols == 1 else list(axes[0]))
+            fig.tight_layout()
+            display(fig)
+            plt.close(fig)
+
+    for w in controls.values():
+        w.observe(redraw, names="value")
+    redraw()
+    return widgets.VBox([widgets.HBox(list(controls.values())), out])
+
+
+def provenance_note(prov: dict) -> str:
+    """One Markdown paragraph: commit, machine, device, versions, wall time, date, items."""
+    if not prov:
+        return "*No committed paper-scale result for this figure yet.*"
+    git = prov.get("git", {})
+    v = prov.get("versions", {})
+    m = prov.get("machine", {})
+    commit = (git.get("commit") or "unknown")[:10] + (" (package modified)" if git.get("package_modified") else "")
+    return (f"Computed by `python -m resnet_nb reproduce {prov.get('figure')} --scale {prov.get('scale')}` at commit "
+            f"`{commit}` on {m.get('cpu_count')} logical cores ({m.get('processor')}, {m.get('platform')}), "
+            f"device {prov.get('device')}; torch {v.get('torch')}, numpy {v.get('numpy')}, "
+            f"Python {v.get('python')}. {prov.get('items')} work items, "
+            f"{prov.get('items_wall_time_s')} s of computation in all; table written "
+            f"{prov.get('written_utc')}.")
+
+
+def show_committed(figure: str, scale: str = "paper"):
+    """Load a committed table and display its provenance note; returns the table (or None)."""
+    from IPython.display import Markdown, display
+
+    table, prov = engine.load_results(figure, scale)
+    display(Markdown(provenance_note(prov)))
+    return table
