@@ -27,6 +27,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--device", default="cpu", help="cpu or cuda (cuda:N)")
     r.add_argument("--out", default="results", help="folder of the result store (default: results/)")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
+    r.add_argument("--collect", action="store_true",
+                   help="compute nothing: write table, provenance and figure from the finished records only "
+                        "(marked incomplete if items are missing)")
     sub.add_parser("list", help="list the figures and their scales")
     return p
 
@@ -36,14 +39,19 @@ def _store_name(module, figure):
     return getattr(module, "SHARES_RECORDS_WITH", figure)
 
 
-def reproduce(figure: str, scale: str, device: str, out, progress: bool = True) -> Path:
-    """Run (or resume) one figure at one scale; return the folder of its results."""
+def reproduce(figure: str, scale: str, device: str, out, progress: bool = True, collect: bool = False) -> Path:
+    """Run (or resume) one figure at one scale; return the folder of its results.
+
+    ``collect``: compute nothing, summarise the records finished so far."""
     module = engine.load_figure(figure)
     config = engine.get_config(module, scale)
     folder = Path(out) / figure / scale
     records = Path(out) / _store_name(module, figure) / scale / "records"
     t0 = time.perf_counter()
-    table = engine.run_items(module, config, store_dir=records, device=device, progress=progress)
+    table = engine.run_items(module, config, store_dir=records, device=device, progress=progress,
+                             compute=not collect)
+    if table.empty:
+        raise LookupError(f"{figure} ({scale}): no finished records under {records}")
     wall = time.perf_counter() - t0
     engine.write_summary(folder, figure, scale, config, table, device, wall, records)
     import matplotlib
@@ -82,13 +90,17 @@ def main(argv=None) -> int:
     figures = list(engine.FIGURES) if "all" in args.figures else list(dict.fromkeys(args.figures))
     for figure in figures:
         try:
-            folder = reproduce(figure, args.scale, device, args.out, progress=not args.no_progress)
+            folder = reproduce(figure, args.scale, device, args.out, progress=not args.no_progress,
+                               collect=args.collect)
         except KeyboardInterrupt:
             print(f"\ninterrupted during {figure}; finished items are stored, run the same command to resume",
                   file=sys.stderr)
             return 130
         except ImportError as exc:
             print(f"{figure}: skipped, its module is not available ({exc})", file=sys.stderr)
+            continue
+        except LookupError as exc:
+            print(f"{figure}: skipped, {exc}", file=sys.stderr)
             continue
         print(f"{figure} ({args.scale}) -> {folder}")
     return 0

@@ -122,3 +122,20 @@ def test_command_line_writes_table_provenance_and_resumes(tmp_path, monkeypatch)
     assert cli.main(["reproduce", "figfake", "--scale", "paper", "--out", str(tmp_path), "--no-progress"]) == 0
     assert calls == []
     assert cli.main(["reproduce", "figfake", "--device", "tpu", "--out", str(tmp_path)]) == 2
+
+
+def test_collect_summarises_finished_records_only(tmp_path, monkeypatch):
+    from resnet_nb import __main__ as cli
+
+    calls = []
+    mod = _fake_module(calls, fail_at=3)
+    monkeypatch.setitem(sys.modules, "fake_fig_module", mod)
+    monkeypatch.setitem(engine.FIGURES, "figfake", "fake_fig_module")
+    assert cli.main(["reproduce", "figfake", "--scale", "paper", "--out", str(tmp_path), "--no-progress"]) == 130
+    calls.clear()
+    assert cli.main(["reproduce", "figfake", "--scale", "paper", "--out", str(tmp_path), "--no-progress",
+                     "--collect"]) == 0
+    assert calls == []
+    prov = json.loads((tmp_path / "figfake" / "paper" / "provenance.json").read_text())
+    assert prov["complete"] is False and prov["missing_items"] == 4 and prov["items"] == 2
+    assert sorted(pd.read_csv(tmp_path / "figfake" / "paper" / "table.csv")["y"]) == [1, 4]

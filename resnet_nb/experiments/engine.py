@@ -182,12 +182,14 @@ def check_device(device) -> str:
 
 
 def run_items(module, config: dict, store_dir=None, device: str = "cpu", progress: bool = True,
-              items=None) -> pd.DataFrame:
+              items=None, compute: bool = True) -> pd.DataFrame:
     """Run every work item of ``config`` (or the given ``items``) and return the tidy table.
 
     With ``store_dir``, finished items are read back from their records and new ones are
     written as they finish (see the module docstring); without it nothing is written.
-    The table has one column ``item_key`` tying each row to its record.
+    ``compute=False`` only collects the stored records (unfinished items are left out; the
+    table's ``attrs["missing"]`` counts them). The table has one column ``item_key`` tying
+    each row to its record.
     """
     device = check_device(device)
     items = module.configurations(config) if items is None else items
@@ -199,6 +201,10 @@ def run_items(module, config: dict, store_dir=None, device: str = "cpu", progres
             todo.append(item)
         else:
             rows.extend(dict(r, item_key=item_key(item)) for r in body["rows"])
+    if not compute:
+        table = pd.DataFrame(rows)
+        table.attrs["missing"] = len(todo)
+        return table
     name = getattr(module, "__name__", "experiment").rsplit(".", 1)[-1]
     bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=name, disable=not progress)
     try:
@@ -215,7 +221,9 @@ def run_items(module, config: dict, store_dir=None, device: str = "cpu", progres
             bar.update(1)
     finally:
         bar.close()
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table.attrs["missing"] = 0
+    return table
 
 
 def load_figure(name: str):
@@ -254,6 +262,8 @@ def write_summary(out_dir, figure: str, scale: str, config: dict, table: pd.Data
             pass
     prov = dict(provenance(device), figure=figure, scale=scale, config=config,
                 items=len(items_wall), items_wall_time_s=round(float(sum(items_wall)), 1),
+                missing_items=int(table.attrs.get("missing", 0)),
+                complete=int(table.attrs.get("missing", 0)) == 0,
                 this_invocation_wall_time_s=round(wall_time_s, 1),
                 written_utc=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
     tmp = out_dir / ".provenance.json.tmp"

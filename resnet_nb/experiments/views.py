@@ -12,7 +12,8 @@ import copy
 
 from . import engine
 
-__all__ = ["animation", "experiment_widget", "provenance_note", "show_committed"]
+__all__ = ["animation", "experiment_widget", "provenance_note", "show_committed", "benchmark_report",
+           "paper_scale_times"]
 
 
 def animation(draw, values, figsize=(6.0, 4.0), ncols: int = 1, interval: int = 700):
@@ -90,7 +91,10 @@ def provenance_note(prov: dict) -> str:
             f"device {prov.get('device')}; torch {v.get('torch')}, numpy {v.get('numpy')}, "
             f"Python {v.get('python')}. {prov.get('items')} work items, "
             f"{prov.get('items_wall_time_s')} s of computation in all; table written "
-            f"{prov.get('written_utc')}.")
+            f"{prov.get('written_utc')}."
+            + (f" **Incomplete:** {prov.get('missing_items')} work items of the paper-scale grid were not "
+               f"finished in the time available; the table holds the finished ones only."
+               if prov.get("complete") is False else ""))
 
 
 def show_committed(figure: str, scale: str = "paper"):
@@ -100,3 +104,45 @@ def show_committed(figure: str, scale: str = "paper"):
     table, prov = engine.load_results(figure, scale)
     display(Markdown(provenance_note(prov)))
     return table
+
+
+def benchmark_report(path=None):
+    """The table of ``benchmarks/latest.json`` (written by ``python benchmarks/run.py``) and a
+    one-paragraph description of the machine it was measured on; ``(None, note)`` if absent."""
+    import json
+    from pathlib import Path
+
+    import pandas as pd
+
+    path = Path(path) if path is not None else Path(__file__).resolve().parents[2] / "benchmarks" / "latest.json"
+    if not path.exists():
+        return None, "*No benchmark has been recorded yet: run `python benchmarks/run.py`.*"
+    info = json.loads(path.read_text())
+    table = pd.DataFrame([{"benchmark": r["name"], "ours (s)": round(r["engine_s"], 2),
+                           "reference (s)": round(r["baseline_s"], 2), "ratio": f"{r['ratio']:.2f}x",
+                           "ratio is": r["ratio_kind"], "target": r["target"], "met": "yes" if r["met"] else "no",
+                           "details": r["detail"]} for r in info["rows"]])
+    m = info["machine"]
+    load = m.get("load_average")
+    note = (f"Measured {info['written_utc']} on {m['cpu_count']} logical cores ({m['processor']}, "
+            f"{m['platform']}), device {info['device']}, torch {info['torch']}"
+            + (f"; load average {load[0]:.1f} during the run (the machine was shared)" if load else "")
+            + (". Quick mode (reduced grids)." if info.get("quick") else "."))
+    return table, note
+
+
+def paper_scale_times(root=None):
+    """Per figure: work items and computation time of the committed paper-scale results."""
+    import json
+    from pathlib import Path
+
+    import pandas as pd
+
+    root = Path(root) if root is not None else Path(__file__).resolve().parents[2] / "results"
+    rows = []
+    for p in sorted(root.glob("*/paper/provenance.json")):
+        prov = json.loads(p.read_text())
+        rows.append({"figure": prov["figure"], "items": prov["items"],
+                     "missing items": prov.get("missing_items", 0),
+                     "computation (min)": round(prov["items_wall_time_s"] / 60, 1), "device": prov["device"]})
+    return pd.DataFrame(rows)

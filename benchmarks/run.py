@@ -1,0 +1,204 @@
+"""One command for the performance table: ``python benchmarks/run.py [--quick] [--device cuda]``.
+
+Every row is a ratio of two timings taken side by side in this one run, on this machine:
+
+* ``train``, ``fig5``, ``fig6``: the engine's figure code against the straightforward baseline
+  of :mod:`baseline` on a reduced grid (same items, same seeds; the results are compared too);
+* ``hessian``: an exact Hessian spectrum at depth 96 (P = 9,600) -- build the Hessian with
+  ``hessian_linear`` and take all its eigenvalues -- against ``eigvalsh`` alone on a random
+  symmetric matrix of the same size; its peak memory is measured in a fresh process.
+
+The table is printed and written to ``benchmarks/latest.json`` (with the machine, its load
+average and the device) for the Performance appendix of the book.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+HESSIAN_SCRIPT = r"""
+import json, resource, sys, time, torch
+from resnet_nb import hessians
+from resnet_nb.experiments.common import initial_weights, mnist, network
+torch.manual_seed(0)
+depth, device = int(sys.argv[1]), sys.argv[2]
+net = network("orthogonal", depth)
+stats = mnist().stats().to(device=device)
+W = initial_weights("orthogonal", net, seed=0, device=device)
+P = net.num_params
+A = torch.randn(P, P, dtype=torch.float64, device=device)
+S = (A + A.T) / 2
+del A
+def sync():
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+out = {}
+small = network("orthogonal", 2)  # warm-up: first-call costs are not part of the measurement
+hessians.spectrum(hessians.hessian_linear(small, initial_weights("orthogonal", small, seed=0, device=device), stats))
+for rep in range(1):
+    sync(); t0 = time.perf_counter(); e = torch.linalg.eigvalsh(S); sync(); t_ref = time.perf_counter() - t0
+    t0 = time.perf_counter(); H = hessians.hessian_linear(net, W, stats); sync(); t_build = time.perf_counter() - t0
+    t0 = time.perf_counter(); eigs = hessians.spectrum(H); sync(); t_eig = time.perf_counter() - t0
+    del H
+    out = {"P": P, "eigvalsh_random_s": t_ref, "build_s": t_build, "eigvalsh_hessian_s": t_eig}
+del S
+out["peak_rss_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+if device.startswith("cuda"):
+    out["peak_gpu_gb"] = torch.cuda.max_memory_allocated() / 2**30
+print(json.dumps(out))
+"""
+
+
+def _time(fn, *args, **kw):
+    t0 = time.perf_counter()
+    out = fn(*args, **kw)
+    return time.perf_counter() - t0, out
+
+
+def bench_train(device, quick):
+    import baseline
+    from resnet_nb.experiments import fig9
+
+    config = {"archs": ["xavier", "2-shortcut"], "depths": [8] if quick else [8, 16], "lrs": [0.01, 0.1, 1.0],
+              "runs": 2, "epochs": 100, "seed": 0}
+    items = fig9.configurations(config)
+    t_new, new = _time(lambda: [r for it in items for r in fig9.run_one(it, device)])
+    t_old, old = _time(lambda: [r for it in items for r in baseline.fig9_item(it, device)])
+    a = np.array([r["final_loss"] for r in new], dtype=float)
+    b = np.array([r["final_loss"] for r in old], dtype=float)
+    ok = np.isfinite(a) & np.isfinite(b)
+    err = float(np.max(np.abs(a[ok] - b[ok]) / np.abs(b[ok]))) if ok.any() else float("nan")
+    same_div = bool((np.isfinite(a) == np.isfinite(b)).all())
+    return {"name": "train (Fig 9 grid)", "engine_s": t_new, "baseline_s": t_old,
+            "detail": f"{len(items)} items, {sum(len(i['lrs']) * i['runs'] for i in items)} runs x "
+                      f"{config['epochs']} epochs; max rel. difference of final losses {err:.1e}, "
+                      f"same divergences: {same_div}",
+            "target": ">= 10x", "met": t_old / t_new >= 10 and err < 1e-8 and same_div}
+
+
+def bench_fig5(device, quick):
+    import baseline
+    from resnet_nb.experiments import fig5
+
+    config = {"archs": ["xavier", "2-shortcut"], "depths": [4] if quick else [4, 8], "runs": 1, "seed": 0}
+    items = fig5.configurations(config)
+    t_new, new = _time(lambda: [r for it in items for r in fig5.run_one(it, device)])
+    t_old, old = _time(lambda: [r for it in items for r in baseline.fig5_item(it, device)])
+    err = max(abs(x["cond"] - y["cond"]) / y["cond"] for x, y in zip(new, old))
+    return {"name": "Hessian spectra (Fig 5 grid)", "engine_s": t_new, "baseline_s": t_old,
+            "detail": f"{len(items)} Hessians up to P = {max(100 * it['depth'] for it in items)}; "
+                      f"max rel. difference of condition numbers {err:.1e}",
+            "target": ">= 10x", "met": t_old / t_new >= 10 and err < 1e-6}
+
+
+def bench_fig6(device, quick):
+    import baseline
+    from resnet_nb.experiments import fig6
+    from resnet_nb.experiments.fig3 import record_epochs
+
+    item = fig6.configurations({"archs": ["2-shortcut"], "depth": 4 if quick else 8, "relu": False, "lr": 0.1,
+                                "epochs": 50, "points": 5, "runs": 1, "seed": 0})[0]
+    snaps = record_epochs(item["epochs"], item["points"])
+    t_new, new = _time(fig6.run_one, item, device)
+    t_old, old = _time(baseline.fig6_item, item, snaps, device)
+    hess = [r for r in new if r["kind"] == "hessian"]
+    err = max(abs(x["lam_max"] - y["lam_max"]) / y["lam_max"] for x, y in zip(hess, old))
+    return {"name": "dynamics (Fig 6 run)", "engine_s": t_new, "baseline_s": t_old,
+            "detail": f"depth {item['depth']}, {item['epochs']} epochs, {len(snaps)} Hessians; "
+                      f"max rel. difference of |lambda|max {err:.1e}",
+            "target": ">= 10x", "met": t_old / t_new >= 10 and err < 1e-8}
+
+
+def bench_hessian(device, quick):
+    depth = 32 if quick else 96
+    env = dict(os.environ)
+    res = subprocess.run([sys.executable, "-c", HESSIAN_SCRIPT, str(depth), device], capture_output=True,
+                         text=True, env=env, check=True)
+    h = json.loads(res.stdout.strip().splitlines()[-1])
+    total = h["build_s"] + h["eigvalsh_hessian_s"]
+    ratio = total / h["eigvalsh_random_s"]
+    mem = h.get("peak_gpu_gb", h["peak_rss_gb"])
+    return {"name": f"exact spectrum at P = {h['P']}", "engine_s": total, "baseline_s": h["eigvalsh_random_s"],
+            "detail": f"build {h['build_s']:.2f} s + eigvalsh {h['eigvalsh_hessian_s']:.2f} s vs eigvalsh of a "
+                      f"random symmetric matrix {h['eigvalsh_random_s']:.2f} s; peak memory {mem:.2f} GB "
+                      f"({'GPU' if 'peak_gpu_gb' in h else 'process RSS'})",
+            "ratio_kind": "cost / eigvalsh", "ratio": ratio, "target": "<= 1.3x, <= 3 GB",
+            "met": ratio <= 1.3 and mem <= 3.0}
+
+
+def committed_paper_times():
+    """Wall time of the committed paper-scale results, from their provenance files."""
+    out = {}
+    for p in sorted((HERE.parent / "results").glob("*/paper/provenance.json")):
+        prov = json.loads(p.read_text())
+        out[prov["figure"]] = {"items": prov["items"], "wall_s": prov["items_wall_time_s"],
+                               "device": prov["device"]}
+    return out
+
+
+def _warm_up(device):
+    """Load the data and touch every code path once, so that no timing includes first-call costs."""
+    import baseline
+    from resnet_nb.experiments import fig5, fig9
+    from resnet_nb.experiments.common import mnist
+
+    mnist()
+    item = fig9.configurations({"archs": ["2-shortcut"], "depths": [2], "lrs": [0.1], "runs": 1, "epochs": 2,
+                                "seed": 0})[0]
+    fig9.run_one(item, device)
+    baseline.fig9_item(item, device)
+    item5 = fig5.configurations({"archs": ["2-shortcut"], "depths": [2], "runs": 1, "seed": 0})[0]
+    fig5.run_one(item5, device)
+    baseline.fig5_item(item5, device)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="smaller grids (about a minute)")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--only", nargs="*", choices=["train", "fig5", "fig6", "hessian"], default=None)
+    ap.add_argument("--out", default=str(HERE / "latest.json"))
+    args = ap.parse_args(argv)
+    import torch
+
+    from resnet_nb.experiments import engine
+
+    engine.check_device(args.device)
+    _warm_up(args.device)
+    rows = []
+    for name, fn in [("train", bench_train), ("fig5", bench_fig5), ("fig6", bench_fig6), ("hessian", bench_hessian)]:
+        if args.only is None or name in args.only:
+            rows.append(fn(args.device, args.quick))
+            print(f"  done: {rows[-1]['name']}", file=sys.stderr)
+    for r in rows:
+        r.setdefault("ratio_kind", "baseline / engine")
+        r.setdefault("ratio", r["baseline_s"] / r["engine_s"])
+    print(f"{'benchmark':32s} {'engine s':>9s} {'reference s':>11s} {'ratio':>8s}  {'target':18s} met")
+    for r in rows:
+        print(f"{r['name']:32s} {r['engine_s']:9.2f} {r['baseline_s']:11.2f} {r['ratio']:7.2f}x  "
+              f"{r['target']:18s} {'yes' if r['met'] else 'NO'}")
+        print(f"    {r['detail']}")
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    info = {"machine": {"node": platform.node(), "processor": platform.processor() or platform.machine(),
+                        "cpu_count": os.cpu_count(), "platform": platform.platform(),
+                        "torch_threads": torch.get_num_threads(), "load_average": load},
+            "device": engine.device_description(args.device), "quick": args.quick,
+            "torch": torch.__version__, "rows": rows, "paper_scale": committed_paper_times(),
+            "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    Path(args.out).write_text(json.dumps(info, indent=1, default=float))
+    print(f"written {args.out}")
+
+
+if __name__ == "__main__":
+    main()
