@@ -258,12 +258,19 @@ def _check_widgets(page, shot_prefix: Path | None = None) -> int:
     n_views = page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count()
     if n_views == 0:
         return 0
-    page.wait_for_function(
-        "n => document.querySelectorAll('.jupyter-widgets.widget-view, .widget-view').length >= n"
-        " || document.querySelectorAll('.jupyter-widgets').length >= n",
-        arg=n_views,
-        timeout=30_000,
+    # The HTML manager renders each saved view next to its <script> tag, inside the same
+    # output container; a view whose container holds no rendered widget did not render.
+    unrendered = (
+        "() => Array.from(document.querySelectorAll("
+        "'script[type=\"application/vnd.jupyter.widget-view+json\"]'))"
+        ".filter(s => !s.parentElement.querySelector('.jupyter-widgets')).length"
     )
+    try:
+        page.wait_for_function(f"({unrendered})() === 0", timeout=30_000)
+    except Exception:  # the assertion below says how many
+        pass
+    missing = page.evaluate(unrendered)
+    assert missing == 0, f"{missing} of {n_views} saved widget views did not render"
     # Labels with TeX are typeset through the MathJax 2 shim, asynchronously: give it time,
     # then none may stay raw.
     raw_labels = (
