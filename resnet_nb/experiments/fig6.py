@@ -39,7 +39,7 @@ SCALES = {
 
 
 def configurations(config: dict, figure: str = "fig6") -> list[dict]:
-    """One item per (architecture, run)."""
+    """One item per (run, architecture)."""
     for key in ("archs", "depth", "relu", "lr", "epochs", "points", "runs", "seed"):
         if key not in config:
             raise ValueError(f"config must have the key {key!r}; got keys {sorted(config)}")
@@ -49,8 +49,9 @@ def configurations(config: dict, figure: str = "fig6") -> list[dict]:
         raise ValueError(f"depth must be even (2-shortcut networks), got {config['depth']}")
     check_float("lr", config["lr"], low=0.0, low_open=True)
     items = []
-    for a in config["archs"]:
-        for r in range(check_int("runs", config["runs"])):
+    # run-major order: an interrupted run still has every architecture for its first runs
+    for r in range(check_int("runs", config["runs"])):
+        for a in config["archs"]:
             item = {"figure": figure, "arch": a, "depth": int(config["depth"]), "relu": bool(config["relu"]),
                     "lr": float(config["lr"]), "epochs": check_int("epochs", config["epochs"]),
                     "points": check_int("points", config["points"], minimum=2), "run": r,
