@@ -45,13 +45,14 @@ def _check_config(config):
 def configurations(config: dict) -> list[dict]:
     """One item per (architecture, depth, run); depths an n-shortcut cannot have are skipped.
 
-    Items come depth by depth (shallow first), so that an interrupted run has every
-    architecture up to some depth rather than some architectures at every depth.
+    Items come depth by depth (shallow first), and within a depth run by run, so that an
+    interrupted run has every architecture up to some depth, and some runs of every
+    architecture at the next, rather than some architectures at every depth.
     """
     _check_config(config)
     return [{"figure": "fig5", "arch": a, "depth": L, "run": r, "seed": int(config["seed"]) + r}
-            for L in sorted(set(int(x) for x in config["depths"])) for a in config["archs"]
-            if L in depths_for(a, [L]) for r in range(int(config["runs"]))]
+            for L in sorted(set(int(x) for x in config["depths"])) for r in range(int(config["runs"]))
+            for a in config["archs"] if L in depths_for(a, [L])]
 
 
 def run_one(item: dict, device: str = "cpu") -> list[dict]:
