@@ -160,7 +160,13 @@ CHEAP = {"fig5": lambda it: it["depth"] <= 16, "fig9": lambda it: it["depth"] <=
          "fig6": lambda it: not it["relu"], "fig8": lambda it: False, "fig7": lambda it: False}
 SAMPLES = {"fig6": 1}  # a Figure 6 item is a whole run with 30 Hessians; fig8 shares its records
 SKIP_COLUMNS = {"hessian_s", "eigvalsh_s"}
-RTOL = 1e-6  # same code on another machine: BLAS may order sums differently; GD over 1000 steps stays within this
+# A single Hessian (Fig 5) is reproduced to rounding. A trained quantity is not: BLAS kernels
+# may round differently with another thread count or CPU, and 1,000 gradient steps near the
+# edge of stability amplify a last-bit difference (measured: up to 1e-4 relative in a final
+# loss of a Xavier network at depth 12, learning rate 0.1). Those rows get RTOL_TRAINED.
+RTOL = 1e-6
+RTOL_TRAINED = 1e-3
+TRAINED = {"fig3", "fig6", "fig7", "fig8", "fig9", "fig10"}
 
 
 @pytest.mark.skipif(not list(RESULTS.glob("*/paper/provenance.json")), reason="no committed paper-scale results")
@@ -182,7 +188,8 @@ def test_committed_paper_results_recompute():
                     if isinstance(val, float) and not isinstance(val, bool):
                         if key == "lam_p10" and not ref.get("resolved", True):
                             continue  # below the rounding floor: not a number to compare
-                        assert got[key] == pytest.approx(val, rel=RTOL, abs=1e-300, nan_ok=True), (figure, key)
+                        rtol = RTOL_TRAINED if figure in TRAINED else RTOL
+                        assert got[key] == pytest.approx(val, rel=rtol, abs=1e-300, nan_ok=True), (figure, key)
                     else:
                         assert got[key] == val, (figure, key)
             checked += 1
