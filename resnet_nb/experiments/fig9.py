@@ -54,11 +54,15 @@ def _check_config(config, archs_allowed=ARCHS):
 
 
 def configurations(config: dict, figure: str = "fig9", relu: bool = False, archs_allowed=ARCHS) -> list[dict]:
-    """One item per (architecture, depth): all runs and learning rates together."""
+    """One item per (architecture, depth): all runs and learning rates together.
+
+    Shallow depths come first for every architecture, so an interrupted run covers every
+    architecture up to some depth."""
     _check_config(config, archs_allowed)
     return [{"figure": figure, "arch": a, "depth": L, "relu": relu, "lrs": [float(x) for x in config["lrs"]],
              "runs": int(config["runs"]), "epochs": int(config["epochs"]), "seed": int(config["seed"])}
-            for a in config["archs"] for L in depths_for(a, config["depths"], relu)]
+            for L in sorted(set(int(x) for x in config["depths"])) for a in config["archs"]
+            if L in depths_for(a, [L], relu)]
 
 
 def train_grid(item: dict, device: str = "cpu"):
