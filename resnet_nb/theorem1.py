@@ -1121,7 +1121,7 @@ def hessian_explorer(mnist: Dataset | None = None):
     import matplotlib.pyplot as plt
     from IPython.display import display
 
-    style = dict(continuous_update=False)
+    style = dict(continuous_update=False, style={"description_width": "initial"})
     w = dict(
         n=widgets.IntSlider(value=2, min=1, max=3, description="n", **style),
         R=widgets.IntSlider(value=2, min=1, max=6, description="units R", **style),

@@ -340,7 +340,7 @@ def widget(table: pd.DataFrame | None = None, config: dict | None = None):
                 cache[engine.item_key(item)] = rows.drop(columns=["item_key"], errors="ignore")
     options = sorted(set([1, 2, 3, 4, 6, 8]) | set(config["blocks"]))
     blocks_w = W.SelectMultiple(options=options, value=tuple(config["blocks"]), rows=len(options),
-                                description="blocks/stage")
+                                description="blocks/stage", style={"description_width": "initial"})
     epochs_w = W.IntSlider(value=config["epochs"], min=2, max=40, step=1, description="epochs",
                            continuous_update=False)
     lr_w = W.FloatLogSlider(value=config["lr"], base=10, min=-3, max=0, step=0.25, description="step size",
