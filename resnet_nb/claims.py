@@ -102,26 +102,29 @@ def run_all(ids=None, progress: bool = True):
 
 
 def ledger_table(df) -> str:
-    """The ledger as an HTML table (the book's appendix page)."""
+    """The ledger as an HTML table (the book's appendix page): four columns that fit a page."""
     import html
 
     def fmt(x):
-        return "" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{x:.1e}"
+        return "n/a" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{x:.1e}"
 
-    head = ("<table class='claims-ledger'><thead><tr><th>claim</th><th>source</th><th>statement</th>"
-            "<th>as printed</th><th>checked in</th><th>last run</th><th>worst</th><th>tolerance</th>"
-            "</tr></thead><tbody>")
+    head = ("<table class='claims-ledger' style='table-layout:fixed;width:100%;font-size:0.85em'>"
+            "<colgroup><col style='width:22%'><col style='width:14%'><col style='width:11%'>"
+            "<col style='width:53%'></colgroup><thead><tr><th>claim and source</th><th>last run</th>"
+            "<th>as printed</th><th>statement checked, and where</th></tr></thead><tbody>")
     body = []
     for r in df.itertuples():
         verdict = "pass" if r.passed else "FAIL"
         color = "#1a7f37" if r.passed else "#cf222e"
+        where = "<br>".join(html.escape(w) for w in r.where.split("; "))
         body.append(
-            f"<tr><td><code>{html.escape(r.id)}</code></td><td>{html.escape(r.source)}</td>"
+            f"<tr><td><code style='word-break:break-all'>{html.escape(r.id)}</code><br>"
+            f"<small>{html.escape(r.source)}</small></td>"
+            f"<td><b style='color:{color}'>{verdict}</b><br><small>worst {fmt(r.worst)}<br>"
+            f"tolerance {fmt(r.tol)}</small></td><td>{html.escape(r.printed)}</td>"
             f"<td>{html.escape(r.statement)}"
-            + (f"<br><small>{html.escape(r.detail)}</small>" if r.detail else "")
-            + f"</td><td>{html.escape(r.printed)}</td><td><small>{html.escape(r.where)}</small></td>"
-            f"<td style='color:{color};font-weight:bold'>{verdict}</td><td>{fmt(r.worst)}</td>"
-            f"<td>{fmt(r.tol)}</td></tr>")
+            + (f"<br><small><i>{html.escape(r.detail)}</i></small>" if r.detail else "")
+            + f"<br><small style='word-break:break-all'>{where}</small></td></tr>")
     return head + "".join(body) + "</tbody></table>"
 
 
