@@ -39,7 +39,7 @@ class Claim:
     id: str
     source: str
     statement: str
-    printed: str  # "holds", "fails" (we state and check a corrected form) or "not a theorem"
+    printed: str  # see PRINTED
     where: list = field(default_factory=list)
     check: callable = None
     negative: callable = None
@@ -47,11 +47,17 @@ class Claim:
 
 REGISTRY: dict[str, Claim] = {}
 
+#: verdicts on a statement as its source prints it: "holds"; "fails" (false as printed: the
+#: ledger states and checks a corrected form); "not a theorem" (an experimental observation or
+#: our own derivation, checked as stated); "not reproduced" (an experimental observation that
+#: our reproduction contradicts: the ledger states and checks what we measured instead).
+PRINTED = ("holds", "fails", "not a theorem", "not reproduced")
+
 
 def register(id: str, source: str, statement: str, where, printed: str = "holds", negative=None):
     """Decorator: register ``fn`` (returning an :class:`Outcome`) as the check of a claim."""
-    if printed not in ("holds", "fails", "not a theorem"):
-        raise ValueError(f"printed must be 'holds', 'fails' or 'not a theorem', got {printed!r}")
+    if printed not in PRINTED:
+        raise ValueError(f"printed must be one of {PRINTED}, got {printed!r}")
 
     def deco(fn):
         if id in REGISTRY:
