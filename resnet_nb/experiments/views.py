@@ -42,12 +42,15 @@ def animation(draw, values, figsize=(6.0, 4.0), ncols: int = 1, interval: int = 
 
 
 def experiment_widget(module, controls: dict, scale: str = "default", ncols: int = 1, figsize=(6.0, 4.0),
-                      to_config=None):
+                      to_config=None, table=None, plot=None):
     """Widgets that rerun ``module.run`` with the chosen settings and redraw ``module.plot``.
 
     ``controls``: setting name -> ipywidgets control (created with ``continuous_update=False``).
     ``to_config(config, values)``: optional mapping from control values to the configuration
     (default: each control replaces the setting of the same name).
+    ``table``: the table of the controls' initial settings, if the page has already computed
+    it: the first view is drawn from it instead of being computed a second time.
+    ``plot(table, ax)``: what to draw (default ``module.plot``).
     """
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
@@ -56,7 +59,9 @@ def experiment_widget(module, controls: dict, scale: str = "default", ncols: int
     base = engine.get_config(module, scale)
     out = widgets.Output()
 
-    def redraw(_=None):
+    draw = module.plot if plot is None else plot
+
+    def redraw(_=None, table=None):
         values = {k: w.value for k, w in controls.items()}
         config = copy.deepcopy(base)
         if to_config is None:
@@ -65,16 +70,17 @@ def experiment_widget(module, controls: dict, scale: str = "default", ncols: int
             config = to_config(config, values)
         with out:
             out.clear_output(wait=True)
-            table = module.run(config, progress=False)
+            if table is None:
+                table = module.run(config, progress=False)
             fig, axes = plt.subplots(1, ncols, figsize=figsize, squeeze=False)
-            module.plot(table, ax=axes[0][0] if ncols == 1 else list(axes[0]))
+            draw(table, ax=axes[0][0] if ncols == 1 else list(axes[0]))
             fig.tight_layout()
             display(fig)
             plt.close(fig)
 
     for w in controls.values():
         w.observe(redraw, names="value")
-    redraw()
+    redraw(table=table)
     return widgets.VBox([widgets.HBox(list(controls.values())), out])
 
 

@@ -1,0 +1,52 @@
+"""The book's front ends: widgets rerun the right configuration and reuse a table already computed."""
+import types
+
+import matplotlib
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+
+widgets = pytest.importorskip("ipywidgets")
+
+from resnet_nb.experiments import views  # noqa: E402
+
+
+def _fake_module():
+    calls = {"run": [], "plot": []}
+    mod = types.SimpleNamespace(
+        SCALES={"default": {"depth": 2, "lr": 0.1}},
+        run=lambda config, progress=False: calls["run"].append(dict(config)) or pd.DataFrame({"x": [config["depth"]]}),
+        plot=lambda table, ax=None: calls["plot"].append(table.copy()),
+    )
+    mod.__name__ = "fake"
+    return mod, calls
+
+
+def test_widget_reuses_given_table_then_reruns_with_changed_setting():
+    mod, calls = _fake_module()
+    depth = widgets.IntSlider(value=2, min=2, max=8, continuous_update=False)
+    given = pd.DataFrame({"x": [-1]})
+    box = views.experiment_widget(mod, {"depth": depth}, table=given)
+    assert isinstance(box, widgets.VBox)
+    assert calls["run"] == []  # the first view came from the given table
+    assert calls["plot"][0].equals(given)
+    depth.value = 6
+    assert calls["run"] == [{"depth": 6, "lr": 0.1}]
+    assert calls["plot"][-1]["x"].tolist() == [6]
+
+
+def test_widget_without_table_runs_once_and_uses_to_config_and_custom_plot():
+    mod, calls = _fake_module()
+    drawn = []
+    lr = widgets.FloatLogSlider(value=0.1, base=10, min=-2, max=0, continuous_update=False)
+    views.experiment_widget(mod, {"lr": lr}, to_config=lambda c, v: dict(c, lr=v["lr"], depth=3),
+                            plot=lambda t, ax=None: drawn.append(t))
+    assert calls["run"] == [{"depth": 3, "lr": 0.1}] and calls["plot"] == [] and len(drawn) == 1
+    lr.value = 0.01
+    assert calls["run"][-1]["lr"] == pytest.approx(0.01) and len(drawn) == 2
+
+
+def test_animation_refuses_no_frames():
+    with pytest.raises(ValueError, match="at least one frame"):
+        views.animation(lambda ax, v: None, [])
