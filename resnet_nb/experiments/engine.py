@@ -158,6 +158,8 @@ def provenance(device: str = "cpu") -> dict:
         _STATIC_PROVENANCE = {"git": _git_commit(), "versions": versions, "machine": machine}
     out = dict(_STATIC_PROVENANCE)
     out["device"] = device_description(device)
+    if hasattr(os, "getloadavg"):  # how busy the machine was: times on a shared machine need it
+        out["load_average"] = [round(x, 2) for x in os.getloadavg()]
     return out
 
 
