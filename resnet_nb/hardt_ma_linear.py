@@ -30,7 +30,7 @@ __all__ = [
     "min_max_norm_lower_bound", "FORMS",
     "population_risk", "risk_gradient", "gradient_bound_sides", "adversarial_gradient_ratio",
     "random_ball_point", "critical_point_at_tau_one", "scalar_optimum", "random_positive_det",
-    "theorem21_survey", "gradient_bound_survey",
+    "theorem21_survey", "gradient_bound_survey", "bound_ratios", "factor_norms_plot", "ratio_histogram",
 ]
 
 
@@ -512,3 +512,61 @@ def gradient_bound_survey(ls, taus, Sigmas: dict, points: int = 20, seed: int = 
                     worst[form] = min(worst[form], s["lhs"] / s[form])
         rows.append(dict(l=l, tau=tau, Sigma=name, **{f"worst_{k}": v for k, v in worst.items()}))
     return rows
+
+
+# ------------------------------------------------------------------------------------- views
+def bound_ratios(l: int, tau: float, Sigma, d: int = 3, per_kind: int = 60, seed: int = 0) -> dict:
+    """``||grad f||_F^2 / right-hand side`` of Eq. (2.3), printed and corrected, at random points
+    of the ball of radius ``tau`` (``per_kind`` of each kind of :func:`random_ball_point`), each
+    with a random target R. A ratio below 1 is a point where that form of the bound fails."""
+    l = check_int("l", l, minimum=1)
+    tau = check_float("tau", tau, low=0.0, high=1.0, high_open=True)
+    Sigma = as_square("Sigma", Sigma)
+    if Sigma.shape[0] != d:
+        raise ValueError(f"Sigma must be {d} x {d} (d = {d}), got shape {Sigma.shape}")
+    rng = np.random.default_rng(seed)
+    out = {"printed": [], "corrected": []}
+    for kind in ("gaussian", "shrink", "rank_one"):
+        for _ in range(check_int("per_kind", per_kind, minimum=1)):
+            A = random_ball_point(l, d, tau, rng, kind)
+            s = gradient_bound_sides(A, residual_product(A) - rng.standard_normal((d, d)), Sigma, tau)
+            for form in out:
+                out[form].append(s["lhs"] / s[form])
+    return {k: np.asarray(v) for k, v in out.items()}
+
+
+def ratio_histogram(l: int, tau: float, Sigma, ax=None, seed: int = 0, label: str = "Sigma"):
+    """Histogram of :func:`bound_ratios` on a log axis; left of the dashed line the bound fails."""
+    import matplotlib.pyplot as plt
+
+    ratios = bound_ratios(l, tau, Sigma, d=np.asarray(Sigma).shape[0], seed=seed)
+    ax = ax or plt.gca()
+    ax.clear()
+    bins = np.logspace(-4, 4, 50)
+    for name, v in ratios.items():
+        ax.hist(v, bins=bins, alpha=0.6, label=f"{name}: min {v.min():.3g}")
+    ax.axvline(1.0, color="k", ls="--")
+    ax.set(xscale="log", xlabel="||grad f||^2 / right-hand side", ylabel="points",
+           title=f"l={l}, tau={tau}, {label}  (left of the dashed line: violated)")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def factor_norms_plot(l: int, gamma: float, d: int = 4, seed: int = 1, ax=None):
+    """Bar chart of ||A_i|| for the Theorem 2.1 construction of a random R (det R > 0) of the given
+    gamma, with the two forms of the bound; the title gives the split and the product's error."""
+    import matplotlib.pyplot as plt
+
+    R = random_positive_det(d, np.random.default_rng(seed), gamma=gamma)
+    A, info = theorem21_construction(R, l)
+    ax = ax or plt.gca()
+    ax.clear()
+    ax.bar(np.arange(1, l + 1), np.linalg.norm(A, ord=2, axis=(1, 2)), color="C0")
+    ax.axhline(theorem21_bound(info["gamma"], l, "v1"), color="C1", ls="--", label="(4 pi + 3 gamma)/l")
+    ax.axhline(theorem21_bound(info["gamma"], l, "v3"), color="C2", ls="--",
+               label="2(sqrt(pi)+sqrt(3 gamma))^2/l")
+    err = np.abs(residual_product(A) - R).max()
+    ax.set(xlabel="factor i", ylabel="||A_i||", ylim=(0, 6),
+           title=f"l={l}, gamma={info['gamma']:.2f}: p={info['p']} stretch, q={info['q']} rotation, error {err:.0e}")
+    ax.legend(loc="upper right", fontsize=8)
+    return ax

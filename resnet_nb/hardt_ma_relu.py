@@ -33,7 +33,7 @@ from ._checks import check_choice, check_float, check_int
 
 __all__ = ["ReLUResNet", "relu_block", "separation", "margins", "lemma_block",
            "surrogate_vectors", "theorem32_construction", "parameter_count", "unit_norm_columns",
-           "projected_margins", "lemma_b1_hypotheses", "lemma_b1_paper", "lemma_b1_counterexamples"]
+           "projected_margins", "lemma_b1_hypotheses", "lemma_b1_paper", "lemma_b1_counterexamples", "construction_view"]
 
 
 def _as_points(name: str, X) -> np.ndarray:
@@ -338,3 +338,30 @@ def lemma_b1_counterexamples(rho_prime: float = 0.1) -> dict:
     ang = np.deg2rad([20.0, -20.0, 60.0, -60.0])
     hull = np.column_stack([[r_in, 0.0], r_out * np.vstack([np.cos(ang), np.sin(ang)])])
     return dict(pair=pair, hull=hull)
+
+
+
+def construction_view(n: int, k: int, r: int, axes=None, step=None, seed: int = 0, dim: int = 20):
+    """Scatter ``n`` random unit points with ``r`` labels as the Theorem 3.2 network moves them,
+    in a random 2-D view of its k-dimensional hidden space: the input and the output of the
+    blocks (``step=None``), or the state after block ``step``."""
+    import matplotlib.pyplot as plt
+
+    g = np.random.default_rng(seed)
+    X = unit_norm_columns(g.standard_normal((dim, n)))
+    y = g.integers(0, r, n)
+    net, rep = theorem32_construction(X, y, k=k, r=r, seed=seed)
+    states = net.trajectory(X)
+    view = np.linalg.qr(g.standard_normal((k, 2)))[0].T
+    err = np.abs(net(X) - np.eye(r)[:, y]).max()
+    shown = [0, len(states) - 1] if step is None else [step]
+    axes = np.atleast_1d(axes if axes is not None else plt.subplots(1, 2, figsize=(9, 4))[1])
+    for ax, j in zip(axes, shown):
+        ax.clear()
+        P = view @ states[j]
+        ax.scatter(P[0], P[1], c=y, cmap="tab10", vmin=0, vmax=9, s=12)
+        ax.set(xlim=(-2, 2), ylim=(-2, 2), aspect="equal",
+               title=f"after block {j} of {len(states) - 1} (n={n}, k={k}, r={r})")
+    axes[-1].set_xlabel(f"{rep['blocks']} blocks, {parameter_count(net)['trainable']} parameters, "
+                        f"max error {err:.0e}")
+    return axes

@@ -187,3 +187,41 @@ def test_critical_point_on_the_boundary_is_not_a_global_minimum():
     assert np.abs(risk_gradient(A, R, np.eye(2))).max() == 0.0
     assert population_risk(A, R, np.eye(2)) > 2.0 + 1.0
     assert max_spectral_norm(A) == 1.0
+
+
+def test_bound_ratios_corrected_holds_and_printed_fails_where_the_chapter_says():
+    from resnet_nb import hardt_ma_linear as hm
+
+    # The chapter's histogram: corrected form of Eq. (2.3) >= 1 at every sampled point; the
+    # printed form is violated once Sigma is scaled up (sigma_min^2 > sigma_min) and holds here
+    # when it is scaled down.
+    S = np.diag([0.5, 1.0, 2.0])
+    large = hm.bound_ratios(4, 0.3, 100 * S, per_kind=20, seed=0)
+    small = hm.bound_ratios(4, 0.3, 0.01 * S, per_kind=20, seed=0)
+    assert large["corrected"].min() >= 1.0 - 1e-12 and small["corrected"].min() >= 1.0 - 1e-12
+    assert large["printed"].min() < 1.0 <= small["printed"].min()
+    again = hm.bound_ratios(4, 0.3, 100 * S, per_kind=20, seed=0)
+    assert np.array_equal(again["printed"], large["printed"])  # seeded
+    with pytest.raises(ValueError, match="tau must lie"):
+        hm.bound_ratios(4, 1.0, S)
+    with pytest.raises(ValueError, match="Sigma must be 3 x 3"):
+        hm.bound_ratios(4, 0.3, np.eye(2))
+
+
+def test_views_draw_without_error():
+    from resnet_nb import hardt_ma_linear as hm
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from resnet_nb import hardt_ma_relu as hr
+
+    fig, ax = plt.subplots()
+    hm.factor_norms_plot(6, 1.0, ax=ax)
+    assert len(ax.patches) == 6  # one bar per factor
+    hm.ratio_histogram(2, 0.3, np.eye(3), ax=ax)
+    axes = hr.construction_view(20, 4, 2)
+    assert len(axes) == 2 and "max error" in axes[-1].get_xlabel()
+    plt.close("all")
