@@ -137,8 +137,11 @@ def benchmark_report(path=None):
     return table, note
 
 
-def paper_scale_times(root=None):
-    """Per figure: work items and computation time of the committed paper-scale results."""
+def paper_scale_times(root=None, idle_load: float = 2.5):
+    """Per figure: work items, missing items and computation time of the committed paper-scale
+    results, summed over their records; also how many of those items were timed on an idle
+    machine (load average below ``idle_load`` when the item finished; only records written
+    since the load average was recorded carry it) and their time."""
     import json
     from pathlib import Path
 
@@ -148,7 +151,19 @@ def paper_scale_times(root=None):
     rows = []
     for p in sorted(root.glob("*/paper/provenance.json")):
         prov = json.loads(p.read_text())
-        rows.append({"figure": prov["figure"], "items": prov["items"],
-                     "missing items": prov.get("missing_items", 0),
-                     "computation (min)": round(prov["items_wall_time_s"] / 60, 1), "device": prov["device"]})
+        figure = prov["figure"]
+        module = engine.load_figure(figure)
+        records = root / getattr(module, "SHARES_RECORDS_WITH", figure) / "paper" / "records"
+        wall, idle_n, idle_s = 0.0, 0, 0.0
+        for r in records.glob("*.json"):
+            pv = json.loads(r.read_text())["body"]["provenance"]
+            wall += pv["wall_time_s"]
+            load = pv.get("load_average")
+            if load is not None and load[0] < idle_load:
+                idle_n += 1
+                idle_s += pv["wall_time_s"]
+        rows.append({"figure": figure, "items": prov["items"], "missing items": prov.get("missing_items", 0),
+                     "computation (min)": round(wall / 60, 1),
+                     "items timed idle": idle_n, "their time (min)": round(idle_s / 60, 1),
+                     "device": prov["device"]})
     return pd.DataFrame(rows)
