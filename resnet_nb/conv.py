@@ -32,8 +32,10 @@ Initialisations (``init=``)
 ---------------------------
 For a ``k x k`` convolution with ``c`` input channels (fan-in ``k^2 c``):
 
-* ``"standard"``: He/MSRA Gaussian, standard deviation ``sqrt(2 / (k^2 c))``
-  (He et al. 2015, the initialisation of ``fb.resnet.torch``).
+* ``"standard"``: He/MSRA Gaussian in its fan-in form, standard deviation ``sqrt(2 / (k^2 c))``
+  (He et al. 2015). ``fb.resnet.torch`` uses the fan-out form, ``sqrt(2 / (k^2 c_out))``;
+  the two agree for every convolution whose input and output widths are equal, and differ
+  only for the stem and the strided transitions.
 * ``"hardt_ma"``: Gaussian with standard deviation ``1 / (k^2 c)``. Hardt & Ma (section 5)
   initialise their convolutions with a Gaussian of ``sigma ~ k^{-2} c^{-1}`` instead of the
   standard ``sigma ~ k^{-1} c^{-1/2}``. The statement is a proportionality (we have it as

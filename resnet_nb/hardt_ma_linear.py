@@ -273,7 +273,8 @@ def population_risk(A, R, Sigma, noise: float = 1.0) -> float:
 
 
 def risk_gradient(A, R, Sigma) -> np.ndarray:
-    """Lemma 2.3: ``df/dA_i = 2 [(I+A_l)...(I+A_{i+1})]^T E Sigma [(I+A_{i-1})...(I+A_1)]^T``."""
+    """Lemma 2.4 (ICLR text): ``df/dA_i = 2 [(I+A_l)...(I+A_{i+1})]^T E Sigma [(I+A_{i-1})...(I+A_1)]^T``
+    (the paper prints the transposed products in the reverse order; see the chapter)."""
     A = _as_stack(A)
     R, Sigma = as_square("R", R), as_square("Sigma", Sigma)
     return _gradient_from_error(A, residual_product(A) - R, Sigma)

@@ -13,7 +13,7 @@ import copy
 from . import engine
 
 __all__ = ["animation", "experiment_widget", "provenance_note", "show_committed", "benchmark_report",
-           "paper_scale_times"]
+           "paper_scale_times", "item_times"]
 
 
 def animation(draw, values, figsize=(6.0, 4.0), ncols: int = 1, interval: int = 700):
@@ -167,3 +167,31 @@ def paper_scale_times(root=None, idle_load: float = 2.5):
                      "items timed idle": idle_n, "their time (min)": round(idle_s / 60, 1),
                      "device": prov["device"]})
     return pd.DataFrame(rows)
+
+
+def item_times(figure: str, root=None, idle_load: float = 2.5):
+    """Per depth: number of committed paper-scale items of ``figure``, and the mean computation
+    time of an item, over all of them and over those timed on an idle machine (see
+    :func:`paper_scale_times`)."""
+    import json
+    from pathlib import Path
+
+    import numpy as np
+    import pandas as pd
+
+    root = Path(root) if root is not None else Path(__file__).resolve().parents[2] / "results"
+    module = engine.load_figure(figure)
+    records = root / getattr(module, "SHARES_RECORDS_WITH", figure) / "paper" / "records"
+    rows = []
+    for r in records.glob("*.json"):
+        body = json.loads(r.read_text())["body"]
+        pv = body["provenance"]
+        load = pv.get("load_average")
+        rows.append({"depth": body["item"].get("depth"), "seconds": pv["wall_time_s"],
+                     "idle": load is not None and load[0] < idle_load})
+    if not rows:
+        raise LookupError(f"no committed paper-scale records of {figure} under {records}")
+    t = pd.DataFrame(rows)
+    out = t.groupby("depth").agg(items=("seconds", "size"), mean_s=("seconds", "mean"))
+    out["mean_idle_s"] = t[t["idle"]].groupby("depth")["seconds"].mean().reindex(out.index)
+    return out.round(1).replace({np.nan: None})
