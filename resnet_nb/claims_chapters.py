@@ -741,3 +741,28 @@ register("li-fig10-deeper-shortcut-lower-loss", "Li et al., Section 5.3, text on
          "instance: Xavier-ReLU, whose best final loss rises again at depth 16). Committed paper-scale results.",
          ["tests/test_claims.py::test_claim_holds", "book/exp_learning.ipynb"],
          printed="not a theorem", negative=lambda: _fig10_improves("xavier"))(_fig10_improves)
+
+
+def _fig10_flat_at_64(arch="xavier"):
+    s = _fig10_summary()
+    row = s[(s["arch"] == arch) & (s["depth"] == 64)].iloc[0]
+    t = _committed("fig10")
+    g = t[(t["arch"] == arch) & (t["depth"] == 64)]
+    per_lr = g.groupby("lr").agg(mean=("final_loss", "mean"), diverged=("diverged", "any"))
+    means = per_lr.loc[~per_lr["diverged"], "mean"]  # rates at which no run diverged
+    spread = float((means.max() - means.min()) / max(abs(means.max()), 1e-300))
+    return Outcome(bool(row["lr_unstable"]) and spread <= 1e-3, spread, 1e-3,
+                   f"{arch}-ReLU at depth 64: mean final loss from {means.min():.6f} to {means.max():.6f} over "
+                   f"the {len(means)} learning rates at which no run diverged (0.5 is the loss of the zero output)")
+
+
+register("li-fig10-plain-relu-flat-at-64", "Li et al., Section 5.3, caption of Figure 10 (experimental)",
+         "At depth 64 the final losses of Xavier-ReLU and of orthogonal-ReLU networks are basically the same at "
+         "every learning rate, so no best rate can be named: the mean final losses over the rates that never "
+         "diverge differ by at most 1e-3 of their size, and sit at 0.5, the loss of a network whose output is "
+         "zero. Checked for both; negative: the 2-shortcut-ReLU networks at depth 64, whose loss depends on the "
+         "rate. Committed paper-scale results.",
+         ["tests/test_claims.py::test_claim_holds", "book/exp_learning.ipynb"], printed="not a theorem",
+         negative=lambda: _fig10_flat_at_64("2-shortcut"))(
+    lambda: (lambda a, b: Outcome(a.passed and b.passed, max(a.worst, b.worst), 1e-3, a.detail + "; " + b.detail))(
+        _fig10_flat_at_64("xavier"), _fig10_flat_at_64("orthogonal")))
