@@ -132,7 +132,8 @@ def benchmark_report(path=None):
     load = m.get("load_average")
     note = (f"Measured {info['written_utc']} on {m['cpu_count']} logical cores ({m['processor']}, "
             f"{m['platform']}), device {info['device']}, torch {info['torch']}"
-            + (f"; load average {load[0]:.1f} during the run (the machine was shared)" if load else "")
+            + (f"; load average {load[0]:.1f} at the end of the run (the benchmark's own threads count; "
+               f"well above {m['cpu_count']} means other jobs shared the machine)" if load else "")
             + (". Quick mode (reduced grids)." if info.get("quick") else "."))
     return table, note
 
