@@ -39,6 +39,16 @@ def sync():
     if device.startswith("cuda"):
         torch.cuda.synchronize()
 def rss_gb():
+    # Peak resident memory of THIS process image. ru_maxrss is not it: Linux carries the
+    # parent's resident size at fork over into the child's ru_maxrss, through exec, so a
+    # child started from a large benchmark process would report the parent's memory.
+    # VmHWM belongs to the address space, which exec replaces.
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 2**20
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 small = network("orthogonal", 2)  # warm-up: first-call costs are not part of the measurement
 hessians.spectrum(hessians.hessian_linear(small, initial_weights("orthogonal", small, seed=0, device=device), stats))
