@@ -20,14 +20,17 @@ from resnet_nb.experiments import engine
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("figure", choices=sorted(engine.FIGURES))
-    p.add_argument("--depths", type=int, nargs="+", required=True)
+    p.add_argument("--depths", type=int, nargs="+", required=True,
+                   help="depths to compute (for fig2: residual blocks per stage)")
     p.add_argument("--scale", default="paper", choices=engine.SCALE_NAMES)
     p.add_argument("--out", default="results")
     p.add_argument("--device", default="cpu")
     a = p.parse_args(argv)
     module = engine.load_figure(a.figure)
     config = engine.get_config(module, a.scale)
-    items = [it for it in module.configurations(config) if int(it.get("depth", -1)) in set(a.depths)]
+    # Figure 2's items are indexed by blocks per stage instead of depth
+    size = (lambda it: int(it["blocks"])) if a.figure == "fig2" else (lambda it: int(it.get("depth", -1)))
+    items = [it for it in module.configurations(config) if size(it) in set(a.depths)]
     if not items:
         print(f"no work item of {a.figure} ({a.scale}) has a depth in {a.depths}", file=sys.stderr)
         return 2

@@ -81,7 +81,9 @@ def experiment_widget(module, controls: dict, scale: str = "default", ncols: int
     for w in controls.values():
         w.observe(redraw, names="value")
     redraw(table=table)
-    return widgets.VBox([widgets.HBox(list(controls.values())), out])
+    # Wrapping row: without it a row of four sliders squeezes each track to zero width.
+    row = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
+    return widgets.VBox([row, out])
 
 
 def provenance_note(prov: dict) -> str:
