@@ -766,3 +766,25 @@ register("li-fig10-plain-relu-flat-at-64", "Li et al., Section 5.3, caption of F
          negative=lambda: _fig10_flat_at_64("2-shortcut"))(
     lambda: (lambda a, b: Outcome(a.passed and b.passed, max(a.worst, b.worst), 1e-3, a.detail + "; " + b.detail))(
         _fig10_flat_at_64("xavier"), _fig10_flat_at_64("orthogonal")))
+
+
+def _fig2_committed_ordered(column="final"):
+    t = _committed("fig2")
+    epoch = t["epoch"].max() if column == "final" else 0
+    at = t[t["epoch"] == epoch].pivot_table(index="seed", columns="layers", values="avg_weight_norm")
+    ratios = at.to_numpy()[:, 1:] / at.to_numpy()[:, :-1]
+    worst = float(ratios.max())
+    means = at.mean(axis=0)
+    return Outcome(worst < 1.0, worst, 1.0,
+                   f"average kernel norm at epoch {epoch}, mean over {len(at)} seeds by number of layers: "
+                   + ", ".join(f"{int(L)}: {v:.2f}" for L, v in means.items())
+                   + "; worst ratio of successive depths in any seed")
+
+
+register("li-fig2-analog-larger-run-ordered", "Li et al., Section 4.1, Figure 2 (experimental; our CPU analog)",
+         "In the larger committed run of the Figure 2 analog (4,000 digits, 60 epochs, depths 10 to 52 weight "
+         "layers, 3 seeds), the final average kernel norm decreases strictly with depth in every seed. At "
+         "epoch 0 it does not (the negative instance: He initialisation gives every depth the same expected "
+         "norm, and the draws increase slightly with depth). Committed results.",
+         ["tests/test_claims.py::test_claim_holds", "book/exp_fig2_analog.ipynb"], printed="not a theorem",
+         negative=lambda: _fig2_committed_ordered("initial"))(_fig2_committed_ordered)
