@@ -26,8 +26,8 @@ from ._checks import check_float, check_int
 from .data import Dataset, SufficientStats
 from .networks import ShortcutNetwork
 
-__all__ = ["TrainResult", "gradient_descent", "linear_loss_and_grad", "prefix_products",
-           "suffix_products", "batched_forward"]
+__all__ = ["TrainResult", "gradient_descent", "linear_loss_and_grad", "samples_loss_and_grad",
+           "prefix_products", "suffix_products", "batched_forward"]
 
 
 @dataclass
@@ -132,6 +132,73 @@ def _samples_loss(net, W, X, Y):
     return 0.5 * ((Y - out) ** 2).sum((-2, -1)) / X.shape[1]
 
 
+def _act(act, z):
+    """``act(z)``; ReLU's value is the same under every convention at 0, so use the fused kernel."""
+    return torch.relu(z) if act.name == "relu" else act(z)
+
+
+def _act_backward(act, z, g):
+    """``g * act'(z)`` with the network's convention for ReLU at 0, without full-size temporaries."""
+    if act.is_identity:
+        return g
+    if act.name == "relu":
+        c = act.d1_at_zero
+        if c == 1.0:
+            return g.masked_fill(z < 0, 0.0)
+        if c == 0.0:
+            return g.masked_fill(z <= 0, 0.0)
+    return g * act.grad(z)
+
+
+def samples_loss_and_grad(net: ShortcutNetwork, W: torch.Tensor, X: torch.Tensor, Y: torch.Tensor):
+    """Loss on the samples and its gradient for a network with activations, batched, no autograd.
+
+    ``W`` has shape (..., R, n, d, d), ``X`` and ``Y`` (d, m); returns
+    ``(loss (...), grad (..., R, n, d, d))`` with ``loss = |Y - f(X)|_F^2 / (2 m)``.
+
+    Backpropagation written out: the forward sweep keeps each unit's input ``h_r`` and the
+    pre-activations ``z_{r,l} = W_{r,l} u_{r,l}`` (``u_{r,0} = pre(h_r)``,
+    ``u_{r,l+1} = mid(z_{r,l})``, the unit's output ``post(z_{r,n-1})``); the backward sweep
+    carries ``g = dL/dh`` and, inside a unit, ``dL/dz_{r,l} = dL/du_{r,l+1} * sigma'(z_{r,l})``,
+    ``dL/dW_{r,l} = dL/dz_{r,l} u_{r,l}^T``, ``dL/du_{r,l} = W_{r,l}^T dL/dz_{r,l}``. Each
+    activation's derivative is its own :attr:`Activation.grad` (for ReLU with the network's
+    convention at 0, the same one autograd uses on :attr:`Activation.fn`). Compared with
+    autograd on :func:`batched_forward`, it stores fewer intermediate tensors and builds no
+    graph (``tests/test_train.py`` checks the two against each other).
+    """
+    n, R = net.n, net.R
+    m = X.shape[-1]
+    Wu = W.movedim(-4, 0).movedim(-3, 1).contiguous()      # (R, n, ..., d, d): contiguous slices
+    batch = W.shape[:-4]
+    h = X.to(W.dtype).expand(batch + X.shape)
+    inputs, pre_acts = [], []
+    for r in range(R):
+        inputs.append(h)
+        u = _act(net.pre, h)
+        zs = []
+        for l in range(n):
+            z = Wu[r, l] @ u
+            zs.append(z)
+            u = _act(net.mid, z) if l < n - 1 else _act(net.post, z)
+        pre_acts.append(zs)
+        h = h + u if net.shortcut else u
+    res = h - Y.to(W.dtype)
+    loss = 0.5 * (res * res).sum((-2, -1)) / m
+    g = res / m                                             # dL/dh after the last unit
+    grad = torch.empty_like(Wu)
+    for r in range(R - 1, -1, -1):
+        zs, h_in = pre_acts[r], inputs[r]
+        g_u = g
+        for l in range(n - 1, -1, -1):
+            g_z = _act_backward(net.post if l == n - 1 else net.mid, zs[l], g_u)
+            u_l = _act(net.pre, h_in) if l == 0 else _act(net.mid, zs[l - 1])
+            torch.matmul(g_z, u_l.transpose(-1, -2), out=grad[r, l])
+            g_u = Wu[r, l].transpose(-1, -2) @ g_z
+        g_h = _act_backward(net.pre, h_in, g_u)
+        g = g + g_h if net.shortcut else g_h
+    return loss, grad.movedim(1, -3).movedim(0, -4)
+
+
 @contextlib.contextmanager
 def _torch_threads(n):
     """Temporarily run torch's CPU kernels on ``n`` threads (``None``: leave as is)."""
@@ -207,6 +274,23 @@ def gradient_descent(net: ShortcutNetwork, W0: torch.Tensor, data, lr, epochs: i
                        gnorm_hist.cpu().numpy())
 
 
+def _samples_step(net, W, X, Y, alive):
+    """Loss and gradient on the samples for the runs still alive (frozen runs are not computed:
+    their loss is NaN and their gradient 0). Each run's numbers do not depend on which other
+    runs share the batch: every product and every sum is taken per run."""
+    if bool(alive.all()):
+        return samples_loss_and_grad(net, W, X, Y)
+    flat = W.reshape((-1,) + tuple(W.shape[-4:]))
+    idx = alive.reshape(-1).nonzero().squeeze(1)
+    L = torch.full((flat.shape[0],), float("nan"), dtype=W.dtype, device=W.device)
+    g = torch.zeros_like(flat)
+    if idx.numel():
+        L_a, g_a = samples_loss_and_grad(net, flat[idx], X, Y)
+        L[idx] = L_a
+        g[idx] = g_a
+    return L.reshape(alive.shape), g.reshape(W.shape)
+
+
 def _descend(net, W, lr_t, epochs, snapshot_epochs, blowup, progress, callback, batch, stats, samples):
     """The loop of :func:`gradient_descent` (arguments already checked and laid out)."""
     if samples is not None:
@@ -226,11 +310,7 @@ def _descend(net, W, lr_t, epochs, snapshot_epochs, blowup, progress, callback, 
         if net.is_linear:
             L, g = _loss_and_grad_unit_major(net, W, stats.Sxx, stats.Syx, stats.trSyy)
         else:
-            W.requires_grad_(True)
-            L = _samples_loss(net, W, X, Y)
-            (g,) = torch.autograd.grad(L.sum(), W)
-            W = W.detach()
-            L = L.detach()
+            L, g = _samples_step(net, W, X, Y, alive)
         bad = ~torch.isfinite(L) | (L > blowup)
         alive = alive & ~bad
         loss_hist[..., epoch] = torch.where(alive, L, torch.nan)

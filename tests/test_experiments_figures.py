@@ -158,8 +158,8 @@ def _committed():
 CHEAP = {"fig5": lambda it: it["depth"] <= 16, "fig9": lambda it: it["depth"] <= 16,
          "fig10": lambda it: it["depth"] <= 2, "fig3": lambda it: it["depth"] <= 8 and not it["relu"],
          "fig6": lambda it: not it["relu"], "fig8": lambda it: False, "fig7": lambda it: False,
-         "fig2": lambda it: it["blocks"] == 1}
-SAMPLES = {"fig6": 1, "fig10": 1, "fig2": 1}  # a Figure 6 item is a whole run with 30 Hessians (fig8 shares its
+         "fig2": lambda it: False}  # Figure 2: test_committed_fig2_recompute below
+SAMPLES = {"fig6": 1, "fig10": 1}  # a Figure 6 item is a whole run with 30 Hessians (fig8 shares its
 # records); a Figure 10 item trains 27 ReLU networks on 5,000 digits (about 30 s at depth 2)
 SKIP_COLUMNS = {"hessian_s", "eigvalsh_s"}
 # A single Hessian (Fig 5) is reproduced to rounding. A trained quantity is not: BLAS kernels
@@ -196,3 +196,46 @@ def test_committed_paper_results_recompute():
                         assert got[key] == val, (figure, key)
             checked += 1
     assert checked > 0
+
+
+# The Figure 2 analog trains convolutional networks in float32 by SGD with momentum. Its
+# convolution kernels depend on the CPU's instruction set, and 60 epochs of SGD turn a last-bit
+# difference into another trajectory (measured: the committed records, made on a machine
+# whose CPU was not recorded and which ran this item six times faster, and the same item
+# recomputed on an AMD EPYC with AVX2 agree to 2e-8 before training and differ by a factor 3
+# in the loss after one epoch; on one machine the run is identical twice, with 1 or 2 threads). So the recomputation is compared number for number only where the record was
+# made on a CPU of the same fingerprint; elsewhere, its initial state is compared number for
+# number and its end state against the committed runs of all depths.
+FIG2_END_RTOL = 0.05  # final average weight norm: within 5% of the mean of the committed seeds
+
+
+@pytest.mark.skipif(not (RESULTS / "fig2" / "paper" / "records").exists(), reason="no committed Figure 2 runs")
+def test_committed_fig2_recompute():
+    from resnet_nb.experiments import fig2
+
+    records = sorted((RESULTS / "fig2" / "paper" / "records").glob("*.json"))
+    bodies = [json.loads(p.read_text())["body"] for p in records]
+    body = random.Random(20161104).choice([b for b in bodies if b["item"]["blocks"] == 1])
+    new = fig2.run_one(body["item"])
+    assert [r["epoch"] for r in new] == [r["epoch"] for r in body["rows"]]
+    same_cpu = body["provenance"]["machine"].get("cpu") == engine.cpu_fingerprint()
+    rows = body["rows"] if same_cpu else body["rows"][:1]
+    for got, ref in zip(new, rows):
+        for key, val in ref.items():
+            if isinstance(val, float) and not isinstance(val, bool):
+                assert got[key] == pytest.approx(val, rel=RTOL_TRAINED, abs=1e-300, nan_ok=True), (key, got["epoch"])
+            else:
+                assert got[key] == val, (key, got["epoch"])
+    if same_cpu:
+        return
+    end = {}
+    for b in bodies:
+        end.setdefault(b["item"]["blocks"], []).append(b["rows"][-1])
+    mine = end[1]
+    got = new[-1]
+    norm_means = {k: np.mean([r["avg_weight_norm"] for r in v]) for k, v in end.items()}
+    # the run ends where the committed runs of its depth end, and nearer to them than to any other depth
+    assert got["avg_weight_norm"] == pytest.approx(norm_means[1], rel=FIG2_END_RTOL)
+    assert min(norm_means, key=lambda k: abs(norm_means[k] - got["avg_weight_norm"])) == 1
+    assert got["accuracy"] >= min(r["accuracy"] for r in mine) - 0.01
+    assert got["loss"] <= 10 * max(r["loss"] for r in mine)

@@ -5,7 +5,8 @@ import torch
 
 import resnet_nb as rn
 from resnet_nb.losses import loss_samples, loss_stats
-from resnet_nb.train import gradient_descent, linear_loss_and_grad, prefix_products, suffix_products
+from resnet_nb.train import (_samples_loss, gradient_descent, linear_loss_and_grad, prefix_products,
+                             samples_loss_and_grad, suffix_products)
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +80,57 @@ def test_batched_relu_descent_equals_separate_runs(data):
         W_ref, L_ref = _autograd_loop(net, W0[i], data, lr, 10)
         np.testing.assert_allclose(res.losses[i], L_ref, rtol=1e-11)
         assert torch.allclose(res.W[i], W_ref, rtol=1e-10, atol=1e-13)
+
+
+ACTS = [dict(mid="relu"), dict(pre="tanh", mid="silu", post="relu"), dict(pre="relu", post="tanh"),
+        dict(mid="relu", shortcut=False), dict(pre="silu", mid="tanh", shortcut=False)]
+
+
+@pytest.mark.parametrize("acts", ACTS)
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_handwritten_backprop_matches_autograd(acts, n):
+    """samples_loss_and_grad (backpropagation written out) against autograd on the forward map."""
+    torch.manual_seed(n)
+    X, Y = torch.randn(4, 60, dtype=torch.float64), torch.randn(4, 60, dtype=torch.float64)
+    net = rn.ShortcutNetwork(4, n, 3, **acts)
+    W = (0.6 * torch.randn(2, 3, *net.shape, dtype=torch.float64)).requires_grad_(True)
+    L = _samples_loss(net, W, X, Y)
+    (g,) = torch.autograd.grad(L.sum(), W)
+    L2, g2 = samples_loss_and_grad(net, W.detach(), X, Y)
+    assert L2.shape == L.shape and g2.shape == g.shape
+    assert torch.allclose(L2, L.detach(), rtol=1e-13, atol=0)
+    assert float((g2 - g).abs().max()) <= 1e-12 * float(g.abs().max())
+
+
+@pytest.mark.parametrize("c", [0.0, 0.5, 1.0])
+def test_handwritten_backprop_relu_convention_at_zero(c):
+    """Pre-activations exactly 0 (zero first matrix rows): the derivative there is the network's
+    convention c, as under autograd; the three conventions give three different gradients."""
+    X, Y = torch.randn(3, 20, dtype=torch.float64), torch.randn(3, 20, dtype=torch.float64)
+    net = rn.ShortcutNetwork(3, 2, 2, mid="relu", relu_grad_at_zero=c)
+    W = torch.randn(*net.shape, dtype=torch.float64)
+    W[:, 0, 0, :] = 0.0                                   # z[0] = 0 for every sample
+    Wg = W.clone().requires_grad_(True)
+    (g,) = torch.autograd.grad(_samples_loss(net, Wg, X, Y), Wg)
+    _, g2 = samples_loss_and_grad(net, W, X, Y)
+    assert float((g2 - g).abs().max()) <= 1e-13 * float(g.abs().max())
+    other = rn.ShortcutNetwork(3, 2, 2, mid="relu", relu_grad_at_zero=1.0 if c != 1.0 else 0.0)
+    _, g3 = samples_loss_and_grad(other, W, X, Y)
+    assert float((g3 - g2).abs().max()) > 1e-3   # the convention matters here, so the check can fail
+
+
+def test_frozen_runs_are_not_computed_and_do_not_change_the_others(data):
+    """With some runs diverged, the live ones are computed on their own (a smaller batch); their
+    trajectories are bit-for-bit those of the full batch and of a run alone."""
+    net = rn.ShortcutNetwork(4, 2, 3, mid="relu", shortcut=False)
+    W0 = rn.initialise(net, "xavier", seed=3, runs=1).expand(4, *net.shape)
+    lrs = torch.tensor([0.02, 80.0, 0.05, 500.0], dtype=torch.float64)
+    res = gradient_descent(net, W0, data, lr=lrs, epochs=30)
+    assert res.diverged.tolist() == [False, True, False, True]
+    for i in (0, 2):
+        alone = gradient_descent(net, W0[i], data, lr=float(lrs[i]), epochs=30)
+        np.testing.assert_array_equal(res.losses[i], alone.losses)
+        assert torch.equal(res.W[i], alone.W)
 
 
 def test_divergent_run_is_frozen_and_others_unaffected(data):

@@ -38,7 +38,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 __all__ = ["FIGURES", "SCALE_NAMES", "item_key", "record_checksum", "read_record", "write_record",
-           "provenance", "run_items", "load_figure", "get_config", "write_summary", "load_results",
+           "provenance", "cpu_fingerprint", "run_items", "load_figure", "get_config", "write_summary", "load_results",
            "check_device"]
 
 #: figure name -> module implementing it
@@ -142,6 +142,27 @@ def _git_commit() -> dict:
 _STATIC_PROVENANCE = None
 
 
+def cpu_fingerprint() -> str:
+    """The CPU model and the instruction set torch's kernels use on it (e.g. ``"AMD EPYC / AVX2"``).
+
+    float32 convolution kernels round differently on different instruction sets, and SGD on a
+    convolutional network amplifies a last-bit difference into a different trajectory, so a
+    trained network is reproducible number for number only on a machine with the same
+    fingerprint (see ``tests/test_experiments_figures.py``)."""
+    import torch
+
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{model} / {torch.backends.cpu.get_cpu_capability()}"
+
+
 def provenance(device: str = "cpu") -> dict:
     """Where and with what a number was computed: git commit, versions, machine, device."""
     global _STATIC_PROVENANCE
@@ -154,7 +175,7 @@ def provenance(device: str = "cpu") -> dict:
                     "numpy": np.__version__, "pandas": pd.__version__, "resnet_nb": resnet_nb.__version__}
         machine = {"node": platform.node(), "platform": platform.platform(),
                    "processor": platform.processor() or platform.machine(), "cpu_count": os.cpu_count(),
-                   "torch_threads": torch.get_num_threads()}
+                   "torch_threads": torch.get_num_threads(), "cpu": cpu_fingerprint()}
         _STATIC_PROVENANCE = {"git": _git_commit(), "versions": versions, "machine": machine}
     out = dict(_STATIC_PROVENANCE)
     out["device"] = device_description(device)
