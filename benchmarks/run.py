@@ -2,11 +2,13 @@
 
 Every row is a ratio of two timings taken side by side in this one run, on this machine:
 
-* ``train``, ``fig5``, ``fig6``: the engine's figure code against the straightforward baseline
+* ``train``, ``relu``, ``fig5``, ``fig6``: the engine's figure code against the straightforward baseline
   of :mod:`baseline` on a reduced grid (same items, same seeds; the results are compared too);
 * ``hessian``: an exact Hessian spectrum at depth 96 (P = 9,600) -- build the Hessian with
   ``hessian_linear`` and take all its eigenvalues -- against ``eigvalsh`` alone on a random
-  symmetric matrix of the same size; its peak memory is measured in a fresh process.
+  symmetric matrix of the same size; its peak memory is measured in a fresh process;
+* ``floor``: a lower bound on the whole paper-scale reproduction on this machine, from its
+  two largest parts as the engine computes them (see :func:`bench_floor`).
 
 The table is printed and written to ``benchmarks/latest.json`` (with the machine, its load
 average and the device) for the Performance appendix of the book.
@@ -101,6 +103,46 @@ def bench_train(device, quick):
             "target": ">= 10x", "met": t_old / t_new >= 10 and err < 1e-8 and same_div}
 
 
+def bench_relu_train(device, quick):
+    """Figure 10's computation (ReLU networks on the 5,000 samples) against the per-configuration
+    loop; the engine as it was before backpropagation was written out (batched autograd, diverged
+    runs still computed) is timed in the same run, to show what that change bought."""
+    import baseline
+    import torch
+
+    from resnet_nb import train
+    from resnet_nb.experiments import fig10
+
+    config = {"archs": ["xavier", "2-shortcut"], "depths": [8] if quick else [8, 16], "lrs": [0.01, 0.1, 1.0, 10.0],
+              "runs": 2, "epochs": 10 if quick else 30, "seed": 0}
+    items = fig10.configurations(config)
+
+    def autograd_step(net, W, X, Y, alive):   # the previous engine's step
+        W = W.detach().requires_grad_(True)
+        L = train._samples_loss(net, W, X, Y)
+        (g,) = torch.autograd.grad(L.sum(), W)
+        return L.detach(), g
+
+    t_new, new = _time(lambda: [r for it in items for r in fig10.run_one(it, device)])
+    step = train._samples_step
+    train._samples_step = autograd_step
+    try:
+        t_prev, prev = _time(lambda: [r for it in items for r in fig10.run_one(it, device)])
+    finally:
+        train._samples_step = step
+    t_old, old = _time(lambda: [r for it in items for r in baseline.fig9_item(it, device)])
+    a, p, b = (np.array([r["final_loss"] for r in rows], dtype=float) for rows in (new, prev, old))
+    ok = np.isfinite(a) & np.isfinite(b)
+    err = float(np.max(np.abs(a[ok] - b[ok]) / np.abs(b[ok]))) if ok.any() else float("nan")
+    same_div = bool((np.isfinite(a) == np.isfinite(b)).all() and (np.isfinite(a) == np.isfinite(p)).all())
+    return {"name": "ReLU training (Fig 10 grid)", "engine_s": t_new, "baseline_s": t_old,
+            "detail": f"{len(items)} items, {sum(len(i['lrs']) * i['runs'] for i in items)} runs x "
+                      f"{config['epochs']} epochs on 5,000 digits; batched autograd (the engine before "
+                      f"backpropagation was written out) {t_prev:.2f} s, {t_prev / t_new:.2f}x the engine; "
+                      f"max rel. difference of final losses {err:.1e}, same divergences: {same_div}",
+            "target": ">= 10x", "met": t_old / t_new >= 10 and err < 1e-8 and same_div}
+
+
 def bench_fig5(device, quick):
     import baseline
     from resnet_nb.experiments import fig5
@@ -156,6 +198,59 @@ def bench_hessian(device, quick):
             "met": ratio <= 1.3 and mem <= 3.0}
 
 
+def bench_floor(device, quick, rows):
+    """A lower bound on the paper-scale reproduction on this machine, from two of its parts alone.
+
+    * Figure 5's 50 spectra at depth 96 (P = 9,600): 50 x the time of ``eigvalsh`` on a random
+      symmetric matrix of that size, taken from the ``hessian`` row of this run (scaled as P^3
+      from P = 3,200 in quick mode). They use both cores.
+    * Figure 10's training: every item at depth 64 (three architectures, 3 runs x 9 learning
+      rates on 5,000 digits) for a few epochs, per-epoch time times 1,000 epochs, times
+      126 / 64 for the depths 2..64 (an item's cost grows linearly with depth). Items run one
+      thread each, two at a time, so half of it counts.
+
+    Everything else (Figures 2, 3, 6, 7, 9, the smaller spectra) is left out, so the true time
+    is larger. The target is 60 minutes."""
+    from resnet_nb.experiments import fig10
+
+    h = next((r for r in rows if r["name"].startswith("exact spectrum")), None)
+    if h is None:
+        raise ValueError("the floor needs the hessian row of the same run (--only ... hessian floor)")
+    P = int(h["name"].rsplit("=", 1)[1].replace(",", ""))
+    eig96 = h["baseline_s"] * (9600 / P) ** 3
+    cfg = dict(fig10.SCALES["paper"], depths=[64], epochs=3 if quick else 10)
+    items = fig10.configurations(cfg)
+    t_train, _ = _time(lambda: [fig10.run_one(it, device) for it in items])
+    per_epoch = t_train / cfg["epochs"]
+    fig10_s = per_epoch * 1000 * sum(fig10.SCALES["paper"]["depths"]) / 64
+    floor_s = 50 * eig96 + fig10_s / 2
+    return {"name": "paper scale: lower bound", "engine_s": floor_s, "baseline_s": 3600.0,
+            "ratio_kind": "bound / 60 min", "ratio": floor_s / 3600.0,
+            "detail": f"Fig 5 at depth 96 alone: 50 x {eig96:.1f} s eigvalsh = {50 * eig96 / 60:.0f} min; "
+                      f"Fig 10 training alone: {per_epoch:.2f} s per epoch for the three depth-64 items, "
+                      f"projected {fig10_s / 60:.0f} core-min, {fig10_s / 120:.0f} min on two cores; "
+                      f"the other figures not counted",
+            "target": "<= 1.0 (60 min)", "met": floor_s <= 3600.0}
+
+
+def matmul_rate(device, n=3000):
+    """float64 matrix-product speed of this machine in GFLOP/s (best of three), to compare machines:
+    every absolute time on the Performance page scales roughly with it."""
+    import torch
+
+    A = torch.randn(n, n, dtype=torch.float64, device=device)
+    best = float("inf")
+    for _ in range(3):
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        A @ A
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+        best = min(best, time.perf_counter() - t0)
+    return 2 * n ** 3 / best / 1e9
+
+
 def committed_paper_times():
     """Wall time of the committed paper-scale results, from their provenance files."""
     out = {}
@@ -186,7 +281,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smaller grids (about a minute)")
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--only", nargs="*", choices=["train", "fig5", "fig6", "hessian"], default=None)
+    ap.add_argument("--only", nargs="*", choices=["train", "relu", "fig5", "fig6", "hessian", "floor"], default=None)
     ap.add_argument("--out", default=str(HERE / "latest.json"))
     args = ap.parse_args(argv)
     import torch
@@ -195,10 +290,13 @@ def main(argv=None):
 
     engine.check_device(args.device)
     _warm_up(args.device)
+    gflops = matmul_rate(args.device)
+    print(f"  float64 matrix product: {gflops:.0f} GFLOP/s", file=sys.stderr)
     rows = []
-    for name, fn in [("train", bench_train), ("fig5", bench_fig5), ("fig6", bench_fig6), ("hessian", bench_hessian)]:
+    for name, fn in [("train", bench_train), ("relu", bench_relu_train), ("fig5", bench_fig5), ("fig6", bench_fig6),
+                     ("hessian", bench_hessian), ("floor", bench_floor)]:
         if args.only is None or name in args.only:
-            rows.append(fn(args.device, args.quick))
+            rows.append(fn(args.device, args.quick, rows) if name == "floor" else fn(args.device, args.quick))
             print(f"  done: {rows[-1]['name']}", file=sys.stderr)
     for r in rows:
         r.setdefault("ratio_kind", "baseline / engine")
@@ -215,7 +313,8 @@ def main(argv=None):
         rows = kept + rows
     info = {"machine": {"node": platform.node(), "processor": platform.processor() or platform.machine(),
                         "cpu_count": os.cpu_count(), "platform": platform.platform(),
-                        "torch_threads": torch.get_num_threads(), "load_average": load},
+                        "torch_threads": torch.get_num_threads(), "load_average": load,
+                        "cpu": engine.cpu_fingerprint(), "matmul_gflops_f64": gflops},
             "device": engine.device_description(args.device), "quick": args.quick,
             "torch": torch.__version__, "rows": rows, "paper_scale": committed_paper_times(),
             "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

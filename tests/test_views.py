@@ -50,3 +50,23 @@ def test_widget_without_table_runs_once_and_uses_to_config_and_custom_plot():
 def test_animation_refuses_no_frames():
     with pytest.raises(ValueError, match="at least one frame"):
         views.animation(lambda ax, v: None, [])
+
+
+def test_paper_scale_bound_reads_its_row(tmp_path):
+    import json
+
+    info = {"machine": {"processor": "x86_64", "cpu": "Some CPU / AVX2", "cpu_count": 2, "matmul_gflops_f64": 31.4},
+            "written_utc": "2026-11-23T10:00:00Z",
+            "rows": [{"name": "train (Fig 9 grid)", "engine_s": 1.0, "baseline_s": 40.0, "ratio": 40.0, "met": True,
+                      "detail": "x"},
+                     {"name": "paper scale: lower bound", "engine_s": 5400.0, "baseline_s": 3600.0, "ratio": 1.5,
+                      "met": False, "detail": "Fig 5 at depth 96 alone: 40 min"}]}
+    path = tmp_path / "latest.json"
+    path.write_text(json.dumps(info))
+    text = views.paper_scale_bound(path)
+    assert text.startswith("paper scale: lower bound: 90 min against the target of 60 min (ratio 1.50; target met: no)")
+    assert "Some CPU / AVX2" in text and "31 GFLOP/s" in text and "Fig 5 at depth 96 alone" in text
+    info["rows"] = info["rows"][:1]
+    path.write_text(json.dumps(info))
+    assert views.paper_scale_bound(path) is None
+    assert views.paper_scale_bound(tmp_path / "absent.json") is None

@@ -13,7 +13,7 @@ import copy
 from . import engine
 
 __all__ = ["animation", "experiment_widget", "provenance_note", "show_committed", "benchmark_report",
-           "paper_scale_times", "item_times"]
+           "paper_scale_bound", "paper_scale_times", "item_times"]
 
 
 def animation(draw, values, figsize=(6.0, 4.0), ncols: int = 1, interval: int = 700):
@@ -132,12 +132,35 @@ def benchmark_report(path=None):
                            "details": r["detail"]} for r in info["rows"]])
     m = info["machine"]
     load = m.get("load_average")
-    note = (f"Measured {info['written_utc']} on {m['cpu_count']} logical cores ({m['processor']}, "
-            f"{m['platform']}), device {info['device']}, torch {info['torch']}"
+    cpu = m.get("cpu", m["processor"])
+    speed = (f"; a float64 product of two 3,000 x 3,000 matrices ran at {m['matmul_gflops_f64']:.0f} GFLOP/s"
+             if m.get("matmul_gflops_f64") else "")
+    note = (f"Measured {info['written_utc']} on {m['cpu_count']} logical cores ({cpu}, "
+            f"{m['platform']}), device {info['device']}, torch {info['torch']}{speed}"
             + (f"; load average {load[0]:.1f} at the end of the run (the benchmark's own threads count; "
                f"well above {m['cpu_count']} means other jobs shared the machine)" if load else "")
             + (". Quick mode (reduced grids)." if info.get("quick") else "."))
     return table, note
+
+
+def paper_scale_bound(path=None, name: str = "paper scale: lower bound"):
+    """The lower-bound row of ``benchmarks/latest.json`` as sentences (``None`` when absent), with
+    the float64 matrix-product speed of the machine that measured it."""
+    import json
+    from pathlib import Path
+
+    path = Path(path) if path is not None else Path(__file__).resolve().parents[2] / "benchmarks" / "latest.json"
+    if not path.exists():
+        return None
+    info = json.loads(path.read_text())
+    row = next((r for r in info["rows"] if r["name"] == name), None)
+    if row is None:
+        return None
+    m = info["machine"]
+    speed = f", float64 matrix product {m['matmul_gflops_f64']:.0f} GFLOP/s" if m.get("matmul_gflops_f64") else ""
+    return (f"{row['name']}: {row['engine_s'] / 60:.0f} min against the target of {row['baseline_s'] / 60:.0f} min "
+            f"(ratio {row['ratio']:.2f}; target met: {'yes' if row['met'] else 'no'}).\n{row['detail']}.\n"
+            f"Measured {info['written_utc']} on {m.get('cpu', m['processor'])}, {m['cpu_count']} cores{speed}.")
 
 
 def paper_scale_times(root=None, idle_load: float = 2.5):
