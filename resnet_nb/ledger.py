@@ -1,0 +1,391 @@
+"""Checks that can fail, and the ledger of claims they decide.
+
+One result type, :class:`Check`, serves the chapters and the ledger. A check compares two
+independently computed quantities (or a statistic against a threshold) with a tolerance that
+follows from a stated criterion, and it records the size of the part that *could* differ, so
+that a comparison of zeros with zeros is reported as vacuous instead of passing.
+
+A claim of one of the papers is declared beside the function that checks it, in the module of
+its chapter, with the :func:`claim` decorator::
+
+    @claim("li-lemma1", source="Li et al., Lemma 1",
+           statement=r"All partial derivatives of order $< n$ vanish at $w = 0$ ...",
+           verdict="holds", falsifier=r"the same with $\\sigma_{mid}(0) \\ne 0$",
+           where=["book/theorem1.ipynb", "tests/test_theorem1.py"])
+    def check_lemma1(falsify: bool = False) -> Check:
+        ...
+
+The decorated function takes one argument, ``falsify``: with ``falsify=False`` it checks the
+statement the book makes (the paper's, or its corrected form); with ``falsify=True`` it runs
+the *same* comparison on the falsifier, a plausible false statement (the printed form where
+that is wrong, a wrong formula, a dropped hypothesis), and must return a failing
+:class:`Check`. A claim whose only possible negative is a corrupted input is declared with
+``kind="regression"``: it is then labelled a regression test of a measured value, not a check
+of a claim.
+
+:func:`run_all` imports every module of the package (which registers every claim), runs each
+check and each falsifier, and returns one row per claim; :func:`require_all` raises if a check
+fails or a falsifier is not rejected, so the ledger page fails the book build.
+"""
+from __future__ import annotations
+
+import html
+import importlib
+import math
+import pkgutil
+import textwrap
+import time
+from dataclasses import dataclass, field
+
+__all__ = ["Check", "Claim", "LEDGER", "VERDICTS", "KINDS", "claim", "all_claims", "run_all",
+           "require_all", "ledger_html", "LedgerError", "eps_criterion"]
+
+#: verdicts on a precise statement (an equation, a lemma, a constant, an experimental claim).
+VERDICTS = ("holds", "fails as printed", "reproduced", "partly reproduced", "not reproduced")
+#: "claim": a statement with a falsifier that states something false; "regression": a measured
+#: value whose only negative is an input corruption (labelled as such in the ledger).
+KINDS = ("claim", "regression")
+_OPS = ("<=", ">=")
+
+EPS64 = 2.0 ** -52
+
+
+def eps_criterion(P: int, scale: float, factor: float = 100.0) -> tuple[float, str]:
+    """Tolerance for a float64 comparison of quantities of size ``scale`` built from ``P`` terms.
+
+    Returns ``(tol, criterion)`` with ``tol = factor * P * eps * scale``: the rounding error a
+    sum of ``P`` products of that size can accumulate, times a safety factor.
+    """
+    tol = factor * P * EPS64 * max(float(scale), 1e-300)
+    return tol, f"{factor:g} P eps |scale| with P = {P}, |scale| = {scale:.2g}"
+
+
+def _fmt(x) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    if isinstance(x, (int,)) and not isinstance(x, bool):
+        return f"{x:,}"
+    x = float(x)
+    if x == 0:
+        return "0"
+    if 1e-3 <= abs(x) < 1e4:
+        return f"{x:.4g}"
+    return f"{x:.2e}"
+
+
+@dataclass
+class Check:
+    """The outcome of one comparison.
+
+    Passed when ``value <op> tol`` holds, the nontrivial part (if given) exceeds
+    ``nontrivial_min``, and every sub-check in ``parts`` passed.
+
+    Attributes
+    ----------
+    claim : what is checked, in words ("Eq. 11: Hessian at 0 for n = 2").
+    compared : the two computations compared, or the statistic ("max |H_autograd - H_Eq.11|").
+    value : the measured discrepancy or statistic.
+    tol : the tolerance; ``criterion`` says where it comes from.
+    op : "<=" (a discrepancy below a tolerance) or ">=" (a statistic above a threshold).
+    nontrivial : size of the part that could differ (e.g. ``max |H|``); ``nontrivial_what`` names
+        it and ``nontrivial_min`` is the size it must exceed for the comparison to mean anything.
+    spread : run-to-run spread of ``value`` (experimental checks); the check is *fragile* when
+        its margin is smaller.
+    lines : further sentences for the reader; ``values`` : raw numbers for the prose.
+    parts : sub-checks that must all pass.
+    """
+
+    claim: str
+    compared: str
+    value: float
+    tol: float
+    criterion: str
+    op: str = "<="
+    nontrivial: float | None = None
+    nontrivial_what: str = ""
+    nontrivial_min: float = 0.0
+    spread: float | None = None
+    lines: list = field(default_factory=list)
+    values: dict = field(default_factory=dict)
+    parts: list = field(default_factory=list)
+
+    def __post_init__(self):
+        if self.op not in _OPS:
+            raise ValueError(f"op must be one of {_OPS}, got {self.op!r}")
+        self.value = float(self.value)
+        self.tol = float(self.tol)
+        if not self.criterion:
+            raise ValueError("a check needs a stated criterion for its tolerance")
+
+    # -- verdict ----------------------------------------------------------------------------
+    @property
+    def within(self) -> bool:
+        """The comparison itself: ``value <op> tol`` (NaN never passes)."""
+        if math.isnan(self.value):
+            return False
+        return self.value <= self.tol if self.op == "<=" else self.value >= self.tol
+
+    @property
+    def vacuous(self) -> bool:
+        """True when the part that could differ is too small for the comparison to mean anything."""
+        return self.nontrivial is not None and not (abs(self.nontrivial) > self.nontrivial_min)
+
+    @property
+    def passed(self) -> bool:
+        return self.within and not self.vacuous and all(p.passed for p in self.parts)
+
+    @property
+    def rejected_on_value(self) -> bool:
+        """For a falsifier: it failed because the comparison failed, not because it was vacuous."""
+        return (not self.within or any(p.rejected_on_value for p in self.parts)) and not self.vacuous
+
+    @property
+    def margin(self) -> float:
+        """How far the value is from the tolerance on the passing side (negative: failing)."""
+        own = self.tol - self.value if self.op == "<=" else self.value - self.tol
+        return own
+
+    @property
+    def rel_margin(self) -> float:
+        """The margin as a fraction of the tolerance."""
+        return self.margin / abs(self.tol) if self.tol else math.inf
+
+    @property
+    def fragile(self) -> bool:
+        return self.spread is not None and self.passed and self.margin < self.spread
+
+    def require(self) -> "Check":
+        """Raise :class:`AssertionError` unless the check passed; return it otherwise."""
+        if not self.passed:
+            raise AssertionError(str(self))
+        return self
+
+    def refute(self) -> "Check":
+        """Raise unless the check failed on its comparison (use on a falsifier)."""
+        if not self.rejected_on_value:
+            raise AssertionError("the falsifier was not rejected:\n" + str(self))
+        return self
+
+    # -- display ----------------------------------------------------------------------------
+    @property
+    def verdict(self) -> str:
+        if self.vacuous:
+            return "VACUOUS"
+        return "holds" if self.passed else "FAILS"
+
+    def summary(self) -> str:
+        """One line: value, tolerance and margin."""
+        s = f"{self.compared} = {_fmt(self.value)} (must be {self.op} {_fmt(self.tol)})"
+        return s
+
+    def __str__(self) -> str:
+        w = 88
+        out = [f"[{self.verdict}] {self.claim}"]
+        body = [self.summary(), f"tolerance: {self.criterion}"]
+        if self.nontrivial is not None:
+            body.append(f"nontrivial part: {self.nontrivial_what or 'size'} = {_fmt(self.nontrivial)}"
+                        f" (must be > {_fmt(self.nontrivial_min)})")
+        if self.spread is not None:
+            body.append(f"margin {_fmt(self.margin)} against run-to-run spread {_fmt(self.spread)}"
+                        + (" (fragile)" if self.fragile else ""))
+        body += list(self.lines)
+        for b in body:
+            out += textwrap.wrap(b, w, initial_indent="  ", subsequent_indent="    ")
+        for p in self.parts:
+            out += ["  " + ln for ln in str(p).splitlines()]
+        return "\n".join(out)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        ok = self.passed
+        color = "#1a7f37" if ok else ("#9a6700" if self.vacuous else "#cf222e")
+        e = html.escape
+        rows = [f"<div><b style='color:{color}'>{e(self.verdict)}</b> &nbsp;{e(self.claim)}</div>",
+                f"<div>{e(self.compared)} = <b>{e(_fmt(self.value))}</b> "
+                f"<span style='white-space:nowrap'>(must be {e(self.op)} {e(_fmt(self.tol))})</span></div>",
+                f"<div style='color:#57606a'>tolerance: {e(self.criterion)}</div>"]
+        if self.nontrivial is not None:
+            rows.append(f"<div style='color:#57606a'>nontrivial part: {e(self.nontrivial_what or 'size')}"
+                        f" = {e(_fmt(self.nontrivial))} (must be &gt; {e(_fmt(self.nontrivial_min))})</div>")
+        if self.spread is not None:
+            rows.append(f"<div style='color:#57606a'>margin {e(_fmt(self.margin))} against run-to-run "
+                        f"spread {e(_fmt(self.spread))}{' (fragile)' if self.fragile else ''}</div>")
+        rows += [f"<div>{e(s)}</div>" for s in self.lines]
+        inner = "".join(rows) + "".join(p._repr_html_() for p in self.parts)
+        return (f"<div class='rn-check' style='border-left:4px solid {color};padding:2px 8px;"
+                f"margin:4px 0;overflow-wrap:anywhere;white-space:normal;font-size:0.9em'>{inner}</div>")
+
+
+def all_of(claim: str, parts: list, lines=()) -> Check:
+    """A check that passes when every one of ``parts`` passes; its value is the smallest
+    relative margin among them (a number >= 0 when all pass)."""
+    if not parts:
+        raise ValueError("all_of needs at least one part")
+    worst = min(p.rel_margin for p in parts)
+    return Check(claim, "smallest relative margin of the parts", worst, 0.0,
+                 "each part states its own tolerance", op=">=", lines=list(lines), parts=list(parts))
+
+
+__all__.append("all_of")
+
+
+# ==========================================================================================
+# Claims
+# ==========================================================================================
+
+class LedgerError(AssertionError):
+    """Raised by :func:`require_all` when a claim fails or a falsifier is not rejected."""
+
+
+@dataclass
+class Claim:
+    id: str
+    source: str
+    statement: str
+    verdict: str
+    falsifier: str
+    check: callable
+    kind: str = "claim"
+    printed: str = ""
+    where: list = field(default_factory=list)
+
+
+LEDGER: dict[str, Claim] = {}
+
+
+def claim(id: str, *, source: str, statement: str, verdict: str, falsifier: str,
+          kind: str = "claim", printed: str = "", where=()):
+    """Decorator: declare the claim ``id`` decided by ``fn(falsify=False) -> Check``.
+
+    ``statement`` is what the book asserts (MyST/TeX allowed, ``$...$`` for math);
+    ``verdict`` one of :data:`VERDICTS` and applies to ``source``, a precise reference (an
+    equation, a lemma, a constant, a figure); ``printed`` is the printed form when the verdict
+    is "fails as printed"; ``falsifier`` says in words what false statement ``fn(True)``
+    checks (or, for ``kind="regression"``, which input corruption).
+    """
+    if verdict not in VERDICTS:
+        raise ValueError(f"verdict must be one of {VERDICTS}, got {verdict!r}")
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    if verdict == "fails as printed" and not printed:
+        raise ValueError(f"claim {id!r}: a 'fails as printed' verdict needs the printed form")
+    if not falsifier:
+        raise ValueError(f"claim {id!r} needs a falsifier")
+
+    def deco(fn):
+        if id in LEDGER and LEDGER[id].check.__qualname__ != fn.__qualname__:
+            raise ValueError(f"claim id {id!r} is declared twice")
+        c = Claim(id, source, statement, verdict, falsifier, fn, kind, printed, list(where))
+        LEDGER[id] = c
+        fn.claim = c
+        return fn
+
+    return deco
+
+
+def _import_package() -> None:
+    """Import every module of the package, so that every claim is declared."""
+    import resnet_nb
+
+    for mod in pkgutil.walk_packages(resnet_nb.__path__, "resnet_nb."):
+        if mod.name.endswith("__main__"):
+            continue
+        importlib.import_module(mod.name)
+
+
+def all_claims() -> dict[str, Claim]:
+    _import_package()
+    return dict(LEDGER)
+
+
+def run_all(ids=None, progress: bool = True):
+    """Run every check and every falsifier; return a pandas DataFrame, one row per claim."""
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    claims = all_claims()
+    chosen = list(claims) if ids is None else list(ids)
+    unknown = [i for i in chosen if i not in claims]
+    if unknown:
+        raise ValueError(f"unknown claim ids {unknown}; known: {sorted(claims)}")
+    rows = []
+    for cid in tqdm(chosen, desc="claims", disable=not progress):
+        c = claims[cid]
+        t0 = time.perf_counter()
+        row = dict(id=c.id, source=c.source, statement=c.statement, verdict=c.verdict, kind=c.kind,
+                   printed=c.printed, falsifier=c.falsifier, where="; ".join(c.where))
+        for tag, falsify in (("check", False), ("falsifier", True)):
+            try:
+                res = c.check(falsify=falsify)
+                if not isinstance(res, Check):
+                    raise TypeError(f"{cid}: check returned {type(res).__name__}, not Check")
+                row[tag] = res
+                row[f"{tag}_error"] = ""
+            except Exception as exc:  # a crashing check is a failed check, reported as such
+                row[tag] = None
+                row[f"{tag}_error"] = f"{type(exc).__name__}: {exc}"
+        chk, fal = row["check"], row["falsifier"]
+        row["passed"] = bool(chk is not None and chk.passed)
+        row["falsifier_rejected"] = bool(fal is not None and fal.rejected_on_value)
+        row["fragile"] = bool(chk is not None and chk.fragile)
+        row["seconds"] = round(time.perf_counter() - t0, 2)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def require_all(df) -> None:
+    """Raise :class:`LedgerError` listing every failed claim and every accepted falsifier."""
+    bad = []
+    for r in df.itertuples():
+        if not r.passed:
+            bad.append(f"{r.id}: the check failed {r.check_error or ''}\n{r.check}")
+        if not r.falsifier_rejected:
+            bad.append(f"{r.id}: the falsifier ({r.falsifier}) was not rejected "
+                       f"{r.falsifier_error or ''}\n{r.falsifier}")
+    if bad:
+        raise LedgerError("\n\n".join(bad))
+
+
+def _cell(chk: Check | None, err: str) -> str:
+    e = html.escape
+    if chk is None:
+        return f"<b style='color:#cf222e'>error</b><br><small>{e(err)}</small>"
+    color = "#1a7f37" if chk.passed else "#cf222e"
+    s = (f"<b style='color:{color}'>{e(chk.verdict)}</b><br><small>{e(chk.compared)} = "
+         f"{e(_fmt(chk.value))}, tol {e(_fmt(chk.tol))}<br>margin {e(_fmt(chk.margin))}"
+         f"<br><i>{e(chk.criterion)}</i>")
+    if chk.nontrivial is not None:
+        s += f"<br>{e(chk.nontrivial_what or 'nontrivial part')} = {e(_fmt(chk.nontrivial))}"
+    if chk.spread is not None:
+        s += f"<br>spread {e(_fmt(chk.spread))}" + (" <b>fragile</b>" if chk.fragile else "")
+    return s + "</small>"
+
+
+def ledger_html(df) -> str:
+    """The ledger as an HTML table that fits the page; ``$...$`` math is typeset by MathJax."""
+    e = html.escape
+    head = ("<table class='claims-ledger' style='table-layout:fixed;width:100%;font-size:0.82em'>"
+            "<colgroup><col style='width:20%'><col style='width:38%'><col style='width:21%'>"
+            "<col style='width:21%'></colgroup><thead><tr><th>source and verdict</th>"
+            "<th>statement checked</th><th>check</th><th>falsifier (must fail)</th></tr></thead><tbody>")
+    body = []
+    for r in df.itertuples():
+        kind = "" if r.kind == "claim" else "<br><small><b>regression test</b> of a measured value</small>"
+        printed = f"<br><small>printed: {e(r.printed)}</small>" if r.printed else ""
+        where = "<br>".join(e(w) for w in r.where.split("; ") if w)
+        fal_color = "#1a7f37" if r.falsifier_rejected else "#cf222e"
+        fal = r.falsifier
+        fal_txt = (f"<b style='color:{fal_color}'>{'rejected' if r.falsifier_rejected else 'NOT rejected'}"
+                   f"</b><br><small>{e(r.falsifier)}")
+        if fal is not None:
+            fal_txt += f"<br>{e(fal.compared)} = {e(_fmt(fal.value))}, tol {e(_fmt(fal.tol))}"
+        elif r.falsifier_error:
+            fal_txt += f"<br>{e(r.falsifier_error)}"
+        fal_txt += "</small>"
+        body.append(
+            f"<tr><td><b>{e(r.source)}</b><br><i>{e(r.verdict)}</i>{kind}<br>"
+            f"<small><code style='overflow-wrap:anywhere'>{e(r.id)}</code></small></td>"
+            f"<td>{e(r.statement)}{printed}<br><small style='overflow-wrap:anywhere;color:#57606a'>{where}"
+            f"</small></td><td>{_cell(r.check, r.check_error)}</td><td>{fal_txt}</td></tr>")
+    return head + "".join(body) + "</tbody></table>"

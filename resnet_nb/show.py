@@ -1,0 +1,108 @@
+"""Numbers as the prose shows them.
+
+A number a reader sees in a chapter's text is inserted from the cell that computes it with
+MyST's ``{eval}`` role, which works both in the built book (myst-nb, inline execution) and in a
+live notebook (jupyterlab-myst). The role inserts a variable's plain-text representation, so
+the chapters store each such number as a :class:`Num`: a float that prints at the precision
+the reader needs::
+
+    worst = show.num(check.value, 2)        # prose: {eval}`worst`  ->  2.7e-12
+    share = show.pct(0.254)                 # {eval}`share`         ->  25%
+"""
+from __future__ import annotations
+
+import math
+
+__all__ = ["Num", "num", "sci", "pct", "fixed", "count", "text"]
+
+_SUP = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
+class Num(float):
+    """A float whose ``repr`` is its formatted text (what ``{eval}`` inserts)."""
+
+    def __new__(cls, value, text: str):
+        obj = super().__new__(cls, value)
+        obj._text = text
+        return obj
+
+    def __repr__(self) -> str:
+        return self._text
+
+    __str__ = __repr__
+
+    def _repr_pretty_(self, p, cycle):  # IPython's plain-text formatter
+        p.text(self._text)
+
+    def __format__(self, spec: str) -> str:
+        return self._text if not spec else float.__format__(float(self), spec)
+
+
+class Text(str):
+    """A string shown without quotes (a word chosen by a computation: "larger", "holds")."""
+
+    def __repr__(self) -> str:
+        return str.__str__(self)
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str.__str__(self))
+
+
+def _finite(x) -> float:
+    x = float(x)
+    if math.isnan(x):
+        raise ValueError("a number shown in the prose is NaN: the computation behind it failed")
+    return x
+
+
+def num(x, digits: int = 2) -> Num:
+    """``digits`` significant digits; scientific notation (``2.7e-12``) below 1e-3 or from 1e6."""
+    x = _finite(x)
+    if x == 0:
+        return Num(x, "0")
+    if 1e-3 <= abs(x) < 1e6:
+        text = f"{x:.{digits}g}"
+        if "e" in text:  # e.g. 1.2e+03 for 1234 at 2 digits: write it out
+            text = f"{round(x, -int(math.floor(math.log10(abs(x)))) + digits - 1):,.0f}"
+        return Num(x, text)
+    return Num(x, f"{x:.{max(digits - 1, 0)}e}".replace("e-0", "e-").replace("e+0", "e+").replace("e+", "e"))
+
+
+def sci(x, digits: int = 2) -> Num:
+    """Scientific notation with a typeset power: ``2.7 × 10⁻¹²``."""
+    x = _finite(x)
+    if x == 0:
+        return Num(x, "0")
+    exp = int(math.floor(math.log10(abs(x))))
+    mant = x / 10 ** exp
+    if round(abs(mant), digits - 1) >= 10:
+        exp, mant = exp + 1, mant / 10
+    m = f"{mant:.{max(digits - 1, 0)}f}"
+    if m in ("1", "1.0", "-1", "-1.0") and digits <= 1:
+        return Num(x, ("-" if x < 0 else "") + "10" + str(exp).translate(_SUP))
+    return Num(x, f"{m} \u00d7 10" + str(exp).translate(_SUP))
+
+
+def pct(x, digits: int = 0) -> Num:
+    """A fraction shown as a percentage: ``pct(0.254) -> 25%``."""
+    x = _finite(x)
+    return Num(x, f"{100 * x:.{digits}f}%")
+
+
+def fixed(x, decimals: int = 2) -> Num:
+    """A fixed number of decimals: ``fixed(1.5195, 3) -> 1.520``."""
+    x = _finite(x)
+    return Num(x, f"{x:,.{decimals}f}")
+
+
+def count(x) -> Num:
+    """An integer with thousands separators: ``count(14210) -> 14,210``."""
+    x = _finite(x)
+    if x != round(x):
+        raise ValueError(f"count expects an integer, got {x}")
+    return Num(x, f"{int(round(x)):,}")
+
+
+def text(s: str) -> Text:
+    """A word or phrase chosen by a computation, inserted without quotes."""
+    return Text(s)
