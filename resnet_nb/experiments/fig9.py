@@ -33,6 +33,23 @@ SCALES = {
               "lrs": log_grid(1e-3, 10, 2), "runs": 10, "epochs": 1000, "seed": 0},
 }
 FLAT_TOL = 1e-3
+#: architectures outside Li et al.'s five that the book adds (Figure 10's He-scaled plain ReLU net)
+EXTRA_ARCHS = ("he",)
+EXTRA_LABELS = {"he": "He (plain, gain sqrt 2)"}
+EXTRA_COLORS = {"he": "tab:brown"}
+
+
+def _label(arch):
+    return LABELS.get(arch, EXTRA_LABELS.get(arch, arch))
+
+
+def _color(arch):
+    return COLORS.get(arch, EXTRA_COLORS.get(arch, "gray"))
+
+
+def _archs_in(archs):
+    present = set(archs)
+    return [a for a in ARCHS + EXTRA_ARCHS if a in present]
 #: below this (times max(1, L_min)) a difference of two float64 losses is rounding, not a gap:
 #: the loss is a sum of terms of size ~1 computed with relative error ~eps each
 ROUNDING_FLOOR = 64 * float(np.finfo(np.float64).eps)
@@ -109,7 +126,8 @@ def summarise(table: pd.DataFrame, loss_opt: float | None = None, flat_tol: floa
     learning rate gives the same average to ``flat_tol``, or none is eligible), ``final_loss``,
     ``lg_excess`` = lg(final_loss - loss_opt) (raised to the rounding floor, with
     ``at_rounding_floor = True``, when the gap is below what float64 resolves),
-    ``lr_unstable``, ``eligible_lrs``.
+    ``lr_unstable``, ``eligible_lrs``, ``lr_at_grid_edge`` (the best rate is the only eligible
+    one and lies at an end of the grid: the true best rate may lie outside the grid).
     """
     if loss_opt is None:
         loss_opt = mnist_optimum()
@@ -118,7 +136,8 @@ def summarise(table: pd.DataFrame, loss_opt: float | None = None, flat_tol: floa
         per_lr = g.groupby("lr").agg(mean=("final_loss", "mean"), diverged=("diverged", "any"))
         ok = per_lr[~per_lr["diverged"] & np.isfinite(per_lr["mean"])]
         if len(ok) == 0:
-            out.append({"arch": arch, "depth": int(depth), "best_lr": np.nan, "final_loss": np.nan,
+            out.append({"arch": arch, "depth": int(depth), "best_lr": np.nan, "lr_at_grid_edge": False,
+                        "final_loss": np.nan,
                         "lg_excess": np.nan, "at_rounding_floor": False, "lr_unstable": True, "eligible_lrs": 0})
             continue
         best = ok["mean"].idxmin()
@@ -126,11 +145,14 @@ def summarise(table: pd.DataFrame, loss_opt: float | None = None, flat_tol: floa
         flat = len(ok) > 1 and (hi - lo) <= flat_tol * abs(hi - loss_opt)
         excess = ok.loc[best, "mean"] - loss_opt
         floor = ROUNDING_FLOOR * max(1.0, abs(loss_opt))
+        grid = sorted(per_lr.index)
+        at_edge = (not flat) and len(ok) == 1 and float(best) in (grid[0], grid[-1])
         out.append({"arch": arch, "depth": int(depth), "best_lr": np.nan if flat else float(best),
+                    "lr_at_grid_edge": bool(at_edge),
                     "final_loss": float(ok.loc[best, "mean"]),
                     "lg_excess": float(np.log10(max(excess, floor))), "at_rounding_floor": bool(excess < floor),
                     "lr_unstable": bool(flat), "eligible_lrs": int(len(ok))})
-    order = {a: i for i, a in enumerate(ARCHS)}
+    order = {a: i for i, a in enumerate(ARCHS + EXTRA_ARCHS)}
     s = pd.DataFrame(out)
     return s.sort_values(["arch", "depth"], key=lambda c: c.map(order) if c.name == "arch" else c
                          ).reset_index(drop=True)
@@ -150,14 +172,21 @@ def plot(table: pd.DataFrame, ax=None, loss_opt: float | None = None, relu: bool
         loss_opt = 0.0
     s = summarise(table, loss_opt=loss_opt)
     suffix = "-ReLU" if relu else ""
-    for arch in [a for a in ARCHS if a in set(s["arch"])]:
+    for arch in _archs_in(s["arch"]):
         g = s[s["arch"] == arch]
-        label = LABELS[arch] + suffix
-        ax_loss.plot(np.log10(g["depth"]), g["lg_excess"], "o-", ms=4, color=COLORS[arch], label=label)
+        label = _label(arch) + suffix
+        ax_loss.plot(np.log10(g["depth"]), g["lg_excess"], "o-", ms=4, color=_color(arch), label=label)
         f = g[g["at_rounding_floor"]]
         if len(f):
-            ax_loss.plot(np.log10(f["depth"]), f["lg_excess"], "v", ms=9, mfc="none", color=COLORS[arch])
-        ax_lr.plot(np.log10(g["depth"]), np.log10(g["best_lr"]), "o-", ms=4, color=COLORS[arch], label=label)
+            ax_loss.plot(np.log10(f["depth"]), f["lg_excess"], "v", ms=9, mfc="none", color=_color(arch))
+        ax_lr.plot(np.log10(g["depth"]), np.log10(g["best_lr"]), "o-", ms=4, color=_color(arch), label=label)
+        e = g[g["lr_at_grid_edge"]]
+        if len(e):  # the only eligible rate, at the end of the grid: drawn hollow
+            ax_lr.plot(np.log10(e["depth"]), np.log10(e["best_lr"]), "o", ms=9, mfc="white",
+                       color=_color(arch), zorder=3)
+    if s["lr_at_grid_edge"].any():
+        ax_lr.plot([], [], "o", ms=9, mfc="white", color="gray", label="only eligible rate, at the grid's edge")
+        ax_lr.legend(fontsize=8)
     ax_loss.set_xlabel("lg(depth)")
     ax_loss.set_ylabel("lg(final loss)" if relu else r"lg(final loss $-$ $L_{\min}$)")
     ax_lr.set_xlabel("lg(depth)")
@@ -180,12 +209,12 @@ def plot_at_lr(table: pd.DataFrame, lr: float, ax=None, loss_opt: float | None =
         _, ax = plt.subplots(figsize=(5.5, 4))
     loss_opt = (0.0 if relu else mnist_optimum()) if loss_opt is None else loss_opt
     t = table[np.isclose(table["lr"], lr)]
-    for arch in [a for a in ARCHS if a in set(t["arch"])]:
+    for arch in _archs_in(t["arch"]):
         g = t[t["arch"] == arch].groupby("depth").agg(mean=("final_loss", "mean"), div=("diverged", "any"))
         y = np.where(g["div"], np.nan, g["mean"] - loss_opt)
         with np.errstate(divide="ignore", invalid="ignore"):
             ax.plot(np.log10(g.index.to_numpy(dtype=float)), np.log10(np.maximum(y, ROUNDING_FLOOR)), "o-", ms=4,
-                    color=COLORS[arch], label=LABELS[arch] + ("-ReLU" if relu else ""))
+                    color=_color(arch), label=_label(arch) + ("-ReLU" if relu else ""))
     ax.set_xlabel("lg(depth)")
     ax.set_ylabel("lg(final loss)" if relu else r"lg(final loss $-$ $L_{\min}$)")
     ax.set_title(f"learning rate {lr:.3g}")
