@@ -44,6 +44,10 @@ For a ``k x k`` convolution with ``c`` input channels (fan-in ``k^2 c``):
   the square of the usual ``1 / sqrt(fan-in)``, smaller than it by a factor ``k sqrt(c)``
   (8.5 for k = 3 and c = 8). ``c`` is the number of input channels (equal to the output
   channels inside a stage; 1 for the stem).
+* ``"hardt_ma_residual"``: ``1 / (k^2 c)`` on the convolutions *inside residual blocks* only,
+  ``"standard"`` on the stem and the strided transitions. This is where the paper puts the
+  small initialisation ("residual convolutional layers"); ``"hardt_ma"`` applies it to every
+  convolution (kept as the book's earlier variant, for comparison).
 * ``"zero_residual"``: ``"standard"`` everywhere except the second convolution of every
   residual block, which starts at zero: every block is then exactly the identity at
   initialisation (the starting point "zero" of Li et al.).
@@ -89,6 +93,7 @@ from ._checks import check_choice, check_float, check_int
 
 __all__ = [
     "INITS",
+    "BLOCKS",
     "CLASSES",
     "ResidualBlock",
     "ConvResNet",
@@ -101,9 +106,16 @@ __all__ = [
     "scale_invariance",
     "evaluate",
     "train",
+    "HM_ANALOG",
+    "hm_analog_run",
+    "hm_analog_reproduce",
+    "hm_analog_load",
+    "hm_analog_summary",
 ]
 
-INITS = ("standard", "hardt_ma", "zero_residual")
+INITS = ("standard", "hardt_ma", "hardt_ma_residual", "zero_residual")
+#: residual block forms: He et al.'s pre-activation unit, or Hardt & Ma's ``x + C2(relu(C1 x))``.
+BLOCKS = ("preact", "hardt_ma")
 CLASSES = 10
 KERNEL = 3
 
@@ -119,15 +131,22 @@ class ResidualBlock(nn.Module):
     bias (the batch norm's shift plays its role).
     """
 
-    def __init__(self, channels: int, batch_norm: bool = False):
+    def __init__(self, channels: int, batch_norm: bool = False, kind: str = "preact"):
         super().__init__()
+        check_choice("kind", kind, BLOCKS)
+        if kind == "hardt_ma" and batch_norm:
+            raise ValueError("Hardt & Ma's block has no batch norm: use batch_norm=False with kind='hardt_ma'")
+        self.kind = kind
         self.norm1 = nn.BatchNorm2d(channels) if batch_norm else nn.Identity()
         self.conv1 = nn.Conv2d(channels, channels, KERNEL, padding=KERNEL // 2, bias=not batch_norm)
         self.norm2 = nn.BatchNorm2d(channels) if batch_norm else nn.Identity()
         self.conv2 = nn.Conv2d(channels, channels, KERNEL, padding=KERNEL // 2, bias=not batch_norm)
 
     def residual(self, h: torch.Tensor) -> torch.Tensor:
-        """The residual branch alone: ``conv2(relu(conv1(relu(h))))``."""
+        """The residual branch alone: ``conv2(relu(conv1(relu(h))))`` (pre-activation) or
+        ``conv2(relu(conv1(h)))`` (Hardt & Ma, section 4: one ReLU per block)."""
+        if self.kind == "hardt_ma":
+            return self.conv2(F.relu(self.conv1(h)))
         return self.conv2(F.relu(self.norm2(self.conv1(F.relu(self.norm1(h))))))
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:
@@ -155,14 +174,18 @@ class ConvResNet(nn.Module):
         for 14x14 digits the stages work at 14x14 and 7x7).
     fixed_last_layer : if True the last linear layer is a fixed random projection (a
         buffer, never trained; Hardt & Ma); if False it is trained.
-    init : ``"standard"``, ``"hardt_ma"`` or ``"zero_residual"`` (see module docstring).
+    init : ``"standard"``, ``"hardt_ma"``, ``"hardt_ma_residual"`` or ``"zero_residual"`` (see
+        module docstring).
     batch_norm : batch norm before every relu (default False, as in Hardt & Ma).
+    block : ``"preact"`` (He et al.'s pre-activation unit, two ReLUs) or ``"hardt_ma"``
+        (``x + C2(relu(C1 x))``, one ReLU, as in Hardt & Ma's section 4).
     seed : seed of the generator that draws every initial weight.
     """
 
     def __init__(self, blocks=2, channels=8, stages: int | None = None, fixed_last_layer: bool = False,
-                 init: str = "standard", batch_norm: bool = False, seed: int = 0):
+                 init: str = "standard", batch_norm: bool = False, seed: int = 0, block: str = "preact"):
         super().__init__()
+        check_choice("block", block, BLOCKS)
         if stages is not None:
             stages = check_int("stages", stages)
         for name, flag in (("fixed_last_layer", fixed_last_layer), ("batch_norm", batch_norm)):
@@ -189,6 +212,7 @@ class ConvResNet(nn.Module):
         self.batch_norm = batch_norm
         self.fixed_last_layer = fixed_last_layer
         self.seed = seed
+        self.block_kind = block
 
         self.stem = nn.Conv2d(1, channels_l[0], KERNEL, padding=KERNEL // 2, bias=not batch_norm)
         self.stages = nn.ModuleList()
@@ -199,7 +223,7 @@ class ConvResNet(nn.Module):
                 self.transitions.append(nn.Sequential(
                     nn.BatchNorm2d(prev) if batch_norm else nn.Identity(), nn.ReLU(),
                     nn.Conv2d(prev, c, KERNEL, stride=2, padding=KERNEL // 2, bias=not batch_norm)))
-            self.stages.append(nn.Sequential(*[ResidualBlock(c, batch_norm) for _ in range(b)]))
+            self.stages.append(nn.Sequential(*[ResidualBlock(c, batch_norm, block) for _ in range(b)]))
         last = channels_l[-1]
         self.head_norm = nn.BatchNorm2d(last) if batch_norm else nn.Identity()
         if fixed_last_layer:
@@ -242,7 +266,9 @@ class ConvResNet(nn.Module):
             if self.init_scheme == "zero_residual" and role == "residual_2":
                 conv.weight.zero_()
             else:
-                scheme = "hardt_ma" if self.init_scheme == "hardt_ma" else "standard"
+                small = self.init_scheme == "hardt_ma" or (self.init_scheme == "hardt_ma_residual"
+                                                           and role in ("residual_1", "residual_2"))
+                scheme = "hardt_ma" if small else "standard"
                 std = self.init_std(scheme, k, c_in)
                 conv.weight.copy_(torch.randn(conv.weight.shape, generator=g) * std)
             if conv.bias is not None:
@@ -283,7 +309,7 @@ class ConvResNet(nn.Module):
     def describe(self) -> str:
         last = "fixed random" if self.fixed_last_layer else "trained"
         return (f"ConvResNet(blocks={list(self.blocks)}, channels={list(self.channels)}, init={self.init_scheme}, "
-                f"batch_norm={self.batch_norm}, last layer {last})")
+                f"block={self.block_kind}, batch_norm={self.batch_norm}, last layer {last})")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -587,4 +613,105 @@ def _train_loop(model, images, labels, lrs, batch_size, seed, momentum, weight_d
             bar.set_postfix(loss=f"{r['loss']:.3g}", acc=f"{r['accuracy']:.2f}")
         if r["diverged"]:
             break
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# Hardt & Ma's experiment, scaled down (the chapter reads the committed results)
+# ---------------------------------------------------------------------------------------------
+
+#: The analog of Hardt & Ma's section 4 at CPU scale: two residual blocks of the paper's form
+#: ``x + C2(relu(C1 x))`` (16 and 32 channels, one strided transition between them), no batch
+#: norm, a fixed random last layer, 2,000 training and 500 held-out 14x14 digits.
+HM_ANALOG = dict(blocks=[1, 1], channels=[16, 32], block="hardt_ma", n_per_class=250, data_seed=0,
+                 epochs=50, lr=0.05, milestones=(31, 46), batch_size=64, momentum=0.9,
+                 runs={"hardt_ma_residual": [0, 1, 2, 3], "standard": [0, 1, 2, 3], "hardt_ma": [0, 1]})
+
+
+def hm_analog_run(init: str, seed: int, config: dict | None = None) -> pd.DataFrame:
+    """One run of the analog (see :data:`HM_ANALOG`): the training history with its settings."""
+    cfg = dict(HM_ANALOG, **(config or {}))
+    check_choice("init", init, INITS)
+    digits = mnist_tensors(downsample=True, seed=cfg["data_seed"], n_per_class=cfg["n_per_class"])
+    model = ConvResNet(blocks=list(cfg["blocks"]), channels=list(cfg["channels"]), fixed_last_layer=True,
+                       init=init, seed=seed, block=cfg["block"])
+    lrs = lr_schedule(cfg["lr"], cfg["epochs"], cfg["milestones"])
+    hist = train(model, digits.x_train, digits.y_train, epochs=cfg["epochs"], lr=lrs,
+                 batch_size=cfg["batch_size"], seed=seed, momentum=cfg["momentum"],
+                 test=(digits.x_test, digits.y_test), progress=False)
+    hist.insert(0, "seed", seed)
+    hist.insert(0, "init", init)
+    return hist
+
+
+def hm_analog_reproduce(out: str, config: dict | None = None) -> pd.DataFrame:
+    """Run every (init, seed) of the analog, writing ``out/runs/<init>-<seed>.csv`` as each run
+    ends (finished runs are skipped: an interrupted grid resumes), then ``out/histories.csv``
+    and ``out/provenance.json`` (git commit, versions, machine, seeds, wall time per run)."""
+    import json
+    import os
+    import platform
+    import subprocess
+    import time
+
+    cfg = dict(HM_ANALOG, **(config or {}))
+    os.makedirs(os.path.join(out, "runs"), exist_ok=True)
+    prov_path = os.path.join(out, "provenance.json")
+    prov = json.load(open(prov_path)) if os.path.exists(prov_path) else {"runs": {}}
+    for init, seeds in cfg["runs"].items():
+        for seed in seeds:
+            path = os.path.join(out, "runs", f"{init}-{seed}.csv")
+            if os.path.exists(path):
+                continue
+            t0 = time.time()
+            hm_analog_run(init, seed, cfg).to_csv(path, index=False)
+            prov["runs"][f"{init}-{seed}"] = dict(seconds=round(time.time() - t0, 1),
+                                                  finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+            try:
+                commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                                        check=False).stdout.strip()
+                dirty = bool(subprocess.run(["git", "status", "--porcelain", "--", "resnet_nb/conv.py"],
+                                            capture_output=True, text=True, check=False).stdout.strip())
+            except OSError:
+                commit, dirty = "unknown", None
+            prov.update(config={k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()},
+                        git_commit=commit, conv_py_modified=dirty, torch=torch.__version__,
+                        numpy=np.__version__, python=platform.python_version(),
+                        machine=f"{platform.machine()} {platform.processor() or ''} {os.cpu_count()} cores".strip(),
+                        threads=torch.get_num_threads(),
+                        command="python -c \"from resnet_nb import conv; conv.hm_analog_reproduce('results/hm_conv')\"")
+            with open(prov_path, "w") as f:
+                json.dump(prov, f, indent=1)
+    table = hm_analog_load(out)
+    table.to_csv(os.path.join(out, "histories.csv"), index=False)
+    return table
+
+
+def hm_analog_load(out: str) -> pd.DataFrame:
+    """Every finished run of the analog under ``out/runs`` as one table."""
+    import glob
+    import os
+
+    files = sorted(glob.glob(os.path.join(out, "runs", "*.csv")))
+    if not files:
+        raise FileNotFoundError(f"no finished runs under {out}/runs")
+    return pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+
+
+def hm_analog_summary(table: pd.DataFrame, last: int = 5) -> pd.DataFrame:
+    """Per initialisation: runs, final training loss and accuracy, held-out accuracy (mean and
+    range over seeds), and the largest change of the training loss over the ``last`` epochs
+    (how close to convergence the runs are)."""
+    rows = []
+    for init, g in table.groupby("init", sort=False):
+        finals = g[g.epoch == g.epoch.max()]
+        drift = []
+        for _, r in g.groupby("seed"):
+            tail = r.sort_values("epoch").loss.to_numpy()[-(last + 1):]
+            drift.append(float(abs(tail[-1] - tail[0])))
+        rows.append(dict(init=init, runs=len(finals), epochs=int(g.epoch.max()),
+                         train_loss=finals.loss.mean(), train_loss_min=finals.loss.min(),
+                         train_loss_max=finals.loss.max(), train_acc=finals.accuracy.mean(),
+                         test_acc=finals.test_accuracy.mean(), test_acc_min=finals.test_accuracy.min(),
+                         test_acc_max=finals.test_accuracy.max(), last_epochs_loss_change=max(drift)))
     return pd.DataFrame(rows)
