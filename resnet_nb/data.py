@@ -36,6 +36,10 @@ from ._checks import as_matrix, check_choice, check_float, check_int
 __all__ = [
     "Dataset",
     "SufficientStats",
+    "as_stats",
+    "SIGN_CONVENTIONS",
+    "sign_convention",
+    "check_order",
     "mnist_digits",
     "whiten_pca",
     "whitened_mnist",
@@ -106,6 +110,59 @@ class Dataset:
         object.__setattr__(new, "labels", self.labels)
         object.__setattr__(new, "info", self.info)
         return new
+
+
+def as_stats(data) -> SufficientStats:
+    """The sufficient statistics of ``data``: a :class:`Dataset` is reduced, a
+    :class:`SufficientStats` is returned as it is; anything else raises ``ValueError``."""
+    if isinstance(data, Dataset):
+        return data.stats()
+    if isinstance(data, SufficientStats):
+        return data
+    raise ValueError(f"data must be a resnet_nb.data.Dataset or SufficientStats, got {type(data).__name__}")
+
+
+#: the named sign conventions of :func:`sign_convention` (see the module docstring)
+SIGN_CONVENTIONS = ("svd_flip", "positive_diagonal", "negative_diagonal")
+
+
+def check_order(order, k: int):
+    """``None`` or ``order`` as an integer array, checked to be a permutation of ``range(k)``."""
+    if order is None:
+        return None
+    order = np.asarray(order)
+    if sorted(order.tolist()) != list(range(k)):
+        raise ValueError(f"order must be a permutation of range({k}), got {order.tolist()}")
+    return order
+
+
+def sign_convention(X, Y, signs="svd_flip") -> np.ndarray:
+    """The vector of +1/-1 that multiplies the input coordinates under the convention ``signs``.
+
+    ``X`` (k, m) are inputs already in their final order, ``Y`` (d_y, m) the targets (numpy or
+    torch). ``"svd_flip"`` keeps the signs as they are (all +1: :func:`whiten_pca` has already
+    applied scikit-learn's convention, which never looks at the labels); ``"positive_diagonal"``
+    / ``"negative_diagonal"`` choose sign i so that ``Syx[i, i] >= 0`` / ``<= 0`` for
+    ``i < min(k, d_y)`` (the other coordinates keep +1); a vector of k entries in {+1, -1} is
+    checked and returned. Used by :func:`whitened_mnist` and by ``theorem1.relabel``.
+    """
+    X = X.detach().cpu().numpy() if isinstance(X, torch.Tensor) else np.asarray(X, dtype=np.float64)
+    Y = Y.detach().cpu().numpy() if isinstance(Y, torch.Tensor) else np.asarray(Y, dtype=np.float64)
+    k = X.shape[0]
+    if isinstance(signs, str):
+        check_choice("signs", signs, SIGN_CONVENTIONS)
+        flip = np.ones(k)
+        if signs != "svd_flip":
+            kk = min(k, Y.shape[0])
+            diag = np.einsum("im,im->i", Y[:kk], X[:kk]) / X.shape[1]
+            s = np.where(diag >= 0, 1.0, -1.0)
+            flip[:kk] = s if signs == "positive_diagonal" else -s
+        return flip
+    flip = np.asarray(signs, dtype=np.float64)
+    if flip.shape != (k,) or not np.all(np.isin(flip, (-1.0, 1.0))):
+        raise ValueError(f"signs must be a string convention or a vector of {k} entries in {{+1, -1}}, "
+                         f"got {signs!r}")
+    return flip
 
 
 def mnist_digits():
@@ -184,26 +241,10 @@ def whitened_mnist(k: int = 10, signs="svd_flip", order=None, n_per_class: int |
         images, labels = np.asarray(images)[keep], labels[keep]
     Z, comps, scales, mean = whiten_pca(images, k)
     Y = _one_hot(labels, 10)
+    order = check_order(order, k)
     if order is not None:
-        order = np.asarray(order)
-        if sorted(order.tolist()) != list(range(k)):
-            raise ValueError(f"order must be a permutation of range({k}), got {order.tolist()}")
         Z, comps = Z[order], comps[order]
-    if isinstance(signs, str):
-        check_choice("signs", signs, ["svd_flip", "positive_diagonal", "negative_diagonal"])
-        if signs == "svd_flip":
-            flip = np.ones(k)
-        else:
-            kk = min(k, 10)
-            diag = np.einsum("im,im->i", Y[:kk], Z[:kk]) / Z.shape[1]
-            flip = np.ones(k)
-            s = np.where(diag >= 0, 1.0, -1.0)
-            flip[:kk] = s if signs == "positive_diagonal" else -s
-    else:
-        flip = np.asarray(signs, dtype=np.float64)
-        if flip.shape != (k,) or not np.all(np.isin(flip, (-1.0, 1.0))):
-            raise ValueError(f"signs must be a string convention or a vector of {k} entries in {{+1, -1}}, "
-                             f"got {signs!r}")
+    flip = sign_convention(Z, Y, signs)
     Z, comps = Z * flip[:, None], comps * flip[:, None]
     info = dict(k=k, signs=signs if isinstance(signs, str) else flip.tolist(),
                 order=None if order is None else order.tolist(), components=comps,

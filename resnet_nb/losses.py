@@ -5,9 +5,11 @@ equals ``1/2 tr(W Sxx W^T) - tr(W Syx^T) + 1/2 tr(Syy)``: no pass over the sampl
 """
 from __future__ import annotations
 
+import numpy as np
 import torch
 
-from .data import Dataset, SufficientStats
+from . import ledger
+from .data import Dataset, SufficientStats, as_stats, synthetic_linear
 from .networks import ShortcutNetwork, end_to_end
 
 __all__ = ["loss_samples", "loss_end_to_end", "loss_stats", "loss", "optimum"]
@@ -45,7 +47,7 @@ def loss(net: ShortcutNetwork, W, data) -> torch.Tensor:
     if isinstance(data, SufficientStats):
         return loss_stats(net, W, data)
     if net.is_linear:
-        return loss_stats(net, W, data.stats())
+        return loss_stats(net, W, as_stats(data))
     return loss_samples(net, W, data)
 
 
@@ -55,8 +57,114 @@ def optimum(data) -> tuple[torch.Tensor, float]:
     Any linear network that can represent every d-by-d matrix reaches exactly this loss.
     ``Sxx^+`` is the Moore-Penrose pseudo-inverse, so a rank-deficient ``Sxx`` is allowed.
     """
-    stats = data.stats() if isinstance(data, Dataset) else data
-    if not isinstance(stats, SufficientStats):
-        raise ValueError(f"data must be a Dataset or SufficientStats, got {type(data).__name__}")
+    stats = as_stats(data)
     Wstar = stats.Syx @ torch.linalg.pinv(stats.Sxx, hermitian=True)
     return Wstar, float(loss_end_to_end(Wstar, stats))
+
+
+# ==========================================================================================
+# Claims of this module, checked where they are declared (see resnet_nb.ledger)
+# ==========================================================================================
+
+def _random_data(d, m, seed, rank=None):
+    """Gaussian inputs with unequal variances (so Sxx != I) and targets unrelated to them."""
+    g = torch.Generator().manual_seed(seed)
+    X = torch.randn(d, m, generator=g, dtype=torch.float64) * torch.linspace(0.5, 2.0, d, dtype=torch.float64)[:, None]
+    if rank is not None:  # inputs confined to a rank-r subspace: Sxx is singular
+        X = torch.randn(d, rank, generator=g, dtype=torch.float64) @ X[:rank]
+    return Dataset(X, torch.randn(d, m, generator=g, dtype=torch.float64))
+
+
+def _stats_loss_variant(Wend, stats, variant):
+    """The loss from statistics as Eq. 8-9 write it, or a plausible miswriting of it."""
+    if variant == "eq":
+        return loss_end_to_end(Wend, stats)
+    if variant == "syx_transposed":  # tr(W Syx) in place of tr(W Syx^T)
+        return (0.5 * torch.trace(Wend @ stats.Sxx @ Wend.T) - torch.trace(Wend @ stats.Syx)
+                + 0.5 * stats.trSyy)
+    raise ValueError(f"unknown variant {variant!r}")
+
+
+@ledger.claim(
+    "core-loss-statistics", source="Li et al., Eqs. 6, 8-9",
+    statement=r"For a linear network with end-to-end map $W$ the loss $\frac{1}{2m}\lVert Y - WX\rVert_F^2$ "
+              r"equals $\tfrac12 \operatorname{tr}(W\Sigma_{XX}W^\top) - \operatorname{tr}(W\Sigma_{YX}^\top) "
+              r"+ \tfrac12\operatorname{tr}\Sigma_{YY}$.",
+    verdict="holds",
+    falsifier=r"the linear term written $\operatorname{tr}(W\Sigma_{YX})$ (without the transpose)",
+    where=["tests/test_core.py", "book/notation.ipynb"])
+def check_loss_statistics(falsify: bool = False) -> ledger.Check:
+    """Loss from the samples against the loss from (Sxx, Syx, tr Syy), on four random networks."""
+    from .init import initialise
+
+    variant = "syx_transposed" if falsify else "eq"
+    worst, scale, moving, terms = 0.0, 0.0, np.inf, 0
+    for seed, (n, R, size) in enumerate([(1, 3, 1.0), (2, 2, 0.3), (3, 2, 1.5), (2, 4, 1.0)]):
+        data = _random_data(4, 30, seed)
+        net = ShortcutNetwork(4, n, R)
+        W = size * initialise(net, "xavier", seed=seed)
+        stats = data.stats()
+        a = float(loss_samples(net, W, data))
+        b = float(_stats_loss_variant(end_to_end(net, W), stats, variant))
+        worst = max(worst, abs(a - b))
+        scale = max(scale, abs(a))
+        moving = min(moving, abs(a - 0.5 * stats.trSyy))  # the part of the loss that depends on W
+        terms = max(terms, data.m * data.d * net.depth)
+    tol, crit = ledger.eps_criterion(terms, scale)
+    return ledger.Check(
+        "Eqs. 8-9: loss of a linear network from sufficient statistics", "max |L_samples - L_stats|",
+        worst, tol, crit, nontrivial=moving, nontrivial_what="smallest |L - tr(Syy)/2| (the W-dependent part)",
+        nontrivial_min=tol, lines=["4 random networks (n = 1, 2, 3; depth up to 8), Sxx != I, Syx not symmetric"])
+
+
+def _g_inverse(Sxx, seed):
+    """A generalised inverse of ``Sxx`` other than the pseudo-inverse: ``Sxx^+ + K (I - Sxx^+ Sxx)``."""
+    P = torch.linalg.pinv(Sxx, hermitian=True)
+    K = torch.randn(Sxx.shape, generator=torch.Generator().manual_seed(seed), dtype=Sxx.dtype)
+    return P + K @ (torch.eye(Sxx.shape[0], dtype=Sxx.dtype) - P @ Sxx)
+
+
+@ledger.claim(
+    "li-eq15-16-optimum", source="Li et al., Eqs. 15-16",
+    statement=r"$W^* = \Sigma_{YX}\Sigma_{XX}^{-}$ minimises the loss of the end-to-end map for any generalised "
+              r"inverse $\Sigma_{XX}^{-}$, with minimum $\mathcal L_{\min}$ of Eq. 16: checked against numpy's "
+              r"least-squares solver, on full-rank data with $\Sigma_{XX} \ne I$ and on rank-deficient data "
+              r"with a generalised inverse that is not the pseudo-inverse.",
+    verdict="holds",
+    falsifier=r"Eq. 15 without the inverse: $W^* = \Sigma_{YX}\Sigma_{XX}$",
+    where=["tests/test_core.py", "book/notation.ipynb"])
+def check_optimum(falsify: bool = False) -> ledger.Check:
+    """Eq. 15 (the map) and Eq. 16 (the minimum) against ``numpy.linalg.lstsq`` on the samples."""
+    parts = []
+    # full rank, Sxx != I: the map itself is unique
+    data = synthetic_linear(5, 200, cov=torch.diag(torch.linspace(0.3, 3.0, 5, dtype=torch.float64)), seed=3)
+    stats = data.stats()
+    Wstar, Lmin = optimum(data)
+    if falsify:
+        Wstar = stats.Syx @ stats.Sxx
+        Lmin = float(loss_end_to_end(Wstar, stats))
+    sol, *_ = np.linalg.lstsq(data.X.numpy().T, data.Y.numpy().T, rcond=None)
+    L_lstsq = float(((data.Y.numpy() - sol.T @ data.X.numpy()) ** 2).sum() / (2 * data.m))
+    tol, crit = ledger.eps_criterion(data.m * data.d, np.abs(sol).max() * float(np.linalg.cond(stats.Sxx.numpy())))
+    parts.append(ledger.Check("Eq. 15, full rank", "max |W* - W_lstsq|", np.abs(Wstar.numpy() - sol.T).max(),
+                              tol, crit, nontrivial=float(np.abs(sol).max()), nontrivial_what="max |W_lstsq|",
+                              nontrivial_min=tol))
+    tol, crit = ledger.eps_criterion(data.m * data.d, L_lstsq)
+    parts.append(ledger.Check("Eq. 16, full rank", "|L_min - L(W_lstsq)|", abs(Lmin - L_lstsq), tol, crit,
+                              nontrivial=L_lstsq, nontrivial_what="L_min", nontrivial_min=tol))
+    # rank 3 of 6: every generalised inverse gives the same loss, though not the same map
+    data = _random_data(6, 120, seed=7, rank=3)
+    stats = data.stats()
+    G = stats.Sxx if falsify else _g_inverse(stats.Sxx, seed=8)
+    WG = stats.Syx @ G
+    Wplus, _ = optimum(stats)
+    sol, *_ = np.linalg.lstsq(data.X.numpy().T, data.Y.numpy().T, rcond=None)
+    L_lstsq = float(((data.Y.numpy() - sol.T @ data.X.numpy()) ** 2).sum() / (2 * data.m))
+    L_G = float(loss_end_to_end(WG, stats))
+    tol, crit = ledger.eps_criterion(data.m * data.d, L_lstsq * float(np.abs(G.numpy()).max()))
+    parts.append(ledger.Check(
+        "Eqs. 15-16, rank-deficient inputs, a generalised inverse that is not Sxx^+",
+        "|L(Syx G) - L(W_lstsq)|", abs(L_G - L_lstsq), tol, crit,
+        nontrivial=float((WG - Wplus).abs().max()), nontrivial_what="max |Syx G - Syx Sxx^+| (the maps differ)",
+        nontrivial_min=1e-3))
+    return ledger.all_of("Eqs. 15-16: the least-squares optimum", parts)
