@@ -23,6 +23,7 @@ import torch
 from tqdm.auto import tqdm
 
 from ._checks import check_float, check_int
+from .ledger import Check, all_of, claim, eps_criterion
 
 __all__ = [
     "as_square", "gamma_of", "theorem21_bound", "residual_product", "max_spectral_norm",
@@ -61,16 +62,26 @@ def gamma_of(R) -> float:
     return float(max(abs(math.log(s[0])), abs(math.log(s[-1]))))
 
 
-def theorem21_bound(gamma: float, l: int, version: str = "v3") -> float:
-    """The printed bound on ``|||A*|||``: ``(4 pi + 3 gamma)/l`` (arXiv v1) or
-    ``2 (sqrt(pi) + sqrt(3 gamma))^2 / l`` (later versions)."""
+#: The two constants of Theorem 2.1 the book knows of: ``"iclr"``, ``2 (sqrt(pi) + sqrt(3 gamma))^2``,
+#: read in the ICLR 2017 text; ``"summary"``, ``4 pi + 3 gamma``, from a revision quoted in a
+#: 2017 summary of the paper (not read by us; unverified). The old names "v3" and "v1" are
+#: accepted as aliases of these two.
+VERSIONS = ("iclr", "summary")
+_VERSION_ALIAS = {"v3": "iclr", "v1": "summary"}
+
+
+def theorem21_bound(gamma: float, l: int, version: str = "iclr") -> float:
+    """The bound on ``|||A*|||`` of Theorem 2.1: ``2 (sqrt(pi) + sqrt(3 gamma))^2 / l`` (``"iclr"``,
+    the ICLR text) or ``(4 pi + 3 gamma) / l`` (``"summary"``: a revision quoted in a summary;
+    unverified)."""
     gamma = check_float("gamma", gamma, low=0.0)
     l = check_int("l", l)
-    if version == "v1":
+    version = _VERSION_ALIAS.get(version, version)
+    if version == "summary":
         return (4 * math.pi + 3 * gamma) / l
-    if version == "v3":
+    if version == "iclr":
         return 2 * (math.sqrt(math.pi) + math.sqrt(3 * gamma)) ** 2 / l
-    raise ValueError(f"version must be one of ['v1', 'v3'], got {version!r}")
+    raise ValueError(f"version must be one of {list(VERSIONS)}, got {version!r}")
 
 
 def residual_product(A) -> np.ndarray:
@@ -486,8 +497,8 @@ def theorem21_survey(Rs, ls, progress: bool = False) -> list[dict]:
         A, info = theorem21_construction(R, l)
         g = info["gamma"]
         rows.append(dict(R=j, gamma=g, l=l, product_error=float(np.abs(residual_product(A) - R).max()),
-                         norm=max_spectral_norm(A), bound_v1=theorem21_bound(g, l, "v1"),
-                         bound_v3=theorem21_bound(g, l, "v3"), hypothesis=l >= 3 * g, p=info["p"], q=info["q"]))
+                         norm=max_spectral_norm(A), bound_summary=theorem21_bound(g, l, "summary"),
+                         bound_iclr=theorem21_bound(g, l, "iclr"), hypothesis=l >= 3 * g, p=info["p"], q=info["q"]))
     return rows
 
 
@@ -563,11 +574,268 @@ def factor_norms_plot(l: int, gamma: float, d: int = 4, seed: int = 1, ax=None):
     ax = ax or plt.gca()
     ax.clear()
     ax.bar(np.arange(1, l + 1), np.linalg.norm(A, ord=2, axis=(1, 2)), color="C0")
-    ax.axhline(theorem21_bound(info["gamma"], l, "v1"), color="C1", ls="--", label="(4 pi + 3 gamma)/l")
-    ax.axhline(theorem21_bound(info["gamma"], l, "v3"), color="C2", ls="--",
-               label="2(sqrt(pi)+sqrt(3 gamma))^2/l")
+    ax.axhline(theorem21_bound(info["gamma"], l, "summary"), color="C1", ls="--",
+               label="(4 pi + 3 gamma)/l (summary; unverified)")
+    ax.axhline(theorem21_bound(info["gamma"], l, "iclr"), color="C2", ls="--",
+               label="2(sqrt(pi)+sqrt(3 gamma))^2/l (ICLR text)")
     err = np.abs(residual_product(A) - R).max()
     ax.set(xlabel="factor i", ylabel="||A_i||", ylim=(0, 6),
            title=f"l={l}, gamma={info['gamma']:.2f}: p={info['p']} stretch, q={info['q']} rotation, error {err:.0e}")
     ax.legend(loc="upper right", fontsize=8)
     return ax
+
+
+
+# ----------------------------------------------------------------------------------------------
+# What gradient descent does when det R < 0 (the case Theorem 2.1 must exclude)
+# ----------------------------------------------------------------------------------------------
+
+def population_gd(R, l: int, Sigma=None, lr: float = 0.05, steps: int = 4000, A0=None) -> dict:
+    """Gradient descent on the population risk ``f`` (Lemma 2.4's gradient), from ``A0``
+    (default 0, the identity network). Returns the final point, its excess risk
+    ``f - C_opt = ||E Sigma^{1/2}||_F^2``, its ``|||A|||``, its gradient norm and the excess-risk
+    curve (every step)."""
+    R = as_square("R", R)
+    d = R.shape[0]
+    l = check_int("l", l)
+    Sigma = np.eye(d) if Sigma is None else as_square("Sigma", Sigma)
+    lr = check_float("lr", lr, low=0.0, low_open=True)
+    steps = check_int("steps", steps)
+    A = np.zeros((l, d, d)) if A0 is None else _as_stack(A0).copy()
+    curve = np.empty(steps + 1)
+    for t in range(steps + 1):
+        E = residual_product(A) - R
+        curve[t] = float(np.trace(E @ Sigma @ E.T))
+        if t == steps:
+            break
+        A = A - lr * _gradient_from_error(A, E, Sigma)
+    g = _gradient_from_error(A, residual_product(A) - R, Sigma)
+    return dict(A=A, excess=float(curve[-1]), norm=max_spectral_norm(A), grad_norm=float(np.sqrt((g ** 2).sum())),
+                curve=curve)
+
+
+# ----------------------------------------------------------------------------------------------
+# Claims of the chapter (the ledger runs each check and its falsifier)
+# ----------------------------------------------------------------------------------------------
+_WHERE = ["book/hardt_ma_linear.ipynb", "tests/test_hardt_ma_linear.py"]
+
+
+@claim("hm-thm21-bound", source="Hardt & Ma, Theorem 2.1 (ICLR text), with det R > 0",
+       statement=r"If $\det R > 0$ and $\ell \ge 3\gamma$, there are $A_1,\dots,A_\ell$ with "
+                 r"$(I+A_\ell)\cdots(I+A_1) = R$ and $|||A||| \le 2(\sqrt\pi + \sqrt{3\gamma})^2/\ell$.",
+       verdict="holds",
+       falsifier=r"the same bound without the hypothesis $\ell \ge 3\gamma$ ($R = e^{10}$, $\ell = 2$, where "
+                 r"the construction is the exact optimum $e^{\gamma/\ell} - 1$)",
+       where=_WHERE)
+def check_theorem21_bound(falsify: bool = False) -> Check:
+    """Largest ``|||A||| / bound`` of the construction over random R with det R > 0 and l >= 3 gamma
+    (a rotation by pi among them), and the error of the product."""
+    if falsify:
+        cases = [(np.array([[math.exp(10.0)]]), 2)]
+    else:
+        rng = np.random.default_rng(0)
+        cases = []
+        for trial in range(40):
+            d = int(rng.integers(1, 6))
+            R = random_positive_det(d, rng, gamma=float(rng.uniform(0, 3)))
+            if trial % 4 == 0 and d % 2 == 0:
+                R = -np.eye(d)  # rotation by pi: the hardest orthogonal part
+            cases.append((R, max(2, int(np.ceil(3 * gamma_of(R)))) + int(rng.integers(0, 40))))
+    ratio, prod_err, scale = 0.0, 0.0, 0.0
+    for R, l in cases:
+        A, _ = theorem21_construction(R, l)
+        ratio = max(ratio, max_spectral_norm(A) / theorem21_bound(gamma_of(R), l, "iclr"))
+        prod_err = max(prod_err, float(np.abs(residual_product(A) - R).max() / max(1.0, np.abs(R).max())))
+        scale = max(scale, max_spectral_norm(A))
+    tol, crit = eps_criterion(max(l for _, l in cases) * 5, 1.0)
+    product = Check("the product of the factors is R", "max relative |prod(I + A_i) - R|", prod_err, tol, crit,
+                    nontrivial=scale, nontrivial_what="largest |||A|||")
+    bound = Check(f"|||A||| within the ICLR bound ({len(cases)} matrices)", "max |||A||| / bound", ratio, 1.0,
+                  "the theorem's inequality |||A||| <= bound, i.e. a ratio <= 1")
+    return all_of("Theorem 2.1 (ICLR constant), det R > 0" + (", l < 3 gamma" if falsify else ", l >= 3 gamma"),
+                  [bound, product])
+
+
+@claim("hm-thm21-det", source="Hardt & Ma, Theorem 2.1 (ICLR text): the hypothesis det R > 0",
+       statement=r"The bound of Theorem 2.1 can be met only when $\det R > 0$: if $\|A_i\| < 1$ for every $i$ "
+                 r"then $\det\prod_i(I + A_i) > 0$, so for $\det R < 0$ every factorisation has $|||A||| \ge 1$ "
+                 r"at every depth, while the printed bound tends to 0.",
+       verdict="fails as printed",
+       printed=r"for every $R$ (no hypothesis on $\det R$) and $\ell \ge 3\gamma$ a global optimum has "
+               r"$|||A^\star||| \le 2(\sqrt\pi + \sqrt{3\gamma})^2/\ell$",
+       falsifier=r"the printed statement for $R = \mathrm{diag}(-1, 1)$ (dropped hypothesis: $\det R < 0$), "
+                 r"same $\gamma = 0$ and $\ell = 20$",
+       where=_WHERE)
+def check_theorem21_det(falsify: bool = False) -> Check:
+    """Smallest |||A||| reachable (a construction for det R > 0; the certified lower bound 1 for
+    det R < 0, from the lemma checked as a part) against the bound at l = 20, gamma = 0."""
+    l = 20
+    bound = theorem21_bound(0.0, l, "iclr")
+    rng = np.random.default_rng(3)
+    smallest_det = min(float(np.linalg.det(residual_product(random_ball_point(6, 3, 0.999, rng))))
+                       for _ in range(500))
+    lemma = Check("lemma: factors with ||A_i|| < 1 have a product with det > 0 (500 products, |||A||| = 0.999)",
+                  "smallest det of a product", smallest_det, 0.0, "a determinant must be > 0 (sign only)",
+                  op=">=")
+    if falsify:
+        R = np.diag([-1.0, 1.0])
+        reach = min_max_norm_lower_bound(R)  # 1, certified by the lemma
+        what = "certified lower bound on |||A||| (det R = -1)"
+    else:
+        R = -np.eye(2)
+        reach = max_spectral_norm(theorem21_construction(R, l)[0])
+        what = "|||A||| of the construction (det R = +1)"
+    main = Check(f"R = {'diag(-1, 1)' if falsify else '-I_2'}, l = {l}: {what} against the bound {bound:.3g}",
+                 "smallest reachable |||A||| / bound", reach / bound, 1.0,
+                 "the theorem's inequality, ratio <= 1")
+    return all_of("Theorem 2.1 needs det R > 0", [main, lemma])
+
+
+def _lemma24_worst(order: str):
+    worst, differ, gmax = 0.0, 0.0, 0.0
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        l, d = 4 + seed % 3, 3
+        A = 0.5 * rng.standard_normal((l, d, d))
+        R, G = rng.standard_normal((d, d)), rng.standard_normal((d, d))
+        Sigma = G @ G.T + 0.1 * np.eye(d)
+        At = torch.tensor(A, requires_grad=True)
+        M = torch.eye(d, dtype=torch.float64)
+        for i in range(l):
+            M = (torch.eye(d, dtype=torch.float64) + At[i]) @ M
+        E_t = M - torch.tensor(R)
+        torch.trace(E_t @ torch.tensor(Sigma) @ E_t.T).backward()
+        E, eye = residual_product(A) - R, np.eye(d)
+        for i in range(l):
+            after = [eye + A[j].T for j in range(i + 1, l)]     # (I+A_{i+1}^T) ... (I+A_l^T)
+            before = [eye + A[j].T for j in range(i)]           # (I+A_1^T) ... (I+A_{i-1}^T)
+            g = {}
+            for o in ("corrected", "printed"):
+                a, b = (after[::-1], before[::-1]) if o == "printed" else (after, before)
+                g[o] = 2 * np.linalg.multi_dot([eye, eye] + a) @ E @ Sigma @ np.linalg.multi_dot([eye, eye] + b)
+            ref = At.grad[i].numpy()
+            scale = max(1.0, np.abs(ref).max())
+            worst = max(worst, float(np.abs(g[order] - ref).max() / scale))
+            differ = max(differ, float(np.abs(g["printed"] - g["corrected"]).max() / scale))
+            gmax = max(gmax, float(np.abs(ref).max()))
+    return worst, differ, gmax
+
+
+@claim("hm-lemma24-order", source="Hardt & Ma, Lemma 2.4 (ICLR text)",
+       statement=r"$\partial f/\partial A_i = 2\,(I+A_{i+1}^\top)\cdots(I+A_\ell^\top)\,E\,\Sigma\,"
+                 r"(I+A_1^\top)\cdots(I+A_{i-1}^\top)$: the transposes of the products after and before $A_i$.",
+       verdict="fails as printed",
+       printed=r"$2\,(I+A_\ell^\top)\cdots(I+A_{i+1}^\top)\,E\,\Sigma\,(I+A_{i-1}^\top)\cdots(I+A_1^\top)$ "
+               r"(each transposed product in the reverse order)",
+       falsifier="the printed order of the transposed products, against the same autograd gradient",
+       where=_WHERE)
+def check_lemma24(falsify: bool = False) -> Check:
+    worst, differ, gmax = _lemma24_worst("printed" if falsify else "corrected")
+    tol, crit = eps_criterion(6 * 3 ** 3, 1.0)
+    return Check(f"Lemma 2.4, {'printed' if falsify else 'corrected'} order, against autograd (10 points, l = 4-6)",
+                 "max relative |dF/dA_i - autograd|", worst, tol, crit, nontrivial=differ,
+                 nontrivial_what="largest relative difference between the two orders", nontrivial_min=1e-6,
+                 lines=[f"largest gradient entry {gmax:.3g}"])
+
+
+def _eq23_points(form: str):
+    """Smallest lhs / rhs of the chosen form over random points and the extremal ones."""
+    rng = np.random.default_rng(1)
+    worst, excess = math.inf, math.inf
+    for trial in range(60):
+        l, d = int(rng.integers(1, 7)), int(rng.integers(1, 4))
+        tau = float(rng.uniform(0, 0.9))
+        A = random_ball_point(l, d, tau, rng, ["gaussian", "shrink", "rank_one"][trial % 3])
+        C = rng.standard_normal((d, d))
+        Sigma = [0.01, 1.0, 100.0][trial % 3] * (C @ C.T + 0.05 * np.eye(d))
+        s = gradient_bound_sides(A, rng.standard_normal((d, d)), Sigma, tau)
+        worst, excess = min(worst, s["lhs"] / s[form]), min(excess, s["excess"])
+    for l, tau, c in ((4, 0.5, 1.0), (6, 0.8, 100.0), (3, 0.3, 0.01)):  # A_i = -tau I, E = e v^T
+        S = c * np.diag([0.5, 1.0, 2.0])
+        A = random_ball_point(l, 3, tau, rng, "shrink")
+        s = gradient_bound_sides(A, residual_product(A) - np.outer(rng.standard_normal(3), [1.0, 0, 0]), S, tau)
+        worst, excess = min(worst, s["lhs"] / s[form]), min(excess, s["excess"])
+    return worst, excess
+
+
+@claim("hm-eq23", source="Hardt & Ma, Eq. (2.3) (ICLR text)",
+       statement=r"$\|\nabla f(A)\|_F^2 \ge 4\ell(1-\tau)^{2\ell-2}\,\sigma_{\min}(\Sigma)\,(f(A) - C_{\rm opt})$ "
+                 r"for $|||A||| \le \tau < 1$, with equality at $A_i = -\tau I$, $E = e v^\top$.",
+       verdict="fails as printed",
+       printed=r"$\|\nabla f(A)\|_F^2 \ge 4\ell(1-\tau)^{\ell-1}\,\sigma_{\min}(\Sigma)^2\,(f(A) - C_{\rm opt})$",
+       falsifier=r"the printed form (exponent $\ell - 1$ and $\sigma_{\min}(\Sigma)^2$) at the same points",
+       where=_WHERE)
+def check_eq23(falsify: bool = False) -> Check:
+    worst, excess = _eq23_points("printed" if falsify else "corrected")
+    tol, crit = eps_criterion(6 * 3 ** 3, 1.0)
+    return Check(f"Eq. (2.3), {'printed' if falsify else 'corrected'} form: 60 random points and 3 extremal ones",
+                 "1 - smallest lhs / rhs", 1.0 - worst, tol, crit, nontrivial=excess,
+                 nontrivial_what="smallest excess risk f - C_opt", nontrivial_min=0.0,
+                 values=dict(worst_ratio=worst))
+
+
+@claim("hm-thm22", source="Hardt & Ma, Theorem 2.2",
+       statement=r"For every $\tau < 1$, every critical point $A$ of $f$ with $|||A||| \le \tau$ is a global "
+                 r"minimum: $\|\nabla f(A)\|_F^2 > 0$ wherever $f(A) > C_{\rm opt}$ in the ball.",
+       verdict="holds",
+       falsifier=r"the same at $\tau = 1$ (dropped hypothesis $\tau < 1$): $A_1 = A_2 = -I$ is among the points",
+       where=_WHERE)
+def check_theorem22(falsify: bool = False) -> Check:
+    """Smallest ``||grad f||^2 / (f - C_opt)`` over points of the ball (random, A_i = -tau I, rank one)."""
+    rng = np.random.default_rng(7)
+    worst, excess = math.inf, math.inf
+    tau = 1.0 if falsify else 0.9
+    for trial in range(60):
+        l, d = int(rng.integers(2, 7)), int(rng.integers(1, 4))
+        A = random_ball_point(l, d, tau * 0.999, rng, ["gaussian", "shrink", "rank_one"][trial % 3])
+        if falsify and trial % 3 == 0:
+            A = critical_point_at_tau_one(l, d)
+        C = rng.standard_normal((d, d))
+        Sigma = C @ C.T + 0.05 * np.eye(d)
+        R = residual_product(A) - rng.standard_normal((d, d))
+        g = risk_gradient(A, R, Sigma)
+        ex = population_risk(A, R, Sigma, noise=0.0)
+        worst, excess = min(worst, float((g ** 2).sum()) / ex), min(excess, ex)
+    tol, crit = eps_criterion(6 * 3 ** 3, 1.0)
+    return Check(f"ball |||A||| <= {tau:g}: 60 points with f > C_opt", "smallest ||grad f||^2 / (f - C_opt)",
+                 worst, tol, crit + " (a critical point that is not a minimum gives 0)", op=">=",
+                 nontrivial=excess, nontrivial_what="smallest excess risk f - C_opt")
+
+
+@claim("hm-thm21-rotation-step", source="Hardt & Ma, proof of Theorem 2.1 (appendix A): ||I - T(phi)||",
+       statement=r"For the planar rotation $T(\phi)$, $\|I - T(\phi)\| = 2|\sin(\phi/2)|$ (so the proof's estimate "
+                 r"$\le \pi/q$ survives, as $2|\sin(\phi/2)| \le |\phi|$).",
+       verdict="fails as printed", printed=r"$\|I - T(\phi)\| = |\sin\phi|$",
+       falsifier=r"the printed value $|\sin\phi|$ at the same angles",
+       where=_WHERE)
+def check_rotation_step(falsify: bool = False) -> Check:
+    rows = [rotation_step_norm(phi) for phi in np.linspace(0.1, math.pi, 12)]
+    worst = max(abs(r["norm"] - (r["printed"] if falsify else r["formula"])) for r in rows)
+    tol, crit = eps_criterion(4, 2.0)
+    return Check("||I - T(phi)|| at 12 angles in [0.1, pi]", "max |spectral norm - formula|", worst, tol, crit,
+                 nontrivial=max(r["norm"] for r in rows), nontrivial_what="largest ||I - T(phi)||")
+
+
+@claim("hm-psd-special-case", source="Hardt & Ma, Section 2 (the symmetric positive definite case)",
+       statement=r"If $R$ is symmetric positive definite, $A_i = R^{1/\ell} - I$ gives $|||A||| \le "
+                 r"e^{\gamma/\ell} - 1 \le 3\gamma/\ell$ when $\ell \ge \gamma$.",
+       verdict="holds",
+       falsifier=r"the bound $3\gamma/\ell$ without $\ell \ge \gamma$ ($\gamma = 10$, $\ell = 2$)",
+       where=_WHERE)
+def check_psd_case(falsify: bool = False) -> Check:
+    rng = np.random.default_rng(11)
+    worst = 0.0
+    cases = [(10.0, 2)] if falsify else [(float(g), int(l)) for g, l in
+                                         zip(rng.uniform(0.1, 5, 30), rng.integers(1, 60, 30)) if l >= g]
+    for gamma, l in cases:
+        R = random_positive_det(4, rng, gamma=gamma)
+        R = R.T @ R  # symmetric positive definite; its gamma is twice that of the factor
+        g = gamma_of(R)
+        if falsify:
+            R, g = np.diag([math.exp(gamma), 1.0, 1.0, math.exp(-gamma)]), gamma
+        l = max(l, int(math.ceil(g))) if not falsify else l
+        w, V = np.linalg.eigh(R)
+        A = np.broadcast_to(V @ np.diag(w ** (1.0 / l)) @ V.T - np.eye(4), (l, 4, 4))
+        worst = max(worst, max_spectral_norm(A) / (3 * g / l))
+    return Check(f"A_i = R^(1/l) - I for {len(cases)} SPD matrices", "max |||A||| / (3 gamma / l)", worst, 1.0,
+                 "the stated inequality, ratio <= 1")
