@@ -30,10 +30,12 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ._checks import check_choice, check_float, check_int
+from .ledger import Check, all_of, claim, eps_criterion
 
 __all__ = ["ReLUResNet", "relu_block", "separation", "margins", "lemma_block",
            "surrogate_vectors", "theorem32_construction", "parameter_count", "unit_norm_columns",
-           "projected_margins", "lemma_b1_hypotheses", "lemma_b1_paper", "lemma_b1_counterexamples", "construction_view"]
+           "projected_margins", "lemma_b1_hypotheses", "lemma_b1_paper", "lemma_b1_counterexamples", "construction_view",
+           "pad_configuration", "paper_width", "random_lemma_b1_configuration", "surrogate_inner_products"]
 
 
 def _as_points(name: str, X) -> np.ndarray:
@@ -365,3 +367,149 @@ def construction_view(n: int, k: int, r: int, axes=None, step=None, seed: int = 
     axes[-1].set_xlabel(f"{rep['blocks']} blocks, {parameter_count(net)['trainable']} parameters, "
                         f"max error {err:.0e}")
     return axes
+
+
+# ----------------------------------------------------------------------------------------------
+# Helpers for the claims: the paper's width, padded counterexamples, random admissible inputs
+# ----------------------------------------------------------------------------------------------
+
+def paper_width(n: int, rho_paper: float, c: float = 10.0) -> int:
+    """The width ``k = ceil(c log n / rho^2)`` of the paper's proof, with ``rho`` *the paper's*
+    separation, a bound on squared distances (``||x_i - x_j||^2 >= rho``, Assumption 3.1).
+    The paper leaves the constant ``c`` unspecified; 10 is the reading the chapter uses."""
+    n = check_int("n", n, minimum=2)
+    rho_paper = check_float("rho_paper", rho_paper, low=0.0, low_open=True)
+    return int(math.ceil(check_float("c", c, low=0.0, low_open=True) * math.log(n) / rho_paper ** 2))
+
+
+def pad_configuration(alpha, k: int):
+    """Embed the planar points ``alpha`` (2, n) in R^k and add ``k - 1`` unit points
+    ``+-e_3, e_4, ...`` (orthogonal to the plane, far from everything), so that the set ``S`` to be
+    moved has ``k`` elements: point 0 of ``alpha`` and the added ones (Lemma B.1 moves k points
+    at once). Returns ``(alpha_k, S)``."""
+    alpha = _as_points("alpha", alpha)
+    k = check_int("k", k, minimum=3)
+    n = alpha.shape[1]
+    extra = np.zeros((k, k - 1))
+    for j in range(k - 1):  # +e_3, -e_3, +e_4, -e_4, ...
+        extra[2 + j // 2, j] = 1.0 if j % 2 == 0 else -1.0
+    out = np.zeros((k, n + k - 1))
+    out[:2, :n] = alpha
+    out[:, n:] = extra
+    return out, np.concatenate([[0], np.arange(n, n + k - 1)])
+
+
+def random_lemma_b1_configuration(k: int, n: int, rho_prime: float, rng, min_sq_dist: float):
+    """``n`` random points in R^k with squared norms in ``[1 - rho', 1 + rho']`` and every squared
+    distance at least ``min_sq_dist`` (rejection sampling); the first ``k`` form ``S``."""
+    while True:
+        Z = rng.standard_normal((k, n))
+        Z = Z / np.linalg.norm(Z, axis=0) * np.sqrt(rng.uniform(1 - rho_prime, 1 + rho_prime, n))
+        if separation(Z) ** 2 >= min_sq_dist:
+            return Z, np.arange(k)
+
+
+def surrogate_inner_products(r: int, k: int, draws: int = 2000, seed: int = 0) -> dict:
+    """For ``r`` random unit vectors in R^k (the paper's surrogates), the fraction of ``draws`` in
+    which every pairwise inner product is below 0.5 (and, for the absolute value, |.| < 0.5)."""
+    r, k, draws = check_int("r", r, minimum=2), check_int("k", k), check_int("draws", draws)
+    rng = np.random.default_rng(seed)
+    Q = rng.standard_normal((draws, k, r))
+    Q /= np.linalg.norm(Q, axis=1, keepdims=True)
+    G = np.einsum("dki,dkj->dij", Q, Q)
+    iu = np.triu_indices(r, 1)
+    off = G[:, iu[0], iu[1]]
+    return dict(r=r, k=k, below=float((off.max(axis=1) < 0.5).mean()),
+                abs_below=float((np.abs(off).max(axis=1) < 0.5).mean()))
+
+
+# ----------------------------------------------------------------------------------------------
+# Claims of the chapter
+# ----------------------------------------------------------------------------------------------
+_WHERE = ["book/hardt_ma_expressivity.ipynb", "tests/test_hardt_ma_relu.py"]
+
+
+def _fit_error(X, y, r, k, selection):
+    """Largest |output - one-hot| of the construction, or inf when it refuses (a margin <= 0)."""
+    try:
+        net, rep = theorem32_construction(X, y, k=k, r=r, selection=selection)
+    except ValueError as exc:
+        return math.inf, 0.0, str(exc)[:90], None
+    scale = max(float(np.abs(V).max()) for _, V, _ in net.blocks)
+    return float(np.abs(net(X) - np.eye(r)[:, y]).max()), scale, "", parameter_count(net)
+
+
+@claim("hm-thm32", source="Hardt & Ma, Theorem 3.2 (proof's width k = c log n / rho^2)",
+       statement=r"For $n$ unit-norm points with $\|x_i - x_j\|^2 \ge \rho$ (Assumption 3.1), the construction "
+                 r"with the points moved in the given order fits every label exactly once "
+                 r"$k \ge c\log n/\rho^2$ ($c = 10$: the paper leaves $c$ open).",
+       verdict="holds",
+       falsifier=r"the same construction at a width $k = 30$ below the proof's $c \log n / \rho^2$ "
+                 r"(dropped width requirement)",
+       where=_WHERE)
+def check_theorem32(falsify: bool = False) -> Check:
+    rng = np.random.default_rng(2)
+    X = unit_norm_columns(rng.standard_normal((50, 600)))
+    y = rng.integers(0, 10, 600)
+    rho_paper = separation(X) ** 2
+    k = 30 if falsify else paper_width(600, rho_paper)
+    err, scale, why, _ = _fit_error(X, y, 10, k, "paper")
+    tol, crit = eps_criterion(k, max(scale, 1.0))
+    return Check(f"600 points in R^50, rho (squared distances) = {rho_paper:.3g}, paper's order, k = {k}",
+                 "max |output - one-hot|", err, tol, crit + "; inf: the construction refused (a margin <= 0)",
+                 lines=[why] if why else [])
+
+
+@claim("hm-lemma-b1", source="Hardt & Ma, Lemma B.1 (hypothesis (b))",
+       statement=r"With (b) strengthened to $\|\alpha_i - \alpha_j\|^2 \ge 6\rho'$, the printed construction "
+                 r"(rows $\alpha_i$, common bias $-(1-2\rho')$) moves the $k$ points of $S$ to their targets and "
+                 r"leaves every other point exactly where it is.",
+       verdict="fails as printed",
+       printed=r"(b) $\|\alpha_i - \alpha_j\| \ge 3\rho'$ whenever $i \ne j$ and $S$ contains $i$ or $j$",
+       falsifier=r"the printed hypothesis (b): two configurations satisfying it ('pair' and 'hull', $\rho' = 0.1$, "
+                 r"$S$ padded to $k = 4$ points)",
+       where=_WHERE)
+def check_lemma_b1(falsify: bool = False) -> Check:
+    rho_p, k = 0.1, 4
+    worst_fixed, worst_moved, moved = 0.0, 0.0, 0.0
+    rng = np.random.default_rng(5)
+    if falsify:
+        ce = lemma_b1_counterexamples(rho_p)
+        configs = [pad_configuration(ce[name], k) for name in ("pair", "hull")]
+    else:
+        configs = [random_lemma_b1_configuration(6, 10, rho_p, rng, 6 * rho_p) for _ in range(20)]
+    for alpha, S in configs:
+        h = lemma_b1_hypotheses(alpha, S, rho_p)
+        if not (h["norms_ok"] and h["separation_ok"]):
+            raise AssertionError("a configuration does not satisfy the printed hypotheses")
+        beta = rng.standard_normal((alpha.shape[0], S.size))
+        _, _, _, rep = lemma_b1_paper(alpha, S, beta, rho_p)
+        worst_fixed, worst_moved = max(worst_fixed, rep["fixed_error"]), max(worst_moved, rep["moved_error"])
+        moved = max(moved, float(np.abs(beta - alpha[:, S]).max()))
+    tol, crit = eps_criterion(6, 10.0)
+    tol_m, crit_m = eps_criterion(6, moved / rho_p)
+    return all_of(f"Lemma B.1's construction, {len(configs)} configurations, hypothesis "
+                  f"{'(b) as printed' if falsify else '(b) strengthened'}",
+                  [Check("points outside S stay where they are", "max displacement outside S", worst_fixed, tol, crit,
+                         nontrivial=moved, nontrivial_what="largest move asked of a point of S"),
+                   Check("points of S reach their targets", "max |moved - target|", worst_moved, tol_m,
+                         crit_m + " (the move is divided by a norm gap of at least rho')")])
+
+
+@claim("hm-constant-width", source="the book: Theorem 3.2 at constant width (greedy order)",
+       statement=r"Moving, in each block, the remaining points of largest positive margin fits $n$ distinct "
+                 r"points exactly at a constant width $k$ (here $k = 3$), with $n(2k + 1) + O(k^2 + rk + r^2)$ "
+                 r"trainable parameters: $O(n)$.",
+       verdict="holds",
+       falsifier=r"the same width with the points in the paper's order (the order of the proof is not enough at "
+                 r"constant width)",
+       where=_WHERE)
+def check_constant_width(falsify: bool = False) -> Check:
+    rng = np.random.default_rng(4)
+    X = unit_norm_columns(rng.standard_normal((20, 400)))
+    y = rng.integers(0, 10, 400)
+    err, scale, why, count = _fit_error(X, y, 10, 3, "paper" if falsify else "greedy")
+    tol, crit = eps_criterion(3, max(scale, 1.0), factor=1e4)
+    lines = [why] if why else [f"{count['trainable']:,} trainable parameters for 400 points"]
+    return Check(f"400 points in R^20, k = 3, {'paper' if falsify else 'greedy'} order", "max |output - one-hot|",
+                 err, tol, crit + " (the margins at k = 3 are small); inf: refused", lines=lines)
