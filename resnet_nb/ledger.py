@@ -36,9 +36,11 @@ import pkgutil
 import textwrap
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 __all__ = ["Check", "Claim", "LEDGER", "VERDICTS", "KINDS", "claim", "all_claims", "run_all",
-           "require_all", "ledger_html", "LedgerError", "eps_criterion"]
+           "require_all", "ledger_html", "LedgerError", "eps_criterion", "verdict_summary",
+           "load_quotes", "quotes_html", "mutation_scores"]
 
 #: verdicts on a precise statement (an equation, a lemma, a constant, an experimental claim).
 VERDICTS = ("holds", "fails as printed", "reproduced", "partly reproduced", "not reproduced")
@@ -365,7 +367,8 @@ def _cell(chk: Check | None, err: str) -> str:
 def ledger_html(df) -> str:
     """The ledger as an HTML table that fits the page; ``$...$`` math is typeset by MathJax."""
     e = html.escape
-    head = ("<table class='claims-ledger' style='table-layout:fixed;width:100%;font-size:0.82em'>"
+    head = ("<div class='mathjax_process'><table class='claims-ledger' "
+            "style='table-layout:fixed;width:100%;font-size:0.82em;overflow-wrap:anywhere'>"
             "<colgroup><col style='width:20%'><col style='width:38%'><col style='width:21%'>"
             "<col style='width:21%'></colgroup><thead><tr><th>source and verdict</th>"
             "<th>statement checked</th><th>check</th><th>falsifier (must fail)</th></tr></thead><tbody>")
@@ -383,9 +386,114 @@ def ledger_html(df) -> str:
         elif r.falsifier_error:
             fal_txt += f"<br>{e(r.falsifier_error)}"
         fal_txt += "</small>"
+        fragile = "<br><b style='color:#9a6700'>fragile</b>" if getattr(r, "fragile", False) else ""
+        secs = f"<br><small>{r.seconds:.1f} s</small>" if hasattr(r, "seconds") else ""
         body.append(
-            f"<tr><td><b>{e(r.source)}</b><br><i>{e(r.verdict)}</i>{kind}<br>"
-            f"<small><code style='overflow-wrap:anywhere'>{e(r.id)}</code></small></td>"
+            f"<tr><td><b>{e(r.source)}</b><br><i>{e(r.verdict)}</i>{kind}{fragile}<br>"
+            f"<small><code style='overflow-wrap:anywhere'>{e(r.id)}</code></small>{secs}</td>"
             f"<td>{e(r.statement)}{printed}<br><small style='overflow-wrap:anywhere;color:#57606a'>{where}"
             f"</small></td><td>{_cell(r.check, r.check_error)}</td><td>{fal_txt}</td></tr>")
-    return head + "".join(body) + "</tbody></table>"
+    return head + "".join(body) + "</tbody></table></div>"
+
+
+# ==========================================================================================
+# Summaries for the ledger page: verdicts, quoted numbers, mutation scores
+# ==========================================================================================
+
+def verdict_summary(df):
+    """How many claims carry each verdict, and how many of them passed and were falsifiable."""
+    import pandas as pd
+
+    rows = []
+    for v in VERDICTS:
+        sub = df[df.verdict == v]
+        if len(sub):
+            rows.append({"verdict": v, "claims": len(sub), "check passed": int(sub.passed.sum()),
+                         "falsifier rejected": int(sub.falsifier_rejected.sum()),
+                         "regression tests": int((sub.kind == "regression").sum()),
+                         "fragile": int(sub.fragile.sum())})
+    return pd.DataFrame(rows)
+
+
+def load_quotes(folder=None):
+    """Every number quoted from the papers: the entries of ``book/quotes/<chapter>.yml``.
+
+    Returns a DataFrame with columns chapter, value, source, context. Each file holds a list
+    of mappings with the keys ``value``, ``source`` and ``context``; a missing key, an empty
+    source or a value that is not a string raises ``ValueError`` (the number as printed must be
+    kept exactly, so ``0.10`` must not become ``0.1``).
+    """
+    import pandas as pd
+    import yaml
+
+    from .paths import QUOTES
+
+    folder = QUOTES if folder is None else folder
+    rows = []
+    for f in sorted(Path(folder).glob("*.yml")):
+        entries = yaml.safe_load(f.read_text()) or []
+        if not isinstance(entries, list):
+            raise ValueError(f"{f.name}: expected a list of quotes, got {type(entries).__name__}")
+        for i, q in enumerate(entries):
+            if not isinstance(q, dict) or set(q) - {"value", "source", "context"}:
+                raise ValueError(f"{f.name}, entry {i + 1}: keys must be value, source, context; got {q!r}")
+            missing = [k for k in ("value", "source", "context") if not str(q.get(k) or "").strip()]
+            if missing:
+                raise ValueError(f"{f.name}, entry {i + 1}: missing {', '.join(missing)}")
+            if not isinstance(q["value"], str):
+                raise ValueError(f"{f.name}, entry {i + 1}: value must be a quoted string, got {q['value']!r}")
+            rows.append(dict(chapter=f.stem, value=q["value"], source=q["source"], context=q["context"]))
+    return pd.DataFrame(rows, columns=["chapter", "value", "source", "context"])
+
+
+def quotes_html(df) -> str:
+    """The quoted numbers as a table that fits the column (no index)."""
+    if not len(df):
+        return "<p><i>No number is quoted from the papers yet.</i></p>"
+    return (df.to_html(index=False, escape=True, classes="quotes-table", border=0)
+            .replace("<table", "<table style='table-layout:fixed;width:100%;font-size:0.85em;"
+                     "overflow-wrap:anywhere'", 1))
+
+
+def mutation_scores(path=None):
+    """The mutation testing report (``results/mutation/report.json``) as a DataFrame, or None.
+
+    One row per module: killed, survived, timed out, equivalent, total and the score
+    killed / (total - equivalent). Accepts ``{"modules": {name: {...}}}``, ``{"modules":
+    [{"module": name, ...}]}`` or a bare mapping of module names; the total wall time is
+    taken from a top-level ``seconds`` / ``wall_time_s`` / ``wall_seconds`` key when present.
+    """
+    import json
+
+    import pandas as pd
+
+    from .paths import MUTATION_REPORT
+
+    path = Path(MUTATION_REPORT if path is None else path)
+    if not path.exists():
+        return None
+    rep = json.loads(path.read_text())
+    mods = rep.get("modules", rep) if isinstance(rep, dict) else rep
+    if isinstance(mods, dict):
+        mods = [dict(v, module=k) for k, v in mods.items() if isinstance(v, dict)]
+    rows = []
+    for m in mods:
+        def get(*keys):
+            for k in keys:
+                if k in m:
+                    v = m[k]
+                    return len(v) if isinstance(v, (list, dict)) else v
+            return 0
+        killed, survived = get("killed"), get("survived")
+        timeout, equivalent = get("timed_out", "timeout", "timed out"), get("equivalent")
+        total = get("total") or killed + survived + timeout + equivalent
+        denom = total - equivalent
+        rows.append({"module": m.get("module", "?"), "killed": killed, "survived": survived,
+                     "timed out": timeout, "equivalent": equivalent, "total": total,
+                     "score": (killed / denom) if denom else math.nan,
+                     "commit": str(m.get("commit", ""))[:10]})
+    df = pd.DataFrame(rows)
+    seconds = next((rep[k] for k in ("seconds", "wall_time_s", "wall_seconds", "wall_time")
+                    if isinstance(rep, dict) and k in rep), None)
+    df.attrs["seconds"] = seconds
+    return df
