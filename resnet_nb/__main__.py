@@ -1,4 +1,4 @@
-"""Command line: ``python -m resnet_nb reproduce {fig2,fig3,fig5,...,fig10,all} --scale --device --out``.
+"""Command line: ``python -m resnet_nb reproduce {fig2,fig3,fig5,...,fig10,all} --scale --device --out --jobs``.
 
 Each figure runs through :mod:`resnet_nb.experiments.engine`: finished work items are kept as
 checksummed records under ``<out>/<figure>/<scale>/records/``, so an interrupted run resumes
@@ -8,7 +8,9 @@ where it stopped. When a figure is complete, ``table.csv``, ``provenance.json`` 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,6 +28,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="default: minutes (the book's live figures); paper: the full grids")
     r.add_argument("--device", default="cpu", help="cpu or cuda (cuda:N)")
     r.add_argument("--out", default="results", help="folder of the result store (default: results/)")
+    r.add_argument("--jobs", type=int, default=None,
+                   help="worker processes, one thread each (default: every core, "
+                        f"{os.cpu_count()} here)")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
     r.add_argument("--collect", action="store_true",
                    help="compute nothing: write table, provenance and figure from the finished records only "
@@ -39,7 +44,20 @@ def _store_name(module, figure):
     return getattr(module, "SHARES_RECORDS_WITH", figure)
 
 
-def reproduce(figure: str, scale: str, device: str, out, progress: bool = True, collect: bool = False) -> Path:
+def check_out(out) -> Path:
+    """Create ``out`` if needed and make sure files can be written there; else ValueError."""
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".write-test-"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"--out {str(out)!r} is not a writable folder: {exc.strerror or exc}") from None
+    return out
+
+
+def reproduce(figure: str, scale: str, device: str, out, progress: bool = True, collect: bool = False,
+              jobs: int = 1) -> Path:
     """Run (or resume) one figure at one scale; return the folder of its results.
 
     ``collect``: compute nothing, summarise the records finished so far."""
@@ -49,7 +67,7 @@ def reproduce(figure: str, scale: str, device: str, out, progress: bool = True, 
     records = Path(out) / _store_name(module, figure) / scale / "records"
     t0 = time.perf_counter()
     table = engine.run_items(module, config, store_dir=records, device=device, progress=progress,
-                             compute=not collect)
+                             compute=not collect, jobs=jobs)
     if table.empty:
         raise LookupError(f"{figure} ({scale}): no finished records under {records}")
     wall = time.perf_counter() - t0
@@ -84,6 +102,10 @@ def main(argv=None) -> int:
         return 0
     try:
         device = engine.check_device(args.device)
+        jobs = engine.check_jobs(args.jobs)
+        if device != "cpu":
+            jobs = 1
+        check_out(args.out)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -91,7 +113,7 @@ def main(argv=None) -> int:
     for figure in figures:
         try:
             folder = reproduce(figure, args.scale, device, args.out, progress=not args.no_progress,
-                               collect=args.collect)
+                               collect=args.collect, jobs=jobs)
         except KeyboardInterrupt:
             print(f"\ninterrupted during {figure}; finished items are stored, run the same command to resume",
                   file=sys.stderr)

@@ -8,7 +8,8 @@ A figure is a module ``resnet_nb.experiments.figN`` with
 * ``run(config, device="cpu", progress=True, store=None) -> pandas.DataFrame``;
 * ``plot(table, ax=None)``.
 
-:func:`run_items` runs the items of a configuration, one after another. With a store folder,
+:func:`run_items` runs the items of a configuration, one after another or in several worker
+processes (``jobs``), with one progress bar and a remaining-time estimate. With a store folder,
 each finished item is written as one record file ``<key>.json`` where ``key`` is a hash of
 the item; the file is written to a temporary name and moved into place with
 ``os.replace`` (atomic on POSIX), and it carries a SHA-256 checksum of its content. On the
@@ -38,7 +39,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 __all__ = ["FIGURES", "SCALE_NAMES", "item_key", "record_checksum", "read_record", "write_record",
-           "provenance", "cpu_fingerprint", "run_items", "load_figure", "get_config", "write_summary", "load_results",
+           "provenance", "cpu_fingerprint", "run_items", "item_cost", "check_jobs", "load_figure", "get_config", "write_summary", "load_results",
            "check_device"]
 
 #: figure name -> module implementing it
@@ -204,49 +205,268 @@ def check_device(device) -> str:
     return device
 
 
+def item_cost(module, item: dict) -> float:
+    """Relative cost of a work item, for the remaining-time estimate (not a time).
+
+    A figure module may define ``cost(item)``; otherwise the cost grows with the depth and
+    is proportional to the epochs, runs, learning rates and training samples the item holds.
+    Only ratios between items of one figure matter: the seconds per unit of cost are measured
+    (from earlier records and from the items finished in this run)."""
+    if hasattr(module, "cost"):
+        return float(module.cost(item))
+    c = float(item.get("depth", item.get("blocks", 1))) + 8.0
+    c *= float(item.get("epochs", 1000)) / 1000.0
+    c *= float(item.get("runs", 1)) * float(len(item.get("lrs", [0])))
+    c *= float(item.get("n_train", 1000)) / 1000.0
+    return max(c, 1e-3)
+
+
+def _seconds_per_cost(module, folders) -> float | None:
+    """Seconds per unit of :func:`item_cost`, from the wall times of records in ``folders``."""
+    wall = cost = 0.0
+    for folder in folders:
+        if folder is None or not Path(folder).is_dir():
+            continue
+        for p in Path(folder).glob("*.json"):
+            try:
+                body = json.loads(p.read_text())["body"]
+                w = float(body["provenance"]["wall_time_s"])
+                c = item_cost(module, body["item"])
+            except (ValueError, KeyError, TypeError):
+                continue
+            wall, cost = wall + w, cost + c
+    return wall / cost if cost > 0 else None
+
+
+def _fmt_seconds(s: float) -> str:
+    s = int(round(max(s, 0.0)))
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m:02d}:{sec:02d}"
+
+
+class _Progress:
+    """One progress bar over the cost of the items, with a remaining-time estimate.
+
+    The estimate is (cost of the items not started + what is left of the items running) times
+    the seconds per unit of cost, divided by the number of processes that still have work. The
+    seconds per unit of cost come from this run's finished items once there are any, before that
+    from the records of earlier runs (this store, then the committed results), so an estimate is
+    shown from the first second, and a resumed run is not misled by the items it skipped."""
+
+    def __init__(self, module, name, items, done_items, jobs, prior_spc, progress):
+        import threading
+
+        self.module, self.jobs, self.prior = module, jobs, prior_spc
+        self.t0 = time.perf_counter()
+        self.cost = {item_key(i): item_cost(module, i) for i in items}
+        self.total = sum(self.cost.values())
+        done_cost = sum(self.cost[item_key(i)] for i in done_items)
+        self.pending = {item_key(i) for i in items} - {item_key(i) for i in done_items}
+        self.running = {}  # key -> start time
+        self.run_wall = self.run_cost = 0.0
+        self.lock = threading.Lock()
+        self.bar = tqdm(total=round(self.total, 3), initial=round(done_cost, 3), desc=name,
+                        disable=not progress, unit="cost",
+                        bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
+        self._stop = threading.Event()
+        self._thread = None
+        if progress:
+            self._thread = threading.Thread(target=self._tick, daemon=True)
+            self._thread.start()
+        self.refresh()
+
+    def spc(self):
+        if self.run_cost > 0:
+            return self.run_wall / self.run_cost
+        return self.prior
+
+    def remaining(self, now: float | None = None) -> float | None:
+        now = time.perf_counter() if now is None else now
+        spc = self.spc()
+        with self.lock:
+            # an item that has run for t seconds shows that its cost takes at least t seconds
+            seen = max(((now - t) / self.cost[k] for k, t in self.running.items()), default=None)
+        if spc is None or (seen is not None and seen > spc):
+            spc = seen if spc is None or (seen is not None and seen > spc) else spc
+        if spc is None or spc <= 0:
+            return None
+        with self.lock:
+            left = sum(self.cost[k] for k in self.pending) * spc
+            left += sum(max(self.cost[k] * spc - (now - t), 0.0) for k, t in self.running.items())
+            busy = len(self.pending) + len(self.running)
+        return left / max(min(self.jobs, busy), 1) if busy else 0.0
+
+    def text(self) -> str:
+        rem = self.remaining()
+        left = len(self.pending) + len(self.running)
+        if rem is None:
+            est = "remaining time: measuring the first item"
+        else:
+            est = f"about {_fmt_seconds(rem)} left"
+        return f"{left} items to go, {est}, elapsed {_fmt_seconds(time.perf_counter() - self.t0)}"
+
+    def start(self, item):
+        with self.lock:
+            k = item_key(item)
+            self.pending.discard(k)
+            self.running[k] = time.perf_counter()
+
+    def finish(self, item, wall):
+        with self.lock:
+            k = item_key(item)
+            self.running.pop(k, None)
+            self.pending.discard(k)
+            self.run_wall += wall
+            self.run_cost += self.cost[k]
+        self.bar.update(round(self.cost[k], 3))
+        self.refresh()
+
+    def refresh(self):
+        self.bar.set_postfix_str(self.text(), refresh=True)
+
+    def _tick(self):
+        while not self._stop.wait(1.0):
+            self.refresh()
+
+    def close(self):
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        self.bar.close()
+
+
+def _worker_init():
+    """Each worker process computes on one thread (the processes share the cores)."""
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def _compute_item(module_name: str, item: dict, device: str, store_dir):
+    """Run one item in a worker process and store its record; return (rows, wall time)."""
+    module = importlib.import_module(module_name)
+    t0 = time.perf_counter()
+    new = module.run_one(item, device=device)
+    wall = time.perf_counter() - t0
+    new = json.loads(_canonical(new))  # the rows exactly as they will be read back
+    if store_dir is not None:
+        prov = dict(provenance(device), wall_time_s=round(wall, 3),
+                    finished_utc=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+        write_record(store_dir, item, new, prov)
+    return new, wall
+
+
+def check_jobs(jobs) -> int:
+    """``jobs`` as a positive int (None: every core)."""
+    if jobs is None:
+        return os.cpu_count() or 1
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
+    return jobs
+
+
 def run_items(module, config: dict, store_dir=None, device: str = "cpu", progress: bool = True,
-              items=None, compute: bool = True) -> pd.DataFrame:
+              items=None, compute: bool = True, jobs: int = 1) -> pd.DataFrame:
     """Run every work item of ``config`` (or the given ``items``) and return the tidy table.
 
     With ``store_dir``, finished items are read back from their records and new ones are
     written as they finish (see the module docstring); without it nothing is written.
     ``compute=False`` only collects the stored records (unfinished items are left out; the
-    table's ``attrs["missing"]`` counts them). The table has one column ``item_key`` tying
-    each row to its record.
+    table's ``attrs["missing"]`` counts them). ``jobs > 1`` runs items in that many worker
+    processes (one thread each) over the same store; the rows come back in item order
+    whatever order the items finish in. The table has one column ``item_key`` tying each row
+    to its record.
     """
     device = check_device(device)
+    jobs = check_jobs(jobs)
     items = module.configurations(config) if items is None else items
-    rows = []
-    todo = []
+    stored, todo = {}, []
     for item in items:
         body = read_record(store_dir, item) if store_dir is not None else None
         if body is None:
             todo.append(item)
         else:
-            rows.extend(dict(r, item_key=item_key(item)) for r in body["rows"])
+            stored[item_key(item)] = body["rows"]
     if not compute:
+        rows = [dict(r, item_key=k) for k, rs in stored.items() for r in rs]
         table = pd.DataFrame(rows)
         table.attrs["missing"] = len(todo)
         return table
     name = getattr(module, "__name__", "experiment").rsplit(".", 1)[-1]
-    bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=name, disable=not progress)
+    done = [i for i in items if item_key(i) in stored]
+    prior = None
+    if progress and todo:
+        figure = todo[0].get("figure") if isinstance(todo[0], dict) else None
+        committed = [results_dir(figure, s) / "records" for s in SCALE_NAMES] if figure else []
+        prior = _seconds_per_cost(module, [store_dir]) or _seconds_per_cost(module, committed)
+    bar = _Progress(module, name, items, done, min(jobs, max(len(todo), 1)), prior, progress)
+    new_rows = {}
     try:
-        for item in todo:
-            t0 = time.perf_counter()
-            new = module.run_one(item, device=device)
-            wall = time.perf_counter() - t0
-            new = json.loads(_canonical(new))  # the rows exactly as they will be read back
-            if store_dir is not None:
-                prov = dict(provenance(device), wall_time_s=round(wall, 3),
-                            finished_utc=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
-                write_record(store_dir, item, new, prov)
-            rows.extend(dict(r, item_key=item_key(item)) for r in new)
-            bar.update(1)
+        if jobs == 1 or len(todo) <= 1:
+            for item in todo:
+                bar.start(item)
+                t0 = time.perf_counter()
+                new = module.run_one(item, device=device)
+                wall = time.perf_counter() - t0
+                new = json.loads(_canonical(new))  # the rows exactly as they will be read back
+                if store_dir is not None:
+                    prov = dict(provenance(device), wall_time_s=round(wall, 3),
+                                finished_utc=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+                    write_record(store_dir, item, new, prov)
+                new_rows[item_key(item)] = new
+                bar.finish(item, wall)
+        else:
+            new_rows = _run_parallel(module, todo, device, store_dir, jobs, bar)
     finally:
         bar.close()
+    rows = []
+    for item in items:
+        k = item_key(item)
+        rows.extend(dict(r, item_key=k) for r in (stored[k] if k in stored else new_rows[k]))
     table = pd.DataFrame(rows)
     table.attrs["missing"] = 0
     return table
+
+
+def _run_parallel(module, todo, device, store_dir, jobs, bar) -> dict:
+    """Run ``todo`` in ``jobs`` worker processes; records are written by the workers."""
+    import multiprocessing as mp
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    name = getattr(module, "__name__", None)
+    try:
+        if name is None or importlib.import_module(name) is not module:
+            raise ImportError
+    except ImportError:
+        raise ValueError(f"jobs > 1 needs a figure module importable by name, got {name!r}") from None
+    if device != "cpu" and jobs > 1:
+        raise ValueError("jobs > 1 runs several processes on the CPU; use jobs=1 with a GPU")
+    out = {}
+    # Start the longest items first, so that the last process to finish is not left alone with
+    # the largest item.
+    queue = sorted(todo, key=lambda i: -item_cost(module, i))
+    ctx = mp.get_context("spawn")  # a fresh interpreter: no forked torch thread pools
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init) as pool:
+        running = {}
+        try:
+            while queue or running:
+                while queue and len(running) < jobs:
+                    item = queue.pop(0)
+                    running[pool.submit(_compute_item, name, item, device,
+                                        None if store_dir is None else str(store_dir))] = item
+                    bar.start(item)
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    item = running.pop(fut)
+                    new, wall = fut.result()
+                    out[item_key(item)] = new
+                    bar.finish(item, wall)
+        except BaseException:
+            for fut in running:
+                fut.cancel()
+            raise
+    return out
 
 
 def load_figure(name: str):
