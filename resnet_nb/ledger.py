@@ -317,17 +317,19 @@ def run_all(ids=None, progress: bool = True):
         t0 = time.perf_counter()
         row = dict(id=c.id, source=c.source, statement=c.statement, verdict=c.verdict, kind=c.kind,
                    printed=c.printed, falsifier=c.falsifier, where="; ".join(c.where))
-        for tag, falsify in (("check", False), ("falsifier", True)):
+        # columns: "check" / "falsifier_check" hold the Check objects (None when the function
+        # raised), "check_error" / "falsifier_error" the exception; "falsifier" stays the text.
+        for tag, err, falsify in (("check", "check_error", False), ("falsifier_check", "falsifier_error", True)):
             try:
                 res = c.check(falsify=falsify)
                 if not isinstance(res, Check):
                     raise TypeError(f"{cid}: check returned {type(res).__name__}, not Check")
                 row[tag] = res
-                row[f"{tag}_error"] = ""
+                row[err] = ""
             except Exception as exc:  # a crashing check is a failed check, reported as such
                 row[tag] = None
-                row[f"{tag}_error"] = f"{type(exc).__name__}: {exc}"
-        chk, fal = row["check"], row["falsifier"]
+                row[err] = f"{type(exc).__name__}: {exc}"
+        chk, fal = row["check"], row["falsifier_check"]
         row["passed"] = bool(chk is not None and chk.passed)
         row["falsifier_rejected"] = bool(fal is not None and fal.rejected_on_value)
         row["fragile"] = bool(chk is not None and chk.fragile)
@@ -344,7 +346,7 @@ def require_all(df) -> None:
             bad.append(f"{r.id}: the check failed {r.check_error or ''}\n{r.check}")
         if not r.falsifier_rejected:
             bad.append(f"{r.id}: the falsifier ({r.falsifier}) was not rejected "
-                       f"{r.falsifier_error or ''}\n{r.falsifier}")
+                       f"{r.falsifier_error or ''}\n{r.falsifier_check}")
     if bad:
         raise LedgerError("\n\n".join(bad))
 
@@ -378,7 +380,7 @@ def ledger_html(df) -> str:
         printed = f"<br><small>printed: {e(r.printed)}</small>" if r.printed else ""
         where = "<br>".join(e(w) for w in r.where.split("; ") if w)
         fal_color = "#1a7f37" if r.falsifier_rejected else "#cf222e"
-        fal = r.falsifier
+        fal = r.falsifier_check
         fal_txt = (f"<b style='color:{fal_color}'>{'rejected' if r.falsifier_rejected else 'NOT rejected'}"
                    f"</b><br><small>{e(r.falsifier)}")
         if fal is not None:

@@ -1,0 +1,191 @@
+"""The ledger: every claim passes its check, is not vacuous, and its falsifier is rejected on the
+comparison itself; plus the semantics of :class:`resnet_nb.ledger.Check` and of ``show``."""
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from resnet_nb import ledger, show
+from resnet_nb.ledger import Check, all_of
+
+CLAIMS = ledger.all_claims()
+IDS = sorted(CLAIMS)
+
+
+# ---------------------------------------------------------------------------- every claim
+@pytest.mark.parametrize("cid", IDS)
+def test_claim_is_declared_completely(cid):
+    c = CLAIMS[cid]
+    assert c.source.strip() and c.statement.strip() and c.falsifier.strip()
+    assert c.verdict in ledger.VERDICTS and c.kind in ledger.KINDS
+    if c.verdict == "fails as printed":
+        assert c.printed.strip()
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_claim_check_passes_and_is_not_vacuous(cid):
+    res = CLAIMS[cid].check(falsify=False)
+    assert isinstance(res, Check)
+    assert not res.vacuous, f"{cid}: the compared part is trivial\n{res}"
+    assert res.passed, f"{cid}: the check failed\n{res}"
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_claim_falsifier_is_rejected_on_its_comparison(cid):
+    res = CLAIMS[cid].check(falsify=True)
+    assert isinstance(res, Check)
+    assert res.rejected_on_value, f"{cid}: the falsifier was not rejected on its value\n{res}"
+
+
+def test_ledger_has_the_core_claims():
+    assert {"core-loss-statistics", "li-eq15-16-optimum"} <= set(IDS)
+
+
+# ---------------------------------------------------------------------------- Check semantics
+def test_check_passes_below_tolerance_and_reports_margin():
+    c = Check("x", "a - b", 1e-3, 1e-2, "a stated criterion")
+    assert c.passed and c.within and not c.vacuous
+    assert c.margin == pytest.approx(9e-3) and c.rel_margin == pytest.approx(0.9)
+    c = Check("x", "stat", 3.0, 2.0, "threshold", op=">=")
+    assert c.passed and c.margin == pytest.approx(1.0)
+    assert not Check("x", "stat", 1.0, 2.0, "threshold", op=">=").passed
+
+
+def test_check_needs_criterion_and_known_op():
+    with pytest.raises(ValueError):
+        Check("x", "a", 0.0, 1.0, "")
+    with pytest.raises(ValueError):
+        Check("x", "a", 0.0, 1.0, "c", op="<")
+
+
+def test_nan_never_passes():
+    assert not Check("x", "a", math.nan, 1.0, "c").passed
+
+
+def test_zeros_against_zeros_is_vacuous_and_neither_passes_nor_counts_as_rejection():
+    c = Check("x", "max |a - b|", 0.0, 1e-12, "c", nontrivial=0.0, nontrivial_what="max |a|",
+              nontrivial_min=1e-12)
+    assert c.vacuous and not c.passed and c.verdict == "VACUOUS"
+    bad = Check("x", "max |a - b|", 1.0, 1e-12, "c", nontrivial=0.0, nontrivial_min=1e-12)
+    assert not bad.rejected_on_value  # a vacuous comparison cannot reject a falsifier either
+
+
+def test_fragile_when_margin_below_spread():
+    assert Check("x", "gap", 0.9, 1.0, "c", spread=0.5).fragile
+    assert not Check("x", "gap", 0.1, 1.0, "c", spread=0.5).fragile
+    assert not Check("x", "gap", 1.1, 1.0, "c", spread=0.5).fragile  # failing, not fragile
+
+
+def test_all_of_needs_every_part_and_reports_the_worst():
+    good = Check("a", "v", 0.0, 1.0, "c")
+    half = Check("b", "v", 0.5, 1.0, "c")
+    bad = Check("c", "v", 2.0, 1.0, "c")
+    ok = all_of("both", [good, half])
+    assert ok.passed and ok.value == pytest.approx(0.5)
+    no = all_of("with a failure", [good, bad])
+    assert not no.passed and no.rejected_on_value
+    with pytest.raises(ValueError):
+        all_of("none", [])
+
+
+def test_require_and_refute():
+    c = Check("x", "v", 0.0, 1.0, "c")
+    assert c.require() is c
+    with pytest.raises(AssertionError):
+        c.refute()
+    with pytest.raises(AssertionError):
+        Check("x", "v", 2.0, 1.0, "c").require()
+
+
+def test_check_renders_compact_html_with_verdict_first():
+    c = Check("Eq. 11", "max |H - H11|", 1e-15, 1e-12, "100 P eps |H|", nontrivial=2.0)
+    h = c._repr_html_()
+    assert h.index("holds") < h.index("Eq. 11") and "overflow-wrap" in h
+    assert all(len(line) <= 90 for line in str(c).splitlines())
+
+
+def test_eps_criterion():
+    tol, crit = ledger.eps_criterion(100, 2.0)
+    assert tol == pytest.approx(100 * 100 * 2.0 ** -52 * 2.0) and "P = 100" in crit
+
+
+def test_claim_decorator_rejects_incomplete_declarations():
+    with pytest.raises(ValueError):
+        ledger.claim("t-x", source="s", statement="t", verdict="true", falsifier="f")
+    with pytest.raises(ValueError):
+        ledger.claim("t-x", source="s", statement="t", verdict="fails as printed", falsifier="f")
+    with pytest.raises(ValueError):
+        ledger.claim("t-x", source="s", statement="t", verdict="holds", falsifier="")
+
+
+def test_require_all_reports_failures_and_accepted_falsifiers(monkeypatch):
+    @ledger.claim("test-only-bad", source="nowhere", statement="s", verdict="holds", falsifier="f")
+    def bad(falsify=False):
+        return Check("x", "v", 0.0, 1.0, "c")  # the falsifier passes too: not rejected
+
+    try:
+        df = ledger.run_all(ids=["test-only-bad"], progress=False)
+        assert df.passed.all() and not df.falsifier_rejected.any()
+        with pytest.raises(ledger.LedgerError, match="not rejected"):
+            ledger.require_all(df)
+        assert "NOT rejected" in ledger.ledger_html(df)
+    finally:
+        ledger.LEDGER.pop("test-only-bad")
+    with pytest.raises(ValueError, match="unknown claim"):
+        ledger.run_all(ids=["no-such-claim"], progress=False)
+
+
+def test_verdict_summary_counts():
+    df = pd.DataFrame(dict(verdict=["holds", "holds", "reproduced"], passed=[True, True, True],
+                           falsifier_rejected=[True, False, True], kind=["claim"] * 3,
+                           fragile=[False, False, True]))
+    s = ledger.verdict_summary(df)
+    assert s.claims.tolist() == [2, 1] and s["falsifier rejected"].tolist() == [1, 1]
+
+
+# ---------------------------------------------------------------------------- quotes, mutation
+def test_quotes_are_read_and_checked(tmp_path):
+    (tmp_path / "ch.yml").write_text('- value: "0.182"\n  source: "Li et al., Table 1"\n  context: "c"\n')
+    q = ledger.load_quotes(tmp_path)
+    assert q.to_dict("records") == [dict(chapter="ch", value="0.182", source="Li et al., Table 1", context="c")]
+    (tmp_path / "bad.yml").write_text('- value: "0.1"\n  context: "no source"\n')
+    with pytest.raises(ValueError, match="source"):
+        ledger.load_quotes(tmp_path)
+    (tmp_path / "bad.yml").write_text('- value: 0.10\n  source: "s"\n  context: "unquoted"\n')
+    with pytest.raises(ValueError, match="quoted string"):
+        ledger.load_quotes(tmp_path)
+
+
+def test_committed_quotes_are_well_formed():
+    ledger.load_quotes()
+
+
+def test_mutation_scores(tmp_path):
+    assert ledger.mutation_scores(tmp_path / "absent.json") is None
+    p = tmp_path / "report.json"
+    p.write_text(json.dumps({"seconds": 12, "modules": {
+        "losses": {"killed": 9, "survived": 1, "timed_out": 0, "equivalent": 2, "total": 12}}}))
+    df = ledger.mutation_scores(p)
+    assert df.score.tolist() == [0.9] and df.attrs["seconds"] == 12
+
+
+# ---------------------------------------------------------------------------- show
+def test_show_formats():
+    assert repr(show.num(2.7e-12)) == "2.7e-12"
+    assert repr(show.num(0.25)) == "0.25"
+    assert repr(show.num(1234, 2)) == "1,200"
+    assert repr(show.num(0)) == "0"
+    assert repr(show.sci(2.7e-12)) == "2.7 \u00d7 10\u207b\u00b9\u00b2"
+    assert repr(show.pct(0.254)) == "25%"
+    assert repr(show.fixed(1.5195, 3)) == "1.520"
+    assert repr(show.count(14210)) == "14,210"
+    assert repr(show.text("larger")) == "larger"
+    assert float(show.num(0.25)) == 0.25 and f"{show.num(0.25)}" == "0.25"
+
+
+def test_show_refuses_nan_and_non_integers():
+    with pytest.raises(ValueError):
+        show.num(math.nan)
+    with pytest.raises(ValueError):
+        show.count(1.5)
