@@ -26,7 +26,7 @@ from ..losses import optimum
 from ..networks import ShortcutNetwork
 
 __all__ = ["ARCHS", "LABELS", "network", "depth_allowed", "depths_for", "initial_weights", "mnist",
-           "mnist_optimum", "log_grid", "interpolate_on_grid", "COLORS"]
+           "mnist_optimum", "log_grid", "interpolate_on_grid", "COLORS", "committed", "run_spread"]
 
 ARCHS = ("xavier", "orthogonal", "1-shortcut", "2-shortcut", "3-shortcut")
 LABELS = {"xavier": "Xavier", "orthogonal": "Orthogonal", "1-shortcut": "1-shortcut",
@@ -113,3 +113,40 @@ def interpolate_on_grid(x, y, grid):
         return np.full(len(grid), np.nan)
     order = np.argsort(x)
     return np.interp(grid, x[order], y[order], left=np.nan, right=np.nan)
+
+
+def committed(figure: str, scale: str = "paper", require_complete: bool = True):
+    """The committed table of ``figure`` (``results/<figure>/<scale>/table.csv``), or a clear error.
+
+    The claims of the experiment chapters are decided on these tables; a partial run (the
+    provenance says ``complete: false``) is refused unless ``require_complete=False``.
+    """
+    from . import engine
+
+    table, prov = engine.load_results(figure, scale)
+    if table is None:
+        raise FileNotFoundError(f"results/{figure}/{scale} is missing: run `python -m resnet_nb reproduce "
+                                f"{figure} --scale {scale} --out results` from the repository root")
+    if require_complete and prov.get("complete") is False:
+        raise RuntimeError(f"{figure}: the committed {scale}-scale run is incomplete "
+                           f"({prov.get('missing_items')} items missing)")
+    return table
+
+
+def run_spread(values_by_run) -> float:
+    """Run-to-run spread: the sample standard deviation over runs (ddof = 1), NaN-safe.
+
+    ``values_by_run``: an array (runs, points); returns the largest standard deviation over the
+    points (or the single one for a 1-d array). Fewer than two finite runs give NaN.
+    """
+    a = np.asarray(values_by_run, dtype=float)
+    if a.ndim == 1:
+        a = a[:, None]
+    ok = np.isfinite(a).sum(axis=0) >= 2
+    if not ok.any():
+        return float("nan")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(np.nanmax(np.nanstd(a[:, ok], axis=0, ddof=1)))

@@ -143,3 +143,56 @@ def plot(table: pd.DataFrame, ax=None):
         a.set_title("2-shortcut, ReLU at mid positions" if relu else "2-shortcut, linear")
         a.legend(fontsize=8)
     return ax
+
+
+# ------------------------------------------------------------------------------------------
+# Claims (decided on the committed paper-scale table)
+# ------------------------------------------------------------------------------------------
+from .. import ledger  # noqa: E402
+from .common import committed, run_spread  # noqa: E402
+
+#: a decrease counts when it exceeds this many run-to-run standard deviations
+SPREADS = 3
+
+
+def final_norms(table: pd.DataFrame, relu: bool) -> pd.DataFrame:
+    """Per depth: mean and run-to-run standard deviation of the average norm at the last epoch."""
+    g = table[table["relu"] == relu]
+    end = g[g["epoch"] == g["epoch"].max()]
+    return end.groupby("depth")["avg_norm"].agg(["mean", "std"]).sort_index()
+
+
+def deeper_smaller(table: pd.DataFrame, factor: float = 1.0) -> ledger.Check:
+    """Largest step ``norm(next depth) - factor * norm(depth)`` of the final mean average norm, over
+    successive depths, linear and ReLU: it must be below ``-SPREADS`` run-to-run spreads.
+
+    ``factor = 1``: deeper is smaller. ``factor = 1/2`` on a doubling of the depth: the norm falls
+    like 1/L (the falsifier)."""
+    worst, spread, parts = -np.inf, 0.0, {}
+    for relu in (False, True):
+        s = final_norms(table, relu)
+        m = s["mean"].to_numpy()
+        worst = max(worst, float((m[1:] - factor * m[:-1]).max()))
+        spread = max(spread, float(s["std"].max()))
+        parts["relu" if relu else "linear"] = s["mean"].to_dict()
+    tol = -SPREADS * spread
+    what = "norm(next depth) - norm(depth)" if factor == 1 else f"norm(next depth) - {factor:g} norm(depth)"
+    return ledger.Check(
+        "deeper 2-shortcut networks end with smaller weights" if factor == 1 else
+        "the average norm falls like 1/depth", f"largest {what} (linear and ReLU)", worst, tol,
+        f"{SPREADS} x the run-to-run standard deviation of the final average norm below zero", op="<=",
+        nontrivial=spread, nontrivial_what="run-to-run standard deviation (10 runs)", nontrivial_min=0.0,
+        spread=spread, values=parts)
+
+
+@ledger.claim(
+    "li-fig3-deeper-smaller-norms", source="Li et al., Section 4.1, Figure 3",
+    statement=r"Deeper 2-shortcut networks end training with smaller weights: after 1,000 epochs from the "
+              r"small initialisation (depths 2 to 64, 10 runs, linear and ReLU at mid) the mean average "
+              r"Frobenius norm falls at every doubling of the depth, by more than 3 run-to-run spreads.",
+    verdict="reproduced",
+    falsifier=r"the norm falls like $1/L$ (each doubling halves it), as if the end-to-end change were split "
+              r"equally among the matrices",
+    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+def check_deeper_smaller(falsify: bool = False) -> ledger.Check:
+    return deeper_smaller(committed("fig3"), factor=0.5 if falsify else 1.0)

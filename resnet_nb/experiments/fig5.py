@@ -127,3 +127,98 @@ def plot(table: pd.DataFrame, ax=None, archs=None):
     ax.set_title("Initial condition number (Fig. 5)")
     ax.legend(fontsize=8)
     return ax
+
+
+# ------------------------------------------------------------------------------------------
+# Claims (decided on the committed paper-scale table, and on a small live run)
+# ------------------------------------------------------------------------------------------
+from .. import ledger  # noqa: E402
+from .common import committed, run_spread  # noqa: E402
+
+#: "flat" means: its range over depths is below this fraction of the growth of the plain
+#: orthogonal curve over the same depths (flat at the scale of the figure)
+FLAT_FRACTION = 0.05
+
+
+def lg_cond_by_depth(table: pd.DataFrame, arch: str) -> pd.DataFrame:
+    """Per depth: mean and run-to-run standard deviation of lg cond over the resolved runs of ``arch``."""
+    g = table[table["arch"] == arch]
+    if not bool(g["resolved"].astype(bool).all()):
+        raise ValueError(f"{arch}: some condition numbers are beyond float64 resolution")
+    lg = np.log10(g["cond"].to_numpy(dtype=float))
+    return (g.assign(lg=lg).groupby("depth")["lg"].agg(["mean", "std"]).sort_index())
+
+
+def flatness(table: pd.DataFrame, arch: str = "2-shortcut") -> ledger.Check:
+    """Range over depths of the mean lg cond of ``arch`` against a fraction of the orthogonal growth."""
+    own, ref = lg_cond_by_depth(table, arch), lg_cond_by_depth(table, "orthogonal")
+    depths = [L for L in own.index if L in ref.index]
+    own, ref = own.loc[depths], ref.loc[depths]
+    rng = float(own["mean"].max() - own["mean"].min())
+    growth = float(ref["mean"].iloc[-1] - ref["mean"].iloc[0])
+    tol = FLAT_FRACTION * growth
+    return ledger.Check(
+        f"{arch}: lg cond flat in depth ({min(depths)} to {max(depths)})",
+        "range over depths of the mean lg cond", rng, tol,
+        f"{FLAT_FRACTION:g} x the growth of the orthogonal networks' mean lg cond over the same depths "
+        "(flat at the scale of the figure)",
+        nontrivial=growth, nontrivial_what="growth of the orthogonal lg cond", nontrivial_min=0.0,
+        spread=float(own["std"].max()),
+        values=dict(low=float(own["mean"].min()), high=float(own["mean"].max()), growth_ref=growth,
+                    first=float(own["mean"].iloc[0]), last=float(own["mean"].iloc[-1])))
+
+
+@ledger.claim(
+    "li-fig5-flat-to-depth-96", source="Li et al., Section 5.1, Figure 5",
+    statement=r"At the small initial point the condition number $|\lambda|_{\max}/|\lambda|_{(0.1)}$ of "
+              r"2-shortcut linear networks does not change with depth (2 to 96, 10 runs each): the range of "
+              r"its mean $\lg$ is below 5% of the growth of the orthogonal networks' curve.",
+    verdict="reproduced",
+    falsifier="the 1-shortcut condition number is flat in depth too",
+    where=["tests/test_experiments_dynamics.py", "book/exp_initial_point.ipynb"])
+def check_flat_to_depth_96(falsify: bool = False) -> ledger.Check:
+    return flatness(committed("fig5"), "1-shortcut" if falsify else "2-shortcut")
+
+
+@ledger.claim(
+    "li-fig5-flat-initial-condition", source="Li et al., Section 5.1, Figure 5",
+    statement=r"The same flatness in a live run of the book (depths 2 to 8, 2 runs): the range of the "
+              r"2-shortcut mean $\lg$ condition number is below 5% of the orthogonal growth.",
+    verdict="reproduced", falsifier="the 1-shortcut condition number is flat in depth too",
+    where=["tests/test_experiments_dynamics.py", "book/exp_initial_point.ipynb"])
+def check_flat_live(falsify: bool = False) -> ledger.Check:
+    arch = "1-shortcut" if falsify else "2-shortcut"
+    tab = run(dict(archs=[arch, "orthogonal"], depths=[2, 4, 8], runs=2, seed=0), progress=False)
+    return flatness(tab, arch)
+
+
+def growth_like_plain(table: pd.DataFrame, arch: str = "1-shortcut") -> ledger.Check:
+    """Growth of the mean lg cond of ``arch`` from the smallest to the largest depth, against half the
+    orthogonal networks' growth over the same depths."""
+    own, ref = lg_cond_by_depth(table, arch), lg_cond_by_depth(table, "orthogonal")
+    depths = [L for L in own.index if L in ref.index]
+    own, ref = own.loc[depths], ref.loc[depths]
+    growth = float(own["mean"].iloc[-1] - own["mean"].iloc[0])
+    ref_growth = float(ref["mean"].iloc[-1] - ref["mean"].iloc[0])
+    gap = (own["mean"] - ref["mean"])
+    slope = lambda s: float(np.polyfit(np.log10(s.index[s.index >= 8]), s["mean"][s.index >= 8], 1)[0])  # noqa: E731
+    return ledger.Check(
+        f"{arch}: lg cond grows with depth like a plain orthogonal network ({min(depths)} to {max(depths)})",
+        "growth of the mean lg cond", growth, 0.5 * ref_growth,
+        "half the growth of the orthogonal networks over the same depths", op=">=",
+        nontrivial=ref_growth, nontrivial_what="growth of the orthogonal lg cond", nontrivial_min=0.0,
+        spread=float(own["std"].max()),
+        values=dict(growth=growth, ref_growth=ref_growth, gap_first=float(gap.iloc[0]), gap_last=float(gap.iloc[-1]),
+                    gap_monotone=bool(np.all(np.diff(gap.to_numpy()[gap.index >= 8]) > 0)),
+                    slope=slope(own) if len(own) > 2 else float("nan"), slope_ref=slope(ref) if len(ref) > 2 else float("nan")))
+
+
+@ledger.claim(
+    "li-fig5-one-shortcut-like-plain", source="Li et al., Sections 2 and 5.1, Figure 5",
+    statement=r"The condition number of 1-shortcut networks at the small initial point grows with depth as a "
+              r"plain orthogonal network's does (the increase of its mean $\lg$ from depth 2 to 96 is at least "
+              r"half the orthogonal increase); it is not flat like the 2-shortcut one.",
+    verdict="reproduced", falsifier="the 2-shortcut condition number grows like a plain network's too",
+    where=["tests/test_experiments_dynamics.py", "book/exp_initial_point.ipynb"])
+def check_one_shortcut_like_plain(falsify: bool = False) -> ledger.Check:
+    return growth_like_plain(committed("fig5"), "2-shortcut" if falsify else "1-shortcut")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import torch
 
 from .. import hessians
 from .._checks import check_choice, check_float, check_int
@@ -41,7 +42,7 @@ SCALES = {
 #: (eta lambda_max(0) < 2 at depth 16), trained ten times as many epochs so that they cover the
 #: stretch of path that 1,000 epochs at 0.1 cover (the book's addition, referee item L3)
 STABLE_SCALES = {"default": dict(SCALES["default"], lr=0.01, epochs=10000),
-                 "paper": dict(SCALES["paper"], lr=0.01, epochs=10000)}
+                 "paper": dict(SCALES["paper"], lr=0.01, epochs=10000, runs=3)}
 
 
 def configurations(config: dict, figure: str = "fig6") -> list[dict]:
@@ -176,3 +177,215 @@ def reproduce_stable(scale: str = "paper", out=None, compute: bool = True, progr
     engine.write_summary(folder, "fig6_stable", scale, config, table, "cpu", time.perf_counter() - t0,
                          folder / "records")
     return table
+
+
+# ------------------------------------------------------------------------------------------
+# Claims (decided on the committed paper-scale tables)
+# ------------------------------------------------------------------------------------------
+from .. import ledger  # noqa: E402
+from .common import committed, run_spread  # noqa: E402
+
+
+def run_curves(table: pd.DataFrame, column: str, relu: bool, grid) -> dict:
+    """``column`` (``lgc``: lg cond; ``index``; ``lg_lam_max``) of every run interpolated onto ``grid``
+    of the x-axis: arch -> array (runs, grid). Unresolved 10th percentiles are NaN."""
+    t = table[(table["kind"] == "hessian") & (table["relu"] == relu)].copy()
+    loss = t["loss"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = np.log10(loss) if relu else np.log10(loss - mnist_optimum())
+        t["x"] = np.where(np.isfinite(x), x, np.nan)
+        ok = t["resolved"].astype(bool)
+        t["lgc"] = np.where(ok, np.log10(t["lam_max"].astype(float) / t["lam_p10"].astype(float)), np.nan)
+        t["lg_lam_max"] = np.log10(t["lam_max"].astype(float))
+    out = {}
+    for arch, g in t.groupby("arch", sort=False):
+        ys = [interpolate_on_grid(r["x"], r[column], grid) for _, r in g.groupby("run")
+              if np.isfinite(r[column]).sum() >= 2]
+        out[arch] = np.array(ys) if ys else np.full((0, len(grid)), np.nan)
+    return out
+
+
+def shared_grid(table: pd.DataFrame, relu: bool, column: str = "lgc", points: int = 60) -> np.ndarray:
+    """The losses (x-axis) that every run of both architectures passed through, with ``column`` resolved."""
+    t = table[(table["kind"] == "hessian") & (table["relu"] == relu)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = np.log10(t["loss"].to_numpy(dtype=float)) if relu else np.log10(t["loss"].to_numpy(dtype=float)
+                                                                             - mnist_optimum())
+    ok = np.isfinite(x) & (t["resolved"].astype(bool).to_numpy() if column == "lgc" else True)
+    t = t.assign(x=x)[ok]
+    lo = max(g["x"].min() for _, g in t.groupby(["arch", "run"]))
+    hi = min(g["x"].max() for _, g in t.groupby(["arch", "run"]))
+    if not hi > lo:
+        raise ValueError("the runs share no range of losses")
+    return np.linspace(lo, hi, points)
+
+
+def ordering(table: pd.DataFrame, column: str, relu: bool, small: str, large: str, what: str) -> ledger.Check:
+    """``column`` of ``small`` below that of ``large`` at every shared loss (run means; tolerance 0),
+    with the run-to-run spread of the difference (fragile if the margin is smaller)."""
+    grid = shared_grid(table, relu, column)
+    c = run_curves(table, column, relu, grid)
+    with np.errstate(invalid="ignore"):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            diff = np.nanmean(c[small], axis=0) - np.nanmean(c[large], axis=0)
+    ok = np.isfinite(diff)
+    if not ok.any():
+        raise ValueError("no loss at which both are resolved")
+    k = int(np.nanargmax(np.where(ok, diff, -np.inf)))
+    s_small, s_large = run_spread(c[small][:, [k]]), run_spread(c[large][:, [k]])
+    spread = float(np.sqrt(np.nansum([s_small ** 2, s_large ** 2])))
+    axis = "lg(loss)" if relu else "lg(loss - L_min)"
+    runs = {a: int(np.isfinite(v).any(axis=1).sum()) for a, v in c.items()}
+    return ledger.Check(
+        f"{what} of {small} below {large} at every shared loss", f"max over {int(ok.sum())} losses of the "
+        f"run-mean difference {small} - {large}", float(diff[k]), 0.0,
+        "strict ordering of the run means (tolerance 0); the spread is the run-to-run standard deviation of "
+        "the difference where it is closest", op="<=", spread=spread if np.isfinite(spread) else None,
+        nontrivial=float(np.nanmax(np.abs(diff))), nontrivial_what="largest |difference| over the range",
+        nontrivial_min=0.0,
+        lines=[f"{axis} from {grid[ok][0]:.2f} to {grid[ok][-1]:.2f}; closest at {grid[k]:.2f}; runs with "
+               "resolved points: " + ", ".join(f"{a} {n}" for a, n in runs.items())],
+        values=dict(x_closest=float(grid[k]), lo=float(grid[ok][0]), hi=float(grid[ok][-1]), runs=runs,
+                    grid=grid, diff=diff))
+
+
+@ledger.claim(
+    "li-fig6-shortcut-better-conditioned", source="Li et al., Section 5.2, Figure 6",
+    statement=r"At a stable learning rate (0.01, 10,000 epochs; depth 16, linear, 3 runs each) the condition "
+              r"number $|\lambda|_{\max}/|\lambda|_{(0.1)}$ of 2-shortcut networks is below that of orthogonal "
+              r"plain networks at every loss both pass through (run means compared on a common grid of "
+              r"$\lg(L - L_{\min})$).",
+    verdict="reproduced",
+    falsifier="the orthogonal networks are the better conditioned ones (the ordering reversed)",
+    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+def check_shortcut_better_conditioned(falsify: bool = False) -> ledger.Check:
+    t = committed("fig6_stable")
+    small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")
+    return ordering(t, "lgc", False, small, large, "lg cond")
+
+
+def abs_lam_max(net, W, stats, iters: int = 60) -> float:
+    """|lambda|max of the Hessian of the loss at ``W`` by power iteration on Hessian-vector products
+    (forward over reverse; no Hessian is formed)."""
+    from ..losses import loss_stats
+
+    f = lambda w: loss_stats(net, w, stats)  # noqa: E731
+    W = W.detach().to(torch.float64)
+    v = torch.ones_like(W) / W.numel() ** 0.5
+    lam = 0.0
+    for _ in range(iters):
+        w = torch.func.jvp(torch.func.grad(f), (W,), (v,))[1]
+        lam = float(torch.linalg.vector_norm(w))
+        v = w / lam
+    return lam
+
+
+def first_step(depth: int = 16, lr: float = 0.1, seed: int = 0, arch: str = "orthogonal") -> dict:
+    """What the first gradient step at ``lr`` does to a network of Figure 6: loss, lambda_max and the
+    Frobenius norm of the end-to-end map before and after it."""
+    from ..networks import end_to_end
+
+    net = network(arch, depth)
+    stats = mnist().stats()
+    W0 = initial_weights(arch, net, seed=seed)
+    res = gradient_descent(net, W0, stats, lr=lr, epochs=1, snapshot_epochs=[0, 1])
+    out = {"depth": depth, "lr": lr}
+    for e in (0, 1):
+        W = res.snapshots[e]
+        out[f"loss{e}"] = float(res.losses[e])
+        out[f"lam_max{e}"] = abs_lam_max(net, W, stats)
+        out[f"end_norm{e}"] = float(torch.linalg.matrix_norm(end_to_end(net, W)))
+    out["eta_lam"] = lr * out["lam_max0"]
+    out["shrink"] = out["end_norm1"] / out["end_norm0"]
+    out["shrink_pred"] = (1 - lr) ** depth
+    return out
+
+
+@ledger.claim(
+    "book-fig6-first-step-unstable", source="Li et al., Section 5.2, Figures 6 and 8 (rate not stated)",
+    statement=r"At the book's learning rate 0.1 the first step of a depth-16 orthogonal network is beyond "
+              r"gradient descent's stability bound: $\eta\,\lambda_{\max}(0) > 2$ (it collapses the end-to-end "
+              r"map, each matrix becoming about $0.9\,W$).",
+    verdict="holds",
+    falsifier=r"the book's former sentence: learning rate 0.1 trains every network stably "
+              r"($\eta\,\lambda_{\max}(0) < 2$)",
+    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+def check_first_step(falsify: bool = False) -> ledger.Check:
+    f = first_step()
+    return ledger.Check(
+        "depth-16 orthogonal network, learning rate 0.1: first step", "eta lambda_max(0)", f["eta_lam"], 2.0,
+        "gradient descent on a quadratic of curvature lambda is stable only for eta lambda < 2",
+        op="<=" if falsify else ">=",
+        lines=[f"loss {f['loss0']:.3g} -> {f['loss1']:.3g}; lambda_max {f['lam_max0']:.3g} -> {f['lam_max1']:.3g}; "
+               f"||end-to-end map||_F shrinks by {f['shrink']:.3g} (0.9^16 = {f['shrink_pred']:.3g})"],
+        values=f)
+
+
+def minimiser(arch: str = "orthogonal", depth: int = 6, seed: int = 0) -> torch.Tensor:
+    """A generic exact minimiser of the linear network ``arch`` on whitened MNIST: random invertible
+    factors whose product (plain) or product of units (2-shortcut) is the least-squares map W*."""
+    from ..losses import optimum
+
+    net = network(arch, depth)
+    W_star, _ = optimum(mnist().stats())
+    d = net.d
+    g = torch.Generator().manual_seed(seed)
+    rnd = lambda: torch.eye(d, dtype=torch.float64) + 0.3 * torch.randn(d, d, generator=g, dtype=torch.float64)  # noqa: E731
+    W = torch.zeros(net.shape, dtype=torch.float64)
+    if net.shortcut:  # units U_r = I + W_{r,2} W_{r,1}, U_R ... U_1 = W*
+        U = [torch.eye(d, dtype=torch.float64) + 0.3 * (rnd() - torch.eye(d, dtype=torch.float64))
+             for _ in range(net.R - 1)]
+        rest = torch.eye(d, dtype=torch.float64)
+        for u in U:
+            rest = u @ rest
+        units = [torch.linalg.inv(rest) @ W_star] + U
+        for r, u in enumerate(units):
+            B = torch.linalg.qr(torch.randn(d, d, generator=g, dtype=torch.float64))[0]  # orthogonal
+            W[r, 0], W[r, 1] = B, (u - torch.eye(d, dtype=torch.float64)) @ B.T
+    else:  # W_l = G_l G_{l-1}^{-1}, G_0 = I, G_L = W*
+        G = [torch.eye(d, dtype=torch.float64)] + [rnd() for _ in range(depth - 1)] + [W_star]
+        for l in range(depth):
+            W[l, 0] = G[l + 1] @ torch.linalg.inv(G[l])
+    return W
+
+
+def zero_eigenvalues_at_minimiser(arch: str = "orthogonal", depth: int = 6, claimed: str = "(L-1)d^2") -> ledger.Check:
+    """Count the Hessian eigenvalues at an exact minimiser that are zero to float64 resolution, against
+    ``(L-1) d^2`` (or the falsifier's ``(L-1) d``)."""
+    net = network(arch, depth)
+    W = minimiser(arch, depth)
+    stats = mnist().stats()
+    eigs = hessians.spectrum(hessians.hessian_linear(net, W, stats))
+    a = np.sort(np.abs(eigs))
+    P, d = a.size, net.d
+    floor, crit = ledger.eps_criterion(P, a.max())
+    zeros = int((a <= floor).sum())
+    expect = (depth - 1) * d * d if claimed == "(L-1)d^2" else (depth - 1) * d
+    nonzero_min = float(a[zeros]) if zeros < P else 0.0
+    return ledger.Check(
+        f"{arch}, depth {depth}: zero eigenvalues at an exact minimiser",
+        f"|count of |lambda| <= floor - {claimed}|", abs(zeros - expect), 0,
+        f"exact count; an eigenvalue is zero when |lambda| <= {crit}",
+        nontrivial=nonzero_min / floor, nontrivial_what="smallest nonzero |lambda| / floor",
+        nontrivial_min=1e3,
+        lines=[f"P = {P}, zero eigenvalues: {zeros}, (L-1)d^2 = {(depth - 1) * d * d}, "
+               f"10th percentile of |lambda| = {np.percentile(a, 10):.1e}"],
+        values=dict(P=P, zeros=zeros, expected=(depth - 1) * d * d, p10=float(np.percentile(a, 10)),
+                    floor=floor, nonzero_min=nonzero_min, lam_max=float(a.max())))
+
+
+@ledger.claim(
+    "book-minimiser-flat-directions", source="Li et al., Section 5.2, text on Figure 6",
+    statement=r"At any minimiser of a depth-$L$ linear network on whitened data at least $(L-1)d^2$ Hessian "
+              r"eigenvalues are exactly zero, so $|\lambda|_{(0.1)} = 0$ and the paper's condition number is "
+              r"infinite for both architectures (checked: exactly $(L-1)d^2$ at generic minimisers, depth 6, "
+              r"plain and 2-shortcut).",
+    verdict="holds", falsifier=r"the count is $(L-1)d$ (one zero direction per extra matrix and unit)",
+    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+def check_minimiser_zeros(falsify: bool = False) -> ledger.Check:
+    claimed = "(L-1)d" if falsify else "(L-1)d^2"
+    parts = [zero_eigenvalues_at_minimiser(a, 6, claimed) for a in ("orthogonal", "2-shortcut")]
+    return ledger.all_of("zero eigenvalues at minimisers of depth-6 linear networks", parts)
