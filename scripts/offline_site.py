@@ -1,9 +1,10 @@
 """Sphinx extension that keeps the built book self-contained and its console clean.
 
-Loaded from _config.yml (``sphinx.local_extensions``). It does three things:
+Loaded from _config.yml (``sphinx.local_extensions``). It does four things:
 
 1. loads ``vendor/mathjax-widgets-shim.js`` first on every page (ipywidgets 8 calls the
-   MathJax 2 API; the shim forwards those calls to MathJax 3) and ``vendor/book.css``;
+   MathJax 2 API; the shim forwards those calls to MathJax 3), ``vendor/book.css`` and
+   ``vendor/book.js`` (saved widgets shown disabled with a note; kernel-free charts);
 2. removes duplicated inline scripts from each page (sphinx-thebe 0.3.1 emits its inline
    ``const THEBE_JS_URL = ...`` twice under Sphinx 7.4, which a browser reports as a
    SyntaxError);
@@ -11,12 +12,16 @@ Loaded from _config.yml (``sphinx.local_extensions``). It does three things:
    ``to_jshtml()`` links the Font Awesome 4 stylesheet from a CDN) to the copies that
    ``scripts/fetch_assets.sh`` placed under ``_static/vendor/``, and then warns about every
    remaining script, stylesheet, image or iframe that is loaded from outside the site. With
-   ``--warningiserror`` that warning fails the build.
+   ``--warningiserror`` that warning fails the build;
+4. keeps the site light and its downloads useful: removes source maps (``*.map``) and the
+   theme's message catalogues (``_static/locales``, read by Sphinx at build time, never by a
+   browser) from the output, and replaces each notebook under ``_sources/`` (what the page's
+   download button offers) by the notebook executed during the build, with its outputs, from
+   myst-nb's ``jupyter_execute`` folder.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -41,6 +46,7 @@ _URL = re.compile(r"""(?:src|href)\s*=\s*["']((?:https?:)?//[^"']+)["']""", re.I
 
 SHIM = "vendor/mathjax-widgets-shim.js"
 CSS = "vendor/book.css"
+JS = "vendor/book.js"
 
 
 def _dedupe_inline_scripts(app, pagename, templatename, context, doctree):
@@ -84,9 +90,34 @@ def _rewrite_and_check(app, exception):
         )
 
 
+def _lighten_and_ship_outputs(app, exception):
+    """Drop files no browser loads; let the download button offer the executed notebooks."""
+    if exception is not None or app.builder.format != "html":
+        return
+    import shutil
+
+    outdir = Path(app.outdir)
+    static = outdir / "_static"
+    for m in static.rglob("*.map"):
+        m.unlink()
+    shutil.rmtree(static / "locales", ignore_errors=True)
+    executed = outdir.parent / "jupyter_execute"
+    sources = outdir / "_sources"
+    replaced = 0
+    for nb in sorted(sources.rglob("*.ipynb")):
+        done = executed / nb.relative_to(sources)
+        if done.is_file():
+            shutil.copyfile(done, nb)
+            replaced += 1
+    logger.info("[offline_site] source maps and locales removed; %d downloadable notebooks carry "
+                "their outputs", replaced)
+
+
 def setup(app):
     app.add_js_file(SHIM, priority=1)
     app.add_css_file(CSS)
+    app.add_js_file(JS, loading_method="defer")
+    app.connect("build-finished", _lighten_and_ship_outputs)
     app.connect("html-page-context", _dedupe_inline_scripts)
     app.connect("build-finished", _rewrite_and_check)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 
 widgets = pytest.importorskip("ipywidgets")
 
-from resnet_nb.experiments import views  # noqa: E402
+from resnet_nb.experiments import views
 
 
 def _fake_module():
@@ -70,3 +70,35 @@ def test_paper_scale_bound_reads_its_row(tmp_path):
     path.write_text(json.dumps(info))
     assert views.paper_scale_bound(path) is None
     assert views.paper_scale_bound(tmp_path / "absent.json") is None
+
+
+def test_palette_frames_keeps_the_player_and_shrinks_frames():
+    import re
+
+    import numpy as np
+
+    html = views.animation(lambda ax, v: ax.plot(np.sin(np.arange(200) * v)), [0.1, 0.2]).data
+    assert html.count("anim-slider") >= 1
+    frames = re.findall(r'"data:image/png;base64,([^"]+)"', html)
+    assert len(frames) == 2 and all(len(f) > 1000 for f in frames)
+
+
+@pytest.mark.parametrize("figure", ["fig5", "fig9", "fig10", "fig8"])
+def test_explore_embeds_every_run_as_columns(figure):
+    import json
+
+    chart = views.explore(figure)
+    bundle = chart._repr_mimebundle_()
+    html = bundle["text/html"]
+    assert html.startswith("<div class='rn-vega'>") and "application/json" in html
+    spec = json.loads(html.split("<script type='application/json'>")[1].split("</script>")[0].replace("<\\/", "</"))
+    (rows,) = spec["datasets"].values()
+    assert len(rows) == 1 and all(isinstance(v, list) for v in rows[0].values())  # columnar
+    assert '"flatten"' in json.dumps(spec)
+    assert spec["params"] or any("params" in c for c in spec.get("hconcat", []))
+    assert any(k.startswith("application/vnd.vegalite") for k in bundle)
+
+
+def test_explore_refuses_unknown_figure():
+    with pytest.raises(ValueError, match="figure must be one of"):
+        views.explore("fig4")

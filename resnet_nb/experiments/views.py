@@ -12,8 +12,18 @@ import copy
 
 from . import engine
 
-__all__ = ["animation", "experiment_widget", "provenance_note", "show_committed", "benchmark_report",
-           "paper_scale_bound", "paper_scale_times", "item_times"]
+__all__ = [
+    "animation",
+    "benchmark_report",
+    "experiment_widget",
+    "explore",
+    "item_times",
+    "palette_frames",
+    "paper_scale_bound",
+    "paper_scale_times",
+    "provenance_note",
+    "show_committed",
+]
 
 
 def animation(draw, values, figsize=(6.0, 4.0), ncols: int = 1, interval: int = 700):
@@ -38,7 +48,37 @@ def animation(draw, values, figsize=(6.0, 4.0), ncols: int = 1, interval: int = 
     anim = FuncAnimation(fig, update, frames=len(values), interval=interval, blit=False)
     html = anim.to_jshtml(default_mode="once")
     plt.close(fig)
-    return HTML(html)
+    return HTML(palette_frames(html))
+
+
+_FRAME = None
+
+
+def palette_frames(html: str, colors: int = 64) -> str:
+    """``html`` of ``to_jshtml`` with each PNG frame stored as a palette PNG of ``colors`` colours.
+
+    Line plots use a few colours, so this keeps them visually identical while storing each
+    frame in about a third of the bytes (the pages with animations weighed several MB).
+    """
+    import base64
+    import io
+    import re
+
+    from PIL import Image
+
+    global _FRAME
+    if _FRAME is None:
+        _FRAME = re.compile(r'"data:image/png;base64,((?:[A-Za-z0-9+/=]|\\\n)+)"')
+
+    def smaller(match):
+        raw = base64.b64decode(match.group(1).replace("\\\n", ""))
+        image = Image.open(io.BytesIO(raw)).convert("RGB")
+        out = io.BytesIO()
+        image.quantize(colors=colors, method=Image.Quantize.MEDIANCUT).save(out, "PNG", optimize=True)
+        data = out.getvalue() if len(out.getvalue()) < len(raw) else raw
+        return '"data:image/png;base64,' + base64.b64encode(data).decode("ascii") + '"'
+
+    return _FRAME.sub(smaller, html)
 
 
 def experiment_widget(module, controls: dict, scale: str = "default", ncols: int = 1, figsize=(6.0, 4.0),
@@ -221,3 +261,264 @@ def item_times(figure: str, root=None, idle_load: float = 2.5):
     out = t.groupby("depth").agg(items=("seconds", "size"), mean_s=("seconds", "mean"))
     out["mean_idle_s"] = t[t["idle"]].groupby("depth")["seconds"].mean().reindex(out.index)
     return out.round(1).replace({np.nan: None})
+
+
+# ==========================================================================================
+# Kernel-free views: Vega-Lite charts (through Altair) over the committed paper-scale data
+# ==========================================================================================
+
+class Chart:
+    """A Vega-Lite chart that renders without a kernel.
+
+    In the built book its ``text/html`` output is a ``<div class="rn-vega">`` holding the spec
+    as JSON; ``scripts/site_static/book.js`` renders it with the site's own copies of vega,
+    vega-lite and vega-embed (controls included). JupyterLab renders the Vega-Lite mime type.
+    """
+
+    def __init__(self, spec: dict, note: str = ""):
+        self.spec = spec
+        self.note = note
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        import html
+        import json
+
+        text = json.dumps(self.spec, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+        note = f"<p class='rn-vega-note'>{html.escape(self.note)}</p>" if self.note else ""
+        body = (f"<div class='rn-vega'>{note}<div class='rn-vega-chart'></div>"
+                f"<script type='application/json'>{text}</script>"
+                "<noscript>This chart needs JavaScript.</noscript></div>")
+        schema = self.spec.get("$schema", "")
+        major = schema.rsplit("/v", 1)[-1].split(".")[0] if "/v" in schema else "6"
+        return {"text/html": body, f"application/vnd.vegalite.v{major}+json": self.spec,
+                "text/plain": f"<Chart: {self.note or 'Vega-Lite'}>"}
+
+
+def _round(frame, digits: int = 4):
+    """Numbers to ``digits`` significant digits (the charts' data is embedded in the page)."""
+    import numpy as np
+
+    out = frame.copy()
+    for c in out.columns:
+        if out[c].dtype.kind == "f":
+            v = out[c].to_numpy()
+            with np.errstate(divide="ignore", invalid="ignore"):
+                mag = np.where(np.isfinite(v) & (v != 0), np.floor(np.log10(np.abs(v))), 0)
+            scale = 10.0 ** (digits - 1 - mag)
+            out[c] = np.round(v * scale) / scale
+    return out
+
+
+def _finish(chart, note: str) -> Chart:
+    import altair as alt
+
+    with alt.data_transformers.disable_max_rows():  # the data is rounded and trimmed to columns
+        spec = chart.to_dict()
+    _columnar(spec)
+    return Chart(spec, note)
+
+
+def _columnar(spec: dict) -> None:
+    """Store each embedded data set as one row of columns and let every view flatten it back:
+    the page then carries each column name once instead of once per row (about 2.5x smaller)."""
+    columns = {}
+    for name, rows in spec.get("datasets", {}).items():
+        keys = list(rows[0]) if rows else []
+        spec["datasets"][name] = [{k: [r.get(k) for r in rows] for k in keys}]
+        columns[name] = keys
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "mark" in node:
+                keys = sorted({k for ks in columns.values() for k in ks})
+                node["transform"] = [{"flatten": keys}] + node.get("transform", [])
+            for k, v in node.items():
+                if k != "datasets":
+                    walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    if len(columns) > 1:
+        raise ValueError("a chart with more than one data set cannot be made columnar")
+    if columns:
+        walk(spec)
+
+
+def _lg_chart(data, x, y, color, title, xlabel, ylabel, controls=(), detail=None, width=300, height=230,
+              color_title=None):
+    """Lines of ``y`` against ``x`` coloured by ``color``; ``controls``: (field, label, options,
+    default) shown as drop-down menus that filter the data; a click on the legend highlights."""
+    import altair as alt
+
+    base = alt.Chart(data)
+    params, filters = [], []
+    for field, label, options, default in controls:
+        p = alt.param(name=f"p_{field}", value=default,
+                      bind=alt.binding_select(options=list(options), name=f"{label} "))
+        params.append(p)
+        filters.append(alt.datum[field] == p)
+    legend = alt.selection_point(fields=[color], bind="legend")
+    enc = {
+        "x": alt.X(f"{x}:Q", title=xlabel, scale=alt.Scale(zero=False)),
+        "y": alt.Y(f"{y}:Q", title=ylabel, scale=alt.Scale(zero=False)),
+        "color": alt.Color(f"{color}:N", title=color_title or color),
+        "opacity": alt.condition(legend, alt.value(0.9), alt.value(0.12)),
+        "tooltip": [alt.Tooltip(c) for c in data.columns],
+    }
+    if detail is not None:
+        enc["detail"] = alt.Detail(f"{detail}:N")
+    chart = base.mark_line(point=alt.OverlayMarkDef(size=18), strokeWidth=1.2).encode(**enc)
+    for f in filters:
+        chart = chart.transform_filter(f)
+    chart = chart.add_params(legend, *params).properties(title=title, width=width, height=height)
+    return chart
+
+
+def explore(figure: str, root=None):
+    """A chart of the committed paper-scale results of ``figure`` that a reader can explore in
+    the static book (no kernel): every run, depth, initialisation and learning rate stored in
+    ``results/<figure>/paper/``. Returns a :class:`Chart` (display it), or a Markdown note when
+    no committed table exists."""
+    import numpy as np
+    from IPython.display import Markdown
+
+    figures = {"fig2": _explore_fig2, "fig3": _explore_fig3, "fig5": _explore_fig5,
+               "fig6": _explore_fig6, "fig7": _explore_fig6, "fig8": _explore_fig8,
+               "fig9": _explore_fig9, "fig10": _explore_fig9}
+    if figure not in figures:
+        raise ValueError(f"figure must be one of {sorted(figures)}, got {figure!r}")
+    table, _ = engine.load_results(figure, "paper", root)
+    if table is None or len(table) == 0:
+        return Markdown(f"*No committed paper-scale table of {figure}: nothing to explore.*")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return figures[figure](figure, table)
+
+
+def _explore_fig5(figure, t):
+    import numpy as np
+
+    d = t[["arch", "depth", "run", "cond", "resolved"]].copy()
+    d["lg_depth"] = np.log10(d["depth"])
+    d["lg_cond"] = np.log10(d["cond"])
+    d = _round(d[np.isfinite(d["lg_cond"])])
+    d["resolved"] = d["resolved"].map({True: "measured", False: "lower bound"})
+    runs = sorted(d["run"].unique())
+    chart = _lg_chart(d, "lg_depth", "lg_cond", "arch", "Initial condition number (Fig. 5): one run",
+                      "lg(depth)", "lg(|λ|max / |λ|(0.1))", controls=[("run", "run", runs, runs[0])],
+                      color_title="network")
+    return _finish(chart, f"Every run of the committed grid ({len(runs)} runs per network and depth): "
+                          "choose a run; click a network in the legend to pick it out.")
+
+
+def _explore_fig3(figure, t):
+    import numpy as np
+
+    from .common import mnist_optimum
+
+    d = t[["depth", "relu", "run", "epoch", "loss", "avg_norm"]].copy()
+    opt = mnist_optimum()
+    d["lg_x"] = np.where(d["relu"], np.log10(d["loss"]), np.log10(d["loss"] - opt))
+    d["net"] = d["relu"].map({True: "ReLU at mid positions", False: "linear"})
+    d = _round(d[np.isfinite(d["lg_x"])].drop(columns=["relu", "loss"]))
+    runs = sorted(d["run"].unique())
+    chart = _lg_chart(d, "lg_x", "avg_norm", "depth", "Average weight norm while training (Fig. 3)",
+                      "lg(loss − L_min) (linear) / lg(loss) (ReLU)", "average Frobenius norm",
+                      controls=[("net", "networks", ["linear", "ReLU at mid positions"], "linear"),
+                                ("run", "run", runs, runs[0])])
+    return _finish(chart, "Every depth and run of the committed grid: choose the networks and a run; "
+                          "click a depth in the legend to pick it out.")
+
+
+def _explore_fig6(figure, t):
+    import numpy as np
+    import pandas as pd
+
+    from .common import mnist_optimum
+
+    h = t[t["kind"] == "hessian"].copy()
+    relu = bool(h["relu"].iloc[0])
+    x = np.log10(h["loss"]) if relu else np.log10(h["loss"] - mnist_optimum())
+    rows = []
+    for q, label in (("lam_max", "|λ|max"), ("lam_p10", "|λ|(0.1)")):
+        part = h[["arch", "run", "epoch"]].copy()
+        part["lg_x"] = x
+        part["quantity"] = label
+        v = h[q].where(h["resolved"].astype(bool) | (q == "lam_max"))
+        part["lg_value"] = np.log10(v)
+        rows.append(part)
+    d = _round(pd.concat(rows))
+    d = d[np.isfinite(d["lg_value"]) & np.isfinite(d["lg_x"])]
+    runs = sorted(d["run"].unique())
+    chart = _lg_chart(d, "lg_x", "lg_value", "arch",
+                      f"Hessian spectrum along training ({'Fig. 7' if relu else 'Fig. 6'}), depth "
+                      f"{int(h['depth'].iloc[0])}", "lg(loss)" if relu else "lg(loss − L_min)", "lg(value)",
+                      controls=[("quantity", "quantity", ["|λ|max", "|λ|(0.1)"], "|λ|max"),
+                                ("run", "run", runs, runs[0])], color_title="network")
+    return _finish(chart, "Every run of the committed data: choose the quantity and a run (points where "
+                          "|λ|(0.1) is below the eigensolver's rounding floor are left out).")
+
+
+def _explore_fig8(figure, t):
+    import altair as alt
+    import numpy as np
+
+    from .common import mnist_optimum
+
+    h = t[t["kind"] == "hessian"][["arch", "run", "epoch", "loss", "index", "grad_norm"]].copy()
+    h["lg_x"] = np.log10(h["loss"] - mnist_optimum())
+    h["lg_grad_norm"] = np.log10(h["grad_norm"])
+    d = _round(h[np.isfinite(h["lg_x"])].drop(columns=["loss", "grad_norm"]))
+    runs = sorted(d["run"].unique())
+    left = _lg_chart(d, "lg_x", "index", "arch", "Index along training (Fig. 8, left)", "lg(loss − L_min)",
+                     "index", controls=[("run", "run", runs, runs[0])], width=260, color_title="network")
+    run = alt.param(name="p_run2", value=runs[0], bind=alt.binding_select(options=runs, name="run (right) "))
+    right = (alt.Chart(d).transform_filter(alt.datum.run == run).transform_filter(alt.datum.arch == "2-shortcut")
+             .transform_fold(["index", "lg_grad_norm"], as_=["quantity", "value"])
+             .mark_line(point=alt.OverlayMarkDef(size=18)).encode(
+                 x=alt.X("epoch:Q", scale=alt.Scale(type="symlog")), y=alt.Y("value:Q", title="value"),
+                 color=alt.Color("quantity:N", title="2-shortcut run"), tooltip=["epoch:Q", "quantity:N", "value:Q"])
+             .add_params(run).properties(title="Index and lg(gradient norm) against the epoch", width=260,
+                                         height=230))
+    return _finish(alt.hconcat(left, right).resolve_scale(color="independent"), "Every run of the committed data; choose a run for each panel.")
+
+
+def _explore_fig9(figure, t):
+    import numpy as np
+
+    from .common import mnist_optimum
+
+    relu = bool(t["relu"].iloc[0])
+    opt = 0.0 if relu else mnist_optimum()
+    d = t[["arch", "depth", "lr", "run", "final_loss", "diverged"]].copy()
+    d = d[~d["diverged"].astype(bool)]
+    g = d.groupby(["arch", "depth", "lr"], as_index=False).agg(mean_final_loss=("final_loss", "mean"),
+                                                                 runs=("run", "size"))
+    g["lg_depth"] = np.log10(g["depth"])
+    g["lg_y"] = np.log10(g["mean_final_loss"] - opt)
+    g["lr"] = [float(f"{v:.3g}") for v in g["lr"]]
+    g = _round(g[np.isfinite(g["lg_y"])])
+    lrs = sorted(g["lr"].unique())
+    default = min(lrs, key=lambda v: abs(np.log10(v) + 2))
+    chart = _lg_chart(g, "lg_depth", "lg_y", "arch",
+                      f"Final loss against depth at one learning rate ({'Fig. 10' if relu else 'Fig. 9'})",
+                      "lg(depth)", "lg(mean final loss)" if relu else "lg(mean final loss − L_min)",
+                      controls=[("lr", "learning rate", lrs, default)], color_title="network")
+    return _finish(chart, "Mean over the runs that did not diverge, for every learning rate of the "
+                          "committed grid: choose a learning rate; click a network in the legend.")
+
+
+def _explore_fig2(figure, t):
+    import numpy as np
+
+    d = t[["layers", "lr", "seed", "epoch", "loss", "avg_weight_norm"]].copy()
+    d["lg_loss"] = np.log10(d["loss"])
+    d = _round(d[np.isfinite(d["lg_loss"])].drop(columns=["loss"]))
+    d["lr"] = [float(f"{v:.3g}") for v in d["lr"]]
+    lrs, seeds = sorted(d["lr"].unique()), sorted(d["seed"].unique())
+    chart = _lg_chart(d, "lg_loss", "avg_weight_norm", "layers", "Average weight norm against lg(loss) "
+                      "(Fig. 2 analog)", "lg(training loss)", "average weight norm",
+                      controls=[("lr", "learning rate", lrs, max(lrs)), ("seed", "seed", seeds, seeds[0])],
+                      color_title="layers")
+    return _finish(chart, "Every depth, learning rate and seed of the committed runs: choose a learning "
+                          "rate and a seed; click a depth in the legend.")
