@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .. import conv
+from .. import conv, ledger
 from .._checks import check_choice, check_float, check_int
 from . import engine
 
@@ -372,3 +372,121 @@ def widget(table: pd.DataFrame | None = None, config: dict | None = None):
         w.observe(redraw, names="value")
     redraw()
     return W.HBox([W.VBox([blocks_w, epochs_w, lr_w]), out])
+
+
+def _segments_cross(p, q):
+    """Whether polylines ``p`` and ``q`` (arrays of (x, y) points) intersect; the crossing points."""
+    hits = []
+    for i in range(len(p) - 1):
+        a, b = p[i], p[i + 1]
+        for j in range(len(q) - 1):
+            c, d = q[j], q[j + 1]
+            r, s = b - a, d - c
+            den = r[0] * s[1] - r[1] * s[0]
+            if den == 0:
+                continue
+            t = ((c[0] - a[0]) * s[1] - (c[1] - a[1]) * s[0]) / den
+            u = ((c[0] - a[0]) * r[1] - (c[1] - a[1]) * r[0]) / den
+            if 0 <= t <= 1 and 0 <= u <= 1:
+                hits.append(a + t * r)
+    return hits
+
+
+def ordering(table: pd.DataFrame, first_epoch: int = 1) -> dict:
+    """How the curves of successive depths are ordered, in the two senses a reader may mean.
+
+    * ``same_epoch_worst_ratio``: the largest ratio norm(deeper) / norm(shallower) of successive
+      depths at the same epoch, over epochs >= ``first_epoch`` and every seed (below 1: ordered
+      at every epoch in every seed);
+    * ``crossings``: for each pair of successive depths, the points where the drawn curves
+      (mean over seeds, lg(loss) against norm, epochs >= ``first_epoch``) intersect: at such a
+      point the two networks have the same loss and the same norm, so "the deeper curve lies
+      lower" fails there.
+    """
+    t = _check_table(table)
+    t = t[t["epoch"] >= first_epoch]
+    per = t.pivot_table(index=["seed", "epoch"], columns="layers", values="avg_weight_norm").sort_index(axis=1)
+    v = per.to_numpy()
+    same_epoch = float((v[:, 1:] / v[:, :-1]).max())
+    c = curves(t)
+    layers_ = sorted(c["layers"].unique())
+    cross = {}
+    for a, b in zip(layers_[:-1], layers_[1:]):
+        pa = c[c["layers"] == a].sort_values("epoch")[["lg_loss", "avg_weight_norm"]].to_numpy()
+        pb = c[c["layers"] == b].sort_values("epoch")[["lg_loss", "avg_weight_norm"]].to_numpy()
+        cross[(int(a), int(b))] = _segments_cross(pa, pb)
+    return {"same_epoch_worst_ratio": same_epoch, "crossings": cross}
+
+
+# ---------------------------------------------------------------------------------------------
+# Claims (the ledger): declared beside their checks, on the committed larger run
+# ---------------------------------------------------------------------------------------------
+
+_WHERE = ["book/exp_fig2_analog.ipynb", "tests/test_experiments_learning.py"]
+
+
+@functools.lru_cache(maxsize=1)
+def committed() -> pd.DataFrame | None:
+    """The committed larger run (``results/fig2/paper``), or None."""
+    return engine.load_results("fig2", "paper")[0]
+
+
+def successive_ratios(table: pd.DataFrame, epoch: int | None = None, column: str = "avg_weight_norm") -> np.ndarray:
+    """Per seed (rows) and pair of successive depths (columns): norm(deeper) / norm(shallower) at
+    ``epoch`` (default: the last)."""
+    t = _check_table(table)
+    epoch = int(t["epoch"].max()) if epoch is None else int(epoch)
+    at = t[t["epoch"] == epoch].pivot_table(index="seed", columns="layers", values=column).sort_index(axis=1)
+    v = at.to_numpy()
+    return v[:, 1:] / v[:, :-1]
+
+
+@ledger.claim("li-fig2-analog-larger-run-ordered", source="Li et al., Section 4.1, Figure 2 (book's CPU analog)",
+              statement="In the committed larger analog (4,000 digits, 60 epochs, 10 to 52 weight layers, 3 seeds) "
+                        "the final average kernel norm falls strictly with depth in every seed, and at every "
+                        "epoch; in the plane of the figure (lg loss, norm) single seeds' curves of neighbouring "
+                        "depths do cross.",
+              verdict="partly reproduced",
+              falsifier="in every seed the deeper network's curve lies below the shallower one's everywhere in "
+                        "the (lg loss, norm) plane: no two curves cross",
+              where=_WHERE)
+def check_larger_run_ordered(falsify: bool = False) -> ledger.Check:
+    t = committed()
+    if falsify:
+        n = sum(len(v) for s in sorted(t["seed"].unique())
+                for v in ordering(t[t["seed"] == s])["crossings"].values())
+        return ledger.Check("no crossings of successive depths' curves, any seed",
+                            "number of crossings (epochs >= 1)", n, 0, "none may cross (count = 0)",
+                            nontrivial=len(t), nontrivial_what="rows", nontrivial_min=0)
+    r = successive_ratios(t)
+    per_epoch = ordering(t)["same_epoch_worst_ratio"]
+    spread = float(np.std(r, axis=0).max())
+    final = ledger.Check("final norms ordered in every seed", "largest ratio norm(deeper)/norm(shallower)",
+                         float(r.max()), 1.0, "strictly decreasing (ratio < 1); fragile when 1 - ratio is "
+                         "below the std over seeds of the ratio", spread=spread)
+    every = ledger.Check("ordered at every epoch >= 1 in every seed", "largest ratio, any epoch and seed",
+                         per_epoch, 1.0, "strictly decreasing (ratio < 1)")
+    return ledger.all_of("Figure 2 analog: deeper, smaller norm", [final, every])
+
+
+@ledger.claim("li-fig2-analog-deeper-smaller-norms", source="Li et al., Section 4.1, Figure 2 (book's CPU analog)",
+              statement="In the committed larger analog, every depth starts from the same expected norm and the "
+                        "deeper networks' norms grow less: the largest growth above the start, mean over seeds, "
+                        "falls with depth.",
+              verdict="reproduced",
+              falsifier="the ordering is inherited from initialisation: the initial norms already fall with depth",
+              where=_WHERE)
+def check_growth_shrinks(falsify: bool = False) -> ledger.Check:
+    t = committed()
+    if falsify:
+        r = successive_ratios(t, epoch=0)
+        return ledger.Check("initial norms ordered by depth", "largest ratio norm(deeper)/norm(shallower) at epoch 0",
+                            float(r.max()), 1.0, "strictly decreasing (ratio < 1)")
+    g = t.groupby(["seed", "layers"]).apply(
+        lambda x: x["avg_weight_norm"].max() - x.loc[x["epoch"] == 0, "avg_weight_norm"].iloc[0],
+        include_groups=False).unstack("layers").sort_index(axis=1).to_numpy()
+    r = g[:, 1:] / g[:, :-1]
+    return ledger.Check("growth of the norm falls with depth", "largest ratio growth(deeper)/growth(shallower)",
+                        float(r.max()), 1.0, "strictly decreasing (ratio < 1); fragile when 1 - ratio is below "
+                        "the std over seeds", spread=float(np.std(r, axis=0).max()),
+                        values={"growth": g.mean(axis=0)})

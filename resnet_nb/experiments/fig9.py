@@ -14,10 +14,13 @@ to a relative ``flat_tol``, the best learning rate is not defined and is reporte
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import torch
 
+from .. import ledger
 from .._checks import check_choice, check_float, check_int
 from ..train import gradient_descent
 from . import engine
@@ -220,3 +223,175 @@ def plot_at_lr(table: pd.DataFrame, lr: float, ax=None, loss_opt: float | None =
     ax.set_title(f"learning rate {lr:.3g}")
     ax.legend(fontsize=8)
     return ax
+
+
+# ---------------------------------------------------------------------------------------------
+# What the condition number at zero does and does not tell gradient descent
+# ---------------------------------------------------------------------------------------------
+
+def stability_run(arch: str, depth: int, lr: float, seed: int = 0, runs: int = 3, epochs: int = 1000) -> pd.DataFrame:
+    """Train ``runs`` linear networks of Figure 9 at one rate ``lr`` and measure the Hessian's
+    extreme eigenvalues at the start and at the end (exact Hessians, float64).
+
+    One row per run: ``lam_max0``, ``lam_min0`` (at the initial point), ``lam_max_end`` (after
+    ``epochs`` steps), ``final_loss``, ``diverged``, and the products ``eta_lam0 = lr lam_max0``
+    and ``eta_lam_end = lr lam_max_end`` to compare with the classical stability bound 2.
+    """
+    from ..hessians import hessian_linear
+
+    net = network(arch, depth)
+    data = mnist()
+    W0 = initial_weights(arch, net, seed=seed, runs=runs)
+    res = gradient_descent(net, W0, data, lr=float(lr), epochs=epochs)
+    rows = []
+    for r in range(runs):
+        e0 = torch.linalg.eigvalsh(hessian_linear(net, W0[r], data))
+        e1 = torch.linalg.eigvalsh(hessian_linear(net, res.W[r], data))
+        rows.append({"arch": arch, "depth": depth, "lr": float(lr), "run": r, "lam_max0": float(e0[-1]),
+                     "lam_min0": float(e0[0]), "lam_max_end": float(e1[-1]),
+                     "final_loss": float(res.losses[r, -1]), "diverged": bool(res.diverged[r]),
+                     "eta_lam0": float(lr * e0[-1]), "eta_lam_end": float(lr * e1[-1])})
+    return pd.DataFrame(rows)
+
+
+def escape_factor(depth: int = 2, lr: float = 0.1, scale: float = 1e-8, epochs: int = 80, seed: int = 0,
+                  window: tuple[int, int] = (20, 80)) -> dict:
+    """The growth factor per step of a 2-shortcut network's escape from the saddle at zero.
+
+    Near 0 the step is linear, ``w <- (I - lr H(0)) w`` up to terms of relative size ``||w||``,
+    so the component of ``w`` along the eigenvector ``v`` of the most negative eigenvalue of
+    ``H(0)``, ``-sigma_max(M)`` with ``M = Sxx - Syx`` (Theorem 1), grows by ``1 + lr sigma_max(M)``
+    per step. Returns the measured factor ``(<w_b, v> / <w_a, v>)^(1/(b-a))`` over ``window = (a, b)``
+    of a run from the small initial point at ``scale``, the eigenvalue, the singular values of
+    ``M`` and ``||w_b||``.
+    """
+    from ..hessians import hessian_at_zero
+    from ..init import initialise
+    from ..networks import flatten
+
+    net = network("2-shortcut", depth)
+    data = mnist()
+    stats = data.stats()
+    sv = torch.linalg.svdvals(stats.Sxx - stats.Syx)
+    evals, evecs = torch.linalg.eigh(hessian_at_zero(net, data))
+    v = evecs[:, 0]
+    a, b = window
+    W0 = initialise(net, "small", seed=seed, scale=scale)
+    res = gradient_descent(net, W0, data, lr=float(lr), epochs=epochs, snapshot_epochs=[a, b])
+    pa = float(flatten(res.snapshots[a].reshape(net.shape)) @ v)
+    pb = float(flatten(res.snapshots[b].reshape(net.shape)) @ v)
+    return {"measured": (pb / pa) ** (1.0 / (b - a)), "lam_min": float(evals[0]), "sigma": sv.numpy(),
+            "lr": float(lr), "norm_end": float(res.snapshots[b].norm())}
+
+
+# ---------------------------------------------------------------------------------------------
+# Claims (the ledger): declared beside their checks
+# ---------------------------------------------------------------------------------------------
+
+_WHERE = ["book/exp_learning.ipynb", "tests/test_experiments_learning.py"]
+
+
+@functools.lru_cache(maxsize=1)
+def committed() -> pd.DataFrame | None:
+    """The committed paper-scale table of Figure 9 (``results/fig9/paper``), or None."""
+    return engine.load_results("fig9", "paper")[0]
+
+
+def _run_spread(table, arch, depth, lr, loss_opt):
+    """Standard deviation over runs of lg(final loss - loss_opt) at one rate (rounding floor applied)."""
+    g = table[(table["arch"] == arch) & (table["depth"] == depth) & np.isclose(table["lr"], lr)]
+    floor = ROUNDING_FLOOR * max(1.0, abs(loss_opt))
+    lg = np.log10(np.maximum(g["final_loss"].to_numpy(dtype=float) - loss_opt, floor))
+    return float(np.std(lg))
+
+
+def lowest_gap(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: int = 1, others=None) -> dict:
+    """Per depth >= ``from_depth``: lg(best final loss - loss_opt) of ``arch`` against the lowest of
+    ``others`` (default: every other architecture of the table). ``gap`` > 0 where ``arch`` is lower.
+    Returns the smallest gap, its depth and the run-to-run spread there (largest std over runs of
+    the two compared architectures at their best rates)."""
+    s = summarise(table, loss_opt=loss_opt)
+    pv = s.pivot(index="depth", columns="arch", values="lg_excess")
+    lr = s.pivot(index="depth", columns="arch", values="best_lr")
+    others = [a for a in pv.columns if a != arch] if others is None else list(others)
+    pv = pv[(pv.index >= from_depth) & pv[arch].notna()]
+    rows = []
+    for depth, r in pv.iterrows():
+        o = r[others].dropna()
+        if o.empty:
+            continue
+        rival = o.idxmin()
+        spread = max(_run_spread(table, a, depth, lr.loc[depth, a], loss_opt) for a in (arch, rival)
+                     if np.isfinite(lr.loc[depth, a]))
+        rows.append({"depth": int(depth), "gap": float(o.min() - r[arch]), "rival": rival, "spread": spread})
+    g = pd.DataFrame(rows)
+    worst = g.loc[g["gap"].idxmin()]
+    return {"gap": float(worst["gap"]), "depth": int(worst["depth"]), "rival": worst["rival"],
+            "spread": float(worst["spread"]), "table": g}
+
+
+@ledger.claim("li-fig9-near-optimal", source="Li et al., Section 5.3, Figure 9",
+              statement="At every depth from 2 to 96 (committed run, 10 runs per rate, 1,000 epochs), the "
+                        "2-shortcut linear networks at their best rate end closest to $L_{\\min}$ of the five "
+                        "architectures.",
+              verdict="reproduced",
+              falsifier="orthogonal plain networks (dynamical isometry) end closest at every depth",
+              where=_WHERE)
+def check_fig9_shortcut_lowest(falsify: bool = False) -> ledger.Check:
+    t = committed()
+    arch = "orthogonal" if falsify else "2-shortcut"
+    g = lowest_gap(t, arch, mnist_optimum())
+    return ledger.Check(f"Figure 9: {arch} lowest at every depth", "smallest gap lg(rival) - lg(" + arch + ")",
+                        g["gap"], 0.0, "strictly lowest (gap > 0); fragile when the gap is below the "
+                        "std over runs of lg(final loss - L_min)", op=">=", spread=g["spread"],
+                        lines=[f"smallest at depth {g['depth']}, against {g['rival']}"],
+                        values={"gap": g["gap"], "depth": g["depth"]})
+
+
+@ledger.claim("li-eos-2shortcut-depth16", source="Li et al., Section 5.3, Figure 9 (best rate at depth 16)",
+              statement="The depth-16 2-shortcut networks converge at their best rate $\\eta$ although "
+                        "$\\eta\\lambda_{\\max}(0) > 2$, and end at a minimum with $\\eta\\lambda_{\\max} \\approx 2$ "
+                        "(the edge of stability of Cohen et al. 2021): the condition at the start does not "
+                        "bound the usable rate.",
+              verdict="reproduced",
+              falsifier="$\\eta\\lambda_{\\max}(0) < 2$ is necessary for gradient descent to converge",
+              where=_WHERE)
+def check_edge_of_stability(falsify: bool = False, runs: int = 3) -> ledger.Check:
+    t = committed()
+    s = summarise(t)
+    lr = float(s[(s["arch"] == "2-shortcut") & (s["depth"] == 16)]["best_lr"].iloc[0])
+    d = stability_run("2-shortcut", 16, lr, runs=runs)
+    e0 = float(d["eta_lam0"].min())
+    start = (ledger.Check("start beyond the classical bound", "min over runs of eta lambda_max(0)", e0, 2.0,
+                          "GD on a quadratic with curvature lambda is stable only for eta lambda < 2",
+                          op="<=" if falsify else ">="))
+    excess = float(d["final_loss"].max() - mnist_optimum())
+    conv = ledger.Check("converged", "max over runs of final loss - L_min", excess,
+                        float(d["final_loss"].std() + 1e-3 * mnist_optimum()),
+                        "1e-3 L_min plus the std over runs of the final loss", op="<=")
+    end = d["eta_lam_end"].to_numpy()
+    spread = float(np.std(end))
+    edge = ledger.Check("ends at the edge", "|mean eta lambda_max(end) - 2|", abs(float(end.mean()) - 2.0),
+                        3 * spread, "3 x the std over runs of eta lambda_max(end)", op="<=", spread=spread)
+    return ledger.all_of(f"depth-16 2-shortcut at eta = {lr:.3g}", [start, conv, edge],
+                         lines=[f"eta lambda_max(0) = {e0:.3g}, eta lambda_max(end) = {end.mean():.4g}"])
+
+
+@ledger.claim("li-escape-rate-2shortcut", source="Li et al., Theorem 1 (n = 2), applied to gradient descent",
+              statement="Near the 2-shortcut saddle at zero, gradient descent at rate $\\eta$ moves away along "
+                        "the most negative curvature direction by a factor $1 + \\eta\\,\\sigma_{\\max}(M)$ per "
+                        "step, $M = \\Sigma_{XX} - \\Sigma_{YX}$: the rate is set by $\\sigma_{\\max}(M)$, not by a "
+                        "condition number.",
+              verdict="holds",
+              falsifier="the factor is $1 + \\eta\\,\\sigma_{\\max}(M)/\\sigma_{\\min}(M)$ (a condition number sets "
+                        "the escape)", where=_WHERE)
+def check_escape_rate(falsify: bool = False) -> ledger.Check:
+    e = escape_factor()
+    sig = e["sigma"]
+    predicted = 1 + e["lr"] * (sig[0] / sig[-1] if falsify else sig[0])
+    tol = 10 * e["lr"] * e["norm_end"] * sig[0]
+    return ledger.Check("escape factor per step (depth 2, eta = 0.1)", "|measured - predicted factor|",
+                        abs(e["measured"] - predicted), tol,
+                        "10 eta ||w|| sigma_max(M): the gradient's second-order terms near 0",
+                        nontrivial=e["measured"] - 1, nontrivial_what="measured factor - 1", nontrivial_min=1e-3,
+                        lines=[f"measured {e['measured']:.10f}, predicted {predicted:.10f}"])
