@@ -68,3 +68,53 @@ def plot(table: pd.DataFrame, ax=None, run_index: int = 0):
         peak = traj.loc[traj["grad_norm"].idxmax(), "epoch"]
         right.axvline(peak, color="gray", lw=0.8, ls=":")
     return ax
+
+
+# ------------------------------------------------------------------------------------------
+# Claims (decided on the committed paper-scale table of Figure 6)
+# ------------------------------------------------------------------------------------------
+from .. import ledger  # noqa: E402
+from .common import committed  # noqa: E402
+
+
+@ledger.claim(
+    "li-fig8-smaller-index", source="Li et al., Section 5.2, Figure 8 left",
+    statement=r"At depth 16 (linear, learning rate 0.1, 5 runs each) the index of 2-shortcut networks is below "
+              r"that of orthogonal plain networks at every loss both pass through (run means).",
+    verdict="reproduced", falsifier="the orthogonal networks have the smaller index (the ordering reversed)",
+    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+def check_smaller_index(falsify: bool = False) -> ledger.Check:
+    t = committed("fig6")
+    small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")
+    return fig6.ordering(t, "index", False, small, large, "index")
+
+
+def peak_in_drop(table: pd.DataFrame, arch: str = "2-shortcut") -> ledger.Check:
+    """Epochs between each run's gradient-norm peak and the interval (between two recorded Hessians)
+    in which its index fell the most; 0 when the peak lies inside that interval."""
+    worst, rows = 0, []
+    for run, one in table[table["arch"] == arch].groupby("run"):
+        traj = one[one["kind"] == "trajectory"].sort_values("epoch")
+        hess = one[one["kind"] == "hessian"].sort_values("epoch")
+        peak = int(traj.loc[traj["grad_norm"].idxmax(), "epoch"])
+        e, ix = hess["epoch"].to_numpy(), hess["index"].to_numpy(dtype=float)
+        k = int(np.argmin(np.diff(ix)))
+        a, b = int(e[k]), int(e[k + 1])
+        worst = max(worst, 0 if a <= peak <= b else min(abs(peak - a), abs(peak - b)))
+        rows.append(dict(run=int(run), peak=peak, drop_from=a, drop_to=b, drop=float(ix[k] - ix[k + 1])))
+    return ledger.Check(
+        f"{arch}: gradient peak inside the steepest fall of the index", "largest distance (epochs) from the "
+        "gradient peak to that interval, over runs", worst, 0,
+        "exact: the peak lies between the two recorded Hessians that bracket the steepest fall",
+        values=dict(rows=rows))
+
+
+@ledger.claim(
+    "li-fig8-gradient-peak-at-index-drop", source="Li et al., Section 5.2, Figure 8 right",
+    statement=r"Along each 2-shortcut run (depth 16, linear, 5 runs) the gradient norm peaks inside the interval "
+              r"between two recorded Hessians in which the index falls the most.",
+    verdict="reproduced",
+    falsifier="the same coincidence in the orthogonal runs (the index falls with the gradient peak there too)",
+    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+def check_peak_at_drop(falsify: bool = False) -> ledger.Check:
+    return peak_in_drop(committed("fig6"), "orthogonal" if falsify else "2-shortcut")
