@@ -1,0 +1,225 @@
+"""Every decimal number a reader sees in a chapter's text comes from the run or is a listed quote.
+
+Issue 11, part 1. The Markdown of every ``book/*.ipynb`` (Markdown cells, exercise solutions
+and math included) and of every ``book/*.md`` page is scanned for decimal numbers: ``0.182``,
+``1e-3``, ``2.7e-12``, ``1.5e+3``. Each must be either
+
+* inserted by MyST's ``{eval}`` role from a variable that a code cell *above* it assigns, or
+* marked as a quote, ``{abbr}`0.182 (quoted from Li et al., Table 1)```, *and* listed in
+  ``book/quotes/<chapter>.yml`` (keys value, source, context; every entry has a source).
+
+An ``{abbr}`` quote whose number is not listed fails too, and so does an ``{eval}`` whose
+content is not a bare variable name (myst-nb accepts nothing else) or whose variable no earlier
+code cell assigns (a static check: the name is an assignment target, loop variable, import or
+definition in an earlier code cell).
+
+Not scanned, because they are not numbers of the book's results:
+
+* code: inline code spans and fenced code blocks (but the bodies of MyST directives such as
+  ``{exercise}``, ``{solution}``, ``{prf:theorem}`` and ``{dropdown}`` are prose and are scanned);
+* addresses: URLs and the targets of Markdown links and images;
+* references: the content of ``{cite}``, ``{doc}``, ``{ref}``, ``{numref}``, ``{prf:ref}``,
+  ``{eq}``, ``{download}`` roles; numbers that name a part of a paper or of the book right after
+  a reference word, in any case (Section 4.1, Theorem 2.1, Lemma B.1, Eq. (2.3), equation (2.3),
+  inequality (2.3), Eqs. 3.2-3.6, Table 2, Figure 5, Appendix C.1, ...); arXiv identifiers
+  (arXiv:1611.04231);
+* dotted triples such as version numbers (``2.13.0``) and directive option lines (``:label:``);
+* HTML comments (a reader never sees them).
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
+QUOTES = BOOK / "quotes"
+
+DECIMAL = re.compile(r"(?<![\w.])(?:\d+(?:\.\d+)?[eE][-+]?\d+|\d+\.\d+)(?![\w])")
+EVAL = re.compile(r"\{eval\}`([^`]*)`")
+ABBR = re.compile(r"\{abbr\}`([^`]*)`")
+NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_]*")
+REF_ROLES = re.compile(r"\{(?:cite(?::[a-z]+)?|doc|ref|numref|prf:ref|eq|download|term)\}`[^`]*`")
+REF_WORDS = (r"(?i:Sections?|Sec\.|§|Theorems?|Lemmas?|Corollar(?:y|ies)|Propositions?|Definitions?"
+             r"|Claims?|Eqs?\.|Equations?|Tables?|Figures?|Figs?\.|Appendix|Appendices|Assumptions?"
+             r"|Remarks?|Examples?|Algorithms?|Chapters?|Inequalit(?:y|ies)|printed form)")
+_REF_NUM = r"\(?[A-Z]?\d+(?:\.\d+)*(?:[a-z](?![-+\d]))?\)?"
+REFERENCE = re.compile(REF_WORDS + r"\s*~?" + _REF_NUM
+                       + r"(?:\s*(?:-|–|—|,|and|or|to)\s*" + _REF_NUM + r")*")
+ARXIV = re.compile(r"arXiv:?\s*\d+\.\d+(?:v\d+)?", re.IGNORECASE)
+TRIPLE = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}")
+URL = re.compile(r"https?://\S+|www\.\S+")
+LINK_TARGET = re.compile(r"\]\([^)]*\)")
+CODE_SPAN = re.compile(r"(`+)(?!\s*$).*?(?<!`)\1(?!`)", re.DOTALL)
+OPTION_LINE = re.compile(r"^\s*:[\w-]+:.*$", re.MULTILINE)
+COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+FENCE = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})(.*)$")
+CODE_DIRECTIVES = ("{code-cell}", "{code-block}", "{code}", "{literalinclude}", "{sourcecode}")
+
+
+# ------------------------------------------------------------------------------ scanning
+def drop_code_blocks(text: str) -> str:
+    """Remove fenced code blocks; keep the bodies of MyST directives (prose)."""
+    out, stack = [], []  # stack of (fence, is_code)
+    for line in text.split("\n"):
+        m = FENCE.match(line)
+        if m:
+            fence, info = m.group(2), m.group(3).strip()
+            if stack and fence[0] == stack[-1][0][0] and len(fence) >= len(stack[-1][0]) and not info:
+                stack.pop()
+                out.append("")
+                continue
+            if not stack or not stack[-1][1]:
+                is_code = fence[0] != ":" and not (info.startswith("{") and not info.startswith(CODE_DIRECTIVES))
+                stack.append((fence, is_code))
+                out.append(info if not is_code else "")  # a directive's title is prose
+                continue
+        out.append("" if any(code for _, code in stack) else line)
+    return "\n".join(out)
+
+
+def quote_values(chapter: str) -> set[str]:
+    f = QUOTES / f"{chapter}.yml"
+    if not f.exists():
+        return set()
+    return {str(q["value"]).strip() for q in (yaml.safe_load(f.read_text()) or [])}
+
+
+def split_abbr(content: str):
+    """``"0.182 (quoted from Li et al., Table 1)"`` -> ``("0.182", "quoted from Li et al., Table 1")``."""
+    m = re.match(r"^(.*?)\s*\((quoted from.*)\)\s*$", content, re.DOTALL)
+    if m:
+        return m.group(1).strip(), m.group(2).strip()
+    m = re.match(r"^(.*?)\s*\(([^()]*)\)\s*$", content, re.DOTALL)
+    return (m.group(1).strip(), m.group(2).strip()) if m else (content.strip(), "")
+
+
+def scan_markdown(text: str, assigned: set[str], quotes: set[str]) -> list[str]:
+    """Problems in one Markdown cell: each a short sentence naming the number or the role."""
+    problems = []
+    text = COMMENT.sub(" ", text)
+    text = drop_code_blocks(text)
+
+    def eval_role(m):
+        name = m.group(1).strip()
+        if not NAME.fullmatch(name):
+            problems.append(f"{{eval}}`{name}` is not a bare variable name (myst-nb evaluates nothing else)")
+        elif name not in assigned:
+            problems.append(f"{{eval}}`{name}`: no code cell above assigns {name}")
+        return " "
+
+    def abbr_role(m):
+        shown, title = split_abbr(m.group(1))
+        if not title.lower().startswith("quoted from"):
+            return " " + shown + " "  # an ordinary abbreviation: its text is scanned like prose
+        nums = DECIMAL.findall(shown)
+        listed = {n for v in quotes for n in DECIMAL.findall(v)}
+        if shown not in quotes and not (nums and set(nums) <= listed):
+            problems.append(f"quote {shown!r} ({title}) is not listed in the chapter's quotes file")
+        return " "
+
+    text = EVAL.sub(eval_role, text)
+    text = ABBR.sub(abbr_role, text)
+    for pat in (CODE_SPAN, URL, LINK_TARGET, REF_ROLES, OPTION_LINE, ARXIV, REFERENCE, TRIPLE):
+        text = pat.sub(" ", text)
+    for m in DECIMAL.finditer(text):
+        ctx = " ".join(text[max(0, m.start() - 40): m.end() + 25].split())
+        problems.append(f"{m.group(0)} typed by hand: ...{ctx}...")
+    return problems
+
+
+def assigned_names(source: str) -> set[str]:
+    """Names a code cell binds (assignment targets, loop variables, imports, definitions)."""
+    lines = []
+    for line in source.split("\n"):  # IPython magics and shell escapes are not Python
+        stripped = line.lstrip()
+        lines.append(line[: len(line) - len(stripped)] + "pass" if stripped.startswith(("%", "!")) else line)
+    try:
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError:
+        return set(re.findall(r"^\s*([A-Za-z_]\w*)\s*(?:,\s*[A-Za-z_]\w*\s*)*=(?!=)", source, re.MULTILINE))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
+def scan_chapter(path: Path) -> list[str]:
+    """Every problem of one chapter, as ``"<chapter> cell <id>: <problem>"``."""
+    chapter = path.stem
+    quotes = quote_values(chapter)
+    out = []
+    if path.suffix == ".ipynb":
+        nb = json.loads(path.read_text())
+        assigned: set[str] = set()
+        for i, cell in enumerate(nb["cells"]):
+            src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            if cell["cell_type"] == "code":
+                assigned |= assigned_names(src)
+            elif cell["cell_type"] == "markdown":
+                cid = cell.get("id", f"#{i}")
+                out += [f"{chapter} cell {cid}: {p}" for p in scan_markdown(src, assigned, quotes)]
+    else:
+        out += [f"{chapter}: {p}" for p in scan_markdown(path.read_text(), set(), quotes)]
+    return out
+
+
+CHAPTERS = sorted(BOOK.glob("*.ipynb")) + sorted(BOOK.glob("*.md"))
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.name for p in CHAPTERS])
+def test_every_decimal_number_is_computed_or_a_listed_quote(path):
+    problems = scan_chapter(path)
+    assert not problems, f"{len(problems)} number(s) in {path.name}:\n" + "\n".join(problems)
+
+
+def test_quote_files_are_complete():
+    """Each entry of book/quotes/*.yml has a value (a string), a source and a context, and each
+    file belongs to a chapter."""
+    from resnet_nb import ledger
+
+    df = ledger.load_quotes(QUOTES)
+    chapters = {p.stem for p in CHAPTERS}
+    assert set(df.chapter) <= chapters, f"quote files without a chapter: {set(df.chapter) - chapters}"
+
+
+# ------------------------------------------------------------------------------ the scanner itself
+def test_scanner_flags_typed_numbers_and_accepts_eval_and_listed_quotes():
+    q = {"0.182"}
+    assert scan_markdown("the ratio is 0.54 here", set(), q)
+    assert scan_markdown("worst error 2.7e-12", set(), q)
+    assert scan_markdown("step 1e-3", set(), q)
+    assert scan_markdown("in math $\\lambda = 0.628$", set(), q)
+    assert not scan_markdown("worst error {eval}`worst`", {"worst"}, q)
+    assert scan_markdown("worst error {eval}`worst`", set(), q)            # not assigned above
+    assert scan_markdown("worst {eval}`res.value`", {"res"}, q)             # not a bare name
+    assert not scan_markdown("{abbr}`0.182 (quoted from Li et al., Table 1)`", set(), q)
+    assert scan_markdown("{abbr}`0.183 (quoted from Li et al., Table 1)`", set(), q)  # not listed
+    assert scan_markdown("{abbr}`0.182 (an abbreviation)`", set(), q)      # not a quote
+
+
+def test_scanner_skips_code_urls_and_references():
+    none = set()
+    for text in ["`lr=0.1`", "```python\nx = 0.5\n```", "see https://x.org/a/1.2.html",
+                 "[p](files/v0.1.pdf)", "Theorem 2.1 and Lemma B.1", "Eqs. 3.2-3.6", "Eq. (2.3)",
+                 "Section 4.1", "the printed inequality (2.3)", "arXiv:1611.04231", "torch 2.13.0", "{cite}`he2016deep`",
+                 "<!-- 0.5 -->", "```{literalinclude} ../x.py\n:lines: 1\n```"]:
+        assert not scan_markdown(text, none, none), text
+    # the bodies of directives are prose
+    assert scan_markdown("```{solution} ex\n:class: dropdown\nThe ratio is 0.54.\n```", none, none)
+    assert scan_markdown(":::{prf:theorem} Title\nwith 0.5\n:::", none, none)
+
+
+def test_assigned_names_reads_python_with_magics():
+    src = "%matplotlib inline\ntry:\n    import x\nexcept ImportError:\n    %pip install x\na, b = 1, 2\nfor i in []: pass\n"
+    assert {"a", "b", "i", "x"} <= assigned_names(src)
