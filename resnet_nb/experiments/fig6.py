@@ -220,7 +220,8 @@ def shared_grid(table: pd.DataFrame, relu: bool, column: str = "lgc", points: in
     return np.linspace(lo, hi, points)
 
 
-def ordering(table: pd.DataFrame, column: str, relu: bool, small: str, large: str, what: str) -> ledger.Check:
+def ordering(table: pd.DataFrame, column: str, relu: bool, small: str, large: str, what: str,
+             spreads: float = 0.0) -> ledger.Check:
     """``column`` of ``small`` below that of ``large`` at every shared loss (run means; tolerance 0),
     with the run-to-run spread of the difference (fragile if the margin is smaller)."""
     grid = shared_grid(table, relu, column)
@@ -231,6 +232,11 @@ def ordering(table: pd.DataFrame, column: str, relu: bool, small: str, large: st
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             diff = np.nanmean(c[small], axis=0) - np.nanmean(c[large], axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        sp = np.sqrt(np.nan_to_num(np.nanstd(c[small], axis=0, ddof=1)) ** 2
+                     + np.nan_to_num(np.nanstd(c[large], axis=0, ddof=1)) ** 2)
+    diff = diff - spreads * sp
     ok = np.isfinite(diff)
     if not ok.any():
         raise ValueError("no loss at which both are resolved")
@@ -239,11 +245,13 @@ def ordering(table: pd.DataFrame, column: str, relu: bool, small: str, large: st
     spread = float(np.sqrt(np.nansum([s_small ** 2, s_large ** 2])))
     axis = "lg(loss)" if relu else "lg(loss - L_min)"
     runs = {a: int(np.isfinite(v).any(axis=1).sum()) for a, v in c.items()}
+    sub = "" if not spreads else f" - {spreads:g} run-to-run spread"
     return ledger.Check(
-        f"{what} of {small} below {large} at every shared loss", f"max over {int(ok.sum())} losses of the "
-        f"run-mean difference {small} - {large}", float(diff[k]), 0.0,
-        "strict ordering of the run means (tolerance 0); the spread is the run-to-run standard deviation of "
-        "the difference where it is closest", op="<=", spread=spread if np.isfinite(spread) else None,
+        f"{what} of {small} below {large} at every shared loss" + (f" (within {spreads:g} spread)" if spreads else ""),
+        f"max over {int(ok.sum())} losses of the run-mean difference {small} - {large}{sub}", float(diff[k]), 0.0,
+        ("strict ordering of the run means (tolerance 0)" if not spreads else
+         f"ordering of the run means up to {spreads:g} run-to-run standard deviation of the difference") +
+        "; the spread is the run-to-run standard deviation of the difference where it is closest", op="<=", spread=spread if np.isfinite(spread) else None,
         nontrivial=float(np.nanmax(np.abs(diff))), nontrivial_what="largest |difference| over the range",
         nontrivial_min=0.0,
         lines=[f"{axis} from {grid[ok][0]:.2f} to {grid[ok][-1]:.2f}; closest at {grid[k]:.2f}; runs with "
@@ -256,15 +264,16 @@ def ordering(table: pd.DataFrame, column: str, relu: bool, small: str, large: st
     "li-fig6-shortcut-better-conditioned", source="Li et al., Section 5.2, Figure 6",
     statement=r"At a stable learning rate (0.01, 10,000 epochs; depth 16, linear, 3 runs each) the condition "
               r"number $|\lambda|_{\max}/|\lambda|_{(0.1)}$ of 2-shortcut networks is below that of orthogonal "
-              r"plain networks at every loss both pass through (run means compared on a common grid of "
-              r"$\lg(L - L_{\min})$).",
-    verdict="reproduced",
+              r"plain networks at large loss by orders of magnitude, and nowhere above it by more than one "
+              r"run-to-run spread (run means on a common grid of $\lg(\ell - \ell_{\min})$); near "
+              r"$\lg(\ell - \ell_{\min}) = -1.5$ the means cross within that spread, so 'always' is not resolved.",
+    verdict="partly reproduced",
     falsifier="the orthogonal networks are the better conditioned ones (the ordering reversed)",
     where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
 def check_shortcut_better_conditioned(falsify: bool = False) -> ledger.Check:
     t = committed("fig6_stable")
     small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")
-    return ordering(t, "lgc", False, small, large, "lg cond")
+    return ordering(t, "lgc", False, small, large, "lg cond", spreads=1.0)
 
 
 def abs_lam_max(net, W, stats, iters: int = 60) -> float:
