@@ -625,7 +625,7 @@ def _train_loop(model, images, labels, lrs, batch_size, seed, momentum, weight_d
 #: norm, a fixed random last layer, 800 training and 200 held-out 14x14 digits.
 HM_ANALOG = dict(blocks=[1, 1], channels=[16, 32], block="hardt_ma", n_per_class=100, data_seed=0,
                  epochs=40, lr=0.05, milestones=(26, 36), batch_size=64, momentum=0.9,
-                 runs={"hardt_ma_residual": [0, 1, 2], "standard": [0, 1, 2], "hardt_ma": [0]})
+                 runs={"hardt_ma_residual": [0, 1, 2, 3, 4], "standard": [0, 1, 2, 3, 4], "hardt_ma": [0, 1]})
 
 
 def hm_analog_run(init: str, seed: int, config: dict | None = None) -> pd.DataFrame:
