@@ -24,7 +24,7 @@ export MKL_NUM_THREADS ?= 1
 unexport MPLBACKEND
 NOTEBOOKS := $(sort $(wildcard book/*.ipynb))
 
-.PHONY: help setup venv assets chromium book book-build test test-unit test-notebooks \
+.PHONY: help setup venv assets chromium book book-build test test-unit test-notebooks lint \
         test-browser test-student student clean
 
 help:
@@ -32,6 +32,7 @@ help:
 	@echo "make test     - set up, then unit tests, notebooks (nbval), clean build, browser test"
 	@echo "make student  - build the student edition (no solutions) into _build/student/html"
 	@echo "make test-student - the browser test against the student edition"
+	@echo "make lint     - ruff over the package and, through nbqa, the chapters' code cells"
 	@echo "make clean    - remove _build"
 
 # --- setup ---------------------------------------------------------------------------------
@@ -77,6 +78,12 @@ student: setup
 
 # --- tests ---------------------------------------------------------------------------------
 
+# ruff over the package, tests and scripts (ruff.toml), and over the chapters' code cells
+# through nbqa (book/ruff.toml: lines of at most 100 characters).
+lint:
+	$(BIN)/ruff check resnet_nb tests scripts benchmarks
+	$(BIN)/nbqa ruff $(NOTEBOOKS)
+
 test-unit:
 	$(BIN)/python -m pytest tests -n 2 --dist loadfile --ignore=tests/browser -p no:cacheprovider -q
 
@@ -96,6 +103,7 @@ test-student: chromium
 test:
 	@rm -f _build/timings.txt
 	@$(TIMED) setup $(MAKE) --no-print-directory setup chromium
+	@$(TIMED) lint $(MAKE) --no-print-directory lint
 	@$(TIMED) unit-tests $(MAKE) --no-print-directory test-unit
 	@$(TIMED) notebooks-nbval $(MAKE) --no-print-directory test-notebooks
 	@$(TIMED) book-build $(MAKE) --no-print-directory book-build
