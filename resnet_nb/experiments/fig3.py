@@ -149,7 +149,7 @@ def plot(table: pd.DataFrame, ax=None):
 # Claims (decided on the committed paper-scale table)
 # ------------------------------------------------------------------------------------------
 from .. import ledger  # noqa: E402
-from .common import committed, run_spread  # noqa: E402
+from .common import committed  # noqa: E402
 
 #: a decrease counts when it exceeds this many run-to-run standard deviations
 SPREADS = 3

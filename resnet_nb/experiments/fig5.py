@@ -133,7 +133,7 @@ def plot(table: pd.DataFrame, ax=None, archs=None):
 # Claims (decided on the committed paper-scale table, and on a small live run)
 # ------------------------------------------------------------------------------------------
 from .. import ledger  # noqa: E402
-from .common import committed, run_spread  # noqa: E402
+from .common import committed  # noqa: E402
 
 #: "flat" means: its range over depths is below this fraction of the growth of the plain
 #: orthogonal curve over the same depths (flat at the scale of the figure)

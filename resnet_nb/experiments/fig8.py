@@ -63,7 +63,7 @@ def plot(table: pd.DataFrame, ax=None, run_index: int = 0):
     twin = right.twinx()
     twin.plot(hess["epoch"], hess["index"], "o-", ms=3, color="tab:red", label="index")
     twin.set_ylabel("index", color="tab:red")
-    right.set_title(f"One 2-shortcut run (Fig. 8, right)")
+    right.set_title("One 2-shortcut run (Fig. 8, right)")
     if len(traj):
         peak = traj.loc[traj["grad_norm"].idxmax(), "epoch"]
         right.axvline(peak, color="gray", lw=0.8, ls=":")
