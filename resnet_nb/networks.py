@@ -89,8 +89,11 @@ def activation(name, relu_grad_at_zero: float = 1.0) -> Activation:
             return sg * (1 + x * (1 - sg))
         return Activation("silu", torch.nn.functional.silu, 0.0, 0.5, 0.5, silu_grad)
     c = check_float("relu_grad_at_zero", relu_grad_at_zero)
-    grad = lambda x: torch.where(x > 0, torch.ones_like(x), torch.where(x == 0, c * torch.ones_like(x),
-                                                                        torch.zeros_like(x)))
+
+    def grad(x):
+        return torch.where(x > 0, torch.ones_like(x), torch.where(x == 0, c * torch.ones_like(x),
+                                                                  torch.zeros_like(x)))
+
     return Activation("relu", _relu_with_grad(c), 0.0, c, 0.0, grad)
 
 

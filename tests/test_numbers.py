@@ -212,7 +212,8 @@ def test_scanner_skips_code_urls_and_references():
     none = set()
     for text in ["`lr=0.1`", "```python\nx = 0.5\n```", "see https://x.org/a/1.2.html",
                  "[p](files/v0.1.pdf)", "Theorem 2.1 and Lemma B.1", "Eqs. 3.2-3.6", "Eq. (2.3)",
-                 "Section 4.1", "the printed inequality (2.3)", "arXiv:1611.04231", "torch 2.13.0", "{cite}`he2016deep`",
+                 "Section 4.1", "the printed inequality (2.3)", "arXiv:1611.04231", "torch 2.13.0",
+                 "{cite}`he2016deep`",
                  "<!-- 0.5 -->", "```{literalinclude} ../x.py\n:lines: 1\n```"]:
         assert not scan_markdown(text, none, none), text
     # the bodies of directives are prose
@@ -221,5 +222,6 @@ def test_scanner_skips_code_urls_and_references():
 
 
 def test_assigned_names_reads_python_with_magics():
-    src = "%matplotlib inline\ntry:\n    import x\nexcept ImportError:\n    %pip install x\na, b = 1, 2\nfor i in []: pass\n"
+    src = ("%matplotlib inline\ntry:\n    import x\nexcept ImportError:\n    %pip install x\n"
+           "a, b = 1, 2\nfor i in []: pass\n")
     assert {"a", "b", "i", "x"} <= assigned_names(src)
