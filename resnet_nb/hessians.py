@@ -30,6 +30,7 @@ from torch.func import grad as _fgrad
 from torch.func import jvp as _jvp
 from torch.func import vmap as _vmap
 
+from . import ledger as _ledger
 from ._checks import check_float, check_int
 from .data import Dataset, SufficientStats
 from .losses import loss_end_to_end, loss_samples
@@ -53,6 +54,8 @@ __all__ = [
     "hessian_linear",
     "theorem1_blocks",
     "hessian_at_zero",
+    "eq11_assemble",
+    "eq13_assemble",
     "spectrum",
     "cond_max_min",
     "cond_percentile",
@@ -169,10 +172,12 @@ def _chain_products(net, W):
     return A, B, before_in, after_in, T, Wend
 
 
-def hessian_linear(net: ShortcutNetwork, W, data) -> torch.Tensor:
+def hessian_linear(net: ShortcutNetwork, W, data, second_order: bool = True) -> torch.Tensor:
     """The exact Hessian of a linear network at ``W`` from its Kronecker structure (no autograd).
 
     ``data``: a Dataset or SufficientStats. Memory: the P x P result plus O(L d^4) workspace.
+    ``second_order=False`` drops the term built from the residual ``G`` and returns the
+    Gauss-Newton matrix alone (used only as the ledger's falsifier).
     """
     if not net.is_linear:
         raise ValueError(f"hessian_linear needs a linear network; got {net.describe()}. Use hessian().")
@@ -192,7 +197,7 @@ def hessian_linear(net: ShortcutNetwork, W, data) -> torch.Tensor:
         X = torch.einsum("pj,bqj->bpq", BS[a], B[a:])            # (nb, d, d)
         Y = torch.einsum("ji,bjk->bik", A[a], A[a:])             # (nb, d, d)
         slab = torch.einsum("bpq,bik->pibqk", X, Y)               # (d, d, nb, d, d)
-        if a + 1 < L:
+        if a + 1 < L and second_order:
             # second-order part for b > a: M_ab (between) and C_ab = A_b^T G B_a^T
             M = torch.empty(L - a - 1, d, d, dtype=W.dtype, device=W.device)
             # same unit: M = W_{r,lb-1} .. W_{r,la+1}
@@ -291,31 +296,39 @@ def theorem1_blocks(net: ShortcutNetwork, data) -> dict:
     return out
 
 
+def eq11_assemble(A: torch.Tensor, R: int) -> torch.Tensor:
+    """Eq. 11: block diagonal over R units, each unit ``[[0, A^T], [A, 0]]``."""
+    R = check_int("R", R)
+    q = A.shape[0]
+    unit = torch.zeros(2 * q, 2 * q, dtype=A.dtype)
+    unit[q:, :q] = A
+    unit[:q, q:] = A.T
+    return torch.block_diag(*([unit] * R))
+
+
+def eq13_assemble(A: torch.Tensor, B: torch.Tensor, R: int) -> torch.Tensor:
+    """Eq. 13: block Toeplitz over R units, ``B`` on the diagonal, ``A`` below it, ``A^T`` above."""
+    R = check_int("R", R)
+    q = A.shape[0]
+    H = torch.zeros(R * q, R * q, dtype=A.dtype)
+    for r1 in range(R):
+        for r2 in range(R):
+            blk = B if r1 == r2 else (A if r1 > r2 else A.T)
+            H[r1 * q:(r1 + 1) * q, r2 * q:(r2 + 1) * q] = blk
+    return H
+
+
 def hessian_at_zero(net: ShortcutNetwork, data) -> torch.Tensor:
     """Theorem 1's closed form of the Hessian at w = 0 (P x P), assembled from :func:`theorem1_blocks`.
 
-    n >= 3: zero. n = 2: block diagonal over units, each unit ``[[0, A^T], [A, 0]]`` (Eq. 11).
-    n = 1: ``B`` on the diagonal, ``A`` below and ``A^T`` above it (Eq. 13).
+    n >= 3: zero. n = 2: :func:`eq11_assemble`. n = 1: :func:`eq13_assemble`.
     """
     blocks = theorem1_blocks(net, data)
-    q, R, n = net.d ** 2, net.R, net.n
-    H = torch.zeros(net.num_params, net.num_params, dtype=torch.float64)
-    if n >= 3:
-        return H
-    A = blocks["A"]
-    if n == 2:
-        for r in range(R):
-            o = 2 * r * q
-            H[o + q:o + 2 * q, o:o + q] = A
-            H[o:o + q, o + q:o + 2 * q] = A.T
-        return H
-    Bb = blocks["B"]
-    for r1 in range(R):
-        H[r1 * q:(r1 + 1) * q, r1 * q:(r1 + 1) * q] = Bb
-        for r2 in range(r1):
-            H[r1 * q:(r1 + 1) * q, r2 * q:(r2 + 1) * q] = A
-            H[r2 * q:(r2 + 1) * q, r1 * q:(r1 + 1) * q] = A.T
-    return H
+    if net.n >= 3:
+        return torch.zeros(net.num_params, net.num_params, dtype=torch.float64)
+    if net.n == 2:
+        return eq11_assemble(blocks["A"], net.R)
+    return eq13_assemble(blocks["A"], blocks["B"], net.R)
 
 
 # ------------------------------------------------------------------------------------------
@@ -424,3 +437,69 @@ def stationarity_profile(net: ShortcutNetwork, W, data, order: int, directions: 
         v = v / v.norm()
         worst = np.maximum(worst, np.abs(directional_derivatives(f, w0, v, order)))
     return worst
+
+
+# ------------------------------------------------------------------------------------------
+# Claims decided here (see resnet_nb.ledger)
+# ------------------------------------------------------------------------------------------
+
+def _random_data(d: int, m: int, seed: int):
+    """Gaussian inputs and targets with no structure (Sxx != I, Syx not symmetric)."""
+    g = torch.Generator().manual_seed(seed)
+    return Dataset(torch.randn(d, m, generator=g, dtype=torch.float64),
+                   torch.randn(d, m, generator=g, dtype=torch.float64))
+
+
+@_ledger.claim(
+    "core-kronecker-hessian", source="matrix calculus (the book's derivation)",
+    statement=r"The Hessian of a linear network assembled from Kronecker products, Gauss-Newton part "
+              r"plus the second-order part built from the residual $G = W\Sigma_{XX} - \Sigma_{YX}$, equals "
+              r"autograd's Hessian at random points, with and without shortcuts.",
+    verdict="holds",
+    falsifier="the Hessian of a linear network is its Gauss-Newton part alone (second-order term dropped)",
+    where=["tests/test_hessians.py", "book/theorem1.ipynb"])
+def claim_kronecker_hessian(falsify: bool = False) -> _ledger.Check:
+    from .init import initialise
+
+    worst, size, P = 0.0, 0.0, 0
+    for n, R, sc in [(1, 3, True), (2, 2, True), (3, 2, True), (2, 2, False)]:
+        data = _random_data(3, 20, seed=n + R)
+        net = ShortcutNetwork(3, n, R, shortcut=sc)
+        W = initialise(net, "xavier", seed=R)
+        Ha = hessian(net, W, data)
+        Hk = hessian_linear(net, W, data, second_order=not falsify)
+        worst = max(worst, float((Ha - Hk).abs().max()))
+        size = max(size, float(Ha.abs().max()))
+        P = max(P, net.num_params)
+    tol, crit = _ledger.eps_criterion(P, size)
+    return _ledger.Check("Kronecker Hessian of linear networks" + (" (Gauss-Newton only)" if falsify else ""),
+                         "max |H_autograd - H_Kronecker| over 4 networks at Xavier points", worst, tol, crit,
+                         nontrivial=size, nontrivial_what="max |H_autograd|")
+
+
+@_ledger.claim(
+    "li-thm1-closed-forms", source="Li et al., Theorem 1 (Eqs. 11 and 13)",
+    statement=r"At $w = 0$ the Hessian equals the closed forms: zero for $n \ge 3$, Eq. 11 for $n = 2$, "
+              r"Eq. 13 for $n = 1$ (with the book's general $A$ and $B$ when activations are present).",
+    verdict="holds",
+    falsifier=r"Eqs. 11 and 13 with $A$ and $A^\top$ exchanged (A above the diagonal)",
+    where=["tests/test_hessians.py", "book/theorem1.ipynb"])
+def claim_closed_forms(falsify: bool = False) -> _ledger.Check:
+    worst, size, P = 0.0, 0.0, 0
+    for n in (1, 2, 3):
+        for acts in ({}, {"pre": "tanh", "mid": "tanh", "post": "tanh"}, {"post": "silu"}):
+            data = _random_data(3, 25, seed=n)
+            net = ShortcutNetwork(3, n, 2, **acts)
+            Ha = hessian(net, torch.zeros(net.shape, dtype=torch.float64), data)
+            if falsify and n < 3:
+                b = theorem1_blocks(net, data)
+                Hc = (eq11_assemble(b["A"].T, net.R) if n == 2 else eq13_assemble(b["A"].T, b["B"], net.R))
+            else:
+                Hc = hessian_at_zero(net, data)
+            worst = max(worst, float((Ha - Hc).abs().max()))
+            size = max(size, float(Ha.abs().max()))
+            P = max(P, net.num_params)
+    tol, crit = _ledger.eps_criterion(P, size)
+    return _ledger.Check("Theorem 1 closed forms at 0" + (", A transposed" if falsify else ""),
+                         "max |H_autograd - H_closed form|, n = 1, 2, 3, three activation settings",
+                         worst, tol, crit, nontrivial=size, nontrivial_what="max |H_autograd|")

@@ -1,0 +1,485 @@
+"""Section 4.2 of Li et al. (learning dynamics of linear shortcut networks), Eqs. 15-16, the drift
+of Theorem 1's spectrum away from 0, and the shortcut pairing convention.
+
+The companion of :mod:`resnet_nb.theorem1` for the chapter ``theorem1_dynamics``:
+
+* Eq. 7 (the gradient-descent update written with products): :func:`eq7_update`, :func:`eq7_check`;
+* Figure 4 (left, Eq. 14): :func:`figure4_one_shortcut_check`; Figure 4 (right):
+  :func:`figure4_skip_all_check` (an implementation test: both sides run one code path);
+* Eqs. 15-16 (the optimum with any generalized inverse): :func:`eq15_16_check`,
+  :func:`eq15_16_ginverse_check`;
+* the drift lambda_max(H(eps V)) - sigma_max(M) = c R eps^2: :func:`drift_table`,
+  :func:`drift_law_check`, :func:`figure5_break_depth`;
+* the pairing of inputs with outputs: :func:`relabel`, :func:`convention_table`,
+  :func:`sign_sweep`, :func:`order_sweep`.
+
+Every check returns a :class:`resnet_nb.ledger.Check`; the claims are declared at the bottom.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from . import ledger
+from ._checks import check_float, check_int
+from .data import Dataset, SufficientStats, as_stats, check_order, sign_convention
+from .hessians import cond_max_min, cond_percentile, hessian_linear, spectrum
+from .init import initialise
+from .ledger import Check, all_of, eps_criterion
+from .losses import loss_end_to_end, optimum
+from .networks import ShortcutNetwork, end_to_end
+from .train import gradient_descent
+
+__all__ = ["eq7_update", "eq7_check", "figure4_one_shortcut_check", "figure4_skip_all_check",
+           "eq15_16_check", "rank_deficient_data", "generalized_inverse", "eq15_16_ginverse_check",
+           "lambda_max", "drift_table", "drift_law_check", "figure5_break_depth", "relabel",
+           "convention_table", "sign_sweep", "order_sweep"]
+
+
+# ------------------------------------------------------------------------------------------
+# Section 4.2: Eq. 7 and Figure 4
+# ------------------------------------------------------------------------------------------
+
+def eq7_update(net: ShortcutNetwork, W: torch.Tensor, stats: SufficientStats, lr: float,
+               transposes: bool = True) -> torch.Tensor:
+    """Eq. 7: Delta W_{r,l} = lr (W_after W^{r,l}_after)^T (Sigma_YX - W Sigma_XX) (W^{r,l}_before W_before)^T,
+    written with explicit products (linear networks). ``transposes=False`` drops the two
+    transposes (a plausible misprint; the ledger's falsifier)."""
+    if not net.is_linear:
+        raise ValueError("Eq. 7 is for linear networks; got " + net.describe())
+    W = net.check_weights(W).to(torch.float64)
+    lr = check_float("lr", lr, low=0.0, low_open=True)
+    d = net.d
+    eye = torch.eye(d, dtype=torch.float64)
+    unit = []
+    for r in range(net.R):
+        U = eye.clone()
+        for l in range(net.n):
+            U = W[r, l] @ U
+        unit.append(eye + U if net.shortcut else U)
+    Wend = eye.clone()
+    for T in unit:
+        Wend = T @ Wend
+    G = stats.Syx - Wend @ stats.Sxx
+    out = torch.zeros_like(W)
+    for r in range(net.R):
+        before, after = eye.clone(), eye.clone()
+        for k in range(r):
+            before = unit[k] @ before
+        for k in range(r + 1, net.R):
+            after = unit[k] @ after
+        for l in range(net.n):
+            bl, al = eye.clone(), eye.clone()
+            for k in range(l):
+                bl = W[r, k] @ bl
+            for k in range(l + 1, net.n):
+                al = W[r, k] @ al
+            left, right = after @ al, bl @ before
+            out[r, l] = lr * (left.T @ G @ right.T if transposes else left @ G @ right)
+    return out
+
+
+
+def eq7_check(net: ShortcutNetwork, data, samples: int = 3, seed: int = 0, lr: float = 0.1,
+              transposes: bool = True) -> Check:
+    """Eq. 7 against autograd: Delta W = -lr grad L at random weights (Xavier, small, orthogonal)."""
+    stats = as_stats(data)
+    worst, size = 0.0, 0.0
+    for s in range(samples):
+        W = initialise(net, ("xavier", "small", "orthogonal")[s % 3], seed=seed + s)
+        Wg = W.clone().requires_grad_(True)
+        L = loss_end_to_end(end_to_end(net, Wg), stats)
+        (g,) = torch.autograd.grad(L, Wg)
+        upd = eq7_update(net, W, stats, lr, transposes=transposes)
+        worst = max(worst, float((upd + lr * g).abs().max()))
+        size = max(size, float((lr * g).abs().max()))
+    tol, crit = eps_criterion(net.num_params, size)
+    res = Check(f"Eq. 7{'' if transposes else ' without transposes'} ({net.describe()})",
+                f"max |Delta W_Eq.7 - (-lr grad L)| over {samples} weight tensors", worst, tol, crit,
+                nontrivial=size, nontrivial_what="largest |lr grad L|")
+    res.values.update(worst=worst, size=size)
+    return res
+
+
+def figure4_one_shortcut_check(data, d: int | None = None, R: int = 6, lr: float = 0.05,
+                               epochs: int = 200, plain_init: str = "identity") -> Check:
+    """Figure 4 (left): a zero-initialised 1-shortcut linear network and a plain linear
+    network of depth R started at the identity follow the same gradient-descent path,
+    V_r(t) = I + W_r(t) at every epoch (Eq. 14). ``plain_init="orthogonal"`` is the ledger's
+    falsifier (the same equivalence claimed for a random orthogonal start)."""
+    stats = as_stats(data)
+    dd = stats.d if d is None else d
+    res_net = ShortcutNetwork(dd, 1, R)
+    plain = ShortcutNetwork(dd, 1, R, shortcut=False)
+    ep = list(range(epochs + 1))
+    a = gradient_descent(res_net, initialise(res_net, "zero"), stats, lr, epochs, snapshot_epochs=ep)
+    b = gradient_descent(plain, initialise(plain, plain_init, seed=1), stats, lr, epochs, snapshot_epochs=ep)
+    eye = torch.eye(dd, dtype=torch.float64)
+    gap = max(float((a.snapshots[e] + eye - b.snapshots[e]).abs().max()) for e in ep)
+    move = float((a.snapshots[epochs] - a.snapshots[0]).abs().max())
+    lgap = float(np.nanmax(np.abs(a.losses - b.losses)))
+    tol, crit = eps_criterion(res_net.num_params * epochs, 1.0 + move)
+    res = Check(f"Figure 4 (left): 1-shortcut = {plain_init}-initialised plain network, R = {R}",
+                f"max over {epochs} epochs of |I + W_r - V_r|", gap, tol, crit + " (P x epochs terms)",
+                nontrivial=move, nontrivial_what="how far the weights moved",
+                lines=[f"max |loss difference| = {_fmt(lgap)}"])
+    res.values.update(gap=gap, move=move, lgap=lgap, losses=(a.losses, b.losses))
+    return res
+
+
+def figure4_skip_all_check(data, n: int = 3, lr: float = 0.05, epochs: int = 200, seed: int = 0,
+                           shift: bool = True, **activations) -> Check:
+    """Figure 4 (right): one shortcut around n layers (R = 1) trained on (X, Y) follows the
+    same path as the plain n-layer network trained on (X, Y - X), from the same start.
+
+    Both sides run the same trainer on the same loss function, so this is an implementation
+    test of the shortcut bookkeeping, not an independent check. ``shift=False`` trains the
+    plain network on Y itself (the ledger's falsifier)."""
+    if not isinstance(data, Dataset):
+        raise ValueError(f"data must be a Dataset (the samples are changed), got {type(data).__name__}")
+    n = check_int("n", n)
+    res_net = ShortcutNetwork(data.d, n, 1, **activations)
+    plain = ShortcutNetwork(data.d, n, 1, shortcut=False, **activations)
+    target = Dataset(data.X, data.Y - data.X) if shift else data
+    W0 = initialise(res_net, "xavier", seed=seed) * 0.3
+    ep = list(range(epochs + 1))
+    a = gradient_descent(res_net, W0, data, lr, epochs, snapshot_epochs=ep)
+    b = gradient_descent(plain, W0, target, lr, epochs, snapshot_epochs=ep)
+    gap = max(float((a.snapshots[e] - b.snapshots[e]).abs().max()) for e in ep)
+    move = float((a.snapshots[epochs] - W0).abs().max())
+    tol, crit = eps_criterion(res_net.num_params * epochs, 1.0 + move)
+    res = Check(f"Figure 4 (right): skip-all shortcut = plain network on Y{' - X' if shift else ''}, n = {n}",
+                f"max over {epochs} epochs of |W_shortcut - W_plain|", gap, tol, crit + " (P x epochs terms)",
+                nontrivial=move, nontrivial_what="how far the weights moved")
+    res.values.update(gap=gap, move=move)
+    return res
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.2g}" if x != 0 else "0"
+
+
+# ------------------------------------------------------------------------------------------
+# Eqs. 15-16
+# ------------------------------------------------------------------------------------------
+
+def eq15_16_check(data, n: int = 2, R: int = 4, lr: float = 0.1, epochs: int = 2000, seed: int = 0) -> Check:
+    """Eqs. 15-16 on whitened data, against a 2-shortcut linear network trained by gradient
+    descent from the paper's small start: W* (Eq. 15) against a least-squares solve on the
+    samples; L_min (Eq. 16) against the samples; no epoch below L_min; final gap below 1e-4
+    (a setting of this check: how far 2,000 epochs get, not a rounding criterion)."""
+    if not isinstance(data, Dataset):
+        raise ValueError(f"data must be a Dataset, got {type(data).__name__}")
+    X, Y, m = data.X, data.Y, data.m
+    Wls = torch.linalg.lstsq(X.T, Y.T).solution.T  # min ||Y - W X||: independent of Eq. 15
+    Lmin_samples = float(((Y - Wls @ X) ** 2).sum() / (2 * m))
+    Wstar, Lmin = optimum(data)
+    net = ShortcutNetwork(data.d, n, R)
+    res = gradient_descent(net, initialise(net, "small", seed=seed), data, lr, epochs)
+    Wend = end_to_end(net, res.W)
+    gap_L = float(res.losses[-1] - Lmin)
+    e15 = float((Wstar - Wls).abs().max())
+    e16 = abs(Lmin - Lmin_samples)
+    eW = float((Wend - Wstar).abs().max())
+    below = float(np.nanmin(res.losses) - Lmin)
+    tol, crit = eps_criterion(m, max(1.0, float(Wstar.abs().max())))
+    tolL, critL = eps_criterion(m, max(1.0, Lmin))
+    parts = [Check("Eq. 15: Syx Sxx^+ against a least-squares solve", "max |difference|", e15, tol, crit,
+                   nontrivial=float(Wstar.abs().max()), nontrivial_what="max |W*|"),
+             Check("Eq. 16: L_min from the statistics against the samples", "|difference|", e16, tolL, critL),
+             Check("no epoch below L_min", "lowest loss - L_min", below, -tolL, critL, op=">="),
+             Check(f"{n}-shortcut network, R = {R}, {epochs} epochs reaches L_min", "final loss - L_min",
+                   gap_L, 1e-4, "a setting: the gap this many epochs must close")]
+    out = all_of("Eqs. 15-16 on whitened MNIST", parts, [f"max |W_end - W*| = {eW:.2e}"])
+    out.values.update(e15=e15, e16=e16, gap_L=gap_L, eW=eW, losses=res.losses, Lmin=Lmin)
+    return out
+
+
+def rank_deficient_data(d: int = 5, rank: int = 3, m: int = 40, seed: int = 0) -> Dataset:
+    """Inputs of rank ``rank`` < d (X = U Z with U of shape (d, rank)), Gaussian targets."""
+    d, rank, m = check_int("d", d), check_int("rank", rank), check_int("m", m)
+    if rank >= d:
+        raise ValueError(f"rank must be below d = {d} for a rank-deficient X, got {rank}")
+    g = torch.Generator().manual_seed(int(seed))
+    U = torch.randn(d, rank, generator=g, dtype=torch.float64)
+    X = U @ torch.randn(rank, m, generator=g, dtype=torch.float64)
+    Y = torch.randn(d, m, generator=g, dtype=torch.float64)
+    return Dataset(X, Y)
+
+
+def generalized_inverse(S: torch.Tensor, seed: int = 0, size: float = 1.0) -> torch.Tensor:
+    """A generalized inverse G of S (S G S = S) that is not the Moore-Penrose one:
+    G = S^+ + (I - S^+ S) Z1 + Z2 (I - S S^+) with random Z1, Z2 (Rao & Mitra's general form)."""
+    g = torch.Generator().manual_seed(int(seed))
+    Sp = torch.linalg.pinv(S)
+    eye = torch.eye(S.shape[0], dtype=S.dtype)
+    Z1 = size * torch.randn(S.shape, generator=g, dtype=S.dtype)
+    Z2 = size * torch.randn(S.shape, generator=g, dtype=S.dtype)
+    return Sp + (eye - Sp @ S) @ Z1 + Z2 @ (eye - S @ Sp)
+
+
+def eq15_16_ginverse_check(data: Dataset | None = None, seed: int = 0, left: bool = False) -> Check:
+    """Eqs. 15-16 with *any* generalized inverse, on a rank-deficient X.
+
+    W_G = Sigma_YX G with G a non-Moore-Penrose generalized inverse of Sigma_XX reaches the
+    least-squares loss L_min (computed independently by a least-squares solve on the samples),
+    although W_G differs from the Moore-Penrose W* (the nontrivial part). ``left=True`` states the
+    false form G Sigma_YX (the inverse on the wrong side; the ledger's falsifier).
+    """
+    data = rank_deficient_data(seed=seed) if data is None else data
+    st = data.stats()
+    G = generalized_inverse(st.Sxx, seed=seed + 1)
+    Gp = torch.linalg.pinv(st.Sxx)
+    is_ginv = float((st.Sxx @ G @ st.Sxx - st.Sxx).abs().max())
+    W = G @ st.Syx if left else st.Syx @ G
+    Wmp = st.Syx @ Gp
+    LW = float(loss_end_to_end(W, st))
+    Wls = torch.linalg.lstsq(data.X.T, data.Y.T, driver="gelsd").solution.T
+    Lmin = float(((data.Y - Wls @ data.X) ** 2).sum() / (2 * data.m))
+    scale = max(1.0, float(G.abs().max()) ** 2 * float(st.Sxx.abs().max()))
+    tol, crit = eps_criterion(data.m, scale)
+    rank = int(torch.linalg.matrix_rank(st.Sxx))
+    parts = [Check(f"G is a generalized inverse of Sxx (rank {rank} of {data.d})", "max |Sxx G Sxx - Sxx|",
+                   is_ginv, tol, crit, nontrivial=float((G - Gp).abs().max()),
+                   nontrivial_what="max |G - Sxx^+|"),
+             Check("Eq. 16 with W = " + ("G Syx" if left else "Syx G"), "|L(W) - L_min(least squares)|",
+                   abs(LW - Lmin), tol, crit, nontrivial=float((W - Wmp).abs().max()),
+                   nontrivial_what="max |W - Syx Sxx^+|")]
+    res = all_of("Eqs. 15-16 with a non-Moore-Penrose generalized inverse", parts)
+    res.values.update(LW=LW, Lmin=Lmin, rank=rank, dW=float((W - Wmp).abs().max()))
+    return res
+
+
+# ------------------------------------------------------------------------------------------
+# The drift of Theorem 1's spectrum at the small start: c R eps^2
+# ------------------------------------------------------------------------------------------
+
+def lambda_max(H: torch.Tensor) -> float:
+    """The largest eigenvalue of a symmetric matrix (Lanczos through scipy, dense fallback)."""
+    from scipy.sparse.linalg import eigsh
+
+    if H.shape[0] <= 400:
+        return float(torch.linalg.eigvalsh(H)[-1])
+    return float(eigsh(H.numpy(), k=1, which="LA", return_eigenvectors=False, tol=1e-13)[0])
+
+
+def drift_table(Rs, epss, data, seed: int = 0) -> list[dict]:
+    """lambda_max(H(eps V)) - sigma_max(M) for linear 2-shortcut networks of R units.
+
+    V is one Xavier draw for the largest R; smaller networks use its first R units (nested, so
+    that depth alone changes between rows). Each row also holds c = drift / (R eps^2)."""
+    stats = as_stats(data)
+    Rs = [check_int("R", R) for R in Rs]
+    epss = [check_float("eps", e, low=0.0, low_open=True) for e in epss]
+    sig = float(torch.linalg.svdvals(stats.Sxx - stats.Syx).max())
+    V = initialise(ShortcutNetwork(stats.d, 2, max(Rs)), "xavier", seed=seed)
+    rows = []
+    for R in Rs:
+        net = ShortcutNetwork(stats.d, 2, R)
+        for eps in epss:
+            lam = lambda_max(hessian_linear(net, eps * V[:R], stats))
+            drift = lam - sig
+            rows.append(dict(depth=2 * R, R=R, eps=eps, lam_max=lam, sigma_max=sig, drift=drift,
+                             c=drift / (R * eps ** 2)))
+    return rows
+
+
+def _slope(x, y):
+    return float(np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)[0])
+
+
+def drift_law_check(data, Rs=(2, 4, 8), epss=(0.01, 0.02), seed: int = 0, falsifier=None) -> Check:
+    """The law lambda_max(H(eps V)) - sigma_max(M) = c R eps^2, as two exponents fitted on a
+    log-log scale: the drift's exponent in eps must be 2 and in R must be 1.
+
+    Decision rule: each fitted exponent must lie closer to the law's value than to the
+    competing one (tolerance half their distance): ``falsifier="linear_in_eps"`` states the
+    exponent 1 in eps, ``falsifier="independent_of_R"`` the exponent 0 in R.
+    """
+    rows = drift_table(Rs, epss, data, seed)
+    if min(r["drift"] for r in rows) <= 0:
+        raise ValueError("a drift is not positive; the law's exponents cannot be fitted")
+    e_eps = np.mean([_slope([r["eps"] for r in rows if r["R"] == R], [r["drift"] for r in rows if r["R"] == R])
+                     for R in Rs])
+    e_R = np.mean([_slope([r["R"] for r in rows if r["eps"] == e], [r["drift"] for r in rows if r["eps"] == e])
+                   for e in epss])
+    law_eps = 1.0 if falsifier == "linear_in_eps" else 2.0
+    law_R = 0.0 if falsifier == "independent_of_R" else 1.0
+    parts = [Check(f"drift ~ eps^{law_eps:g}", "|fitted exponent in eps - law|", abs(e_eps - law_eps), 0.5,
+                   "half the distance between the competing exponents 2 and 1"),
+             Check(f"drift ~ R^{law_R:g}", "|fitted exponent in R - law|", abs(e_R - law_R), 0.5,
+                   "half the distance between the competing exponents 1 and 0")]
+    cs = [r["c"] for r in rows]
+    res = all_of(f"depth drift at the small start, R = {list(Rs)}, eps = {list(epss)}", parts,
+                 [f"fitted exponents: eps {e_eps:.3f}, R {e_R:.3f}; c = drift / (R eps^2) from "
+                  f"{min(cs):.2f} to {max(cs):.2f}"])
+    res.values.update(rows=rows, e_eps=float(e_eps), e_R=float(e_R), c_min=min(cs), c_max=max(cs))
+    return res
+
+
+def figure5_break_depth(table_path=None, arch: str = "2-shortcut", limit: float = 0.01) -> dict:
+    """When would the Figure 5 ledger entry (mean lg cond10 flat within ``limit``) break?
+
+    Reads the committed paper-scale Figure 5 table, fits mean lg(cond10) linearly in R = depth/2
+    and returns the depth at which the fitted change from depth 2 reaches ``limit``.
+    """
+    import pandas as pd
+
+    from .experiments import engine
+
+    path = table_path or (engine.results_dir("fig5", "paper") / "table.csv")
+    t = pd.read_csv(path)
+    g = t[t["arch"] == arch]
+    lg = g.assign(lg=np.log10(g["cond"].astype(float))).groupby("depth")["lg"].mean()
+    R = lg.index.to_numpy() / 2
+    slope, icpt = np.polyfit(R, lg.to_numpy(), 1)
+    spread = float(lg.max() - lg.min())
+    R_break = 1 + limit / slope if slope > 0 else math.inf
+    return dict(slope_per_unit=float(slope), spread=spread, max_depth=int(lg.index.max()),
+                break_depth=2 * R_break, lg=lg)
+
+
+# ------------------------------------------------------------------------------------------
+# The pairing convention
+# ------------------------------------------------------------------------------------------
+
+def relabel(data: Dataset, signs="svd_flip", order=None) -> Dataset:
+    """Re-pair inputs with outputs: input coordinate i becomes ``signs[i] * X[order[i]]``.
+
+    The conventions of :func:`resnet_nb.data.whitened_mnist` (``order`` first, then ``signs``,
+    through the same :func:`resnet_nb.data.sign_convention`), applied to an existing data set so
+    that no new PCA is needed. Targets are unchanged.
+    """
+    if not isinstance(data, Dataset):
+        raise ValueError(f"data must be a Dataset, got {type(data).__name__}")
+    order = check_order(order, data.d)
+    X = data.X if order is None else data.X[torch.as_tensor(order)]
+    flip = torch.as_tensor(sign_convention(X, data.Y, signs), dtype=torch.float64)
+    return Dataset(X * flip[:, None], data.Y, labels=data.labels,
+                   info=dict(data.info, relabel=dict(signs=signs if isinstance(signs, str) else flip.tolist(),
+                                                     order=None if order is None else order.tolist())))
+
+
+def _cond_of_M(Sxx, Syx):
+    sv = torch.linalg.svdvals(Sxx - Syx)
+    return sv.max(dim=-1).values / sv.min(dim=-1).values
+
+
+def convention_table(data: Dataset, conventions) -> list[dict]:
+    """Condition numbers at 0 for several pairings of input and output coordinates.
+
+    ``conventions``: (name, signs, order) triples for :func:`relabel`. Each row: the
+    2-shortcut condition number sigma_max/sigma_min of M = Sigma_XX - Sigma_YX (Part 2: the
+    same at every depth), read from the exact Hessian of one unit as well, and the paper's
+    10th-percentile condition number of a 1-shortcut network with 8 units.
+    """
+    rows = []
+    for name, signs, order in conventions:
+        dd = relabel(data, signs, order)
+        st = dd.stats()
+        net2 = ShortcutNetwork(dd.d, 2, 1)
+        eigs2 = spectrum(hessian_linear(net2, torch.zeros(net2.shape, dtype=torch.float64), st))
+        net1 = ShortcutNetwork(dd.d, 1, 8)
+        eigs1 = spectrum(hessian_linear(net1, torch.zeros(net1.shape, dtype=torch.float64), st))
+        rows.append(dict(convention=name, cond_M=float(_cond_of_M(st.Sxx, st.Syx)),
+                         cond_H_2shortcut=cond_max_min(eigs2),
+                         cond10_1shortcut_R8=cond_percentile(eigs1, 10),
+                         trace_Syx=float(torch.trace(st.Syx))))
+    return rows
+
+
+def sign_sweep(data: Dataset) -> np.ndarray:
+    """sigma_max/sigma_min of M = Sigma_XX - Sigma_YX D for every sign pattern D (2^d of them).
+
+    Flipping input coordinate i flips column i of Sigma_YX and leaves Sigma_XX's diagonal;
+    for whitened data Sigma_XX = I is unchanged. Returns an array of 2^d condition numbers,
+    pattern k having sign -1 at coordinate i when bit i of k is set.
+    """
+    d = data.d
+    if d > 16:
+        raise ValueError(f"sign_sweep enumerates 2^d patterns; d must be <= 16, got {d}")
+    st = data.stats()
+    k = torch.arange(2 ** d)
+    D = 1.0 - 2.0 * ((k[:, None] >> torch.arange(d)) & 1).to(torch.float64)  # (2^d, d)
+    Sxx = D[:, :, None] * st.Sxx * D[:, None, :]
+    Syx = st.Syx * D[:, None, :]
+    return _cond_of_M(Sxx, Syx).numpy()
+
+
+def order_sweep(data: Dataset, count: int = 2000, seed: int = 0) -> np.ndarray:
+    """sigma_max/sigma_min of M for ``count`` random orders of the input coordinates."""
+    count = check_int("count", count)
+    st = data.stats()
+    g = torch.Generator().manual_seed(int(seed))
+    perms = torch.stack([torch.randperm(data.d, generator=g) for _ in range(count)])
+    Sxx = st.Sxx[perms[:, :, None], perms[:, None, :]]
+    Syx = st.Syx[:, perms].permute(1, 0, 2)
+    return _cond_of_M(Sxx, Syx).numpy()
+
+
+
+
+
+# ------------------------------------------------------------------------------------------
+# Claims of the chapter (see resnet_nb.ledger)
+# ------------------------------------------------------------------------------------------
+
+_WHERE = ["book/theorem1_dynamics.ipynb", "tests/test_theorem1.py"]
+
+
+def _data3():
+    from .theorem1 import _data3 as d3
+
+    return d3()
+
+
+@ledger.claim("li-eq7-update", source="Li et al., Eq. 7",
+              statement=r"The gradient-descent update of every matrix is "
+                        r"$\alpha\,(W_{after}W^{r,l}_{after})^\top(\Sigma_{YX} - W\Sigma_{XX})(W^{r,l}_{before}W_{before})^\top$.",
+              verdict="holds", falsifier="Eq. 7 without the two transposes", where=_WHERE)
+def claim_eq7(falsify: bool = False) -> Check:
+    data = _data3()
+    parts = [eq7_check(ShortcutNetwork(3, n, R, shortcut=sc), data, samples=3, transposes=not falsify)
+             for n, R, sc in [(1, 3, True), (2, 2, True), (3, 2, True), (1, 4, False)]]
+    return all_of("Eq. 7 against autograd, four networks", parts)
+
+
+@ledger.claim("li-fig4-one-shortcut", source="Li et al., Section 4.2, Eq. 14, Figure 4 (left)",
+              statement="A zero-initialised 1-shortcut linear network follows the gradient-descent path of an "
+                        "identity-initialised plain linear network ($V_r = I + W_r$ at every epoch).",
+              verdict="holds",
+              falsifier="the same path for a plain network from a random orthogonal start", where=_WHERE)
+def claim_fig4_one(falsify: bool = False) -> Check:
+    return figure4_one_shortcut_check(_data3(), R=4, epochs=40,
+                                      plain_init="orthogonal" if falsify else "identity")
+
+
+@ledger.claim("li-fig4-skip-all", source="Li et al., Section 4.2, Figure 4 (right)",
+              statement="A single shortcut around all layers trains exactly like the plain network fitting "
+                        "$Y - X$ (tanh at mid). Both sides run one trainer on one loss: an implementation test.",
+              verdict="holds", kind="regression",
+              falsifier="the plain network fitting $Y$ (targets not shifted)", where=_WHERE)
+def claim_fig4_skip(falsify: bool = False) -> Check:
+    return figure4_skip_all_check(_data3(), n=3, lr=0.05, epochs=40, shift=not falsify, mid="tanh")
+
+
+@ledger.claim("li-eq15-16-any-g-inverse", source="Li et al., Eqs. 15-16",
+              statement=r"With a rank-deficient $X$ and a generalized inverse that is not the Moore-Penrose one, "
+                        r"$W = \Sigma_{YX}\Sigma_{XX}^-$ attains the least-squares loss $L_{\min}$.",
+              verdict="holds", falsifier=r"the inverse on the wrong side, $W = \Sigma_{XX}^-\Sigma_{YX}$",
+              where=_WHERE)
+def claim_eq15_16(falsify: bool = False) -> Check:
+    return eq15_16_ginverse_check(seed=0, left=falsify)
+
+
+@ledger.claim("book-depth-drift", source="the book's law (referee L10); Li et al., Section 5.1 (Figure 5)",
+              statement=r"At the small start $\varepsilon V$, $\lambda_{\max}(H) - \sigma_{\max}(M) = c R\varepsilon^2$ "
+                        r"for linear 2-shortcut networks: exponent 2 in $\varepsilon$ and 1 in $R$.",
+              verdict="holds", falsifier=r"the drift independent of $R$ (exponent 0)", where=_WHERE)
+def claim_drift(falsify: bool = False) -> Check:
+    from .experiments.common import mnist  # cached: 1,000 whitened digits
+
+    return drift_law_check(mnist(100), Rs=(2, 4, 8), epss=(0.01, 0.02),
+                           falsifier="independent_of_R" if falsify else None)
