@@ -10,9 +10,11 @@ import torch
 from ._checks import check_choice, check_float, check_int
 from .networks import ShortcutNetwork
 
-__all__ = ["INITS", "initialise"]
+__all__ = ["INITS", "SMALL_SCALE", "initialise"]
 
 INITS = ("zero", "small", "xavier", "orthogonal", "identity")
+#: the factor of Li et al.'s "small" initialisation (Xavier times 0.01, their section 4.1)
+SMALL_SCALE = 0.01
 
 
 def _orthogonal(shape, d, g, dtype):
@@ -25,7 +27,7 @@ def _orthogonal(shape, d, g, dtype):
 
 
 def initialise(net: ShortcutNetwork, scheme: str, seed: int = 0, runs: int | None = None,
-               scale: float = 0.01, dtype=torch.float64, device=None) -> torch.Tensor:
+               scale: float = SMALL_SCALE, dtype=torch.float64, device=None) -> torch.Tensor:
     """Weights for ``net`` under ``scheme``.
 
     * ``"zero"``: all matrices zero (the point Theorem 1 studies).
