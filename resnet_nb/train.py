@@ -239,6 +239,9 @@ def gradient_descent(net: ShortcutNetwork, W0: torch.Tensor, data, lr, epochs: i
     if isinstance(data, Dataset) and net.is_linear:
         data = data.stats()
     W = net.check_weights(W0).detach().clone()
+    if not torch.isfinite(W).all():
+        bad = int((~torch.isfinite(W)).sum())
+        raise ValueError(f"W0 must be finite; it has {bad} NaN or infinite entries of {W.numel()}")
     if data.d != net.d or (isinstance(data, Dataset) and data.Y.shape[0] != net.d):
         raise ValueError(f"data has dimension {data.d} but the network has d={net.d}")
     batch = W.shape[:-4]

@@ -1,0 +1,54 @@
+"""Figures 9, 10 and the Figure 2 analog: their ledger claims (each check passes, each falsifier is
+rejected on its comparison), the He baseline, the L-BFGS floor, and gradient descent's input check."""
+import math
+
+import pytest
+import torch
+
+from resnet_nb.experiments import fig2, fig9, fig10
+from resnet_nb.experiments.common import initial_weights, mnist, network
+from resnet_nb.train import gradient_descent
+
+CLAIMS = [fig9.check_fig9_shortcut_lowest, fig9.check_escape_rate, fig9.check_edge_of_stability,
+          fig10.check_shortcut_lowest, fig10.check_deeper_lower, fig10.check_flat_at_64, fig10.check_depth2_floor,
+          fig2.check_larger_run_ordered, fig2.check_growth_shrinks]
+
+
+@pytest.mark.parametrize("check", CLAIMS, ids=lambda f: f.claim.id)
+def test_claim_holds_and_falsifier_is_rejected(check):
+    assert check().passed, str(check())
+    assert check(falsify=True).rejected_on_value, str(check(falsify=True))
+
+
+def test_gradient_descent_rejects_nan_initial_weights():
+    net = network("2-shortcut", 2)
+    W0 = initial_weights("2-shortcut", net, seed=0)
+    W0[0, 0, 0, 0] = float("nan")
+    with pytest.raises(ValueError, match="W0 must be finite"):
+        gradient_descent(net, W0, mnist().stats(), lr=0.1, epochs=2)
+
+
+def test_he_weights_scale_only_the_matrices_a_relu_follows():
+    W = fig10.he_weights(4, seed=0)
+    X = initial_weights("xavier", network("xavier", 4, relu=True), seed=0)
+    assert torch.allclose(W[:, 0], math.sqrt(2) * X[:, 0])
+    assert torch.equal(W[:, 1], X[:, 1])
+
+
+def test_he_keeps_the_signal_where_xavier_loses_it():
+    he, xa = fig10.initial_output_rms("he", 32), fig10.initial_output_rms("xavier", 32)
+    assert he > 30 * xa, (he, xa)
+
+
+def test_he_items_and_a_short_run():
+    cfg = dict(fig10.SCALES["default"], archs=["he", "2-shortcut"], depths=[2], runs=1, lrs=[0.1], epochs=3)
+    items = fig10.configurations(cfg)
+    assert [it["arch"] for it in items] == ["2-shortcut", "he"]
+    t = fig10.run(cfg, progress=False)
+    assert set(t["arch"]) == {"he", "2-shortcut"} and t["final_loss"].notna().all()
+
+
+def test_summarise_flags_a_lone_rate_at_the_grid_edge():
+    s = fig9.summarise(fig9.committed())
+    edge = s[s["lr_at_grid_edge"]]
+    assert list(zip(edge["arch"], edge["depth"])) == [("xavier", 96)]
