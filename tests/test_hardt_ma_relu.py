@@ -43,7 +43,11 @@ def test_construction_fits_separated_points_exactly(selection, d, n, k):
     assert pc["residual"] == rep["blocks"] * (2 * k * k + k)
 
 
-def test_construction_fits_1000_points_and_paper_order_can_fail():
+def test_construction_fits_1000_points_and_paper_order_needs_the_papers_width():
+    """Greedy fits at k = 30; the paper's order fails at k = 30 but fits at the proof's width
+    k = 10 ln n / rho^2 (rho: the paper's bound on squared distances), as Theorem 3.2 says."""
+    from resnet_nb.hardt_ma_relu import paper_width, separation
+
     rng = np.random.default_rng(2)
     X = unit_norm_columns(rng.standard_normal((50, 1000)))
     y = rng.integers(0, 10, 1000)
@@ -51,6 +55,53 @@ def test_construction_fits_1000_points_and_paper_order_can_fail():
     assert np.abs(net(X) - np.eye(10)[:, y]).max() <= 1e-8
     with pytest.raises(ValueError, match="margin"):
         theorem32_construction(X, y, k=30, selection="paper")
+    k = paper_width(1000, separation(X) ** 2)
+    assert k > 30
+    net, rep = theorem32_construction(X, y, k=k, selection="paper")
+    assert np.abs(net(X) - np.eye(10)[:, y]).max() <= 1e-8
+    assert rep["blocks"] == -(-1000 // k)  # the paper's order: ceil(n / k) blocks
+
+
+def test_greedy_fits_at_constant_width():
+    rng = np.random.default_rng(4)
+    X = unit_norm_columns(rng.standard_normal((20, 300)))
+    y = rng.integers(0, 5, 300)
+    for k in (2, 3):
+        net, rep = theorem32_construction(X, y, k=k, r=5)
+        assert np.abs(net(X) - np.eye(5)[:, y]).max() <= 1e-6
+        assert -(-300 // k) <= rep["blocks"] <= 300
+
+
+def test_padded_lemma_b1_counterexamples_keep_failing():
+    from resnet_nb.hardt_ma_relu import (lemma_b1_counterexamples, lemma_b1_hypotheses, lemma_b1_paper,
+                                         pad_configuration)
+
+    ce = lemma_b1_counterexamples(0.1)
+    for name in ("pair", "hull"):
+        alpha, S = pad_configuration(ce[name], 4)
+        assert S.size == 4 and alpha.shape == (4, ce[name].shape[1] + 3)
+        h = lemma_b1_hypotheses(alpha, S, 0.1)
+        assert h["norms_ok"] and h["separation_ok"]
+        _, _, _, rep = lemma_b1_paper(alpha, S, np.ones((4, 4)), 0.1)
+        assert rep["fixed_error"] > 0.5
+
+
+def test_surrogate_inner_products_fraction():
+    from resnet_nb.hardt_ma_relu import surrogate_inner_products
+
+    lo = surrogate_inner_products(10, 10, draws=500)
+    hi = surrogate_inner_products(10, 200, draws=500)
+    assert lo["below"] < 0.5 < hi["below"] and lo["abs_below"] <= lo["below"]
+
+
+@pytest.mark.parametrize("cid", ["hm-thm32", "hm-lemma-b1", "hm-constant-width"])
+def test_claim_holds_and_its_falsifier_is_rejected(cid):
+    from resnet_nb import hardt_ma_relu  # noqa: F401  (declares the claims)
+    from resnet_nb.ledger import LEDGER
+
+    c = LEDGER[cid]
+    assert c.check(falsify=False).require().passed
+    assert c.check(falsify=True).rejected_on_value
 
 
 def test_duplicate_points_and_bad_labels_raise():
