@@ -25,7 +25,7 @@ unexport MPLBACKEND
 NOTEBOOKS := $(sort $(wildcard book/*.ipynb))
 
 .PHONY: help setup venv assets chromium book book-build test test-unit test-notebooks lint \
-        test-browser test-student student clean
+        test-browser test-student student clean mutation
 
 help:
 	@echo "make book     - set up .venv and assets, build the site into _build/html"
@@ -33,6 +33,7 @@ help:
 	@echo "make student  - build the student edition (no solutions) into _build/student/html"
 	@echo "make test-student - the browser test against the student edition"
 	@echo "make lint     - ruff over the package and, through nbqa, the chapters' code cells"
+	@echo "make mutation - mutation testing of the mathematics (hours; resumable; not in make test)"
 	@echo "make clean    - remove _build"
 
 # --- setup ---------------------------------------------------------------------------------
@@ -109,6 +110,11 @@ test:
 	@$(TIMED) book-build $(MAKE) --no-print-directory book-build
 	@$(TIMED) browser-test $(MAKE) --no-print-directory test-browser
 	@echo "=== stage timings (stage, seconds, exit status):"; cat _build/timings.txt
+
+# Mutation testing (mutmut, configured in setup.cfg): resumable, rewrites results/mutation/.
+# Hours on two cores; MODULES="losses train" restricts it. See results/mutation/README.md.
+mutation: venv
+	nice -n 10 $(BIN)/python scripts/mutation.py $(MODULES)
 
 clean:
 	rm -rf _build

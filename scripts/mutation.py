@@ -1,0 +1,253 @@
+"""Mutation testing of the modules that implement the papers' mathematics (issue 11, part 3).
+
+    python scripts/mutation.py                 # every module, in order, resumable
+    python scripts/mutation.py losses train    # some modules
+    python scripts/mutation.py --report-only   # rewrite the report from mutmut's stored results
+
+The tester is mutmut 3 (configured in ``setup.cfg``: which files are mutated, which tests form
+the suite). This script adds what mutmut does not do:
+
+* EXCLUSION BY FUNCTION NAME. Plotting, widget and display functions are not mathematics; their
+  mutants are never run and are counted as ``excluded`` (rule: ``EXCLUDED_NAME``).
+* RESUMABLE, MODULE BY MODULE. A module's mutants that already have a result are not run again
+  (mutmut keeps them under ``mutants/``, and invalidates the results of a function whose source
+  changed); the report is rewritten after every module.
+* EQUIVALENT MUTANTS, each with a one-line reason, are listed in ``results/mutation/
+  equivalent.json`` ({mutant name: reason}) and leave the denominator of the score.
+* PROVENANCE: the git commit and the blob hash of every module measured, and wall times.
+
+Score = killed / (total - excluded - equivalent), where total counts every mutant of the module;
+survived, timeout, "no tests" and not-yet-run mutants all count against it.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "results" / "mutation"
+BIN = Path(sys.executable).parent
+SEP = "ǁ"  # mutmut's separator in mangled method names
+
+# Module -> files it is made of (a module split in two keeps one line of the report).
+MODULES = {
+    "losses": ["resnet_nb/losses.py"],
+    "train": ["resnet_nb/train.py"],
+    "hessians": ["resnet_nb/hessians.py"],
+    "theorem1": ["resnet_nb/theorem1.py", "resnet_nb/theorem1_dynamics.py"],
+    "hardt_ma_linear": ["resnet_nb/hardt_ma_linear.py"],
+    "hardt_ma_relu": ["resnet_nb/hardt_ma_relu.py"],
+}
+
+# Functions whose mutants are not run: pictures, widgets, animations, HTML and text rendering.
+# A function is excluded when its name matches this pattern; the report lists every one.
+EXCLUDED_NAME = re.compile(
+    r"(plot|figure|widget|interact|animat|view|draw|_repr_|html|display|show|table|markdown|"
+    r"progress|explorer|histogram)", re.IGNORECASE)
+
+STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",
+          35: "suspicious", 36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout",
+          255: "timeout", 37: "caught by type check", -11: "segfault", -9: "segfault",
+          None: "not run"}
+
+
+def git(*args) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+
+def dotted(path: str) -> str:
+    return path[:-3].replace("/", ".")
+
+
+def functions(path: str) -> list[str]:
+    """Mangled names (mutmut's) of the top-level functions and methods of a source file."""
+    tree = ast.parse((ROOT / path).read_text())
+    mod, out = dotted(path), []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.append(f"{mod}.x_{node.name}")
+        elif isinstance(node, ast.ClassDef):
+            out += [f"{mod}.x{SEP}{node.name}{SEP}{f.name}" for f in node.body
+                    if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return out
+
+
+def short(mangled: str) -> str:
+    return mangled.rpartition(".")[2].removeprefix("x_").replace(SEP, ".").strip(".")
+
+
+def excluded(mangled: str) -> bool:
+    return bool(EXCLUDED_NAME.search(short(mangled)))
+
+
+def load_meta(path: str) -> dict:
+    meta = ROOT / "mutants" / (path + ".meta")
+    if not meta.exists():
+        return {}
+    return json.loads(meta.read_text()).get("exit_code_by_key", {})
+
+
+def load_stats() -> dict:
+    stats = ROOT / "mutants" / "mutmut-stats.json"
+    if not stats.exists():
+        return {}
+    return json.loads(stats.read_text()).get("tests_by_mangled_function_name", {})
+
+
+def mutmut_run(names: list[str], log) -> int:
+    cmd = [str(BIN / "mutmut"), "run", "--max-children", os.environ.get("MUTATION_JOBS", "2"),
+           *names]
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    return subprocess.run(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT).returncode
+
+
+def run_module(name: str, log) -> float:
+    """Run the pending, non-excluded mutants of one module; return the wall time in seconds."""
+    t0 = time.time()
+    paths = [p for p in MODULES[name] if (ROOT / p).exists()]
+    wanted = [f for p in paths for f in functions(p) if not excluded(f)]
+    stats = load_stats()
+    if not any(load_meta(p) for p in paths) or not stats:
+        # First pass: mutmut does not know the mutants' names yet, so name them by function.
+        print(f"[{name}] first pass over {len(wanted)} functions", flush=True)
+        mutmut_run([f"{f}__mutmut_*" for f in wanted], log)
+    # Resume: only mutants without a result, of functions some test reaches.
+    pending, unreached = [], []
+    for p in paths:
+        for key, code in load_meta(p).items():
+            fn = key.partition("__mutmut_")[0]
+            if code is None and fn in wanted:
+                (pending if fn in load_stats() else unreached).append(key)
+    if pending:
+        print(f"[{name}] {len(pending)} mutants left to run", flush=True)
+        mutmut_run(pending, log)
+    return time.time() - t0
+
+
+def summarise(name: str, equivalent: dict, wall: dict) -> dict:
+    paths = [p for p in MODULES[name] if (ROOT / p).exists()]
+    counts = {k: 0 for k in ("total", "killed", "survived", "timeout", "no tests", "not run",
+                             "other", "excluded", "equivalent")}
+    survivors, equiv, excl_fns = [], [], set()
+    for p in paths:
+        for key, code in sorted(load_meta(p).items()):
+            fn = key.partition("__mutmut_")[0]
+            counts["total"] += 1
+            if excluded(fn):
+                counts["excluded"] += 1
+                excl_fns.add(short(fn))
+                continue
+            status = STATUS.get(code, "other")
+            if key in equivalent and status != "killed":
+                counts["equivalent"] += 1
+                equiv.append({"mutant": key, "reason": equivalent[key]})
+                continue
+            counts[status if status in counts else "other"] += 1
+            if status != "killed":
+                survivors.append({"mutant": key, "status": status})
+    denom = counts["total"] - counts["excluded"] - counts["equivalent"]
+    files = [{"path": p, "commit": git("log", "-1", "--format=%H", "--", p),
+              "blob": git("hash-object", p),
+              "matches_commit": git("status", "--porcelain", "--", p) == ""} for p in paths]
+    return {"module": name, "files": files, **counts,
+            "score": counts["killed"] / denom if denom else None,
+            "wall_s": round(wall.get(name, 0.0), 1), "excluded_functions": sorted(excl_fns),
+            "equivalent_mutants": equiv, "surviving_mutants": survivors}
+
+
+def write_report(names: list[str], wall: dict) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    eq_file = OUT / "equivalent.json"
+    equivalent = json.loads(eq_file.read_text()) if eq_file.exists() else {}
+    old = {}
+    if (OUT / "report.json").exists():
+        old = {m["module"]: m for m in json.loads((OUT / "report.json").read_text())["modules"]}
+    modules = []
+    for name in MODULES:
+        if name in names or name not in old:
+            prev = old.get(name, {}).get("wall_s", 0.0)
+            m = summarise(name, equivalent, {name: wall.get(name, 0.0) + prev})
+            if m["total"] == 0:
+                m["note"] = "not reached: no mutants generated/run yet"
+        else:
+            m = old[name]
+        modules.append(m)
+    report = {"tool": "mutmut " + subprocess.run([str(BIN / "mutmut"), "--version"],
+                                                  capture_output=True, text=True
+                                                  ).stdout.strip().split()[-1],
+              "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+              "head": git("rev-parse", "HEAD"), "excluded_name_rule": EXCLUDED_NAME.pattern,
+              "target": 0.9, "modules": modules}
+    (OUT / "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    (OUT / "report.md").write_text(markdown(report))
+
+
+def markdown(report: dict) -> str:
+    lines = ["# Mutation testing report", "",
+             f"Tool: {report['tool']}; written {report['written']} at commit "
+             f"`{report['head'][:10]}`. Score = killed / (total - excluded - equivalent); "
+             f"target {report['target']:.0%} per module. Survivors, timeouts, mutants no test "
+             "reaches and mutants not yet run all count against the score.", "",
+             "| module | total | excluded | equivalent | killed | survived | timeout | no tests "
+             "| not run | score | wall (s) |", "|" + " --- |" * 11]
+    for m in report["modules"]:
+        score = "–" if m["score"] is None else f"{m['score']:.1%}"
+        lines.append(f"| {m['module']} | {m['total']} | {m['excluded']} | {m['equivalent']} | "
+                     f"{m['killed']} | {m['survived']} | {m['timeout']} | {m['no tests']} | "
+                     f"{m['not run']} | {score} | {m['wall_s']} |")
+    lines += ["", "## Modules measured (git commit of the file, and whether the measured file "
+              "was that commit's)", ""]
+    for m in report["modules"]:
+        for f in m["files"]:
+            lines.append(f"- {m['module']}: `{f['path']}` commit `{f['commit'][:10]}` blob "
+                         f"`{f['blob'][:10]}`" + ("" if f["matches_commit"] else
+                                                   " (working copy differed from the commit)"))
+    for m in report["modules"]:
+        if m.get("note"):
+            lines.append(f"\n{m['module']}: {m['note']}.")
+        if m["excluded_functions"]:
+            lines.append(f"\n**{m['module']}**, functions excluded by name: "
+                         + ", ".join(f"`{f}`" for f in m["excluded_functions"]))
+        if m["equivalent_mutants"]:
+            lines.append(f"\n**{m['module']}**, equivalent mutants:\n")
+            lines += [f"- `{e['mutant'].rpartition('.')[2]}`: {e['reason']}"
+                      for e in m["equivalent_mutants"]]
+        if m["surviving_mutants"]:
+            lines.append(f"\n**{m['module']}**, not killed ({len(m['surviving_mutants'])}):\n")
+            lines += [f"- `{s['mutant'].rpartition('.')[2]}` ({s['status']})"
+                      for s in m["surviving_mutants"]]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("modules", nargs="*", help=f"subset of {list(MODULES)}")
+    ap.add_argument("--report-only", action="store_true")
+    args = ap.parse_args()
+    names = args.modules or list(MODULES)
+    unknown = set(names) - set(MODULES)
+    if unknown:
+        ap.error(f"unknown modules {sorted(unknown)}")
+    os.chdir(ROOT)
+    (ROOT / "mutants").mkdir(exist_ok=True)
+    OUT.mkdir(parents=True, exist_ok=True)
+    wall = {}
+    with open(ROOT / "mutants" / "mutation.log", "a") as log:
+        for name in names:
+            if not args.report_only:
+                wall[name] = run_module(name, log)
+                print(f"[{name}] {wall[name]:.0f} s", flush=True)
+            write_report([name] if not args.report_only else names, wall)
+    print((OUT / "report.md").read_text())
+
+
+if __name__ == "__main__":
+    main()
