@@ -34,7 +34,8 @@ from .ledger import Check, all_of, claim, eps_criterion
 
 __all__ = ["ReLUResNet", "relu_block", "separation", "margins", "lemma_block",
            "surrogate_vectors", "theorem32_construction", "parameter_count", "unit_norm_columns",
-           "projected_margins", "lemma_b1_hypotheses", "lemma_b1_paper", "lemma_b1_counterexamples", "construction_view",
+           "projected_margins", "lemma_b1_hypotheses", "lemma_b1_paper", "lemma_b1_counterexamples",
+           "construction_view",
            "pad_configuration", "paper_width", "random_lemma_b1_configuration", "surrogate_inner_products"]
 
 

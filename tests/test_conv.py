@@ -478,3 +478,54 @@ def test_fig2_plot_can_show_either_convolution(tiny_table):
     s = fig2.summarise(table)
     last = table[table.epoch == 4].groupby("blocks").norm_residual_2.mean()
     np.testing.assert_allclose(s.set_index("blocks").final_norm_residual_2, last, rtol=1e-12)
+
+
+# -- Hardt & Ma's analog ------------------------------------------------------------------------
+
+def test_hardt_ma_residual_init_is_small_on_residual_convolutions_only():
+    c = 64
+    model = conv.ConvResNet(blocks=[1, 1], channels=[c, c], init="hardt_ma_residual", seed=0, block="hardt_ma")
+    for name, module, role in model.convolutions():
+        w = module.weight.detach().double()
+        fan_in = w[0].numel()
+        small = role in ("residual_1", "residual_2")
+        expected = 1.0 / fan_in if small else math.sqrt(2.0 / fan_in)
+        if role == "stem":
+            continue
+        assert abs(float(w.std()) / expected - 1) < 0.03, name
+
+
+def test_hardt_ma_block_has_one_relu():
+    g = torch.Generator().manual_seed(4)
+    block = conv.ResidualBlock(3, kind="hardt_ma")
+    x = torch.randn(2, 3, 5, 5, generator=g)
+    f = torch.nn.functional
+    manual = x + f.conv2d(f.relu(f.conv2d(x, block.conv1.weight, block.conv1.bias, padding=1)),
+                          block.conv2.weight, block.conv2.bias, padding=1)
+    assert torch.allclose(block(x), manual, atol=1e-6)
+    with pytest.raises(ValueError, match="no batch norm"):
+        conv.ResidualBlock(3, batch_norm=True, kind="hardt_ma")
+    with pytest.raises(ValueError, match="kind"):
+        conv.ResidualBlock(3, kind="other")
+
+
+def test_hm_analog_has_two_residual_blocks_and_summary_spread():
+    cfg = conv.HM_ANALOG
+    model = conv.ConvResNet(blocks=cfg["blocks"], channels=cfg["channels"], block=cfg["block"],
+                            fixed_last_layer=True, init="hardt_ma_residual")
+    assert model.depth == 2 and not any(p.requires_grad for n, p in model.named_buffers())
+    rows = []
+    for seed, final in ((0, 0.9), (1, 0.8)):
+        for epoch in range(7):
+            rows.append(dict(init="standard", seed=seed, epoch=epoch, loss=1.0 / (epoch + 1),
+                             accuracy=final, test_accuracy=final))
+    summ = conv.hm_analog_summary(pd.DataFrame(rows))
+    r = summ.iloc[0]
+    assert r.runs == 2 and r.test_acc == pytest.approx(0.85)
+    assert (r.test_acc_min, r.test_acc_max) == (0.8, 0.9)
+    assert r.last_epochs_loss_change == pytest.approx(1 / 2 - 1 / 7)
+
+
+def test_hm_analog_run_writes_a_history():
+    hist = conv.hm_analog_run("hardt_ma_residual", 0, dict(epochs=1, n_per_class=5))
+    assert list(hist.epoch) == [0, 1] and (hist.init == "hardt_ma_residual").all()

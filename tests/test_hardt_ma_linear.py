@@ -118,7 +118,8 @@ def test_population_risk_matches_monte_carlo():
 
 
 @settings(max_examples=40, deadline=None)
-@given(l=st.integers(1, 8), d=st.integers(1, 4), tau=st.one_of(st.just(0.0), st.floats(1e-6, 0.95)), seed=st.integers(0, 10_000),
+@given(l=st.integers(1, 8), d=st.integers(1, 4), tau=st.one_of(st.just(0.0), st.floats(1e-6, 0.95)),
+       seed=st.integers(0, 10_000),
        scale=st.sampled_from([0.01, 1.0, 100.0]), kind=st.sampled_from(["gaussian", "shrink", "rank_one"]))
 def test_corrected_gradient_bound_holds_on_random_and_adversarial_points(l, d, tau, seed, scale, kind):
     rng = np.random.default_rng(seed)
