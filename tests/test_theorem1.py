@@ -10,13 +10,14 @@ from hypothesis import strategies as st
 
 from resnet_nb import ShortcutNetwork, synthetic_linear
 from resnet_nb.hessians import directional_derivatives, hessian, loss_function, theorem1_blocks
-from resnet_nb.theorem1 import (covers_unit, depth_table, eq7_check, eq7_update, eq11_assemble,
-                                eq13_assemble, eq15_16_check, eq21_A, eq25_B, eq28_A,
-                                figure4_one_shortcut_check, figure4_skip_all_check, lemma1_check,
-                                lemma2_check, mixed_partial, one_sided_derivatives,
+from resnet_nb import ledger
+from resnet_nb.theorem1 import (covers_unit, depth_table, eq11_assemble, eq13_assemble, eq21_A, eq25_B,
+                                eq28_A, lemma1_check, lemma2_check, mixed_partial, one_sided_derivatives,
                                 order_n_closed_form, param_coords, param_index, part1_check,
                                 part2_check, part3_check, relu_kink_check, shifted_sigmoid,
                                 shuffle_matrix, taylor_remainder_check)
+from resnet_nb.theorem1_dynamics import (eq7_check, eq7_update, eq15_16_check, figure4_one_shortcut_check,
+                                         figure4_skip_all_check)
 
 torch.set_num_threads(1)
 
@@ -92,7 +93,7 @@ def test_mixed_partial_repeated_index_is_pure_derivative(data3):
 @pytest.mark.parametrize("acts", [{}, {"pre": "tanh", "mid": "silu", "post": "tanh"}, {"mid": "relu"}])
 def test_lemma1_holds(data3, n, acts):
     res = lemma1_check(ShortcutNetwork(3, n, 2, **acts), data3, samples=4, seed=n)
-    assert res.holds, str(res)
+    assert res.passed, str(res)
     if n >= 2:
         assert res.values["worst_noncovering"] <= 1e-12
     assert res.values["min_chain"] > 1e-6  # covering chains are nonzero
@@ -100,7 +101,7 @@ def test_lemma1_holds(data3, n, acts):
 
 def test_lemma1_fails_without_sigma_mid_zero(data3):
     res = lemma1_check(ShortcutNetwork(3, 2, 2, mid=shifted_sigmoid()), data3, samples=6)
-    assert not res.holds
+    assert res.rejected_on_value
     assert res.values["worst_noncovering"] > 1e-3
 
 
@@ -114,7 +115,7 @@ def test_order_n_closed_form_rejects_wrong_length(data3):
 def test_lemma1_random_networks(n, R, d, seed):
     data = synthetic_linear(d, 12, seed=seed)
     res = lemma1_check(ShortcutNetwork(d, n, R, mid="tanh"), data, samples=3, seed=seed)
-    assert res.holds, str(res)
+    assert res.passed, str(res)
 
 
 # -- Lemma 2 ----------------------------------------------------------------------------------
@@ -122,13 +123,13 @@ def test_lemma1_random_networks(n, R, d, seed):
 @pytest.mark.parametrize("n", [1, 2])
 def test_lemma2_holds(data3, n):
     res = lemma2_check(ShortcutNetwork(3, n, 3, pre="tanh", post="silu"), data3, samples=9)
-    assert res.holds, str(res)
+    assert res.passed, str(res)
     assert res.values["biggest"] > 1e-3  # not a comparison of zeros
 
 
 def test_lemma2_fails_without_sigma_post_zero(data3):
     res = lemma2_check(ShortcutNetwork(3, 1, 3, post=shifted_sigmoid()), data3, samples=9)
-    assert not res.holds
+    assert res.rejected_on_value
 
 
 def test_lemma2_needs_two_units(data3):
@@ -141,21 +142,21 @@ def test_lemma2_needs_two_units(data3):
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_part1_holds(data3, n):
     res = part1_check(ShortcutNetwork(3, n, 2, mid="tanh", post="silu"), data3, directions=8)
-    assert res.holds, str(res)
+    assert res.passed, str(res)
     if n >= 3:
         assert res.values["hmax"] == 0.0
 
 
 def test_part1_fails_when_sigma_mid_is_not_zero(data3):
     res = part1_check(ShortcutNetwork(3, 2, 2, mid=shifted_sigmoid()), data3, directions=4)
-    assert not res.holds
+    assert res.rejected_on_value
     assert res.values["worst_low"] > 1e-3  # the gradient at 0 no longer vanishes
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_taylor_remainder(data3, n):
     res = taylor_remainder_check(ShortcutNetwork(3, n, 2), data3)
-    assert res.holds, str(res)
+    assert res.passed, str(res)
 
 
 # -- the paper's matrices ----------------------------------------------------------------------
@@ -196,7 +197,7 @@ def test_assemblers_reject_bad_R():
 @pytest.mark.parametrize("acts", [{}, {"pre": "tanh", "mid": "tanh", "post": "silu"}, {"pre": "relu"}])
 def test_part2_holds(data3, acts):
     res = part2_check(ShortcutNetwork(3, 2, 3, **acts), data3)
-    assert res.holds, str(res)
+    assert res.passed, str(res)
     assert res.values["lam_min"] < 0
     assert abs(res.values["cond_H"] - res.values["cond_M"]) <= 1e-10 * res.values["cond_M"]
 
@@ -206,8 +207,8 @@ def test_part2_fails_on_a_perturbed_hessian(data3):
     H = hessian(net, torch.zeros(net.shape, dtype=torch.float64), data3)
     E = torch.zeros_like(H)
     E[0, 20] = E[20, 0] = 1e-3  # a coupling between unit 0 and unit 1
-    assert part2_check(net, data3, H=H).holds
-    assert not part2_check(net, data3, H=H + E).holds
+    assert part2_check(net, data3, H=H).passed
+    assert part2_check(net, data3, H=H + E).rejected_on_value
 
 
 def test_part2_rejects_wrong_n(data3):
@@ -228,7 +229,7 @@ def test_depth_table_two_shortcut_invariant(data3):
 @pytest.mark.parametrize("acts", [{}, {"pre": "tanh", "post": "silu"}])
 def test_part3_holds(data3, acts):
     res = part3_check(ShortcutNetwork(3, 1, 4, **acts), data3)
-    assert res.holds, str(res)
+    assert res.passed, str(res)
 
 
 def test_part3_fails_on_a_perturbed_hessian(data3):
@@ -236,7 +237,7 @@ def test_part3_fails_on_a_perturbed_hessian(data3):
     H = hessian(net, torch.zeros(net.shape, dtype=torch.float64), data3)
     E = torch.zeros_like(H)
     E[25, 1] = E[1, 25] = 1e-3  # block (2, 0) no longer equals block (1, 0)
-    assert not part3_check(net, data3, H=H + E).holds
+    assert part3_check(net, data3, H=H + E).rejected_on_value
 
 
 def test_one_shortcut_condition_grows(data3):
@@ -250,7 +251,7 @@ def test_one_shortcut_condition_grows(data3):
 @pytest.mark.parametrize("position", ["mid", "post"])
 def test_relu_kink_detected(data3, position):
     res = relu_kink_check(data3, position, pairs=3)
-    assert res.holds, str(res)
+    assert res.passed, str(res)
     assert res.values["spread"] > 1e-3
 
 
@@ -278,7 +279,7 @@ def test_relu_kink_rejects_bad_position(data3):
 @pytest.mark.parametrize("n,R,shortcut", [(1, 3, True), (2, 2, True), (3, 2, False)])
 def test_eq7(data3, n, R, shortcut):
     res = eq7_check(ShortcutNetwork(3, n, R, shortcut=shortcut), data3)
-    assert res.holds, str(res)
+    assert res.passed, str(res)
 
 
 def test_eq7_rejects_bad_input(data3):
@@ -303,26 +304,26 @@ def test_eq7_wrong_sign_would_be_caught(data3):
 def test_figure4(data3):
     a = figure4_one_shortcut_check(data3.stats(), R=4, epochs=30)
     b = figure4_skip_all_check(data3, n=2, epochs=30, mid="tanh")
-    assert a.holds, str(a)
-    assert b.holds, str(b)
+    assert a.passed, str(a)
+    assert b.passed, str(b)
 
 
 def test_eq15_16(data3):
     res = eq15_16_check(data3, n=2, R=2, lr=0.2, epochs=3000)
-    assert res.holds, str(res)
+    assert res.passed, str(res)
 
 
 def test_relu_first_order_kink(data3):
     from resnet_nb.theorem1 import relu_first_order_check
     res = relu_first_order_check(data3, directions=3)
-    assert res.holds, str(res)
+    assert res.passed, str(res)
 
 
 # -- the pairing convention --------------------------------------------------------------------
 
 def test_relabel_matches_whitened_mnist():
     from resnet_nb import whitened_mnist
-    from resnet_nb.theorem1 import relabel
+    from resnet_nb.theorem1_dynamics import relabel
     base = whitened_mnist(n_per_class=15)
     order = [3, 1, 0, 2, 4, 5, 9, 8, 7, 6]
     for signs in ("positive_diagonal", "negative_diagonal", [1, -1] * 5):
@@ -332,7 +333,7 @@ def test_relabel_matches_whitened_mnist():
 
 
 def test_relabel_rejects_bad_input(data3):
-    from resnet_nb.theorem1 import relabel
+    from resnet_nb.theorem1_dynamics import relabel
     with pytest.raises(ValueError, match="order must be a permutation"):
         relabel(data3, order=[0, 0, 1])
     with pytest.raises(ValueError, match="signs must be"):
@@ -340,7 +341,7 @@ def test_relabel_rejects_bad_input(data3):
 
 
 def test_sign_and_order_sweeps_agree_with_relabel(data3):
-    from resnet_nb.theorem1 import order_sweep, relabel, sign_sweep
+    from resnet_nb.theorem1_dynamics import order_sweep, relabel, sign_sweep
     conds = sign_sweep(data3)
     assert conds.shape == (8,)
     for k in (0, 5, 7):
@@ -382,3 +383,48 @@ def test_widget_and_animation(data3):
     assert "<script" in html and "anim" in html.lower()
     with pytest.raises(ValueError, match="R must be an integer >= 1"):
         depth_animation(2, [0], data3)
+
+
+def test_explorer_title_names_the_activation(data3):
+    from resnet_nb.theorem1 import explorer_title, same_picture
+    assert "mid=tanh" in explorer_title(ShortcutNetwork(3, 2, 2, mid="tanh"))
+    assert explorer_title(ShortcutNetwork(3, 2, 2)).endswith("linear")
+    # tanh'(0) = 1: the Hessian at 0 with tanh at mid is the linear one
+    assert same_picture(ShortcutNetwork(3, 2, 2), ShortcutNetwork(3, 2, 2, mid="tanh"), data3) < 1e-14
+    assert same_picture(ShortcutNetwork(3, 2, 2), ShortcutNetwork(3, 2, 2, mid="silu"), data3) > 1e-3
+
+
+def test_growth_bounds_hold_and_fail_for_two_shortcuts(data3):
+    from resnet_nb.theorem1 import growth_check
+    assert growth_check(data3.stats(), (2, 4, 8)).passed
+    assert growth_check(data3.stats(), (2, 4, 8), n=2).rejected_on_value
+
+
+def test_ginverse_is_not_moore_penrose_and_reaches_lmin():
+    from resnet_nb.theorem1_dynamics import eq15_16_ginverse_check, generalized_inverse, rank_deficient_data
+    data = rank_deficient_data(d=5, rank=2, seed=3)
+    S = data.stats().Sxx
+    G = generalized_inverse(S, seed=1)
+    assert float((S @ G @ S - S).abs().max()) < 1e-10
+    assert float((G - torch.linalg.pinv(S)).abs().max()) > 1e-2
+    assert eq15_16_ginverse_check(data).passed
+    with pytest.raises(ValueError, match="rank must be below"):
+        rank_deficient_data(d=3, rank=3)
+
+
+THEOREM1_CLAIMS = ["core-kronecker-hessian", "li-thm1-closed-forms", "li-lemma1", "li-lemma2",
+                   "li-thm1-part1-stationary", "li-thm1-eq11", "li-thm1-part2-spectrum", "li-thm1-eq12-cond",
+                   "li-thm1-eq13", "li-thm1-depth-invariant", "book-one-shortcut-growth",
+                   "li-thm1-relu-hypothesis", "li-thm1-relu-experiments", "li-eq7-update",
+                   "li-fig4-one-shortcut", "li-fig4-skip-all", "li-eq15-16-any-g-inverse", "book-depth-drift"]
+
+
+@pytest.mark.parametrize("cid", THEOREM1_CLAIMS)
+def test_claim_and_falsifier(cid):
+    import resnet_nb.hessians  # noqa: F401  (declares its claims)
+    import resnet_nb.theorem1  # noqa: F401
+    import resnet_nb.theorem1_dynamics  # noqa: F401
+    c = ledger.LEDGER[cid]
+    res = c.check(falsify=False)
+    assert isinstance(res, ledger.Check) and res.passed, str(res)
+    assert c.check(falsify=True).rejected_on_value
