@@ -9,7 +9,7 @@ The population risk is ``f(A) = E ||y - (I + A_l) ... (I + A_1) x||^2
 
 * Theorem 2.1: :func:`theorem21_construction` builds ``A`` with product ``R`` and small
   ``|||A|||``; :func:`theorem21_bound` is the printed bound.
-* Theorem 2.2 and the gradient lower bound: :func:`risk_gradient` (closed form, Lemma 2.3),
+* Theorem 2.2 and the gradient lower bound: :func:`risk_gradient` (closed form, Lemma 2.4),
   :func:`gradient_bound_sides` (both sides of the inequality in three forms) and
   :func:`adversarial_gradient_ratio` (an optimiser that hunts for violations).
 """
