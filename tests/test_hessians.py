@@ -102,7 +102,8 @@ def test_n2_spectrum_is_plus_minus_singular_values_with_multiplicity():
 
 
 def test_paper_identity_case_blocks():
-    """For identity activations the n = 1 blocks are Eqs. 23-28: B = I (x) Sxx, A = B + [Sxx - Syx]P^T."""
+    """For identity activations the n = 1 blocks are Eqs. 23-28: B = Sxx (x) I = P diag(Sxx, ...) P^T,
+    A = B + diag(Sxx - Syx, ...) P^T (Kronecker products in Definition 5 order)."""
     d = 3
     data = random_dataset(d, 40, seed=5)
     s = data.stats()
