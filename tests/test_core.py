@@ -268,3 +268,48 @@ def test_data_errors():
         rn.loss_samples(net, torch.zeros(1, 1, 3, 3), random_dataset(2, 5))
     with pytest.raises(ValueError, match="lr"):
         rn.gradient_descent(net, torch.zeros(1, 1, 3, 3, dtype=torch.float64), random_dataset(3, 5), lr=-1, epochs=2)
+
+
+def test_as_stats_accepts_data_and_stats_and_refuses_the_rest():
+    from resnet_nb.data import as_stats
+
+    data = rn.synthetic_linear(3, 20, seed=0)
+    s = as_stats(data)
+    assert torch.equal(s.Sxx, data.stats().Sxx) and as_stats(s) is s
+    with pytest.raises(ValueError, match="Dataset or SufficientStats"):
+        as_stats(np.zeros((3, 3)))
+
+
+def test_sign_convention_is_the_one_whitened_mnist_uses(mnist):
+    from resnet_nb.data import sign_convention
+
+    base = rn.whitened_mnist(n_per_class=50)
+    for conv in ("positive_diagonal", "negative_diagonal"):
+        flip = sign_convention(base.X, base.Y, conv)
+        assert set(np.unique(flip)) <= {-1.0, 1.0}
+        again = rn.whitened_mnist(n_per_class=50, signs=conv)
+        assert torch.allclose(again.X, base.X * torch.as_tensor(flip)[:, None], atol=1e-12)
+    assert np.array_equal(sign_convention(base.X, base.Y, "svd_flip"), np.ones(10))
+    with pytest.raises(ValueError):
+        sign_convention(base.X, base.Y, [1, -1])
+    with pytest.raises(ValueError):
+        sign_convention(base.X, base.Y, "upside_down")
+
+
+def test_paths_point_into_the_repository():
+    from resnet_nb import paths
+
+    assert (paths.ROOT / "resnet_nb" / "paths.py").exists()
+    assert paths.results_dir("fig5", "paper") == paths.RESULTS / "fig5" / "paper"
+    assert paths.BOOK.is_dir() and paths.QUOTES.parent == paths.BOOK
+    with pytest.raises(ValueError):
+        paths.results_dir(scale="paper")
+
+
+@pytest.mark.parametrize("check", ["check_loss_statistics", "check_optimum"])
+def test_core_claims_pass_and_their_falsifiers_fail(check):
+    from resnet_nb import losses
+
+    fn = getattr(losses, check)
+    assert fn().passed
+    assert fn(falsify=True).rejected_on_value
