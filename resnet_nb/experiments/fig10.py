@@ -41,7 +41,7 @@ ARCHS = PAPER_ARCHS + ("he",)
 #: He et al.'s gain for ReLU: entries of variance gain^2 / fan_in
 HE_GAIN = math.sqrt(2.0)
 SCALES = {
-    "default": {"archs": list(PAPER_ARCHS), "depths": [2, 4, 8, 16], "lrs": log_grid(1e-2, 1, 2), "runs": 2,
+    "default": {"archs": list(ARCHS), "depths": [2, 4, 8, 16], "lrs": log_grid(1e-2, 1, 2), "runs": 2,
                 "epochs": 1000, "seed": 0, "n_per_class": 20},
     "paper": {"archs": list(PAPER_ARCHS), "depths": [2, 4, 8, 16, 32, 64], "lrs": log_grid(1e-3, 10, 2), "runs": 3,
               "epochs": 1000, "seed": 0, "n_per_class": None},
@@ -321,6 +321,7 @@ def check_depth2_floor(falsify: bool = False) -> ledger.Check:
                         "|best GD final loss - min L-BFGS loss|", abs(float(row["final_loss"]) - float(fl.min())), tol,
                         "range of the L-BFGS ends over 3 starts + range of the GD runs at the best rate",
                         nontrivial=float(row["final_loss"]), nontrivial_what="GD final loss",
-                        nontrivial_min=0.0,
+                        nontrivial_min=0.0, values={"gd": float(row["final_loss"]), "lo": float(fl.min()),
+                                                    "hi": float(fl.max()), "lr": float(row["best_lr"])},
                         lines=[f"GD {row['final_loss']:.4f}; L-BFGS ({'plain' if falsify else '2-shortcut'}) "
                                f"{fl.min():.4f} to {fl.max():.4f}"])

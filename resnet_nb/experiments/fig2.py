@@ -252,7 +252,7 @@ def _colors(blocks_values):
 
 
 def plot(table: pd.DataFrame, ax=None, upto: int | None = None, first_epoch: int = 1,
-         column: str = "avg_weight_norm"):
+         column: str = "avg_weight_norm", legend: str = "best"):
     """Average weight norm against lg(training loss), one curve per depth, step-size drops marked.
 
     Training runs from right to left (the loss falls). The first drop of the step size is
@@ -260,7 +260,8 @@ def plot(table: pd.DataFrame, ax=None, upto: int | None = None, first_epoch: int
     up to this one only (for animations). ``first_epoch``: the first epoch drawn (default 1:
     with batch norm, the evaluation-mode loss of the untrained network uses running statistics
     that have not been estimated yet, so row 0 is not a meaningful loss). ``column``: which
-    norm (see ``NORM_COLUMNS``).
+    norm (see ``NORM_COLUMNS``). ``legend``: a matplotlib location, or ``"outside"`` (to the right of
+    the axes, so that it covers no curve).
     """
     import matplotlib.pyplot as plt
 
@@ -287,7 +288,10 @@ def plot(table: pd.DataFrame, ax=None, upto: int | None = None, first_epoch: int
                 label=f"step size divided after epoch {e}")
     ax.set_xlabel("lg(training loss)")
     ax.set_ylabel(NORM_COLUMNS[column])
-    ax.legend(fontsize=8, loc="best")
+    if legend == "outside":
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+    else:
+        ax.legend(fontsize=8, loc=legend)
     ax.grid(alpha=0.3)
     return ax
 
@@ -340,7 +344,8 @@ def widget(table: pd.DataFrame | None = None, config: dict | None = None):
                 cache[engine.item_key(item)] = rows.drop(columns=["item_key"], errors="ignore")
     options = sorted(set([1, 2, 3, 4, 6, 8]) | set(config["blocks"]))
     blocks_w = W.SelectMultiple(options=options, value=tuple(config["blocks"]), rows=len(options),
-                                description="blocks/stage", style={"description_width": "initial"})
+                                description="blocks/stage", style={"description_width": "initial"},
+                                layout=W.Layout(width="190px", min_width="190px"))
     epochs_w = W.IntSlider(value=config["epochs"], min=2, max=40, step=1, description="epochs",
                            continuous_update=False)
     lr_w = W.FloatLogSlider(value=config["lr"], base=10, min=-3, max=0, step=0.25, description="step size",
@@ -371,7 +376,8 @@ def widget(table: pd.DataFrame | None = None, config: dict | None = None):
     for w in (blocks_w, epochs_w, lr_w):
         w.observe(redraw, names="value")
     redraw()
-    return W.HBox([W.VBox([blocks_w, epochs_w, lr_w]), out])
+    controls = W.VBox([blocks_w, epochs_w, lr_w], layout=W.Layout(min_width="300px", overflow="visible"))
+    return W.HBox([controls, out], layout=W.Layout(flex_flow="row wrap"))
 
 
 def _segments_cross(p, q):
@@ -490,3 +496,11 @@ def check_growth_shrinks(falsify: bool = False) -> ledger.Check:
                         float(r.max()), 1.0, "strictly decreasing (ratio < 1); fragile when 1 - ratio is below "
                         "the std over seeds", spread=float(np.std(r, axis=0).max()),
                         values={"growth": g.mean(axis=0)})
+
+
+def item_wall_times(scale: str = "paper") -> list[float]:
+    """Wall time in seconds of every committed run of ``scale`` (from the records' provenance)."""
+    import json
+
+    recs = sorted((engine.results_dir("fig2", scale) / "records").glob("*.json"))
+    return [float(json.loads(p.read_text())["body"]["provenance"]["wall_time_s"]) for p in recs]
