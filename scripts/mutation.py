@@ -95,40 +95,126 @@ def load_meta(path: str) -> dict:
     return json.loads(meta.read_text()).get("exit_code_by_key", {})
 
 
-def load_stats() -> dict:
-    stats = ROOT / "mutants" / "mutmut-stats.json"
-    if not stats.exists():
-        return {}
-    return json.loads(stats.read_text()).get("tests_by_mangled_function_name", {})
+TEXT_CALLS = {"Check", "all_of", "claim", "warn", "print", "ValueError", "TypeError", "RuntimeError"}
 
 
-def mutmut_run(names: list[str], log) -> int:
-    cmd = [str(BIN / "mutmut"), "run", "--max-children", os.environ.get("MUTATION_JOBS", "2"),
-           *names]
+def _text_only_reason(key: str, path: str) -> str | None:
+    """A reason if the mutant changes nothing but the text of a message or label, else None.
+
+    The original and the mutated function are parsed; they must be identical apart from one
+    string constant, and that constant must sit inside a ``raise`` statement, a docstring, or a
+    call that renders text for the reader (``ledger.Check``/``all_of``/``claim`` labels and
+    criteria, ``warnings.warn``, ``print``). Any other string (an einsum subscript, an
+    activation's name, a dictionary key) is not text and is left to the reader.
+    """
+    import textwrap
+
+    import libcst as cst
+    from mutmut.mutation.diff_apply import (read_functions_from_index, read_mutants_module,
+                                            read_mutant_function, read_original_function)
+    try:
+        funcs = read_functions_from_index(key, Path("mutants") / path)
+        if funcs is None:
+            module = read_mutants_module(Path("mutants") / path)
+            funcs = (read_original_function(module, key), read_mutant_function(module, key))
+        a, b = (ast.parse(textwrap.dedent(cst.Module([f]).code)) for f in funcs)
+    except Exception:  # noqa: BLE001 - a mutant we cannot read is simply not classified
+        return None
+    parents = {}
+    for node in ast.walk(a):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    na, nb = list(ast.walk(a)), list(ast.walk(b))
+    if len(na) != len(nb):
+        return None
+    changed = []
+    for x, y in zip(na, nb):
+        if type(x) is not type(y):
+            return None
+        if isinstance(x, ast.Constant):
+            if x.value != y.value:
+                if not (isinstance(x.value, str) and isinstance(y.value, str)):
+                    return None
+                changed.append(x)
+        elif isinstance(x, ast.Name) and x.id != y.id:
+            return None
+        elif isinstance(x, ast.Attribute) and x.attr != y.attr:
+            return None
+        elif isinstance(x, (ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.AugAssign)):
+            if ast.dump(x.op if hasattr(x, "op") else x.ops) != ast.dump(
+                    y.op if hasattr(y, "op") else y.ops):
+                return None
+        elif isinstance(x, ast.keyword) and x.arg != y.arg:
+            return None
+    if len(changed) != 1:
+        return None
+    node = changed[0]
+    while node in parents:
+        node = parents[node]
+        if isinstance(node, ast.Raise):
+            return "changes only the text of an error message"
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            return "changes only a docstring"
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if name in TEXT_CALLS:
+                return f"changes only the text of a label shown to the reader ({name}(...))"
+    return None
+
+
+# mutmut reads `only_mutate` from setup.cfg; to regenerate only the module under test (the others
+# change while the book is written, and regenerating theorem1's 3,600 mutants costs minutes) the
+# run restricts it from here, before mutmut's modules read the configuration.
+WRAPPER = """
+import json, sys
+import mutmut.configuration as c
+_load = c._load_config
+def _restricted():
+    cfg = _load()
+    cfg.only_mutate = json.loads(sys.argv[1])
+    return cfg
+c._load_config = _restricted
+sys.argv = ["mutmut", "run"] + sys.argv[2:]
+from mutmut.__main__ import cli
+cli()
+"""
+
+
+def mutmut_run(names: list[str], paths: list[str], log) -> int:
+    for p in paths:  # a plain copy left by a run of another module would pass for up to date
+        m = ROOT / "mutants" / p
+        if m.exists() and "mutmut" not in m.read_text():
+            m.unlink()
+    cmd = [sys.executable, "-c", WRAPPER, json.dumps(paths), "--max-children",
+           os.environ.get("MUTATION_JOBS", "2"), *names]
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     return subprocess.run(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT).returncode
 
 
 def run_module(name: str, log) -> float:
-    """Run the pending, non-excluded mutants of one module; return the wall time in seconds."""
+    """Run the pending, non-excluded mutants of one module; return the wall time in seconds.
+
+    mutmut maps tests to functions once per run of the whole suite and afterwards only adds new
+    tests, not new or changed functions; the map is therefore rebuilt for every module (a few
+    minutes). Functions with a mutant still without a result are named by pattern, so a function
+    whose mutants were all run is not run again.
+    """
     t0 = time.time()
     paths = [p for p in MODULES[name] if (ROOT / p).exists()]
     wanted = [f for p in paths for f in functions(p) if not excluded(f)]
-    stats = load_stats()
-    if not any(load_meta(p) for p in paths) or not stats:
-        # First pass: mutmut does not know the mutants' names yet, so name them by function.
-        print(f"[{name}] first pass over {len(wanted)} functions", flush=True)
-        mutmut_run([f"{f}__mutmut_*" for f in wanted], log)
-    # Resume: only mutants without a result, of functions some test reaches.
-    pending, unreached = [], []
+    known = {}
     for p in paths:
         for key, code in load_meta(p).items():
             fn = key.partition("__mutmut_")[0]
-            if code is None and fn in wanted:
-                (pending if fn in load_stats() else unreached).append(key)
-    if pending:
-        print(f"[{name}] {len(pending)} mutants left to run", flush=True)
-        mutmut_run(pending, log)
+            known.setdefault(fn, []).append(code)
+    todo = [f for f in wanted if f not in known or any(c is None for c in known[f])]
+    if not todo:
+        print(f"[{name}] nothing left to run", flush=True)
+        return 0.0
+    print(f"[{name}] {len(todo)} of {len(wanted)} functions to run", flush=True)
+    (ROOT / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
+    mutmut_run([f"{f}__mutmut_*" for f in todo], paths, log)
     return time.time() - t0
 
 
@@ -146,12 +232,17 @@ def summarise(name: str, equivalent: dict, wall: dict) -> dict:
                 excl_fns.add(short(fn))
                 continue
             status = STATUS.get(code, "other")
-            if key in equivalent and status != "killed":
+            reason = equivalent.get(key)
+            if reason is None and status in ("survived", "no tests"):
+                reason = _text_only_reason(key, p)
+                if reason:
+                    reason += " (classified by rule)"
+            if reason and status != "killed":
                 counts["equivalent"] += 1
-                equiv.append({"mutant": key, "reason": equivalent[key]})
+                equiv.append({"mutant": key, "reason": reason})
                 continue
             counts[status if status in counts else "other"] += 1
-            if status != "killed":
+            if status not in ("killed", "not run"):
                 survivors.append({"mutant": key, "status": status})
     denom = counts["total"] - counts["excluded"] - counts["equivalent"]
     files = [{"path": p, "commit": git("log", "-1", "--format=%H", "--", p),
