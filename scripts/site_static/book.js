@@ -30,23 +30,47 @@
     });
   }
 
+  var MEDIA = "img, svg, canvas, mjx-container, input, select, button, textarea, .noUi-target, table";
+  function showsNothing(el) {
+    return (el.innerText || "").trim() === "" && !el.querySelector(MEDIA);
+  }
+
+  // The HTML manager renders each saved view into a <div class="widget-subarea"> placed
+  // just before its <script type="application/vnd.jupyter.widget-view+json"> tag.
+  function viewOf(script) {
+    var next = script.previousElementSibling;
+    if (next && (next.classList.contains("widget-subarea") || next.classList.contains("jupyter-widgets"))) {
+      return next;
+    }
+    return null;
+  }
+
   function markWidgets() {
     var scripts = document.querySelectorAll(
       'script[type="application/vnd.jupyter.widget-view+json"]');
     scripts.forEach(function (s) {
-      var area = s.parentElement;
-      if (!area) { return; }
-      var view = area.querySelector(".jupyter-widgets");
-      if (!view) { return; }           // not rendered yet: the observer calls again
-      disableView(area);
-      var hasControls = area.querySelector(CONTROLS) !== null;
-      if (hasControls && !area.classList.contains("rn-widget-static")) {
-        area.classList.add("rn-widget-static");
-        var p = document.createElement("p");
-        p.className = "rn-widget-note";
-        p.textContent = NOTE;
-        area.insertBefore(p, area.firstChild);
+      var view = viewOf(s);
+      if (!view || !(view.matches(".jupyter-widgets") || view.querySelector(".jupyter-widgets"))) {
+        return;                        // not rendered yet: the observer calls again
       }
+      // A progress bar closed at the end of its loop (tqdm, leave=False) is saved as a box
+      // with nothing visible: it would leave a blank gap. Hide it, and its cell output if
+      // nothing else in it shows.
+      if (showsNothing(view)) {
+        view.classList.add("rn-widget-empty");
+        var output = view.closest(".cell_output");
+        if (output && showsNothing(output)) { output.classList.add("rn-widget-empty"); }
+        return;
+      }
+      if (view.classList.contains("rn-widget-static") || view.querySelector(CONTROLS) === null) {
+        return;
+      }
+      disableView(view);
+      view.classList.add("rn-widget-static");
+      var p = document.createElement("p");
+      p.className = "rn-widget-note";
+      p.textContent = NOTE;
+      view.parentElement.insertBefore(p, view);
     });
   }
 

@@ -1,0 +1,35 @@
+"""Print what the browser test measured on every page (weight, load time at 10 Mbit/s, overflow
+count, controls driven) at the end of the run, and write it to ``<screenshots>/report.txt``."""
+from __future__ import annotations
+
+
+def _lines(report: dict) -> list[str]:
+    lines = []
+    site = report.get("(whole site)")
+    if site:
+        lines.append(f"whole site: {site['site_mb']:.1f} MB on disk in {site['files']} files; largest folders: "
+                     + ", ".join(f"{k} {s:.1f} MB" for s, k in site["folders"]))
+    lines.append(f"{'page':<32} {'MB sent':>8} {'requests':>8} {'load s':>7} {'settled s':>9} {'overflow':>8} "
+                 f"{'anim':>4} {'charts':>6} {'widgets':>7} {'shots':>5}")
+    for name, r in report.items():
+        if name.startswith("("):
+            continue
+        lines.append(f"{name:<32} {r['transferred_mb']:>8.2f} {r['requests']:>8} {r['load_s']:>7.1f} "
+                     f"{r['settled_s']:>9.1f} {r['overflow']:>8} {r['animations']:>4} {r['charts']:>6} "
+                     f"{r['widgets']:>7} {r['screenshots']:>5}")
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    try:
+        from test_site import REPORT, SHOTS
+    except ImportError:  # the module was not collected
+        return
+    if not REPORT:
+        return
+    lines = _lines(REPORT)
+    terminalreporter.write_sep("=", "site measured at 1280 px over a simulated 10 Mbit/s link (cold cache)")
+    for line in lines:
+        terminalreporter.write_line(line)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / "report.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
