@@ -1,6 +1,6 @@
 """Sphinx extension that keeps the built book self-contained and its console clean.
 
-Loaded from _config.yml (``sphinx.local_extensions``). It does four things:
+Loaded from _config.yml (``sphinx.local_extensions``). It does five things:
 
 1. loads ``vendor/mathjax-widgets-shim.js`` first on every page (ipywidgets 8 calls the
    MathJax 2 API; the shim forwards those calls to MathJax 3), ``vendor/book.css`` and
@@ -17,7 +17,13 @@ Loaded from _config.yml (``sphinx.local_extensions``). It does four things:
    theme's message catalogues (``_static/locales``, read by Sphinx at build time, never by a
    browser) from the output, and replaces each notebook under ``_sources/`` (what the page's
    download button offers) by the notebook executed during the build, with its outputs, from
-   myst-nb's ``jupyter_execute`` folder.
+   myst-nb's ``jupyter_execute`` folder. Two kinds of output are left out of the download, with
+   a note in their place: saved widgets (they need the kernel that made them; rerun the cell)
+   and any single output above ``DOWNLOAD_OUTPUT_LIMIT`` bytes (the animations' frames; rerun
+   the cell), so that the downloads do not double the weight of the site;
+5. registers the bibliography style ``authoryear`` (``bibtex_default_style``): the entries of
+   the bibliography page are labelled like the citations in the text, "Hardt & Ma 2016",
+   "Li et al. 2016", instead of pybtex's alpha labels ("HM16").
 """
 
 from __future__ import annotations
@@ -43,6 +49,9 @@ _EXTERNAL_LOAD = re.compile(
     re.IGNORECASE,
 )
 _URL = re.compile(r"""(?:src|href)\s*=\s*["']((?:https?:)?//[^"']+)["']""", re.IGNORECASE)
+
+DOWNLOAD_OUTPUT_LIMIT = 300_000
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 SHIM = "vendor/mathjax-widgets-shim.js"
 CSS = "vendor/book.css"
@@ -90,6 +99,75 @@ def _rewrite_and_check(app, exception):
         )
 
 
+def _register_authoryear_style():
+    """pybtex label and formatting styles ``authoryear``: labels "Last 2016", "A & B 2016",
+    "A et al. 2016", with a, b, ... appended to the year when two entries would share a label."""
+    from pybtex.plugin import register_plugin
+    from pybtex.style.formatting.unsrt import Style as UnsrtStyle
+    from pybtex.style.labels import BaseLabelStyle
+
+    def last(person):
+        return " ".join(person.prelast_names + person.last_names).replace("{", "").replace("}", "")
+
+    class AuthorYearLabels(BaseLabelStyle):
+        def format_labels(self, sorted_entries):
+            from collections import Counter
+
+            labels = list(self._plain(sorted_entries))
+            total, seen = Counter(labels), Counter()
+            for label in labels:
+                if total[label] > 1:
+                    seen[label] += 1
+                    label = label + "abcdefghijklmnopqrstuvwxyz"[seen[label] - 1]
+                yield label
+
+        def _plain(self, sorted_entries):
+            for entry in sorted_entries:
+                people = entry.persons.get("author") or entry.persons.get("editor") or []
+                names = [last(p) for p in people]
+                if not names:
+                    who = entry.fields.get("key", entry.key)
+                elif len(names) == 1:
+                    who = names[0]
+                elif len(names) == 2:
+                    who = f"{names[0]} & {names[1]}"
+                else:
+                    who = f"{names[0]} et al."
+                yield f"{who} {entry.fields.get('year', 'n.d.')}"
+
+    class AuthorYearStyle(UnsrtStyle):
+        default_label_style = "authoryear"
+        default_sorting_style = "author_year_title"
+
+    register_plugin("pybtex.style.labels", "authoryear", AuthorYearLabels, force=True)
+    register_plugin("pybtex.style.formatting", "authoryear", AuthorYearStyle, force=True)
+
+
+def _note(text):
+    return {"output_type": "display_data", "metadata": {}, "data": {"text/markdown": text, "text/plain": text}}
+
+
+def _downloadable(text: str) -> str:
+    """An executed notebook without saved widgets and without outputs too large to download."""
+    import json
+
+    nb = json.loads(text)
+    nb.get("metadata", {}).pop("widgets", None)
+    for cell in nb.get("cells", []):
+        outputs = []
+        for out in cell.get("outputs", []):
+            if WIDGET_VIEW in out.get("data", {}):
+                outputs.append(_note("*Interactive widget: it needs a running kernel. Run this cell to use it.*"))
+            elif len(json.dumps(out)) > DOWNLOAD_OUTPUT_LIMIT:
+                outputs.append(_note("*This output (an animation) is left out of the download to keep it small. "
+                                     "Run this cell to see it.*"))
+            else:
+                outputs.append(out)
+        if "outputs" in cell:
+            cell["outputs"] = outputs
+    return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+
+
 def _lighten_and_ship_outputs(app, exception):
     """Drop files no browser loads; let the download button offer the executed notebooks."""
     if exception is not None or app.builder.format != "html":
@@ -107,13 +185,14 @@ def _lighten_and_ship_outputs(app, exception):
     for nb in sorted(sources.rglob("*.ipynb")):
         done = executed / nb.relative_to(sources)
         if done.is_file():
-            shutil.copyfile(done, nb)
+            nb.write_text(_downloadable(done.read_text(encoding="utf-8")), encoding="utf-8")
             replaced += 1
     logger.info("[offline_site] source maps and locales removed; %d downloadable notebooks carry "
                 "their outputs", replaced)
 
 
 def setup(app):
+    _register_authoryear_style()
     app.add_js_file(SHIM, priority=1)
     app.add_css_file(CSS)
     app.add_js_file(JS, loading_method="defer")
