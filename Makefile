@@ -25,26 +25,33 @@ unexport MPLBACKEND
 NOTEBOOKS := $(sort $(wildcard book/*.ipynb))
 
 .PHONY: help setup venv assets chromium book book-build test test-unit test-notebooks lint \
-        test-browser test-student student clean mutation
+        test-browser test-student student clean mutation lab lab-prepare test-lab teach test-teach
 
 help:
 	@echo "make book     - set up .venv and assets, build the site into _build/html"
 	@echo "make test     - set up, then unit tests, notebooks (nbval), clean build, browser test"
 	@echo "make student  - build the student edition (no solutions) into _build/student/html"
 	@echo "make test-student - the browser test against the student edition"
+	@echo "make lab      - set up .venv only (no book build) and open JupyterLab on lab/full,"
+	@echo "                a working copy of the chapters that git ignores (MyST rendered)"
+	@echo "make lab EDITION=student - the same on lab/student: the chapters without solutions"
+	@echo "make teach    - course materials into _build/teach: book PDF, exercise sheets, keys, slides"
+	@echo "make test-lab - the JupyterLab browser test (two chapters run in Chromium)"
+	@echo "make test-teach - the checks of _build/teach (answers in the keys, no '??')"
 	@echo "make lint     - ruff over the package and, through nbqa, the chapters' code cells"
 	@echo "make mutation - mutation testing of the mathematics (hours; resumable; not in make test)"
 	@echo "make clean    - remove _build"
 
 # --- setup ---------------------------------------------------------------------------------
 
+# scripts/install.py: the lock, with PyTorch's CPU build on Linux (TORCH=cuda for the CUDA build),
+# then the package with --no-deps.
 $(STAMP): requirements.txt pyproject.toml
 	@if ! $(PYTHON) -c 'import ensurepip, venv' >/dev/null 2>&1; then \
 	  echo "python3-venv is missing: installing it with apt-get"; \
 	  apt-get update -qq && apt-get install -y -qq python3-venv; fi
 	@if [ ! -x $(BIN)/python ]; then $(PYTHON) -m venv $(VENV); fi
-	$(BIN)/python -m pip install --quiet -r requirements.txt
-	$(BIN)/python -m pip install --quiet -e . --no-deps
+	$(BIN)/python scripts/install.py
 	@touch $(STAMP)
 
 venv: $(STAMP)
@@ -86,7 +93,7 @@ lint:
 	$(BIN)/nbqa ruff $(NOTEBOOKS)
 
 test-unit:
-	$(BIN)/python -m pytest tests -n 2 --dist loadfile --ignore=tests/browser -p no:cacheprovider -q
+	$(BIN)/python -m pytest tests -n 2 --dist loadfile --ignore=tests/browser --ignore=tests/lab --ignore=tests/teach -p no:cacheprovider -q
 
 test-notebooks:
 	@if [ -z "$(NOTEBOOKS)" ]; then echo "no notebooks in book/: nothing to run"; else \
@@ -109,7 +116,33 @@ test:
 	@$(TIMED) notebooks-nbval $(MAKE) --no-print-directory test-notebooks
 	@$(TIMED) book-build $(MAKE) --no-print-directory book-build
 	@$(TIMED) browser-test $(MAKE) --no-print-directory test-browser
+	@$(TIMED) lab-browser-test $(MAKE) --no-print-directory test-lab
 	@echo "=== stage timings (stage, seconds, exit status):"; cat _build/timings.txt
+
+# --- students and teachers -----------------------------------------------------------------
+
+# JupyterLab on a working copy (lab/full or lab/student, git-ignored) refreshed from book/
+# without overwriting a student's edits; only the virtual environment is needed, not the book.
+EDITION ?= full
+LAB_PORT ?= 8888
+lab: venv
+	$(BIN)/python scripts/lab.py open --edition $(EDITION) --port $(LAB_PORT)
+
+lab-prepare: venv
+	$(BIN)/python scripts/lab.py prepare --edition $(EDITION)
+
+# The live path in a browser: JupyterLab started by the test, two chapters run in Chromium.
+test-lab: chromium
+	$(BIN)/python -m pytest tests/lab -p no:cacheprovider -q
+
+# Course materials from the built book (built first if _build/html is missing).
+teach: setup chromium
+	@if [ ! -f _build/html/index.html ]; then $(MAKE) --no-print-directory book-build; fi
+	$(BIN)/python -m scripts.teach.build
+	$(MAKE) --no-print-directory test-teach
+
+test-teach:
+	$(BIN)/python -m pytest tests/teach -p no:cacheprovider -q
 
 # Mutation testing (mutmut, configured in setup.cfg): resumable, rewrites results/mutation/.
 # Hours on two cores; MODULES="losses train" restricts it. See results/mutation/README.md.
