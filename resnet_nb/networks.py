@@ -153,9 +153,12 @@ class ShortcutNetwork:
         kind = f"{self.n}-shortcut" if self.shortcut else "plain"
         acts = [f"{p}={getattr(self, p).name}" for p in ("pre", "mid", "post")
                 if not getattr(self, p).is_identity]
-        return (f"{kind} network, d={self.d}, R={self.R} units of n={self.n} "
-                f"(depth L={self.depth}, P={self.num_params} parameters)"
-                + (", " + ", ".join(acts) if acts else ", linear"))
+        if self.shortcut:
+            shape = f"R={self.R} units of n={self.n} (depth L={self.depth}, P={self.num_params} parameters)"
+        else:  # a plain network has layers, not units; n > 1 only places the mid activations
+            shape = (f"depth L={self.depth}" + (f" (R={self.R} blocks of n={self.n})" if self.n > 1 else "")
+                     + f", P={self.num_params} parameters")
+        return f"{kind} network, d={self.d}, {shape}" + (", " + ", ".join(acts) if acts else ", linear")
 
     # -- checks ----------------------------------------------------------------------------
     def check_weights(self, W) -> torch.Tensor:
