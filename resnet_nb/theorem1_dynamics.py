@@ -337,7 +337,7 @@ def figure5_break_depth(table_path=None, arch: str = "2-shortcut", limit: float 
     slope, icpt = np.polyfit(R, lg.to_numpy(), 1)
     spread = float(lg.max() - lg.min())
     R_break = 1 + limit / slope if slope > 0 else math.inf
-    return dict(slope_per_unit=float(slope), spread=spread, max_depth=int(lg.index.max()),
+    return dict(limit=limit, slope_per_unit=float(slope), spread=spread, max_depth=int(lg.index.max()),
                 break_depth=2 * R_break, lg=lg)
 
 
