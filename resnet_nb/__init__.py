@@ -7,13 +7,21 @@ Notation (shared by the book, the code and Li et al. 2016 / Hardt & Ma 2016):
 * ``n``: number of weight matrices inside one shortcut (an "n-shortcut network").
 * ``R``: number of residual units; ``L = n R`` is the depth (number of weight matrices).
 * ``W``: weights, a tensor of shape (R, n, d, d); ``W[r, l]`` is the paper's ``W_{r+1, l+1}``.
-* ``Sxx = X X^T / m``, ``Syx = Y X^T / m``, ``tr Syy``: sufficient statistics (Eqs. 8-9).
-* ``L(w) = ||Y - f(X)||_F^2 / (2m)``: the loss (Eq. 6).
+* ``P = L d^2``: number of parameters.
+* ``Sxx = X X^T / m``, ``Syx = Y X^T / m``, ``tr Syy`` with ``Syy = Y Y^T / m``: sufficient
+  statistics (Eqs. 8-9).
+* the loss ``||Y - f(X)||_F^2 / (2m)`` (Eq. 6), written with a script L in the book (plain ``L``
+  is the depth).
+
+The letters that Hardt & Ma use differently (R for the target map, n for the number of points,
+...) are listed in the book's notation chapter.
 
 Modules mirror the papers: :mod:`data`, :mod:`networks` (Definitions 2-3), :mod:`init`,
-:mod:`losses` (Eqs. 6, 15-16), :mod:`hessians` (Theorem 1), :mod:`train` (Eq. 7).
+:mod:`losses` (Eqs. 6, 15-16), :mod:`hessians` (Theorem 1), :mod:`train` (Eq. 7). The
+machinery of the book: :mod:`ledger` (checks and the claims they decide), :mod:`show` (numbers
+as the prose shows them), :mod:`paths` (where results and benchmarks live).
 """
-from . import data, hessians, init, losses, networks, train  # noqa: F401
+from . import data, hessians, init, ledger, losses, networks, paths, show, train
 from .data import Dataset, SufficientStats, synthetic_linear, whitened_mnist
 from .hessians import (cond_max_min, cond_percentile, hessian, hessian_at_zero, hessian_linear,
                        index, spectrum, theorem1_blocks)
