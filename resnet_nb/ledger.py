@@ -449,12 +449,16 @@ def load_quotes(folder=None):
 
 
 def quotes_html(df) -> str:
-    """The quoted numbers as a table that fits the column (no index)."""
+    """The quoted numbers as a table that fits the column (no index): chapter, number, source, context."""
     if not len(df):
         return "<p><i>No number is quoted from the papers yet.</i></p>"
-    return (df.to_html(index=False, escape=True, classes="quotes-table", border=0)
-            .replace("<table", "<table style='table-layout:fixed;width:100%;font-size:0.85em;"
-                     "overflow-wrap:anywhere'", 1))
+    e = html.escape
+    rows = "".join(f"<tr><td>{e(r.chapter)}</td><td><b>{e(r.value)}</b></td><td>{e(r.source)}</td>"
+                   f"<td>{e(r.context)}</td></tr>" for r in df.itertuples())
+    return ("<table class='quotes-table' style='table-layout:fixed;width:100%;font-size:0.85em;"
+            "overflow-wrap:anywhere'><colgroup><col style='width:20%'><col style='width:11%'>"
+            "<col style='width:27%'><col style='width:42%'></colgroup><thead><tr><th>chapter</th>"
+            "<th>number</th><th>source</th><th>context</th></tr></thead><tbody>" + rows + "</tbody></table>")
 
 
 def mutation_scores(path=None):
