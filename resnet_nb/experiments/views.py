@@ -12,7 +12,7 @@ import copy
 
 from . import engine
 
-__all__ = [
+__all__ = ["CHAPTERS", "rerun_times",
     "animation",
     "benchmark_report",
     "experiment_widget",
@@ -154,9 +154,10 @@ def show_committed(figure: str, scale: str = "paper"):
     return table
 
 
-def benchmark_report(path=None):
+def benchmark_report(path=None, targets: bool = True):
     """The table of ``benchmarks/latest.json`` (written by ``python benchmarks/run.py``) and a
-    one-paragraph description of the machine it was measured on; ``(None, note)`` if absent."""
+    one-paragraph description of the machine it was measured on; ``(None, note)`` if absent.
+    ``targets=False`` leaves out the project's target columns (for readers)."""
     import json
     from pathlib import Path
 
@@ -170,6 +171,8 @@ def benchmark_report(path=None):
                            "reference (s)": round(r["baseline_s"], 2), "ratio": f"{r['ratio']:.2f}x",
                            "ratio is": r["ratio_kind"], "target": r["target"], "met": "yes" if r["met"] else "no",
                            "details": r["detail"]} for r in info["rows"]])
+    if not targets:
+        table = table.drop(columns=["target", "met"])
     m = info["machine"]
     load = m.get("load_average")
     cpu = m.get("cpu", m["processor"])
@@ -218,7 +221,10 @@ def paper_scale_times(root=None, idle_load: float = 2.5):
     for p in sorted(root.glob("*/paper/provenance.json")):
         prov = json.loads(p.read_text())
         figure = prov["figure"]
-        module = engine.load_figure(figure)
+        try:
+            module = engine.load_figure(figure)
+        except ValueError:  # a variant stored under its own name (e.g. fig6_stable)
+            module = None
         records = root / getattr(module, "SHARES_RECORDS_WITH", figure) / "paper" / "records"
         wall, idle_n, idle_s = 0.0, 0, 0.0
         for r in records.glob("*.json"):
@@ -480,7 +486,8 @@ def _explore_fig8(figure, t):
                  color=alt.Color("quantity:N", title="2-shortcut run"), tooltip=["epoch:Q", "quantity:N", "value:Q"])
              .add_params(run).properties(title="Index and lg(gradient norm) against the epoch", width=260,
                                          height=230))
-    return _finish(alt.hconcat(left, right).resolve_scale(color="independent"), "Every run of the committed data; choose a run for each panel.")
+    return _finish(alt.hconcat(left, right).resolve_scale(color="independent"),
+                   "Every run of the committed data; choose a run for each panel.")
 
 
 def _explore_fig9(figure, t):
@@ -522,3 +529,61 @@ def _explore_fig2(figure, t):
                       color_title="layers")
     return _finish(chart, "Every depth, learning rate and seed of the committed runs: choose a learning "
                           "rate and a seed; click a depth in the legend.")
+
+
+#: Where each figure is shown in the book (for the Performance page's table).
+CHAPTERS = {"fig2": "Figure 2 analog", "fig3": "Learning dynamics", "fig5": "The initial point",
+            "fig6": "Learning dynamics", "fig7": "Learning dynamics", "fig8": "Learning dynamics",
+            "fig9": "Learning results", "fig10": "Learning results"}
+
+
+def _cost(module, item) -> float:
+    """:func:`engine.item_cost`, scaled by the share of the 5,000 digits an item trains on when
+    it names a subset (``n_per_class``; the default scale of the ReLU figures): their time is
+    proportional to the samples, which the engine's cost leaves out."""
+    share = 10 * item["n_per_class"] / 5000 if "n_per_class" in item else 1.0
+    return engine.item_cost(module, item) * share
+
+
+def rerun_times(root=None):
+    """Per figure: what rerunning it costs, on the machine kind of the committed records.
+
+    Paper scale: the computation time of the committed records, summed (about half of it in
+    wall time with two processes, ``scripts/reproduce_part.py``). Default scale (what the book
+    runs): an estimate, the engine's own cost model (:func:`engine.item_cost`, the one behind
+    the remaining-time display, scaled by the share of the samples an item trains on) applied to
+    the default grid, with the seconds per unit of cost measured on the committed paper-scale
+    records of the same figure. Minutes of one core.
+    Where every default item is also a committed paper-scale item (Figure 5), the default time
+    is the sum of their recorded times instead. Figure 8 reuses Figure 6's runs: its row is empty.
+    """
+    import json
+    from pathlib import Path
+
+    import pandas as pd
+
+    root = Path(root) if root is not None else Path(__file__).resolve().parents[2] / "results"
+    paper = paper_scale_times(root).set_index("figure") if any(root.glob("*/paper/provenance.json")) else None
+    rows = []
+    for fig, chapter in CHAPTERS.items():
+        module = engine.load_figure(fig)
+        shares = hasattr(module, "SHARES_RECORDS_WITH")
+        p = None if paper is None or fig not in paper.index or shares else paper.loc[fig]
+        spc = engine._seconds_per_cost(module, [root / fig / "paper" / "records"])
+        items = module.configurations(engine.get_config(module, "default"))
+        records = [root / fig / "paper" / "records" / f"{engine.item_key(it)}.json" for it in items]
+        if records and all(r.exists() for r in records):  # the default grid is part of the paper grid
+            estimate = sum(json.loads(r.read_text())["body"]["provenance"]["wall_time_s"] for r in records) / 60
+            how = "measured (its records)"
+        else:
+            estimate = None if spc is None else spc * sum(_cost(module, it) for it in items) / 60
+            how = "estimated (cost model)"
+        rows.append({
+            "figure": fig.replace("fig", "Figure "), "chapter": chapter,
+            "default: items": "with Figure 6" if shares else len(items),
+            "default: core-minutes": "" if shares or estimate is None else round(estimate, 1),
+            "default: how": "" if shares or estimate is None else how,
+            "paper: items": "with Figure 6" if shares else (int(p["items"]) if p is not None else "not committed"),
+            "paper: core-minutes": "" if p is None else float(p["computation (min)"]),
+        })
+    return pd.DataFrame(rows)
