@@ -165,20 +165,23 @@ def _text_only_reason(key: str, path: str) -> str | None:
 
 # mutmut reads `only_mutate` from setup.cfg; to regenerate only the module under test (the others
 # change while the book is written, and regenerating theorem1's 3,600 mutants costs minutes) the
-# run restricts it from here, before mutmut's modules read the configuration.
-WRAPPER = """
-import json, sys
-import mutmut.configuration as c
-_load = c._load_config
-def _restricted():
-    cfg = _load()
-    cfg.only_mutate = json.loads(sys.argv[1])
-    return cfg
-c._load_config = _restricted
-sys.argv = ["mutmut", "run"] + sys.argv[2:]
-from mutmut.__main__ import cli
-cli()
-"""
+# run restricts it (environment variable MUTATION_ONLY) before mutmut reads its configuration.
+def _mutmut_restricted(args: list[str]) -> None:
+    import mutmut.configuration as c
+
+    load = c._load_config
+
+    def restricted():
+        cfg = load()
+        if os.environ.get("MUTATION_ONLY"):
+            cfg.only_mutate = json.loads(os.environ["MUTATION_ONLY"])
+        return cfg
+
+    c._load_config = restricted
+    sys.argv = ["mutmut", "run", *args]
+    from mutmut.__main__ import cli
+
+    cli()
 
 
 def mutmut_run(names: list[str], paths: list[str], log) -> int:
@@ -186,13 +189,31 @@ def mutmut_run(names: list[str], paths: list[str], log) -> int:
         m = ROOT / "mutants" / p
         if m.exists() and "mutmut" not in m.read_text():
             m.unlink()
-    cmd = [sys.executable, "-c", WRAPPER, json.dumps(paths), "--max-children",
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--mutmut-run", "--max-children",
            os.environ.get("MUTATION_JOBS", "2"), *names]
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               MUTATION_ONLY=json.dumps(paths))
     return subprocess.run(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT).returncode
 
 
-def run_module(name: str, log) -> float:
+def forget_survivors(paths: list[str]) -> int:
+    """Clear the result of every mutant not killed, so that the next run tries it again (after
+    tests were added to kill survivors)."""
+    n = 0
+    for p in paths:
+        meta = ROOT / "mutants" / (p + ".meta")
+        if not meta.exists():
+            continue
+        data = json.loads(meta.read_text())
+        for key, code in data["exit_code_by_key"].items():
+            if code is not None and STATUS.get(code) != "killed":
+                data["exit_code_by_key"][key] = None
+                n += 1
+        meta.write_text(json.dumps(data, indent=4))
+    return n
+
+
+def run_module(name: str, log, retry: bool = False) -> float:
     """Run the pending, non-excluded mutants of one module; return the wall time in seconds.
 
     mutmut maps tests to functions once per run of the whole suite and afterwards only adds new
@@ -203,6 +224,8 @@ def run_module(name: str, log) -> float:
     t0 = time.time()
     paths = [p for p in MODULES[name] if (ROOT / p).exists()]
     wanted = [f for p in paths for f in functions(p) if not excluded(f)]
+    if retry:
+        print(f"[{name}] {forget_survivors(paths)} survivors to try again", flush=True)
     known = {}
     for p in paths:
         for key, code in load_meta(p).items():
@@ -244,11 +267,14 @@ def summarise(name: str, equivalent: dict, wall: dict) -> dict:
             counts[status if status in counts else "other"] += 1
             if status not in ("killed", "not run"):
                 survivors.append({"mutant": key, "status": status})
-    denom = counts["total"] - counts["excluded"] - counts["equivalent"]
+    generated = counts.pop("total")
+    counts["total"] = generated - counts["excluded"]  # the mutants in scope
+    denom = counts["total"] - counts["equivalent"]
     files = [{"path": p, "commit": git("log", "-1", "--format=%H", "--", p),
               "blob": git("hash-object", p),
               "matches_commit": git("status", "--porcelain", "--", p) == ""} for p in paths]
-    return {"module": name, "files": files, **counts,
+    return {"module": name, "commit": files[0]["commit"] if files else "", "files": files,
+            "generated": generated, **counts,
             "score": counts["killed"] / denom if denom else None,
             "wall_s": round(wall.get(name, 0.0), 1), "excluded_functions": sorted(excl_fns),
             "equivalent_mutants": equiv, "surviving_mutants": survivors}
@@ -276,22 +302,26 @@ def write_report(names: list[str], wall: dict) -> None:
                                                   ).stdout.strip().split()[-1],
               "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "head": git("rev-parse", "HEAD"), "excluded_name_rule": EXCLUDED_NAME.pattern,
-              "target": 0.9, "modules": modules}
+              "target": 0.9, "seconds": round(sum(m["wall_s"] for m in modules), 1),
+              "modules": modules}
     (OUT / "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
     (OUT / "report.md").write_text(markdown(report))
 
 
 def markdown(report: dict) -> str:
     lines = ["# Mutation testing report", "",
+             f"Wall time of the runs recorded here: {report['seconds'] / 60:.0f} minutes.", "",
              f"Tool: {report['tool']}; written {report['written']} at commit "
-             f"`{report['head'][:10]}`. Score = killed / (total - excluded - equivalent); "
+             f"`{report['head'][:10]}`. Total = mutants generated less those excluded by name; "
+             "score = killed / (total - equivalent); "
              f"target {report['target']:.0%} per module. Survivors, timeouts, mutants no test "
              "reaches and mutants not yet run all count against the score.", "",
-             "| module | total | excluded | equivalent | killed | survived | timeout | no tests "
-             "| not run | score | wall (s) |", "|" + " --- |" * 11]
+             "| module | generated | excluded | total | equivalent | killed | survived | timeout "
+             "| no tests | not run | score | wall (s) |", "|" + " --- |" * 12]
     for m in report["modules"]:
         score = "–" if m["score"] is None else f"{m['score']:.1%}"
-        lines.append(f"| {m['module']} | {m['total']} | {m['excluded']} | {m['equivalent']} | "
+        lines.append(f"| {m['module']} | {m['generated']} | {m['excluded']} | {m['total']} | "
+                     f"{m['equivalent']} | "
                      f"{m['killed']} | {m['survived']} | {m['timeout']} | {m['no tests']} | "
                      f"{m['not run']} | {score} | {m['wall_s']} |")
     lines += ["", "## Modules measured (git commit of the file, and whether the measured file "
@@ -319,9 +349,14 @@ def markdown(report: dict) -> str:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--mutmut-run"]:
+        _mutmut_restricted(sys.argv[2:])
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("modules", nargs="*", help=f"subset of {list(MODULES)}")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--retry-survivors", action="store_true",
+                    help="run the mutants not killed again (after adding tests)")
     args = ap.parse_args()
     names = args.modules or list(MODULES)
     unknown = set(names) - set(MODULES)
@@ -334,7 +369,7 @@ def main() -> None:
     with open(ROOT / "mutants" / "mutation.log", "a") as log:
         for name in names:
             if not args.report_only:
-                wall[name] = run_module(name, log)
+                wall[name] = run_module(name, log, args.retry_survivors)
                 print(f"[{name}] {wall[name]:.0f} s", flush=True)
             write_report([name] if not args.report_only else names, wall)
     print((OUT / "report.md").read_text())
