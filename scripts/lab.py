@@ -201,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     jupyter = Path(sys.executable).parent / "jupyter"
     cmd = [str(jupyter if jupyter.exists() else "jupyter"), "lab", f"--notebook-dir={dest}",
            f"--ServerApp.port={args.port}", *extra]
+    if getattr(os, "geteuid", lambda: 1)() == 0:
+        cmd.append("--allow-root")  # JupyterLab refuses root otherwise (containers, CI)
     print("lab:", " ".join(cmd), flush=True)
     os.execv(cmd[0], cmd) if jupyter.exists() else os.execvp(cmd[0], cmd)
     return 0

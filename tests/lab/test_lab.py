@@ -24,7 +24,6 @@ import importlib.util
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -287,34 +286,3 @@ def test_student_edition_has_no_solutions(browser, student_lab):
         if box.count():
             shot(page, f"student-{name}-exercise", box)
         page.close()
-
-
-def test_working_copy_refresh_keeps_edits(tmp_path, monkeypatch):
-    """prepare() twice: unedited files follow the chapter, edited ones are kept (.new beside)."""
-    book = tmp_path / "book"
-    book.mkdir()
-    nb = {"cells": [{"cell_type": "markdown", "id": "a", "metadata": {}, "source": "# One"}],
-          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                      "language": "python"}},
-          "nbformat": 4, "nbformat_minor": 5}
-    (book / "a.ipynb").write_text(json.dumps(nb))
-    (book / "b.ipynb").write_text(json.dumps(nb))
-    monkeypatch.setattr(lab, "BOOK", book)
-    monkeypatch.setattr(lab, "_sign", lambda path: None)
-    dest = lab.prepare("full", tmp_path / "lab", quiet=True)
-    front = json.loads((dest / "a.ipynb").read_text())["cells"][0]["source"]
-    assert front.startswith("---\nmath:") and "\\Sxx" in front
-    # the student edits b and runs a (outputs only), then the chapters change
-    b = json.loads((dest / "b.ipynb").read_text())
-    b["cells"].append({"cell_type": "code", "id": "s", "metadata": {}, "source": "mine = 1",
-                       "outputs": [], "execution_count": None})
-    (dest / "b.ipynb").write_text(json.dumps(b))
-    nb["cells"][0]["source"] = "# Two"
-    (book / "a.ipynb").write_text(json.dumps(nb))
-    (book / "b.ipynb").write_text(json.dumps(nb))
-    lab.prepare("full", dest, quiet=True)
-    assert "# Two" in json.loads((dest / "a.ipynb").read_text())["cells"][0]["source"]
-    kept = json.loads((dest / "b.ipynb").read_text())
-    assert kept["cells"][-1]["source"] == "mine = 1"
-    assert "# Two" in json.loads((dest / "b.new.ipynb").read_text())["cells"][0]["source"]
-    shutil.rmtree(dest)
