@@ -2,7 +2,7 @@
 
 This is the convolutional counterpart of :mod:`resnet_nb.networks`: the linear and
 fully connected networks of the theory chapters become a pre-activation residual network
-of the kind used in the experiments of both papers (Hardt & Ma, section 5, on CIFAR;
+of the kind used in the experiments of both papers (Hardt & Ma, section 4, on CIFAR;
 Li et al., Figure 2, with ``fb.resnet.torch`` on CIFAR-10), made small enough to train on
 two CPU cores.
 
@@ -36,7 +36,7 @@ For a ``k x k`` convolution with ``c`` input channels (fan-in ``k^2 c``):
   (He et al. 2015). ``fb.resnet.torch`` uses the fan-out form, ``sqrt(2 / (k^2 c_out))``;
   the two agree for every convolution whose input and output widths are equal, and differ
   only for the stem and the strided transitions.
-* ``"hardt_ma"``: Gaussian with standard deviation ``1 / (k^2 c)``. Hardt & Ma (section 5)
+* ``"hardt_ma"``: Gaussian with standard deviation ``1 / (k^2 c)``. Hardt & Ma (section 4)
   initialise their convolutions with a Gaussian of ``sigma ~ k^{-2} c^{-1}`` instead of the
   standard ``sigma ~ k^{-1} c^{-1/2}``. The statement is a proportionality (we have it as
   the project's summary of the paper quotes it; the search tools did not return the
@@ -628,6 +628,20 @@ HM_ANALOG = dict(blocks=[1, 1], channels=[16, 32], block="hardt_ma", n_per_class
                  runs={"hardt_ma_residual": [0, 1, 2, 3, 4], "standard": [0, 1, 2, 3, 4], "hardt_ma": [0, 1]})
 
 
+def _cpu_model() -> str:
+    """The CPU model name from /proc/cpuinfo (Linux), or the platform's processor string."""
+    import platform
+
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
 def hm_analog_run(init: str, seed: int, config: dict | None = None) -> pd.DataFrame:
     """One run of the analog (see :data:`HM_ANALOG`): the training history with its settings."""
     cfg = dict(HM_ANALOG, **(config or {}))
@@ -679,7 +693,7 @@ def hm_analog_reproduce(out: str, config: dict | None = None) -> pd.DataFrame:
             prov.update(config={k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()},
                         git_commit=commit, conv_py_modified=dirty, torch=torch.__version__,
                         numpy=np.__version__, python=platform.python_version(),
-                        machine=f"{platform.machine()} {platform.processor() or ''} {os.cpu_count()} cores".strip(),
+                        machine=f"{platform.machine()} {_cpu_model()} {os.cpu_count()} cores",
                         threads=torch.get_num_threads(),
                         command="python -c \"from resnet_nb import conv; conv.hm_analog_reproduce('results/hm_conv')\"")
             with open(prov_path, "w") as f:
