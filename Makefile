@@ -19,6 +19,8 @@ CHROMIUM ?= /usr/bin/chromium
 TIMED := scripts/timed.sh
 # Two workers for two cores; one thread each so torch does not oversubscribe the machine.
 export OMP_NUM_THREADS ?= 1
+# PyTorch build installed into .venv on Linux: cpu (PyTorch's CPU index, when reachable) or cuda.
+export TORCH ?= cpu
 export MKL_NUM_THREADS ?= 1
 # A non-interactive backend in the environment would make notebook figures vanish.
 unexport MPLBACKEND
