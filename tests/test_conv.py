@@ -529,3 +529,11 @@ def test_hm_analog_has_two_residual_blocks_and_summary_spread():
 def test_hm_analog_run_writes_a_history():
     hist = conv.hm_analog_run("hardt_ma_residual", 0, dict(epochs=1, n_per_class=5))
     assert list(hist.epoch) == [0, 1] and (hist.init == "hardt_ma_residual").all()
+
+
+def test_hm_analog_claim_holds_and_its_falsifier_is_rejected():
+    from resnet_nb.ledger import LEDGER
+
+    c = LEDGER["hm-analog-small-init"]
+    assert c.check(falsify=False).require().passed
+    assert c.check(falsify=True).rejected_on_value
