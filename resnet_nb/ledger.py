@@ -351,51 +351,68 @@ def require_all(df) -> None:
         raise LedgerError("\n\n".join(bad))
 
 
-def _cell(chk: Check | None, err: str) -> str:
+def _result(chk: Check | None, err: str, role: str) -> str:
+    """One line block: what was compared, the value against the tolerance, the margin, the criterion."""
     e = html.escape
     if chk is None:
-        return f"<b style='color:#cf222e'>error</b><br><small>{e(err)}</small>"
-    color = "#1a7f37" if chk.passed else "#cf222e"
-    s = (f"<b style='color:{color}'>{e(chk.verdict)}</b><br><small>{e(chk.compared)} = "
-         f"{e(_fmt(chk.value))}, tol {e(_fmt(chk.tol))}<br>margin {e(_fmt(chk.margin))}"
-         f"<br><i>{e(chk.criterion)}</i>")
-    if chk.nontrivial is not None:
-        s += f"<br>{e(chk.nontrivial_what or 'nontrivial part')} = {e(_fmt(chk.nontrivial))}"
-    if chk.spread is not None:
-        s += f"<br>spread {e(_fmt(chk.spread))}" + (" <b>fragile</b>" if chk.fragile else "")
-    return s + "</small>"
+        return f"<div><b style='color:#cf222e'>error</b> {e(err)}</div>"
+    if chk.parts:  # all_of: show the parts, not their smallest relative margin
+        out = ""
+        for p in chk.parts:
+            word = p.verdict if role == "check" else ("fails" if p.rejected_on_value else "passes")
+            out += (f"<div><i>{e(p.claim)}</i> &mdash; {e(word)}</div>"
+                    f"<div style='padding-left:1.2em'>{_result(p, '', role)}</div>")
+        return out + "".join(f"<div>{e(x)}</div>" for x in chk.lines)
+    s = (f"<div>{e(chk.compared)} = <b>{e(_fmt(chk.value))}</b> "
+         f"<span style='white-space:nowrap'>(must be {e(chk.op)} {e(_fmt(chk.tol))})</span>")
+    if role == "check":
+        s += f", margin {e(_fmt(chk.margin))}"
+    s += "</div>"
+    if role == "check":
+        s += f"<div style='color:#57606a'>tolerance: {e(chk.criterion)}</div>"
+        if chk.nontrivial is not None:
+            s += (f"<div style='color:#57606a'>nontrivial part: {e(chk.nontrivial_what or 'size')} = "
+                  f"{e(_fmt(chk.nontrivial))} (must be &gt; {e(_fmt(chk.nontrivial_min))})</div>")
+        if chk.spread is not None:
+            s += (f"<div style='color:#57606a'>run-to-run spread {e(_fmt(chk.spread))}"
+                  + (" &mdash; <b style='color:#9a6700'>fragile</b>: the margin is smaller"
+                     if chk.fragile else "") + "</div>")
+    return s
 
 
 def ledger_html(df) -> str:
-    """The ledger as an HTML table that fits the page; ``$...$`` math is typeset by MathJax."""
+    """The ledger as one block per claim, stacked so that it fits any column; ``$...$`` math in
+    statements and falsifiers is typeset by MathJax (the block is marked ``mathjax_process``)."""
     e = html.escape
-    head = ("<div class='mathjax_process'><table class='claims-ledger' "
-            "style='table-layout:fixed;width:100%;font-size:0.82em;overflow-wrap:anywhere'>"
-            "<colgroup><col style='width:20%'><col style='width:38%'><col style='width:21%'>"
-            "<col style='width:21%'></colgroup><thead><tr><th>source and verdict</th>"
-            "<th>statement checked</th><th>check</th><th>falsifier (must fail)</th></tr></thead><tbody>")
-    body = []
+    blocks = []
     for r in df.itertuples():
-        kind = "" if r.kind == "claim" else "<br><small><b>regression test</b> of a measured value</small>"
-        printed = f"<br><small>printed: {e(r.printed)}</small>" if r.printed else ""
-        where = "<br>".join(e(w) for w in r.where.split("; ") if w)
+        ok = r.passed and r.falsifier_rejected
+        color = "#1a7f37" if ok else "#cf222e"
+        kind = ("" if r.kind == "claim" else
+                " &middot; <b>regression test</b> of a measured value (its negative corrupts an input)")
+        fragile = " &middot; <b style='color:#9a6700'>fragile</b>" if getattr(r, "fragile", False) else ""
+        secs = f" &middot; {r.seconds:.1f} s" if hasattr(r, "seconds") else ""
+        printed = (f"<div><span style='color:#57606a'>printed:</span> {e(r.printed)}</div>" if r.printed else "")
+        where = ", ".join(f"<code>{e(w)}</code>" for w in r.where.split("; ") if w)
+        chk_word = "holds" if r.passed else ("VACUOUS" if (r.check is not None and r.check.vacuous) else "FAILS")
+        chk_color = "#1a7f37" if r.passed else "#cf222e"
+        fal_word = "rejected" if r.falsifier_rejected else "NOT rejected"
         fal_color = "#1a7f37" if r.falsifier_rejected else "#cf222e"
-        fal = r.falsifier_check
-        fal_txt = (f"<b style='color:{fal_color}'>{'rejected' if r.falsifier_rejected else 'NOT rejected'}"
-                   f"</b><br><small>{e(r.falsifier)}")
-        if fal is not None:
-            fal_txt += f"<br>{e(fal.compared)} = {e(_fmt(fal.value))}, tol {e(_fmt(fal.tol))}"
-        elif r.falsifier_error:
-            fal_txt += f"<br>{e(r.falsifier_error)}"
-        fal_txt += "</small>"
-        fragile = "<br><b style='color:#9a6700'>fragile</b>" if getattr(r, "fragile", False) else ""
-        secs = f"<br><small>{r.seconds:.1f} s</small>" if hasattr(r, "seconds") else ""
-        body.append(
-            f"<tr><td><b>{e(r.source)}</b><br><i>{e(r.verdict)}</i>{kind}{fragile}<br>"
-            f"<small><code style='overflow-wrap:anywhere'>{e(r.id)}</code></small>{secs}</td>"
-            f"<td>{e(r.statement)}{printed}<br><small style='overflow-wrap:anywhere;color:#57606a'>{where}"
-            f"</small></td><td>{_cell(r.check, r.check_error)}</td><td>{fal_txt}</td></tr>")
-    return head + "".join(body) + "</tbody></table></div>"
+        blocks.append(
+            f"<div class='ledger-claim' style='border-left:4px solid {color};padding:4px 10px;margin:10px 0;"
+            f"overflow-wrap:anywhere'>"
+            f"<div><b>{e(r.source)}</b> &mdash; <i>{e(r.verdict)}</i>{kind}{fragile}"
+            f"<span style='color:#57606a;font-size:0.9em'> &middot; <code>{e(r.id)}</code>{secs}</span></div>"
+            f"<div style='margin:2px 0'>{e(r.statement)}</div>{printed}"
+            f"<div style='margin-top:3px'><b style='color:{chk_color}'>check {chk_word}</b></div>"
+            f"<div style='padding-left:1.2em'>{_result(r.check, r.check_error, 'check')}</div>"
+            f"<div style='margin-top:3px'><b style='color:{fal_color}'>falsifier {fal_word}</b>: "
+            f"{e(r.falsifier)}</div>"
+            f"<div style='padding-left:1.2em'>{_result(r.falsifier_check, r.falsifier_error, 'falsifier')}</div>"
+            + (f"<div style='color:#57606a;font-size:0.9em'>checked in {where}</div>" if where else "")
+            + "</div>")
+    return ("<div class='mathjax_process claims-ledger' style='font-size:0.88em;max-width:100%'>"
+            + "".join(blocks) + "</div>")
 
 
 # ==========================================================================================
