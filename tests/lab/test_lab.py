@@ -101,8 +101,8 @@ class Lab:
                     raise RuntimeError("JupyterLab did not start:\n" + self.log.read_text()[-3000:])
                 time.sleep(0.5)
 
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}/{path}?token={self.token}"
+    def url(self, path: str, query: str = "") -> str:
+        return f"http://127.0.0.1:{self.port}/{path}?{query}token={self.token}"
 
     def close(self) -> None:
         self.proc.terminate()
@@ -135,10 +135,12 @@ def student_lab(tmp_path_factory):
 
 
 def open_notebook(browser, server: Lab, name: str):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    # a fresh context and workspace per notebook: nothing restored from the previous one
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server.url(f"lab/tree/{name}"))
+    workspace = f"test-{name.removesuffix('.ipynb')}"
+    page.goto(server.url(f"lab/workspaces/{workspace}/tree/{name}", "reset&"))
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
     page.get_by_text("| Idle").wait_for(timeout=120_000)  # the kernel is up
     page.wait_for_selector(".jp-MarkdownCell .myst", timeout=60_000)
@@ -249,7 +251,11 @@ def test_full_edition_runs_renders_and_folds(browser, full_lab):
     for name in CHAPTERS:
         nb = f"{name}.ipynb"
         page, js_errors = open_notebook(browser, full_lab, nb)
-        seconds = run_all(page)
+        try:
+            seconds = run_all(page)
+        except Exception:
+            shot(page, f"{name}-failure")
+            raise
         print(f"{nb}: all cells ran in {seconds:.0f} s")
         errors = page.locator("[data-mime-type='application/vnd.jupyter.error']")
         assert errors.count() == 0, f"{nb}: a cell raised:\n" + "\n".join(errors.all_inner_texts())[:3000]
@@ -268,7 +274,7 @@ def test_full_edition_runs_renders_and_folds(browser, full_lab):
         if check_widget(page, name):
             widgets += 1
         assert not [e for e in js_errors if "myst" in e.lower()], js_errors
-        page.close()
+        page.context.close()
     assert widgets >= 1, f"no widget found in {CHAPTERS}: the widget check did not run"
     if evals == 0:
         pytest.xfail(f"no {{eval}} role found after plain words in {CHAPTERS}")
@@ -285,4 +291,4 @@ def test_student_edition_has_no_solutions(browser, student_lab):
         box = page.locator(".jp-MarkdownCell .myst-exercise").first
         if box.count():
             shot(page, f"student-{name}-exercise", box)
-        page.close()
+        page.context.close()
