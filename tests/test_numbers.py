@@ -193,6 +193,30 @@ def test_quote_files_are_complete():
     assert set(df.chapter) <= chapters, f"quote files without a chapter: {set(df.chapter) - chapters}"
 
 
+def chapter_markdown(path: Path) -> str:
+    if path.suffix == ".ipynb":
+        nb = json.loads(path.read_text())
+        return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    return path.read_text()
+
+
+QUOTE_FILES = sorted(QUOTES.glob("*.yml"))
+
+
+@pytest.mark.parametrize("qfile", QUOTE_FILES, ids=[q.name for q in QUOTE_FILES])
+def test_every_listed_quote_is_marked_in_its_chapter(qfile):
+    """The list is the one place of quotes: an entry whose number no {abbr} quote of the chapter
+    shows any more is stale."""
+    chapter = next((p for p in CHAPTERS if p.stem == qfile.stem), None)
+    assert chapter is not None, f"{qfile.name} has no chapter"
+    shown = [split_abbr(m)[0] for m in ABBR.findall(chapter_markdown(chapter))
+             if split_abbr(m)[1].lower().startswith("quoted from")]
+    tokens = {n for t in shown for n in DECIMAL.findall(t)} | set(shown)
+    stale = [v for v in quote_values(qfile.stem)
+             if v not in tokens and not (DECIMAL.findall(v) and set(DECIMAL.findall(v)) <= tokens)]
+    assert not stale, f"{qfile.name}: listed but not marked as a quote in {chapter.name}: {stale}"
+
+
 # ------------------------------------------------------------------------------ the scanner itself
 def test_scanner_flags_typed_numbers_and_accepts_eval_and_listed_quotes():
     q = {"0.182"}
