@@ -157,6 +157,9 @@ def _downloadable(text: str) -> str:
         outputs = []
         for out in cell.get("outputs", []):
             if WIDGET_VIEW in out.get("data", {}):
+                plain = "".join(out["data"].get("text/plain", ""))
+                if re.search(r"\d+%\|", plain):  # a tqdm progress bar: nothing to keep
+                    continue
                 outputs.append(_note("*Interactive widget: it needs a running kernel. Run this cell to use it.*"))
             elif len(json.dumps(out)) > DOWNLOAD_OUTPUT_LIMIT:
                 outputs.append(_note("*This output (an animation) is left out of the download to keep it small. "
@@ -191,8 +194,30 @@ def _lighten_and_ship_outputs(app, exception):
                 "their outputs", replaced)
 
 
+class _SkipVegaLiteMime:
+    """Drop myst-nb's warning about the Vega-Lite mime type, and only that one.
+
+    ``resnet_nb.experiments.views.Chart`` outputs a Vega-Lite spec twice: as ``text/html`` (what
+    the site shows; book.js renders it) and as ``application/vnd.vegalite.v6+json`` (what
+    JupyterLab renders). myst-nb parses every mime type of an output and warns about the one it
+    has no renderer for, which fails a build with warnings as errors, although the page uses
+    the HTML one."""
+
+    def filter(self, record):
+        return "unknown output mime type: application/vnd.vegalite" not in record.getMessage()
+
+
+def _quiet_vegalite(app, config):
+    import logging
+
+    for handler in logging.getLogger("sphinx").handlers:
+        # First in the list: Sphinx's warning-is-error filter raises inside filter().
+        handler.filters.insert(0, _SkipVegaLiteMime())
+
+
 def setup(app):
     _register_authoryear_style()
+    app.connect("config-inited", _quiet_vegalite)
     app.add_js_file(SHIM, priority=1)
     app.add_css_file(CSS)
     app.add_js_file(JS, loading_method="defer")

@@ -477,16 +477,17 @@ def _explore_fig8(figure, t):
     d = _round(h[np.isfinite(h["lg_x"])].drop(columns=["loss", "grad_norm"]))
     runs = sorted(d["run"].unique())
     left = _lg_chart(d, "lg_x", "index", "arch", "Index along training (Fig. 8, left)", "lg(loss − L_min)",
-                     "index", controls=[("run", "run", runs, runs[0])], width=260, color_title="network")
+                     "index", controls=[("run", "run", runs, runs[0])], width=230, color_title="network")
     run = alt.param(name="p_run2", value=runs[0], bind=alt.binding_select(options=runs, name="run (right) "))
     right = (alt.Chart(d).transform_filter(alt.datum.run == run).transform_filter(alt.datum.arch == "2-shortcut")
              .transform_fold(["index", "lg_grad_norm"], as_=["quantity", "value"])
              .mark_line(point=alt.OverlayMarkDef(size=18)).encode(
                  x=alt.X("epoch:Q", scale=alt.Scale(type="symlog")), y=alt.Y("value:Q", title="value"),
                  color=alt.Color("quantity:N", title="2-shortcut run"), tooltip=["epoch:Q", "quantity:N", "value:Q"])
-             .add_params(run).properties(title="Index and lg(gradient norm) against the epoch", width=260,
+             .add_params(run).properties(title="Index and lg(gradient norm) against the epoch", width=230,
                                          height=230))
-    return _finish(alt.hconcat(left, right).resolve_scale(color="independent"),
+    # Legends below the panels: side by side with two legends they would not fit a 700 px column.
+    return _finish(alt.hconcat(left, right).resolve_scale(color="independent").configure_legend(orient="bottom"),
                    "Every run of the committed data; choose a run for each panel.")
 
 

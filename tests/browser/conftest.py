@@ -12,11 +12,12 @@ def _lines(report: dict) -> list[str]:
     lines.append(f"{'page':<32} {'MB sent':>8} {'requests':>8} {'load s':>7} {'settled s':>9} {'overflow':>8} "
                  f"{'anim':>4} {'charts':>6} {'widgets':>7} {'shots':>5}")
     for name, r in report.items():
-        if name.startswith("("):
+        if name.startswith("(") or "transferred_mb" not in r:
             continue
         lines.append(f"{name:<32} {r['transferred_mb']:>8.2f} {r['requests']:>8} {r['load_s']:>7.1f} "
                      f"{r['settled_s']:>9.1f} {r['overflow']:>8} {r['animations']:>4} {r['charts']:>6} "
                      f"{r['widgets']:>7} {r['screenshots']:>5}")
+        lines += [f"    {n}" for n in r.get("notes", [])]
     return lines
 
 
