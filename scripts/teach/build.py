@@ -267,6 +267,7 @@ def key_slides(ch: str, img_dir: Path, max_figures: int = 2) -> list[str]:
 SLIDE_CSS = """
 .reveal { font-size: 30px; }
 .reveal h2 { font-size: 1.6em; } .reveal h3 { font-size: 1.05em; }
+.reveal h1, .reveal h2, .reveal h3 { text-transform: none; }
 .reveal .box { text-align: left; border-left: 6px solid #3b6ea8; padding: 0.3em 0.8em;
   background: #f7f9fc; }
 .reveal .box.definition { border-color: #6a8f3b; }
