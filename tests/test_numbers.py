@@ -1,4 +1,4 @@
-"""Every decimal number a reader sees in a chapter's text comes from the run or is a listed quote.
+r"""Every decimal number a reader sees in a chapter's text comes from the run or is a listed quote.
 
 Issue 11, part 1. The Markdown of every ``book/*.ipynb`` (Markdown cells, exercise solutions
 and math included) and of every ``book/*.md`` page is scanned for decimal numbers: ``0.182``,
@@ -24,6 +24,8 @@ Not scanned, because they are not numbers of the book's results:
   inequality (2.3), Eqs. 3.2-3.6, Table 2, Figure 5, Appendix C.1, ...); arXiv identifiers
   (arXiv:1611.04231);
 * dotted triples such as version numbers (``2.13.0``) and directive option lines (``:label:``);
+* a decimal that is part of a symbol's name, in a parenthesised subscript: Li et al.'s
+  ``|\lambda|_{(0.1)}`` for the 10th percentile of the eigenvalue moduli;
 * HTML comments (a reader never sees them).
 """
 from __future__ import annotations
@@ -47,11 +49,13 @@ NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_]*")
 REF_ROLES = re.compile(r"\{(?:cite(?::[a-z]+)?|doc|ref|numref|prf:ref|eq|download|term)\}`[^`]*`")
 REF_WORDS = (r"(?i:Sections?|Sec\.|§|Theorems?|Lemmas?|Corollar(?:y|ies)|Propositions?|Definitions?"
              r"|Claims?|Eqs?\.|Equations?|Tables?|Figures?|Figs?\.|Appendix|Appendices|Assumptions?"
-             r"|Remarks?|Examples?|Algorithms?|Chapters?|Inequalit(?:y|ies)|printed form)")
+             r"|Remarks?|Examples?|Algorithms?|Chapters?|Inequalit(?:y|ies)|printed\s+form)")
 _REF_NUM = r"\(?[A-Z]?\d+(?:\.\d+)*(?:[a-z](?![-+\d]))?\)?"
 REFERENCE = re.compile(REF_WORDS + r"\s*~?" + _REF_NUM
                        + r"(?:\s*(?:-|–|—|,|and|or|to)\s*" + _REF_NUM + r")*")
 ARXIV = re.compile(r"arXiv:?\s*\d+\.\d+(?:v\d+)?", re.IGNORECASE)
+#: a decimal used as a name, not a value: the paper's 10th-percentile notation |lambda|_{(0.1)}
+SUBSCRIPT_LABEL = re.compile(r"_\{?\(\d+\.\d+\)\}?")
 TRIPLE = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}")
 URL = re.compile(r"https?://\S+|www\.\S+")
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
@@ -125,7 +129,7 @@ def scan_markdown(text: str, assigned: set[str], quotes: set[str]) -> list[str]:
 
     text = EVAL.sub(eval_role, text)
     text = ABBR.sub(abbr_role, text)
-    for pat in (CODE_SPAN, URL, LINK_TARGET, REF_ROLES, OPTION_LINE, ARXIV, REFERENCE, TRIPLE):
+    for pat in (CODE_SPAN, URL, LINK_TARGET, REF_ROLES, OPTION_LINE, ARXIV, REFERENCE, TRIPLE, SUBSCRIPT_LABEL):
         text = pat.sub(" ", text)
     for m in DECIMAL.finditer(text):
         ctx = " ".join(text[max(0, m.start() - 40): m.end() + 25].split())
@@ -236,7 +240,8 @@ def test_scanner_skips_code_urls_and_references():
     none = set()
     for text in ["`lr=0.1`", "```python\nx = 0.5\n```", "see https://x.org/a/1.2.html",
                  "[p](files/v0.1.pdf)", "Theorem 2.1 and Lemma B.1", "Eqs. 3.2-3.6", "Eq. (2.3)",
-                 "Section 4.1", "the printed inequality (2.3)", "arXiv:1611.04231", "torch 2.13.0",
+                 "Section 4.1", "the printed inequality (2.3)", "the printed\nform (2.3)",
+                 "$|\\lambda|_{(0.1)}$", "arXiv:1611.04231", "torch 2.13.0",
                  "{cite}`he2016deep`",
                  "<!-- 0.5 -->", "```{literalinclude} ../x.py\n:lines: 1\n```"]:
         assert not scan_markdown(text, none, none), text
