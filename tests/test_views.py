@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 
 widgets = pytest.importorskip("ipywidgets")
 
-from resnet_nb.experiments import views
+from resnet_nb.experiments import views  # noqa: E402
 
 
 def _fake_module():
@@ -102,3 +102,47 @@ def test_explore_embeds_every_run_as_columns(figure):
 def test_explore_refuses_unknown_figure():
     with pytest.raises(ValueError, match="figure must be one of"):
         views.explore("fig4")
+
+
+def _offline_site():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "offline_site.py"
+    spec = importlib.util.spec_from_file_location("offline_site", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_downloaded_notebook_keeps_outputs_but_not_widgets_or_huge_frames():
+    import json
+
+    site = _offline_site()
+    view = "application/vnd.jupyter.widget-view+json"
+    nb = {"metadata": {"widgets": {"state": {}}}, "nbformat": 4, "nbformat_minor": 5, "cells": [
+        {"cell_type": "code", "source": "", "metadata": {}, "execution_count": 1, "outputs": [
+            {"output_type": "display_data", "metadata": {}, "data": {view: {}, "text/plain": " 50%|#  | 1/2"}},
+            {"output_type": "display_data", "metadata": {}, "data": {view: {}, "text/plain": "interactive(...)"}},
+            {"output_type": "display_data", "metadata": {}, "data": {"text/html": "x" * 400_000}},
+            {"output_type": "stream", "name": "stdout", "text": "kept\n"}]}]}
+    out = json.loads(site._downloadable(json.dumps(nb)))
+    assert "widgets" not in out["metadata"]
+    outputs = out["cells"][0]["outputs"]
+    assert len(outputs) == 3  # the progress bar is gone
+    assert "running kernel" in outputs[0]["data"]["text/markdown"]
+    assert "left out of the download" in outputs[1]["data"]["text/markdown"]
+    assert outputs[2]["text"] == "kept\n"
+
+
+def test_bibliography_labels_are_author_year():
+    from pathlib import Path
+
+    from pybtex.database import parse_file
+    from pybtex.plugin import find_plugin
+
+    _offline_site()._register_authoryear_style()
+    bib = parse_file(str(Path(__file__).resolve().parents[1] / "book" / "references.bib"))
+    labels = [e.label for e in find_plugin("pybtex.style.formatting", "authoryear")().format_bibliography(bib)]
+    assert "Hardt & Ma 2016" in labels and "Li et al. 2016" in labels
+    assert len(labels) == len(set(labels))  # equal labels get a, b
