@@ -481,8 +481,9 @@ def quotes_html(df) -> str:
 def mutation_scores(path=None):
     """The mutation testing report (``results/mutation/report.json``) as a DataFrame, or None.
 
-    One row per module: killed, survived, timed out, equivalent, total and the score
-    killed / (total - equivalent). Accepts ``{"modules": {name: {...}}}``, ``{"modules":
+    One row per module: killed, survived, timed out, no tests, equivalent, not run, total and the
+    score (the report's own, else killed / (total - equivalent - not run); NaN when no mutant of
+    the module has been run yet). Accepts ``{"modules": {name: {...}}}``, ``{"modules":
     [{"module": name, ...}]}`` or a bare mapping of module names; the total wall time is
     taken from a top-level ``seconds`` / ``wall_time_s`` / ``wall_seconds`` key when present.
     """
@@ -509,11 +510,16 @@ def mutation_scores(path=None):
             return 0
         killed, survived = get("killed"), get("survived")
         timeout, equivalent = get("timed_out", "timeout", "timed out"), get("equivalent")
-        total = get("total") or killed + survived + timeout + equivalent
-        denom = total - equivalent
+        not_run, no_tests = get("not run", "not_run"), get("no tests", "no_tests")
+        total = get("total") or killed + survived + timeout + equivalent + not_run + no_tests
+        measured = killed + survived + timeout + no_tests  # mutants that ran (no tests = not killed)
+        if "score" in m and measured:
+            score = float(m["score"])
+        else:  # killed / (total - equivalent), over the mutants that were actually run
+            score = killed / measured if measured else math.nan
         rows.append({"module": m.get("module", "?"), "killed": killed, "survived": survived,
-                     "timed out": timeout, "equivalent": equivalent, "total": total,
-                     "score": (killed / denom) if denom else math.nan,
+                     "timed out": timeout, "no tests": no_tests, "equivalent": equivalent,
+                     "not run": not_run, "total": total, "score": score,
                      "commit": str(m.get("commit", ""))[:10]})
     df = pd.DataFrame(rows)
     seconds = next((rep[k] for k in ("seconds", "wall_time_s", "wall_seconds", "wall_time")

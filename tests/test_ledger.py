@@ -168,6 +168,10 @@ def test_mutation_scores(tmp_path):
         "losses": {"killed": 9, "survived": 1, "timed_out": 0, "equivalent": 2, "total": 12}}}))
     df = ledger.mutation_scores(p)
     assert df.score.tolist() == [0.9] and df.attrs["seconds"] == 12
+    p.write_text(json.dumps({"modules": [{"module": "train", "killed": 0, "survived": 0, "not run": 5,
+                                          "total": 5, "score": 0.0}]}))
+    df = ledger.mutation_scores(p)
+    assert math.isnan(df.score[0]) and df["not run"][0] == 5
 
 
 # ---------------------------------------------------------------------------- show
