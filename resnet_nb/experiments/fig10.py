@@ -186,6 +186,7 @@ def lbfgs_floor(arch: str, depth: int = 2, scales=(0.01, 1.0, 3.0), starts_per_s
     represent, not of the optimiser. One row per start: ``scale``, ``start``, ``loss``.
     """
     from ..losses import loss_samples
+    from ..train import _torch_threads
 
     if arch not in ARCHS:
         raise ValueError(f"arch must be one of {ARCHS}, got {arch!r}")
@@ -206,7 +207,8 @@ def lbfgs_floor(arch: str, depth: int = 2, scales=(0.01, 1.0, 3.0), starts_per_s
                 f.backward()
                 return f
 
-            opt.step(closure)
+            with _torch_threads(1):  # 10 x 5,000 products: more threads only wait on each other
+                opt.step(closure)
             with torch.no_grad():
                 rows.append({"arch": arch, "depth": depth, "scale": float(scale), "start": k,
                              "loss": float(loss_samples(net, w, data))})
