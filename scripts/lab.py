@@ -13,6 +13,8 @@ Each copied notebook gets two changes that only the live copy needs:
 
 * the book's TeX macros (``\\Sxx``, ``\\norm``, ... from ``_config.yml``'s MathJax settings)
   as MyST front matter ``math:`` in the first Markdown cell, which jupyterlab-myst reads;
+* citations ``{cite}`key``` written out as "[Li et al., 2016]" from ``book/references.bib``
+  (jupyterlab-myst does not read BibTeX files and would show the bare key);
 * a trust signature (``jupyter trust``), so that jupyterlab-myst evaluates the ``{eval}``
   roles that insert computed numbers into the text.
 
@@ -34,6 +36,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -66,6 +69,34 @@ def book_macros() -> dict[str, str]:
         else:
             out[f"\\{name}"] = body
     return out
+
+
+def citations() -> dict[str, str]:
+    """BibTeX key -> "Li et al., 2016" (author-year, as the built book labels citations)."""
+    from pybtex.database import parse_file
+
+    out = {}
+    bib = BOOK / "references.bib"
+    if not bib.exists():
+        return out
+    for key, entry in parse_file(str(bib)).entries.items():
+        people = entry.persons.get("author", [])
+        last = [" ".join(p.last_names).replace("{", "").replace("}", "") for p in people]
+        names = (last[0] if len(last) == 1 else f"{last[0]} & {last[1]}" if len(last) == 2
+                 else f"{last[0]} et al.") if last else key
+        out[key] = f"{names}, {entry.fields.get('year', 'n.d.')}"
+    return out
+
+
+_CITE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]+)`")
+
+
+def write_citations(text: str, cites: dict[str, str]) -> str:
+    """Replace each ``{cite}`a,b``` by "[A et al., 2016; B, 2015]" (unknown keys kept as keys)."""
+    def one(m: re.Match) -> str:
+        keys = [k.strip() for k in m.group(1).split(",")]
+        return "[" + "; ".join(cites.get(k, k) for k in keys) + "]"
+    return _CITE.sub(one, text)
 
 
 def _text(source) -> str:
@@ -110,6 +141,10 @@ def live_notebook(src: Path, edition: str, macros: dict[str, str]) -> dict:
             tmp.unlink()
     else:
         nb = json.loads(src.read_text(encoding="utf-8"))
+    cites = citations()
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            cell["source"] = write_citations(_text(cell["source"]), cites)
     add_front_matter(nb, macros)
     return nb
 

@@ -120,3 +120,10 @@ def test_working_copy_refresh_keeps_edits(tmp_path, monkeypatch):
     assert kept["cells"][-1]["source"] == "mine = 1"
     assert "# Two" in json.loads((dest / "b.new.ipynb").read_text())["cells"][0]["source"]
     shutil.rmtree(dest)
+
+
+def test_lab_copy_writes_out_citations():
+    cites = lab.citations()
+    assert cites["li2016demystifying"] == "Li et al., 2016"
+    text = lab.write_citations("see {cite}`li2016demystifying` and {cite:p}`hardt2016identity, nokey`", cites)
+    assert text == "see [Li et al., 2016] and [Hardt & Ma, 2016; nokey]"

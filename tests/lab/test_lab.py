@@ -250,6 +250,8 @@ def test_full_edition_runs_renders_and_folds(browser, full_lab):
     evals = 0
     for name in CHAPTERS:
         nb = f"{name}.ipynb"
+        tracked = ROOT / "book" / nb
+        stamp = tracked.stat().st_mtime_ns
         page, js_errors = open_notebook(browser, full_lab, nb)
         try:
             seconds = run_all(page)
@@ -274,7 +276,15 @@ def test_full_edition_runs_renders_and_folds(browser, full_lab):
         if check_widget(page, name):
             widgets += 1
         assert not [e for e in js_errors if "myst" in e.lower()], js_errors
+        # save (as autosave would): it must go to the working copy
+        page.click(".lm-MenuBar-itemLabel:text-is('File')")
+        page.click(".lm-Menu-itemLabel:text-matches('^Save( Notebook)?$')")
+        page.wait_for_timeout(1000)
         page.context.close()
+        saved = json.loads((full_lab.dir / nb).read_text(encoding="utf-8"))
+        assert any(c.get("outputs") for c in saved["cells"] if c["cell_type"] == "code"), \
+            f"{nb}: the working copy was not saved with outputs"
+        assert tracked.stat().st_mtime_ns == stamp, f"book/{nb} was written during the session"
     assert widgets >= 1, f"no widget found in {CHAPTERS}: the widget check did not run"
     if evals == 0:
         pytest.xfail(f"no {{eval}} role found after plain words in {CHAPTERS}")
