@@ -196,3 +196,102 @@ def deeper_smaller(table: pd.DataFrame, factor: float = 1.0) -> ledger.Check:
     where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
 def check_deeper_smaller(falsify: bool = False) -> ledger.Check:
     return deeper_smaller(committed("fig3"), factor=0.5 if falsify else 1.0)
+
+
+# ------------------------------------------------------------------------------------------
+# The loss spikes of the ReLU runs (edge of stability)
+# ------------------------------------------------------------------------------------------
+def spikes(table: pd.DataFrame, relu: bool = True, rise: float = 1.05) -> pd.DataFrame:
+    """Every recorded epoch at which a run's loss is more than ``rise`` times its loss at the
+    previous recorded epoch: one row per (depth, run, epoch)."""
+    rows = []
+    for (depth, run), g in table[table["relu"] == relu].groupby(["depth", "run"]):
+        g = g.sort_values("epoch")
+        loss, ep = g["loss"].to_numpy(), g["epoch"].to_numpy()
+        for i in np.flatnonzero(loss[1:] > rise * loss[:-1]):
+            rows.append({"depth": int(depth), "run": int(run), "epoch": int(ep[i + 1]),
+                         "ratio": float(loss[i + 1] / loss[i])})
+    return pd.DataFrame(rows, columns=["depth", "run", "epoch", "ratio"])
+
+
+def top_eigenvalue(net, W, data, iters: int = 40) -> float:
+    """The largest eigenvalue of the Hessian of the sample loss at ``W``, by power iteration on
+    Hessian-vector products (forward over reverse), shifted so that it converges to the top of the
+    spectrum even when a negative eigenvalue is larger in size."""
+    from ..losses import loss_samples
+
+    f = lambda w: loss_samples(net, w, data)  # noqa: E731
+    W = W.detach().to(torch.float64)
+    hvp = lambda v: torch.func.jvp(torch.func.grad(f), (W,), (v,))[1]  # noqa: E731
+    gen = torch.Generator().manual_seed(0)
+    v = torch.randn(W.shape, generator=gen, dtype=W.dtype)
+    v = v / torch.linalg.vector_norm(v)
+    lam = 0.0
+    for _ in range(iters):  # |lambda| max first
+        w = hvp(v)
+        lam = float(torch.linalg.vector_norm(w))
+        v = w / lam
+    top = float((v * hvp(v)).sum())
+    if top > 0:
+        return top
+    shift = lam  # the largest |lambda| was negative: iterate on H + shift I
+    for _ in range(iters):
+        w = hvp(v) + shift * v
+        v = w / torch.linalg.vector_norm(w)
+    return float((v * hvp(v)).sum())
+
+
+def sharpness_along(depth: int = 4, run: int = 0, epochs=range(200, 521, 20), lr: float = SCALES["paper"]["lr"],
+                    n_per_class=SCALES["paper"]["n_per_class"], seed: int = SCALES["paper"]["seed"],
+                    runs: int = SCALES["paper"]["runs"]) -> pd.DataFrame:
+    """Retrain run ``run`` of the ReLU networks of depth ``depth`` (the committed paper-scale setting)
+    and record, at ``epochs``, the loss and ``lr * lambda_max`` of the Hessian: gradient descent is
+    stable on a quadratic only while ``lr * lambda_max < 2``."""
+    net = network("2-shortcut", depth, relu=True)
+    W0 = initial_weights("2-shortcut", net, seed=seed, runs=runs)[run]
+    data = mnist(n_per_class)
+    epochs = sorted(int(e) for e in epochs)
+    res = gradient_descent(net, W0, data, lr=lr, epochs=epochs[-1], snapshot_epochs=epochs)
+    losses = np.asarray(res.losses)
+    rows = []
+    for e in epochs:
+        lam = top_eigenvalue(net, res.snapshots[e], data)
+        rows.append({"epoch": e, "loss": float(losses[e]), "lam_max": lam, "eta_lam": lr * lam})
+    out = pd.DataFrame(rows)
+    out.attrs["losses"] = losses
+    return out
+
+
+#: where :func:`reproduce_sharpness` stores its tables (a single run: minutes on one core)
+SHARPNESS_DIR = "fig3_sharpness"
+
+
+def reproduce_sharpness(out=None, **kwargs) -> pd.DataFrame:
+    """Run :func:`sharpness_along` and store ``sharpness.csv`` (the sampled epochs) and ``losses.csv``
+    (the loss at every epoch) under ``<out>/fig3_sharpness/``, with the arguments in ``config.json``."""
+    import inspect
+    import json
+    from pathlib import Path
+
+    root = Path(out) if out is not None else Path(__file__).resolve().parents[2] / "results"
+    folder = root / SHARPNESS_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    table = sharpness_along(**kwargs)
+    table.to_csv(folder / "sharpness.csv", index=False)
+    pd.DataFrame({"epoch": np.arange(len(table.attrs["losses"])), "loss": table.attrs["losses"]}).to_csv(
+        folder / "losses.csv", index=False)
+    defaults = {k: v.default for k, v in inspect.signature(sharpness_along).parameters.items()}
+    config = {k: (list(v) if isinstance(v, range) else v) for k, v in dict(defaults, **kwargs).items()}
+    (folder / "config.json").write_text(json.dumps(config, indent=1) + "\n")
+    return table
+
+
+def load_sharpness(out=None):
+    """The stored tables of :func:`reproduce_sharpness` (sampled epochs, every epoch's loss), or None."""
+    from pathlib import Path
+
+    root = Path(out) if out is not None else Path(__file__).resolve().parents[2] / "results"
+    folder = root / SHARPNESS_DIR
+    if not (folder / "sharpness.csv").exists():
+        return None
+    return pd.read_csv(folder / "sharpness.csv"), pd.read_csv(folder / "losses.csv")

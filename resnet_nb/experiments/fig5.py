@@ -1,4 +1,4 @@
-"""Figure 5 of Li et al.: the initial condition number ``|lambda|max / |lambda|(0.1)`` against depth.
+"""Figure 5 of Li et al.: the initial condition number ``|lambda|max / |lambda|(10%)`` against depth.
 
 Plain linear networks with Xavier and with orthogonal initialisation, and 1-, 2- and
 3-shortcut linear networks with the small initialisation, on whitened MNIST; mean and spread
@@ -56,7 +56,7 @@ def configurations(config: dict) -> list[dict]:
 
 
 def run_one(item: dict, device: str = "cpu") -> list[dict]:
-    """The Hessian spectrum of one initial point: |lambda|max, |lambda|(0.1), condition number, index."""
+    """The Hessian spectrum of one initial point: |lambda|max, |lambda|(10%), condition number, index."""
     net = network(item["arch"], item["depth"])
     W = initial_weights(item["arch"], net, seed=item["seed"], device=device)
     stats = mnist().stats().to(device=device)
@@ -123,7 +123,7 @@ def plot(table: pd.DataFrame, ax=None, archs=None):
     if flagged:
         ax.plot([], [], "^", mfc="none", color="gray", label=r"$\geq 1/(P\,\epsilon)$: beyond float64")
     ax.set_xlabel("lg(depth)")
-    ax.set_ylabel(r"lg($|\lambda|_{\max} / |\lambda|_{(0.1)}$)")
+    ax.set_ylabel(r"lg($|\lambda|_{\max} / |\lambda|_{(10\%)}$)")
     ax.set_title("Initial condition number (Fig. 5)")
     ax.legend(fontsize=8)
     return ax
@@ -170,7 +170,7 @@ def flatness(table: pd.DataFrame, arch: str = "2-shortcut") -> ledger.Check:
 
 @ledger.claim(
     "li-fig5-flat-to-depth-96", source="Li et al., Section 5.1, Figure 5",
-    statement=r"At the small initial point the condition number $|\lambda|_{\max}/|\lambda|_{(0.1)}$ of "
+    statement=r"At the small initial point the condition number $|\lambda|_{\max}/|\lambda|_{(10\%)}$ of "
               r"2-shortcut linear networks does not change with depth (2 to 96, 10 runs each): the range of "
               r"its mean $\lg$ is below 5% of the growth of the orthogonal networks' curve.",
     verdict="reproduced",

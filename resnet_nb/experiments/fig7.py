@@ -40,7 +40,7 @@ def run(config=None, device: str = "cpu", progress: bool = True, store=None) -> 
 
 
 def plot(table: pd.DataFrame, ax=None):
-    """lg|lambda|max and lg|lambda|(0.1) against lg(loss)."""
+    """lg|lambda|max and lg|lambda|(10%) against lg(loss)."""
     return fig6.plot(table, ax=ax, relu=True)
 
 
