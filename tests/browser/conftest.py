@@ -9,10 +9,15 @@ def _lines(report: dict) -> list[str]:
     if site:
         lines.append(f"whole site: {site['site_mb']:.1f} MB on disk in {site['files']} files; largest folders: "
                      + ", ".join(f"{k} {s:.1f} MB" for s, k in site["folders"]))
+    lines.append("Problems found on each page are listed under its row (FAIL ...).")
     lines.append(f"{'page':<32} {'MB sent':>8} {'requests':>8} {'load s':>7} {'settled s':>9} {'overflow':>8} "
                  f"{'anim':>4} {'charts':>6} {'widgets':>7} {'shots':>5}")
     for name, r in report.items():
-        if name.startswith("(") or "transferred_mb" not in r:
+        if name.startswith("("):
+            continue
+        if "transferred_mb" not in r:
+            lines.append(f"{name:<32} (not measured: the page failed before the end of its checks)")
+            lines += [f"    {n}" for n in r.get("notes", [])]
             continue
         lines.append(f"{name:<32} {r['transferred_mb']:>8.2f} {r['requests']:>8} {r['load_s']:>7.1f} "
                      f"{r['settled_s']:>9.1f} {r['overflow']:>8} {r['animations']:>4} {r['charts']:>6} "

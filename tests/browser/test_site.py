@@ -695,8 +695,7 @@ def test_page(name, site_url, browser, screenshot_dir):
         failures.append(f"console errors: {problems['console']}")
     notes = [f for f in failures if f.startswith("(note)")]
     failures = [f for f in failures if not f.startswith("(note)")]
-    if notes:
-        REPORT.setdefault(name, {})["notes"] = notes
+    REPORT.setdefault(name, {})["notes"] = notes + [f"FAIL {f}" for f in failures]
     assert not failures, f"{path}: {len(failures)} problems:\n  " + "\n  ".join(failures + notes)
 
 
