@@ -13,7 +13,8 @@ Loaded from _config.yml (``sphinx.local_extensions``). It does five things:
    ``scripts/fetch_assets.sh`` placed under ``_static/vendor/``, and then warns about every
    remaining script, stylesheet, image or iframe that is loaded from outside the site. With
    ``--warningiserror`` that warning fails the build;
-4. keeps the site light and its downloads useful: removes source maps (``*.map``) and the
+4. keeps the site light and its downloads useful: removes source maps (``*.map``), the ttf
+   copies of the theme's Font Awesome webfonts (browsers load the woff2 ones) and the
    theme's message catalogues (``_static/locales``, read by Sphinx at build time, never by a
    browser) from the output, and replaces each notebook under ``_sources/`` (what the page's
    download button offers) by the notebook executed during the build, with its outputs, from
@@ -181,6 +182,10 @@ def _lighten_and_ship_outputs(app, exception):
     static = outdir / "_static"
     for m in static.rglob("*.map"):
         m.unlink()
+    # The theme's Font Awesome webfonts come as woff2 and ttf; every current browser takes the
+    # woff2 (the ttf is only a fallback the browser never requests), so the ttf copies go.
+    for ttf in (static / "vendor" / "fontawesome").rglob("*.ttf"):
+        ttf.unlink()
     shutil.rmtree(static / "locales", ignore_errors=True)
     executed = outdir.parent / "jupyter_execute"
     sources = outdir / "_sources"
