@@ -32,7 +32,7 @@ from torch.func import vmap as _vmap
 
 from . import ledger as _ledger
 from ._checks import check_float, check_int
-from .data import Dataset, SufficientStats
+from .data import Dataset, SufficientStats, as_stats
 from .losses import loss_end_to_end, loss_samples
 from .networks import ShortcutNetwork, end_to_end, flatten, unflatten
 
@@ -90,7 +90,7 @@ def loss_function(net: ShortcutNetwork, data, device=None, dtype=torch.float64):
     """
     data = _check_net_data(net, data)
     if net.is_linear:
-        stats = data.stats() if isinstance(data, Dataset) else data
+        stats = as_stats(data)
         stats = stats.to(device=device, dtype=dtype)
         return lambda w: loss_end_to_end(end_to_end(net, unflatten(w, net)), stats)
     data = data.to(device=device, dtype=dtype)
@@ -183,7 +183,7 @@ def hessian_linear(net: ShortcutNetwork, W, data, second_order: bool = True) -> 
         raise ValueError(f"hessian_linear needs a linear network; got {net.describe()}. Use hessian().")
     W = net.check_weights(W).detach().to(torch.float64)
     data = _check_net_data(net, data)
-    stats = (data.stats() if isinstance(data, Dataset) else data).to(device=W.device, dtype=W.dtype)
+    stats = as_stats(data).to(device=W.device, dtype=W.dtype)
     R, n, d = net.R, net.n, net.d
     L, q = R * n, d * d
     A, B, before_in, after_in, T, Wend = _chain_products(net, W)

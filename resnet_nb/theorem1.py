@@ -37,7 +37,7 @@ from tqdm.auto import tqdm
 
 from . import ledger
 from ._checks import check_choice, check_int
-from .data import Dataset, SufficientStats
+from .data import Dataset, SufficientStats, as_stats
 from .hessians import (cond_max_min, cond_percentile, directional_derivatives, eq11_assemble,
                        eq13_assemble, hessian, hessian_linear, loss_function, spectrum, theorem1_blocks)
 from .ledger import Check, all_of, eps_criterion
@@ -634,7 +634,7 @@ def part3_check(net: ShortcutNetwork, data, method: str = "auto", H=None, varian
              Check(f"Eq. 13 with the closed forms A, B ({method}, P = {net.num_params})",
                    "max |H_exact - H_Eq.13|", err, tol, crit, nontrivial=hmax, nontrivial_what="max |H|")]
     if net.is_linear:
-        stats = data.stats() if isinstance(data, Dataset) else data
+        stats = as_stats(data)
         B25 = _blockdiag(stats.Sxx, net.d) if variant == "eq25_without_P" else eq25_B(stats.Sxx)
         A28 = _blockdiag(stats.Sxx - stats.Syx, net.d) @ shuffle_matrix(net.d).T + B25
         parts.append(Check("the paper's Eq. 25" + (" without P" if variant else ""), "max |B - Eq.25|",
