@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 
+from .. import paths
 from . import engine
 
 __all__ = ["CHAPTERS", "rerun_times",
@@ -163,7 +164,7 @@ def benchmark_report(path=None, targets: bool = True):
 
     import pandas as pd
 
-    path = Path(path) if path is not None else Path(__file__).resolve().parents[2] / "benchmarks" / "latest.json"
+    path = Path(path) if path is not None else paths.BENCHMARKS / "latest.json"
     if not path.exists():
         return None, "*No benchmark has been recorded yet: run `python benchmarks/run.py`.*"
     info = json.loads(path.read_text())
@@ -192,7 +193,7 @@ def paper_scale_bound(path=None, name: str = "paper scale: lower bound"):
     import json
     from pathlib import Path
 
-    path = Path(path) if path is not None else Path(__file__).resolve().parents[2] / "benchmarks" / "latest.json"
+    path = Path(path) if path is not None else paths.BENCHMARKS / "latest.json"
     if not path.exists():
         return None
     info = json.loads(path.read_text())
@@ -216,7 +217,7 @@ def paper_scale_times(root=None, idle_load: float = 2.5):
 
     import pandas as pd
 
-    root = Path(root) if root is not None else Path(__file__).resolve().parents[2] / "results"
+    root = Path(root) if root is not None else paths.RESULTS
     rows = []
     for p in sorted(root.glob("*/paper/provenance.json")):
         prov = json.loads(p.read_text())
@@ -251,7 +252,7 @@ def item_times(figure: str, root=None, idle_load: float = 2.5):
     import numpy as np
     import pandas as pd
 
-    root = Path(root) if root is not None else Path(__file__).resolve().parents[2] / "results"
+    root = Path(root) if root is not None else paths.RESULTS
     module = engine.load_figure(figure)
     records = root / getattr(module, "SHARES_RECORDS_WITH", figure) / "paper" / "records"
     rows = []
@@ -550,7 +551,7 @@ def rerun_times(root=None):
     """Per figure: what rerunning it costs, on the machine kind of the committed records.
 
     Paper scale: the computation time of the committed records, summed (about half of it in
-    wall time with two processes, ``scripts/reproduce_part.py``). Default scale (what the book
+    wall time with two worker processes, ``reproduce --jobs 2``). Default scale (what the book
     runs): an estimate, the engine's own cost model (:func:`engine.item_cost`, the one behind
     the remaining-time display, scaled by the share of the samples an item trains on) applied to
     the default grid, with the seconds per unit of cost measured on the committed paper-scale
@@ -563,7 +564,7 @@ def rerun_times(root=None):
 
     import pandas as pd
 
-    root = Path(root) if root is not None else Path(__file__).resolve().parents[2] / "results"
+    root = Path(root) if root is not None else paths.RESULTS
     paper = paper_scale_times(root).set_index("figure") if any(root.glob("*/paper/provenance.json")) else None
     rows = []
     for fig, chapter in CHAPTERS.items():
