@@ -120,6 +120,16 @@ def _text_only_reason(key: str, path: str) -> str | None:
         a, b = (ast.parse(textwrap.dedent(cst.Module([f]).code)) for f in funcs)
     except Exception:  # noqa: BLE001 - a mutant we cannot read is simply not classified
         return None
+    def without_messages(tree):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+                node.exc.args, node.exc.keywords = [], []
+        return ast.dump(tree)
+
+    if ast.dump(a) != ast.dump(b) and without_messages(a) == without_messages(b):
+        return "changes only the message of a raised exception"
+    a = ast.parse(textwrap.dedent(cst.Module([funcs[0]]).code))
+    b = ast.parse(textwrap.dedent(cst.Module([funcs[1]]).code))
     parents = {}
     for node in ast.walk(a):
         for child in ast.iter_child_nodes(node):
@@ -213,6 +223,63 @@ def forget_survivors(paths: list[str]) -> int:
     return n
 
 
+KILLS = OUT / "killed_by_new_tests.json"
+KILL_DRIVER = """
+import json, os, sys
+sys.path.insert(0, os.getcwd())
+import pytest
+names, tests = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+out = {}
+for name in ["fail"] + names:
+    os.environ["MUTANT_UNDER_TEST"] = name
+    rc = int(pytest.main(["-x", "-q", "--rootdir=.", "-p", "no:cacheprovider", "-p", "no:xdist",
+                          "-W", "ignore", *tests]))
+    out[name] = rc
+import resnet_nb
+assert resnet_nb.__file__.startswith(os.getcwd()), resnet_nb.__file__
+print("KILLS" + json.dumps(out))
+"""
+
+
+def verify_kills(name: str, log) -> int:
+    """Run only the module's tests/test_kill_<module>.py against each mutant not killed, in
+    mutmut's copy (``MUTANT_UNDER_TEST`` selects the mutant, as in mutmut's own runs). A mutant
+    these tests reject is recorded as killed, and listed in ``killed_by_new_tests.json`` with
+    the test file, so that the report says which kills came from this shortcut. The driver
+    first checks that the mutmut copy is the one imported and that the forced failure fails."""
+    test = f"tests/test_kill_{name}.py"
+    if not (ROOT / test).exists():
+        return 0
+    (ROOT / "mutants" / "tests").mkdir(parents=True, exist_ok=True)
+    (ROOT / "mutants" / test).write_text((ROOT / test).read_text())
+    paths = [p for p in MODULES[name] if (ROOT / p).exists()]
+    todo = [k for p in paths for k, c in load_meta(p).items()
+            if c is not None and STATUS.get(c) != "killed" and not excluded(k.partition("__mutmut_")[0])]
+    if not todo:
+        return 0
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    r = subprocess.run([sys.executable, "-c", KILL_DRIVER, json.dumps(todo), json.dumps([test])],
+                       cwd=ROOT / "mutants", env=env, capture_output=True, text=True)
+    log.write(r.stdout[-20000:] + r.stderr[-5000:])
+    line = [x for x in r.stdout.splitlines() if x.startswith("KILLS")]
+    if not line:
+        raise RuntimeError(f"kill driver failed: {r.stderr[-2000:]}")
+    rc = json.loads(line[-1][5:])
+    if rc.pop("fail") == 0:
+        raise RuntimeError("the forced failure passed: the mutants are not active")
+    killed = {k for k, v in rc.items() if v == 1}
+    record = json.loads(KILLS.read_text()) if KILLS.exists() else {}
+    for p in paths:
+        meta = ROOT / "mutants" / (p + ".meta")
+        data = json.loads(meta.read_text())
+        for k in killed & set(data["exit_code_by_key"]):
+            data["exit_code_by_key"][k] = 1
+            record[k] = test
+        meta.write_text(json.dumps(data, indent=4))
+    KILLS.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return len(killed)
+
+
 def run_module(name: str, log, retry: bool = False) -> float:
     """Run the pending, non-excluded mutants of one module; return the wall time in seconds.
 
@@ -273,6 +340,9 @@ def summarise(name: str, equivalent: dict, wall: dict) -> dict:
     files = [{"path": p, "commit": git("log", "-1", "--format=%H", "--", p),
               "blob": git("hash-object", p),
               "matches_commit": git("status", "--porcelain", "--", p) == ""} for p in paths]
+    new = json.loads(KILLS.read_text()) if KILLS.exists() else {}
+    counts["killed by new tests"] = sum(1 for k in new if any(k.startswith(dotted(p) + ".")
+                                                               for p in paths))
     return {"module": name, "commit": files[0]["commit"] if files else "", "files": files,
             "generated": generated, **counts,
             "score": counts["killed"] / denom if denom else None,
@@ -331,6 +401,9 @@ def markdown(report: dict) -> str:
             lines.append(f"- {m['module']}: `{f['path']}` commit `{f['commit'][:10]}` blob "
                          f"`{f['blob'][:10]}`" + ("" if f["matches_commit"] else
                                                    " (working copy differed from the commit)"))
+    lines.append("\nKilled by the tests written for it (`tests/test_kill_<module>.py`, run against each "
+                 "surviving mutant by `--verify-kills`, see `killed_by_new_tests.json`): " + ", ".join(
+                     f"{m['module']} {m.get('killed by new tests', 0)}" for m in report["modules"]) + ".")
     for m in report["modules"]:
         if m.get("note"):
             lines.append(f"\n{m['module']}: {m['note']}.")
@@ -355,6 +428,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("modules", nargs="*", help=f"subset of {list(MODULES)}")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--verify-kills", action="store_true",
+                    help="only run tests/test_kill_<module>.py against the mutants not killed")
     ap.add_argument("--retry-survivors", action="store_true",
                     help="run the mutants not killed again (after adding tests)")
     args = ap.parse_args()
@@ -368,7 +443,11 @@ def main() -> None:
     wall = {}
     with open(ROOT / "mutants" / "mutation.log", "a") as log:
         for name in names:
-            if not args.report_only:
+            if args.verify_kills:
+                t0 = time.time()
+                print(f"[{name}] {verify_kills(name, log)} more mutants killed", flush=True)
+                wall[name] = time.time() - t0
+            elif not args.report_only:
                 wall[name] = run_module(name, log, args.retry_survivors)
                 print(f"[{name}] {wall[name]:.0f} s", flush=True)
             write_report([name] if not args.report_only else names, wall)

@@ -26,10 +26,12 @@ def test_identity_shortcuts_need_inputs_and_targets_of_width_d(dx, dy):
         rn.loss_samples(net, torch.zeros(1, 1, 3, 3, dtype=torch.float64), _dataset(dx, dy))
 
 
-def test_statistics_of_another_width_are_refused():
+@pytest.mark.parametrize("dx, dy", [(2, 2), (3, 2)])
+def test_statistics_of_another_width_are_refused(dx, dy):
+    # (3, 2): Sxx has the network's width, only Syx (targets of width 2) does not
     net = rn.ShortcutNetwork(3, 1, 1)
     with pytest.raises(ValueError, match="stats"):
-        rn.loss_stats(net, torch.zeros(1, 1, 3, 3, dtype=torch.float64), random_dataset(2, 5).stats())
+        rn.loss_stats(net, torch.zeros(1, 1, 3, 3, dtype=torch.float64), _dataset(dx, dy).stats())
 
 
 @pytest.mark.parametrize("act", ["tanh", "relu"])
