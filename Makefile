@@ -31,7 +31,8 @@ NOTEBOOKS := $(sort $(wildcard book/*.ipynb))
 
 help:
 	@echo "make book     - set up .venv and assets, build the site into _build/html"
-	@echo "make test     - set up, then unit tests, notebooks (nbval), clean build, browser test"
+	@echo "make test     - set up, then lint, unit tests, notebooks (nbval), clean build, browser tests"
+	@echo "                of the site and of JupyterLab"
 	@echo "make student  - build the student edition (no solutions) into _build/student/html"
 	@echo "make test-student - the browser test against the student edition"
 	@echo "make lab      - set up .venv only (no book build) and open JupyterLab on lab/full,"
