@@ -613,6 +613,10 @@ def test_page(name, site_url, browser, screenshot_dir):
             page.goto(f"{site_url}/{path}", wait_until="load")
         except Exception as err:  # noqa: BLE001 - once more: a 60 s stall is seen under heavy load
             failures.append(f"(note) first load timed out ({type(err).__name__}); loaded again")
+            for found in problems.values():  # requests aborted by the second navigation
+                found.clear()
+            sizes.clear()
+            urls.clear()
             t0 = time.perf_counter()
             page.goto(f"{site_url}/{path}", wait_until="load")
         if name == "index":
