@@ -1,0 +1,375 @@
+"""Limitations of Li et al. (2016): four of their remarks checked on the book's networks.
+
+The chapter ``book/li_limitations.ipynb`` calls these functions; each section's claim is
+declared here, beside the function that checks it (see :mod:`resnet_nb.ledger`).
+
+* (a) :func:`fixup_start`, :func:`fixup_point`: the start practical residual networks use (a
+  unit's last matrix zero, the others random) is not the flat all-zero point of Theorem 1.
+* (b) :func:`unit_gain`, :func:`depth_profile`: Section 4.1, the output second moment under
+  He / Xavier initialisation grows geometrically with the number of units.
+* (c) :func:`product_log_spread`: Section 2, products of factors ``1 + eps_i``.
+* (d) :func:`critical_points`: Section 5.2, loss and index at the exact critical points of a
+  linear 2-shortcut network.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import torch
+from torch.func import grad as _fgrad
+
+from . import ledger
+from ._checks import check_choice, check_int
+from .data import Dataset, synthetic_linear, whitened_mnist
+from .hessians import hessian, hessian_linear, loss_function, resolution_floor, spectrum
+from .init import initialise
+from .losses import loss
+from .networks import ShortcutNetwork, flatten
+
+__all__ = ["fixup_start", "fixup_point", "predicted_gain", "unit_gain", "depth_profile",
+           "product_log_spread", "whitened_synthetic", "critical_points", "spearman_test",
+           "check_fixup_not_flat", "check_variance_growth", "check_product_band",
+           "check_index_vs_loss"]
+
+_MNIST_CACHE: dict = {}
+
+
+def _mnist():
+    if "d" not in _MNIST_CACHE:
+        _MNIST_CACHE["d"] = whitened_mnist()
+    return _MNIST_CACHE["d"]
+
+
+# ==========================================================================================
+# (a) The zero point versus the zero-last-layer start of practical residual networks
+# ==========================================================================================
+
+def fixup_start(net: ShortcutNetwork, seed: int = 0, fixup_scale: bool = True) -> torch.Tensor:
+    """A "Fixup-like" start: in each unit the last matrix is zero, the others Xavier-random.
+
+    With ``fixup_scale`` the random matrices are multiplied by ``R ** (-1 / (2 n - 2))``, the
+    rescaling of Zhang, Dauphin & Ma (2019) for R branches of n layers (n >= 2). Zero-gamma
+    (Goyal et al. 2017) zeroes the same last layer through the batch-norm scale.
+    """
+    if net.n < 2:
+        raise ValueError(f"a zero-last-layer start needs n >= 2 matrices per unit, got n = {net.n}")
+    W = initialise(net, "xavier", seed=seed)
+    if fixup_scale:
+        W[:, :-1] *= net.R ** (-1.0 / (2 * net.n - 2))
+    W[:, -1] = 0.0
+    return W
+
+
+def fixup_point(n: int = 3, R: int = 2, seed: int = 0, data=None) -> dict:
+    """Gradient and Hessian of a linear n-shortcut network at the zero-last-layer start.
+
+    Returns the Hessian by autograd and by the Kronecker formula, its spectrum, the gradient
+    norm, and the same two numbers (gradient norm, max |H|) at the all-zero point.
+    """
+    data = _mnist() if data is None else data
+    net = ShortcutNetwork(data.d, n, R)
+    stats = data.stats()
+    W = fixup_start(net, seed=seed)
+    f = loss_function(net, stats)
+    w = flatten(W)
+    g = _fgrad(f)(w)
+    Ha = hessian(net, W, stats)
+    Hk = hessian_linear(net, W, stats)
+    eigs = spectrum(Ha)
+    floor = resolution_floor(eigs)
+    zero = torch.zeros(net.shape, dtype=torch.float64)
+    H0 = hessian(net, zero, stats)
+    g0 = _fgrad(f)(flatten(zero))
+    return dict(net=net, W=W, grad_norm=float(g.norm()), H_autograd=Ha, H_kronecker=Hk, eigs=eigs,
+                floor=floor, negative=int((eigs < -floor).sum()), positive=int((eigs > floor).sum()),
+                max_H=float(Ha.abs().max()), zero_grad_norm=float(g0.norm()),
+                zero_max_H=float(H0.abs().max()))
+
+
+@ledger.claim(
+    "lim-fixup-not-flat", source="Li et al., Section 1 (reading of He et al.) and Theorem 1, n >= 3",
+    statement=r"At the start practical bottleneck networks use (each unit's last matrix zero, the "
+              r"others random; zero-gamma, Fixup), a linear 3-shortcut network has a nonzero gradient "
+              r"and an indefinite, nonzero Hessian: it is not the flat saddle Theorem 1 describes at "
+              r"$w = 0$, where gradient and Hessian vanish.",
+    verdict="holds",
+    falsifier=r"the zero-last-layer start is Theorem 1's flat point: its Hessian equals the zero "
+              r"Hessian of $w = 0$ for $n \ge 3$",
+    where=["book/li_limitations.ipynb", "tests/test_limitations.py"])
+def check_fixup_not_flat(falsify: bool = False) -> ledger.Check:
+    p = fixup_point()
+    Ha, Hk = p["H_autograd"], p["H_kronecker"]
+    P = p["net"].num_params
+    size = p["max_H"]
+    tol, crit = ledger.eps_criterion(P, size)
+    agree = ledger.Check("Hessian at the zero-last-layer start, two routes",
+                         "max |H_autograd - H_Kronecker|", float((Ha - Hk).abs().max()), tol, crit,
+                         nontrivial=size, nontrivial_what="max |H|")
+    # distance from Theorem 1's Hessian at 0 (the zero matrix for n >= 3); the falsifier asks
+    # for agreement within rounding, the claim for a distance above rounding
+    dist = float((Ha - torch.zeros_like(Ha)).abs().max())
+    if falsify:
+        flat = ledger.Check("zero-last-layer start equals the n >= 3 flat point",
+                            "max |H - H_Theorem1(0)|", dist, tol, crit)
+        return flat
+    gtol, gcrit = ledger.eps_criterion(P, max(size, 1.0))
+    parts = [agree,
+             ledger.Check("Hessian differs from Theorem 1's zero Hessian", "max |H - H_Theorem1(0)|",
+                          dist, tol, crit + " (rounding level)", op=">="),
+             ledger.Check("gradient is not zero", "||grad L||", p["grad_norm"], gtol,
+                          gcrit + " (rounding level)", op=">="),
+             ledger.Check("Hessian is indefinite: negative eigenvalues", "eigenvalues below -floor",
+                          p["negative"], 1, "at least one eigenvalue below -P eps |lambda|max", op=">="),
+             ledger.Check("Hessian is indefinite: positive eigenvalues", "eigenvalues above floor",
+                          p["positive"], 1, "at least one eigenvalue above P eps |lambda|max", op=">=")]
+    return ledger.all_of("zero-last-layer start of a linear 3-shortcut network is not flat", parts,
+                         lines=[f"at w = 0: ||grad L|| = {p['zero_grad_norm']:.1e}, "
+                                f"max |H| = {p['zero_max_H']:.1e}"])
+
+
+# ==========================================================================================
+# (b) Section 4.1: output variance with depth
+# ==========================================================================================
+
+#: per-layer variance of the entries, times d: Xavier (Glorot, fan_in = fan_out) and He (MSRA)
+GAINS = {"xavier": 1.0, "he": 2.0, "zero": 0.0}
+
+
+def predicted_gain(n: int, scheme: str, mid: str = "identity") -> float:
+    """Expected factor by which one unit multiplies the second moment ``E||h||^2``.
+
+    A unit maps h to h + W_n s(... s(W_1 h)), each W with i.i.d. N(0, v/d) entries (v = 1
+    Xavier, 2 He). The cross term has mean zero; each matrix multiplies the second moment by
+    v, and a ReLU at the mid position halves it (its input is symmetric). Hence
+    ``1 + v^n`` (linear) and ``1 + v^n / 2^(n-1)`` (ReLU in the middle), for every input h.
+    """
+    check_choice("scheme", scheme, tuple(GAINS))
+    check_choice("mid", mid, ("identity", "relu"))
+    v = GAINS[scheme]
+    return 1.0 + v ** n / (2.0 ** (n - 1) if mid == "relu" else 1.0)
+
+
+def _draw(shape, scheme, g, d):
+    return torch.randn(*shape, d, d, generator=g, dtype=torch.float64) * math.sqrt(GAINS[scheme] / d)
+
+
+def unit_gain(n: int, scheme: str, mid: str = "identity", draws: int = 400, m: int = 250,
+              seed: int = 0, X=None) -> tuple[float, float]:
+    """Monte Carlo estimate of one unit's second-moment factor and its standard error.
+
+    For each of ``draws`` random units, the mean over ``m`` MNIST inputs of
+    ``||T(h)||^2 / ||h||^2`` (conditionally unbiased for :func:`predicted_gain`); returns the
+    mean over draws and its standard error.
+    """
+    draws, m = check_int("draws", draws), check_int("m", m)
+    X = _mnist().X[:, ::max(1, _mnist().m // m)][:, :m] if X is None else X
+    d = X.shape[0]
+    net = ShortcutNetwork(d, n, 1, mid=mid)
+    g = torch.Generator().manual_seed(seed)
+    W = _draw((draws, 1, n), scheme, g, d)
+    h0 = (X ** 2).sum(0)
+    ratios = torch.stack([((net.unit(W[k, 0], X) ** 2).sum(0) / h0).mean() for k in range(draws)])
+    return float(ratios.mean()), float(ratios.std() / math.sqrt(draws))
+
+
+def depth_profile(n: int, scheme: str, mid: str = "identity", R: int = 30, draws: int = 200,
+                  m: int = 100, seed: int = 0):
+    """``E||h_r||^2 / E||x||^2`` after r = 0..R units, averaged over ``draws`` networks."""
+    X = _mnist().X[:, ::max(1, _mnist().m // m)][:, :m]
+    d = X.shape[0]
+    net = ShortcutNetwork(d, n, 1, mid=mid)
+    g = torch.Generator().manual_seed(seed)
+    x2 = float((X ** 2).sum(0).mean())
+    out = np.zeros((draws, R + 1))
+    for k in range(draws):
+        h = X
+        out[k, 0] = 1.0
+        W = _draw((R, n), scheme, g, d)
+        for r in range(R):
+            h = net.unit(W[r], h)
+            out[k, r + 1] = float((h ** 2).sum(0).mean()) / x2
+    return out.mean(0)
+
+
+@ledger.claim(
+    "li-4.1-variance", source="Li et al., Section 4.1 (output variance under MSRA initialisation)",
+    statement=r"Without batch normalisation, each unit of an identity-shortcut network multiplies the "
+              r"output second moment by $1 + v^n$ (linear) or $1 + v^n/2^{n-1}$ (ReLU in the middle), "
+              r"$v = 1$ Xavier, $v = 2$ He: geometric growth with depth; zero initialisation keeps it "
+              r"equal to the input's.",
+    verdict="holds",
+    falsifier="the output variance stays bounded under He initialisation (a factor of 1 per unit)",
+    where=["book/li_limitations.ipynb", "tests/test_limitations.py"])
+def check_variance_growth(falsify: bool = False) -> ledger.Check:
+    parts = []
+    for scheme, mid in (("xavier", "identity"), ("he", "identity"), ("he", "relu")):
+        est, se = unit_gain(2, scheme, mid, draws=300, seed=1)
+        pred = 1.0 if falsify else predicted_gain(2, scheme, mid)
+        parts.append(ledger.Check(
+            f"n = 2, {scheme}, mid = {mid}: factor per unit " + ("1 (bounded)" if falsify else f"{pred:g}"),
+            "|measured - predicted factor|", abs(est - pred), 4 * se,
+            "4 standard errors of the Monte Carlo mean over 300 random units",
+            nontrivial=est - 1.0, nontrivial_what="measured growth beyond 1",
+            nontrivial_min=4 * se, spread=se))
+    return ledger.all_of("Section 4.1: second moment grows geometrically with depth", parts)
+
+
+# ==========================================================================================
+# (c) Section 2: products of factors close to one
+# ==========================================================================================
+
+def product_log_spread(L: int, spread: float, scaled: bool, draws: int = 200, seed: int = 0) -> np.ndarray:
+    """``log prod_i (1 + eps_i)`` for ``draws`` draws of L i.i.d. factors.
+
+    ``eps_i`` is uniform on ``[-a, a]`` with ``a = spread / L`` when ``scaled`` (deviations
+    that shrink with depth, as in a residual unit with a small branch) and ``a = spread``
+    otherwise (a fixed deviation per factor). Both have mean zero, so ``E prod = 1``.
+    """
+    L, draws = check_int("L", L), check_int("draws", draws)
+    a = spread / L if scaled else spread
+    if not 0 < a < 1:
+        raise ValueError(f"the deviation bound must lie in (0, 1), got {a}")
+    rng = np.random.default_rng(seed)
+    eps = rng.uniform(-a, a, size=(draws, L))
+    return np.log1p(eps).sum(1)
+
+
+#: the depths of (c) and the deviation budgets: c for the scaled factors, a for the fixed ones
+PRODUCT_DEPTHS = (10, 100, 1000, 10000)
+PRODUCT_C = 1.0
+PRODUCT_A = 0.2
+
+
+@ledger.claim(
+    "li-2-unit-norm", source="Li et al., Section 2 (remark on unit-norm singular values)",
+    statement=r"Products $\prod_{i=1}^L \lambda_i$ with $\lambda_i = 1 + \epsilon_i \ne 1$ stay in "
+              r"$[e^{-c'}, e^{c'}]$, $c' = c/(1 - c/L)$, at every depth when $|\epsilon_i| \le c/L$; "
+              r"only deviations of fixed size make them explode or vanish.",
+    verdict="fails as printed",
+    printed="it is extremely challenging to keep the product of the lambda_i from exploding or vanishing "
+            "without keeping all of the lambda_i having unit norm",
+    falsifier=r"the same band holds for deviations of fixed size ($|\epsilon_i| \le a$, a not shrinking with L)",
+    where=["book/li_limitations.ipynb", "tests/test_limitations.py"])
+def check_product_band(falsify: bool = False) -> ledger.Check:
+    worst, dev = 0.0, 0.0
+    for L in PRODUCT_DEPTHS:
+        logs = product_log_spread(L, PRODUCT_A if falsify else PRODUCT_C, scaled=not falsify, seed=L)
+        bound = PRODUCT_C / (1 - PRODUCT_C / L)
+        worst = max(worst, float(np.abs(logs).max()) / bound)
+        dev = max(dev, PRODUCT_A if falsify else PRODUCT_C / L)
+    return ledger.Check(
+        "prod (1 + eps_i) stays in the band" + (" with fixed deviations" if falsify else " with |eps_i| <= c/L"),
+        "max over L and draws of |log prod| / (c / (1 - c/L))", worst, 1.0,
+        "the analytic bound |log(1 + e)| <= |e| / (1 - |e|), summed over the L factors",
+        nontrivial=dev, nontrivial_what="largest possible deviation of a factor from 1")
+
+
+# ==========================================================================================
+# (d) Section 5.2: loss and index at critical points
+# ==========================================================================================
+
+def whitened_synthetic(d: int = 4, m: int = 400, seed: int = 0) -> Dataset:
+    """Hardt & Ma's linear model (``synthetic_linear``) with the inputs whitened exactly (Sxx = I)."""
+    data = synthetic_linear(d, m, seed=seed)
+    S = data.X @ data.X.T / data.m
+    evals, evecs = torch.linalg.eigh(S)
+    Xw = evecs @ torch.diag(evals ** -0.5) @ evecs.T @ data.X
+    return Dataset(Xw, data.Y, info=dict(data.info, whitened=True))
+
+
+def critical_points(data=None, R: int = 2, descending: bool = False):
+    """Every critical point of a linear 2-shortcut network built from singular directions.
+
+    With ``Sxx = I`` the loss depends on ``M = W_end - I`` as ``1/2 ||M - T||_F^2 + const``,
+    ``T = Syx - I``. With ``T = sum_i s_i u_i v_i^T`` and any subset S of the directions,
+    unit 1 set to ``W_1 = sum_{i in S} sqrt(s_i) e_i v_i^T``, ``W_2 = sum_{i in S} sqrt(s_i) u_i e_i^T``
+    and the other units zero gives ``M = sum_{i in S} s_i u_i v_i^T``, a critical point (the
+    zero units contribute no gradient, n = 2). Returns a DataFrame with one row per subset:
+    the subset, the loss, the gradient norm, the index (fraction of eigenvalues below
+    ``-P eps |lambda|max``), the counts, and the worst autograd-Kronecker difference.
+    """
+    import pandas as pd
+
+    data = whitened_synthetic() if data is None else data
+    stats = data.stats()
+    d = stats.d
+    net = ShortcutNetwork(d, 2, check_int("R", R))
+    T = stats.Syx - torch.eye(d, dtype=torch.float64) @ stats.Sxx
+    U, s, Vh = torch.linalg.svd(T)
+    f = loss_function(net, stats)
+    rows = []
+    for k in range(d + 1):
+        for S in itertools.combinations(range(d), k):
+            W = torch.zeros(net.shape, dtype=torch.float64)
+            for i in S:
+                W[0, 0, i] = s[i].sqrt() * Vh[i]
+                W[0, 1, :, i] = s[i].sqrt() * U[:, i]
+            Hk = hessian_linear(net, W, stats)
+            Ha = hessian(net, W, stats)
+            e = spectrum(Hk)
+            floor = resolution_floor(e)
+            neg = int((e < -floor).sum())
+            rows.append(dict(kept=",".join(str(i + 1) for i in S) or "none", loss=float(loss(net, W, stats)),
+                             grad=float(_fgrad(f)(flatten(W)).norm()), index=neg / e.size,
+                             negative=neg, zero=int((np.abs(e) <= floor).sum()),
+                             H_diff=float((Ha - Hk).abs().max()), H_size=float(Hk.abs().max())))
+    df = pd.DataFrame(rows).sort_values("loss", ascending=not descending, ignore_index=True)
+    df.attrs.update(singular_values=s.numpy(), P=net.num_params, net=net)
+    return df
+
+
+def spearman_test(x, y, permutations: int = 10000, q: float = 99.0, seed: int = 0):
+    """Spearman's rank correlation of x and y and the q-th percentile of its permutation null."""
+    from scipy.stats import rankdata
+
+    rx, ry = rankdata(x), rankdata(y)
+
+    def rho(a, b):
+        a, b = a - a.mean(), b - b.mean()
+        den = math.sqrt((a ** 2).sum() * (b ** 2).sum())
+        return float((a * b).sum() / den) if den > 0 else 0.0
+
+    rng = np.random.default_rng(seed)
+    perm = rng.permuted(np.tile(ry, (permutations, 1)), axis=1)
+    a, b = rx - rx.mean(), perm - perm.mean(1, keepdims=True)
+    null = (b @ a) / np.sqrt((a ** 2).sum() * (b ** 2).sum(1))
+    return rho(rx, ry), float(np.percentile(null, q))
+
+
+def discordant_pairs(df) -> int:
+    """Pairs of critical points whose index is strictly lower at strictly larger loss."""
+    lo, ix = df["loss"].to_numpy(), df["index"].to_numpy()
+    return int(sum(1 for i in range(len(lo)) for j in range(len(lo)) if lo[i] < lo[j] and ix[i] > ix[j]))
+
+
+@ledger.claim(
+    "li-5.2-index-loss", source="Li et al., Section 5.2 (citing Dauphin et al., 2014)",
+    statement=r"At the exact critical points of a linear 2-shortcut network ($d = 4$, $R = 2$, whitened "
+              r"synthetic data) built from subsets of the target's singular directions, the index "
+              r"increases with the loss: Spearman's rank correlation exceeds the 99th percentile of "
+              r"its permutation null.",
+    verdict="holds",
+    falsifier="the index decreases with the loss (the same rank test on minus the index)",
+    where=["book/li_limitations.ipynb", "tests/test_limitations.py"])
+def check_index_vs_loss(falsify: bool = False) -> ledger.Check:
+    df = critical_points()
+    P = df.attrs["P"]
+    size = float(df["H_size"].max())
+    tol, crit = ledger.eps_criterion(P, size)
+    gtol, gcrit = ledger.eps_criterion(P, max(size, 1.0))
+    sign = -1.0 if falsify else 1.0
+    rho, thr = spearman_test(df["loss"].to_numpy(), sign * df["index"].to_numpy())
+    spread = float(df["index"].max() - df["index"].min())
+    parts = [
+        ledger.Check("the points are critical", "max ||grad L||", float(df["grad"].max()), gtol, gcrit),
+        ledger.Check("Hessians, two routes", "max |H_autograd - H_Kronecker|", float(df["H_diff"].max()),
+                     tol, crit, nontrivial=size, nontrivial_what="max |H|"),
+        ledger.Check("index " + ("decreases" if falsify else "increases") + " with loss",
+                     "Spearman rho(loss, " + ("-" if falsify else "") + "index)", rho, thr,
+                     "99th percentile of rho over 10,000 random pairings", op=">=",
+                     nontrivial=spread, nontrivial_what="range of the index"),
+    ]
+    return ledger.all_of("Section 5.2: larger loss, larger index", parts,
+                         lines=[f"{len(df)} critical points; discordant pairs: {discordant_pairs(df)}"])

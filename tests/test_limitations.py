@@ -1,0 +1,63 @@
+"""Tests of resnet_nb.limitations: each claim of the chapter passes, each falsifier is rejected
+on its comparison, and the helpers behave as their docstrings say."""
+import numpy as np
+import pytest
+import torch
+
+from resnet_nb import ShortcutNetwork, ledger
+from resnet_nb import limitations as lim
+
+CLAIMS = [lim.check_fixup_not_flat, lim.check_variance_growth, lim.check_product_band,
+          lim.check_index_vs_loss]
+
+
+@pytest.mark.parametrize("fn", CLAIMS, ids=lambda f: f.__name__)
+def test_claim_passes_and_falsifier_rejected(fn):
+    assert fn.claim.id in ledger.LEDGER
+    fn(falsify=False).require()
+    assert fn(falsify=True).rejected_on_value
+
+
+def test_fixup_start_zeroes_only_the_last_matrix():
+    net = ShortcutNetwork(5, 3, 4)
+    W = lim.fixup_start(net, seed=2)
+    assert torch.all(W[:, -1] == 0)
+    assert torch.all(W[:, :-1].abs().sum((-1, -2)) > 0)
+    with pytest.raises(ValueError, match="n >= 2"):
+        lim.fixup_start(ShortcutNetwork(5, 1, 2))
+
+
+def test_predicted_gain_values():
+    assert lim.predicted_gain(2, "xavier") == 2.0
+    assert lim.predicted_gain(3, "he") == 9.0
+    assert lim.predicted_gain(3, "he", "relu") == 3.0
+    assert lim.predicted_gain(2, "zero") == 1.0
+    with pytest.raises(ValueError):
+        lim.predicted_gain(2, "kaiming")
+
+
+def test_zero_init_keeps_second_moment():
+    prof = lim.depth_profile(2, "zero", R=5, draws=2, m=20)
+    np.testing.assert_allclose(prof, 1.0, rtol=0, atol=1e-12)
+
+
+def test_product_log_spread_rejects_bad_deviation():
+    with pytest.raises(ValueError, match="deviation"):
+        lim.product_log_spread(10, 2.0, scaled=False)
+
+
+def test_critical_points_are_critical_and_loss_is_exact():
+    df = lim.critical_points(R=1)
+    assert len(df) == 16 and df["grad"].max() < 1e-10
+    s = df.attrs["singular_values"]
+    full = df.set_index("kept")
+    # dropping direction i raises the loss by s_i^2 / 2 (Sxx = I)
+    np.testing.assert_allclose(full.loc["none", "loss"] - full.loc["1,2,3,4", "loss"],
+                               0.5 * float((s ** 2).sum()), rtol=1e-10)
+    assert full.loc["1,2,3,4", "negative"] == 0
+
+
+def test_spearman_test_detects_order():
+    x = np.arange(12.0)
+    rho, thr = lim.spearman_test(x, x, permutations=2000)
+    assert rho == pytest.approx(1.0) and thr < 0.8
