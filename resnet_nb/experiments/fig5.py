@@ -210,7 +210,8 @@ def growth_like_plain(table: pd.DataFrame, arch: str = "1-shortcut") -> ledger.C
         spread=float(own["std"].max()),
         values=dict(growth=growth, ref_growth=ref_growth, gap_first=float(gap.iloc[0]), gap_last=float(gap.iloc[-1]),
                     gap_monotone=bool(np.all(np.diff(gap.to_numpy()[gap.index >= 8]) > 0)),
-                    slope=slope(own) if len(own) > 2 else float("nan"), slope_ref=slope(ref) if len(ref) > 2 else float("nan")))
+                    slope=slope(own) if len(own) > 2 else float("nan"),
+                    slope_ref=slope(ref) if len(ref) > 2 else float("nan")))
 
 
 @ledger.claim(

@@ -268,7 +268,8 @@ def ordering(table: pd.DataFrame, column: str, relu: bool, small: str, large: st
         f"max over {int(ok.sum())} losses of the run-mean difference {small} - {large}{sub}", float(diff[k]), 0.0,
         ("strict ordering of the run means (tolerance 0)" if not spreads else
          f"ordering of the run means up to {spreads:g} run-to-run standard deviation of the difference") +
-        "; the spread is the run-to-run standard deviation of the difference where it is closest", op="<=", spread=spread if np.isfinite(spread) else None,
+        "; the spread is the run-to-run standard deviation of the difference where it is closest", op="<=",
+        spread=spread if np.isfinite(spread) else None,
         nontrivial=float(np.nanmax(np.abs(diff))), nontrivial_what="largest |difference| over the range",
         nontrivial_min=0.0,
         lines=[f"{axis} from {grid[ok][0]:.2f} to {grid[ok][-1]:.2f}; closest at {grid[k]:.2f}; runs with "

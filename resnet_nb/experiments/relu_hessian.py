@@ -28,7 +28,7 @@ from __future__ import annotations
 import torch
 
 from ..data import Dataset
-from ..networks import ShortcutNetwork, flatten
+from ..networks import ShortcutNetwork
 
 __all__ = ["hessian_mid_relu"]
 
