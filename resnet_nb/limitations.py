@@ -29,7 +29,8 @@ from .losses import loss
 from .networks import ShortcutNetwork, flatten
 
 __all__ = ["fixup_start", "fixup_point", "predicted_gain", "unit_gain", "depth_profile",
-           "product_log_spread", "whitened_synthetic", "critical_points", "spearman_test",
+           "product_log_spread", "product_table", "gain_table", "whitened_synthetic", "critical_points",
+           "spearman_test", "discordant_pairs",
            "check_fixup_not_flat", "check_variance_growth", "check_product_band",
            "check_index_vs_loss"]
 
@@ -175,8 +176,12 @@ def unit_gain(n: int, scheme: str, mid: str = "identity", draws: int = 400, m: i
 
 
 def depth_profile(n: int, scheme: str, mid: str = "identity", R: int = 30, draws: int = 200,
-                  m: int = 100, seed: int = 0):
-    """``E||h_r||^2 / E||x||^2`` after r = 0..R units, averaged over ``draws`` networks."""
+                  m: int = 100, seed: int = 0, scale: float = 1.0):
+    """``E||h_r||^2 / E||x||^2`` after r = 0..R units, averaged over ``draws`` networks.
+
+    ``scale`` multiplies every matrix of every branch (``R ** (-1 / (2 n))`` divides each
+    branch's second moment by R, a Fixup-like rescaling without the zero last layer).
+    """
     X = _mnist().X[:, ::max(1, _mnist().m // m)][:, :m]
     d = X.shape[0]
     net = ShortcutNetwork(d, n, 1, mid=mid)
@@ -186,7 +191,7 @@ def depth_profile(n: int, scheme: str, mid: str = "identity", R: int = 30, draws
     for k in range(draws):
         h = X
         out[k, 0] = 1.0
-        W = _draw((R, n), scheme, g, d)
+        W = _draw((R, n), scheme, g, d) * scale
         for r in range(R):
             h = net.unit(W[r], h)
             out[k, r + 1] = float((h ** 2).sum(0).mean()) / x2
@@ -240,6 +245,36 @@ def product_log_spread(L: int, spread: float, scaled: bool, draws: int = 200, se
 PRODUCT_DEPTHS = (10, 100, 1000, 10000)
 PRODUCT_C = 1.0
 PRODUCT_A = 0.2
+
+
+def product_table(depths=None, a: float = None, c: float = None, draws: int = 200):
+    """One row per depth L: spread and median of the product for fixed deviations ``a``, and
+    the largest ``|log prod|`` for deviations ``c / L`` beside its bound ``c / (1 - c/L)``."""
+    import pandas as pd
+
+    depths = PRODUCT_DEPTHS if depths is None else depths
+    a = PRODUCT_A if a is None else a
+    c = PRODUCT_C if c is None else c
+    rows = []
+    for L in depths:
+        fixed = product_log_spread(L, a, scaled=False, draws=draws, seed=L)
+        shrink = product_log_spread(L, c, scaled=True, draws=draws, seed=L)
+        rows.append({"L": L, "fixed: std log": fixed.std(), "fixed: median prod": np.exp(np.median(fixed)),
+                     "c/L: max |log|": np.abs(shrink).max(), "bound c/(1-c/L)": c / (1 - c / L)})
+    return pd.DataFrame(rows)
+
+
+def gain_table(ns=(2, 3), draws: int = 200):
+    """Predicted and measured second-moment factor per unit for Xavier and He, linear and ReLU-mid."""
+    import pandas as pd
+
+    rows = []
+    for n in ns:
+        for scheme, mid in [("xavier", "identity"), ("he", "identity"), ("he", "relu")]:
+            est, se = unit_gain(n, scheme, mid, draws=draws, seed=n)
+            rows.append({"n": n, "init": scheme, "mid": mid, "predicted g": predicted_gain(n, scheme, mid),
+                         "measured g": est, "std. error": se})
+    return pd.DataFrame(rows)
 
 
 @ledger.claim(
