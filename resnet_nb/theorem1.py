@@ -1188,7 +1188,8 @@ def claim_part2_spectrum(falsify: bool = False) -> Check:
 
 @ledger.claim("li-thm1-eq12-cond", source="Li et al., Theorem 1 part 2, Eq. 12",
               statement=r"For $n = 2$, $\mathrm{cond}(H) = \sqrt{\mathrm{cond}(M^\top M)}$ at $0$.",
-              verdict="holds", falsifier=r"Eq. 12 without the square root: $\mathrm{cond}(H) = \mathrm{cond}(M^\top M)$",
+              verdict="holds", falsifier=r"Eq. 12 without the square root: "
+                        r"$\mathrm{cond}(H) = \mathrm{cond}(M^\top M)$",
               where=_WHERE)
 def claim_eq12(falsify: bool = False) -> Check:
     net = ShortcutNetwork(3, 2, 2, mid="silu")
@@ -1217,8 +1218,10 @@ def claim_depth_invariant(falsify: bool = False) -> Check:
 
 
 @ledger.claim("book-one-shortcut-growth", source="the book's Proposition (1-shortcut growth); Li et al., Section 4",
-              statement=r"For a linear 1-shortcut network at $0$, $\lambda_{\max} \ge \lambda_{\max}(B + (R-1)(A+A^\top)/2)$ "
-                        r"and $|\lambda|_{(10\%)} \le \sqrt{\mathrm{tr}(H^2)/k}$ ($k \ge 9N/10 - 1$ eigenvalues at or above it), with "
+              statement=r"For a linear 1-shortcut network at $0$, "
+                        r"$\lambda_{\max} \ge \lambda_{\max}(B + (R-1)(A+A^\top)/2)$ "
+                        r"and $|\lambda|_{(10\%)} \le \sqrt{\mathrm{tr}(H^2)/k}$ "
+                        r"($k \ge 9N/10 - 1$ eigenvalues at or above it), with "
                         r"$\mathrm{tr}(H^2) = R\|B\|_F^2 + R(R-1)\|A\|_F^2$, so the paper's condition number "
                         r"grows at least like $\sqrt R$.",
               verdict="holds", falsifier="the same bounds claimed for 2-shortcut networks", where=_WHERE)

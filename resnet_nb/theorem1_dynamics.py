@@ -437,7 +437,8 @@ def _data3():
 
 @ledger.claim("li-eq7-update", source="Li et al., Eq. 7",
               statement=r"The gradient-descent update of every matrix is "
-                        r"$\alpha\,(W_{after}W^{r,l}_{after})^\top(\Sigma_{YX} - W\Sigma_{XX})(W^{r,l}_{before}W_{before})^\top$.",
+                        r"$\alpha\,(W_{after}W^{r,l}_{after})^\top(\Sigma_{YX} - W\Sigma_{XX})"
+               r"(W^{r,l}_{before}W_{before})^\top$.",
               verdict="holds", falsifier="Eq. 7 without the two transposes", where=_WHERE)
 def claim_eq7(falsify: bool = False) -> Check:
     data = _data3()
@@ -475,7 +476,8 @@ def claim_eq15_16(falsify: bool = False) -> Check:
 
 
 @ledger.claim("book-depth-drift", source="the book's law (referee L10); Li et al., Section 5.1 (Figure 5)",
-              statement=r"At the small start $\varepsilon V$, $\lambda_{\max}(H) - \sigma_{\max}(M) = c R\varepsilon^2$ "
+              statement=r"At the small start $\varepsilon V$, "
+                        r"$\lambda_{\max}(H) - \sigma_{\max}(M) = c R\varepsilon^2$ "
                         r"for linear 2-shortcut networks: exponent 2 in $\varepsilon$ and 1 in $R$.",
               verdict="holds", falsifier=r"the drift independent of $R$ (exponent 0)", where=_WHERE)
 def claim_drift(falsify: bool = False) -> Check:

@@ -203,7 +203,8 @@ def test_committed_paper_results_recompute():
 # difference into another trajectory (measured: the committed records, made on a machine
 # whose CPU was not recorded and which ran this item six times faster, and the same item
 # recomputed on an AMD EPYC with AVX2 agree to 2e-8 before training and differ by a factor 3
-# in the loss after one epoch; on one machine the run is identical twice, with 1 or 2 threads). So the recomputation is compared number for number only where the record was
+# in the loss after one epoch; on one machine the run is identical twice, with 1 or 2
+# threads). So the recomputation is compared number for number only where the record was
 # made on a CPU of the same fingerprint; elsewhere, its initial state is compared number for
 # number and its end state against the committed runs of all depths.
 FIG2_END_RTOL = 0.05  # final average weight norm: within 5% of the mean of the committed seeds

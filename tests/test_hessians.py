@@ -121,7 +121,8 @@ def test_directional_derivatives_against_polynomial():
     """d^k/dt^k of a known polynomial along a line, against its closed form."""
     w0 = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64)
     v = torch.tensor([1.0, 2.0, -0.5], dtype=torch.float64)
-    f = lambda w: (w ** 4).sum() + w[0] * w[1] * w[2]
+    def f(w):
+        return (w ** 4).sum() + w[0] * w[1] * w[2]
     got = hs.directional_derivatives(f, w0, v, 5)
     # g(t) = sum (w0+tv)^4 + prod(w0+tv); derivatives at 0 by numpy's polynomial algebra
     poly = np.polynomial.Polynomial([0.0])

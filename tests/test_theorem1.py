@@ -1,6 +1,5 @@
 """Tests of resnet_nb.theorem1: every check must pass where the statement is true and fail
 where it is false (a check that cannot fail is a defect)."""
-import math
 
 import numpy as np
 import pytest
@@ -166,7 +165,8 @@ def test_shuffle_matrix_is_the_commutation_permutation():
     P = shuffle_matrix(d)
     assert torch.equal(P @ P.T, torch.eye(d * d, dtype=torch.float64))
     X = torch.arange(d * d, dtype=torch.float64).reshape(d, d)
-    vec = lambda A: A.T.reshape(-1)  # column-major, as Definition 5
+    def vec(A):
+        return A.T.reshape(-1)  # column-major, as Definition 5
     assert torch.equal(P.T @ vec(X), vec(X.T))
 
 

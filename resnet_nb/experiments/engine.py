@@ -39,7 +39,8 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 __all__ = ["FIGURES", "SCALE_NAMES", "item_key", "record_checksum", "read_record", "write_record",
-           "provenance", "cpu_fingerprint", "run_items", "item_cost", "check_jobs", "load_figure", "get_config", "write_summary", "load_results",
+           "provenance", "cpu_fingerprint", "run_items", "item_cost", "check_jobs", "load_figure",
+           "get_config", "write_summary", "load_results",
            "check_device"]
 
 #: figure name -> module implementing it
