@@ -33,3 +33,95 @@ def test_first_step_collapses_the_end_to_end_map():
 
 def test_fig7_has_one_resolved_orthogonal_run():
     assert fig7.resolved_runs(fig7.committed("fig7")) == {"2-shortcut": 2, "orthogonal": 1}
+
+
+# --- fig3.spikes, fig3.top_eigenvalue, fig6.first_step_gap (fast) ---------------------------------
+
+def _loss_table(losses, relu=True, depth=4, run=0):
+    import pandas as pd
+
+    return pd.DataFrame({"relu": relu, "depth": depth, "run": run, "epoch": range(0, 10 * len(losses), 10),
+                         "loss": losses})
+
+
+def test_spikes_finds_rises_above_the_threshold_only():
+    import pandas as pd
+
+    t = pd.concat([_loss_table([1.0, 0.9, 0.96, 0.8, 0.7]),       # +6.7% at epoch 20
+                   _loss_table([1.0, 1.04, 0.5], run=1),           # +4%: below the 5% threshold
+                   _loss_table([1.0, 2.0, 0.5], relu=False)])      # linear: filtered by relu=True
+    s = fig3.spikes(t)
+    assert list(s.columns) == ["depth", "run", "epoch", "ratio"]
+    assert s[["depth", "run", "epoch"]].values.tolist() == [[4, 0, 20]]
+    assert s["ratio"].iloc[0] == pytest.approx(0.96 / 0.9)
+    assert fig3.spikes(t, relu=False)["epoch"].tolist() == [10]
+    assert len(fig3.spikes(t, rise=1.03)) == 2            # the 4% rise counts at a 3% threshold
+    assert fig3.spikes(_loss_table([1.0, 0.5, 0.25])).empty
+
+
+def test_spikes_of_the_committed_figure3_are_relu_depths_4_and_8():
+    t = fig3.committed("fig3")
+    assert set(fig3.spikes(t)["depth"]) == {4, 8}
+    assert fig3.spikes(t, relu=False).empty
+
+
+def test_top_eigenvalue_is_the_top_of_the_spectrum_not_the_largest_magnitude(monkeypatch):
+    import torch
+
+    import resnet_nb.losses as losses
+
+    # a quadratic loss 1/2 w^T A w whose largest |eigenvalue| is negative: the top is 2, not -5
+    Q, _ = torch.linalg.qr(torch.randn(6, 6, generator=torch.Generator().manual_seed(1), dtype=torch.float64))
+    A = Q @ torch.diag(torch.tensor([-5.0, 2.0, 1.0, 0.5, -0.5, 0.1], dtype=torch.float64)) @ Q.T
+    monkeypatch.setattr(losses, "loss_samples", lambda net, w, data: 0.5 * w.reshape(-1) @ A @ w.reshape(-1))
+    assert fig3.top_eigenvalue(None, torch.zeros(2, 3), None, iters=300) == pytest.approx(2.0, rel=1e-6)
+    B = Q @ torch.diag(torch.tensor([3.0, -1.0, 1.0, 0.5, -0.5, 0.1], dtype=torch.float64)) @ Q.T
+    monkeypatch.setattr(losses, "loss_samples", lambda net, w, data: 0.5 * w.reshape(-1) @ B @ w.reshape(-1))
+    assert fig3.top_eigenvalue(None, torch.zeros(2, 3), None, iters=300) == pytest.approx(3.0, rel=1e-6)
+
+
+def test_top_eigenvalue_matches_the_exact_hessian_of_a_small_relu_network():
+    import torch
+
+    from resnet_nb.experiments.common import initial_weights, mnist, network
+    from resnet_nb.losses import loss_samples
+
+    net = network("2-shortcut", 2, relu=True)
+    data = mnist(5)
+    W = initial_weights("2-shortcut", net, seed=0) + 0.05 * torch.randn(
+        net.shape, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    H = torch.autograd.functional.hessian(lambda w: loss_samples(net, w.reshape(net.shape), data),
+                                          W.reshape(-1))
+    exact = float(torch.linalg.eigvalsh(H).max())
+    assert fig3.top_eigenvalue(net, W, data, iters=200) == pytest.approx(exact, rel=1e-4)
+
+
+def _hessian_table(x0, x1, arch="orthogonal"):
+    import numpy as np
+    import pandas as pd
+
+    opt = fig6.mnist_optimum()
+    rows = [{"kind": "hessian", "arch": arch, "run": r, "epoch": e, "loss": opt + 10.0 ** x}
+            for e, xs in ((0, x0), (1, x1)) for r, x in enumerate(xs)]
+    rows.append({"kind": "trajectory", "arch": arch, "run": 0, "epoch": 5, "loss": np.nan})
+    return pd.DataFrame(rows)
+
+
+def test_first_step_gap_spans_lowest_start_to_highest_after_one_step():
+    lo, hi = fig6.first_step_gap(_hessian_table([0.3, 0.1, 0.2], [-1.5, -1.2, -1.4]))
+    assert lo == pytest.approx(-1.2) and hi == pytest.approx(0.1)
+    assert fig6.first_step_gap(_hessian_table([0.1], [-0.2])) is None           # narrower than 0.5
+    assert fig6.first_step_gap(_hessian_table([0.1], [-0.2]), min_width=0.2) is not None
+    assert fig6.first_step_gap(_hessian_table([0.1], [-1.0]), arch="2-shortcut") is None  # no such runs
+    t = _hessian_table([0.1], [-1.0])
+    assert fig6.first_step_gap(t[t["epoch"] != 1]) is None                      # no Hessian at epoch 1
+
+
+def test_first_step_gap_of_the_committed_figure6():
+    import numpy as np
+
+    t = fig6.committed("fig6")
+    lo, hi = fig6.first_step_gap(t)
+    h = t[(t["kind"] == "hessian") & (t["arch"] == "orthogonal")]
+    x = np.log10(h["loss"] - fig6.mnist_optimum())
+    assert (lo, hi) == (x[h["epoch"] == 1].max(), x[h["epoch"] == 0].min()) and hi - lo >= 0.5
