@@ -88,3 +88,13 @@ def test_optimum_solves_the_normal_equations_and_is_the_minimum_norm_solution(ra
         assert float(loss_end_to_end(Wstar + D, stats)) >= Lmin - 1e-12
     sol, *_ = np.linalg.lstsq(X.numpy().T, data.Y.numpy().T, rcond=None)
     assert np.abs(Wstar.numpy() - sol.T).max() <= 1e-10
+
+
+def test_end_to_end_loss_of_float32_maps_against_float64_statistics():
+    # the statistics are stored in float64; a float32 map (as on a GPU) must be evaluated with
+    # them cast to its precision and give the float64 value to float32 accuracy
+    stats = random_dataset(3, 30, seed=8).stats()
+    W = torch.randn(3, 3, generator=torch.Generator().manual_seed(9), dtype=torch.float64)
+    L32 = loss_end_to_end(W.float(), stats)
+    assert L32.dtype == torch.float32
+    assert float(L32) == pytest.approx(float(loss_end_to_end(W, stats)), rel=1e-5)
