@@ -130,7 +130,7 @@ def read_record(store_dir, item: dict):
 
 
 def _git_commit() -> dict:
-    root = Path(__file__).resolve().parents[2]
+    from ..paths import ROOT as root
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
                                 timeout=10).stdout.strip()
@@ -518,8 +518,9 @@ def write_summary(out_dir, figure: str, scale: str, config: dict, table: pd.Data
 
 def results_dir(figure: str, scale: str, root=None) -> Path:
     """Where the command line keeps ``figure`` at ``scale``: ``<root>/<figure>/<scale>``."""
-    root = Path(root) if root is not None else Path(__file__).resolve().parents[2] / "results"
-    return root / figure / scale
+    from .. import paths
+
+    return paths.results_dir(figure, scale, root)
 
 
 def load_results(figure: str, scale: str = "paper", root=None):
