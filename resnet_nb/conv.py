@@ -736,13 +736,14 @@ def hm_analog_summary(table: pd.DataFrame, last: int = 5) -> pd.DataFrame:
 
 
 
-@claim("hm-analog-small-init", source="Hardt & Ma, Section 4 (small initialisation of residual convolutions)",
+@claim("hm-analog-small-init",
+       source="the book: CPU analog of Hardt & Ma's Section 4 architecture (the initialisation is the paper's choice)",
        statement=r"In the book's CPU analog (two residual blocks $x + C_2(\mathrm{ReLU}(C_1x))$, fixed random "
-                 r"last layer, 800 MNIST digits, 40 epochs, five seeds per initialisation), the standard deviation "
-                 r"$1/(k^2c)$ on the residual convolutions ends within the run-to-run spread of the standard "
-                 r"initialisation in held-out accuracy: a benefit of the small initialisation is not seen at "
-                 r"this scale.",
-       verdict="not reproduced",
+                 r"last layer, 800 MNIST digits, 40 epochs, no weight decay, five seeds per initialisation), the "
+                 r"paper's standard deviation $1/(k^2c)$ on the residual convolutions ends within the run-to-run "
+                 r"spread of the standard initialisation in held-out accuracy (200 held-out digits: one digit is "
+                 r"half a percent).",
+       verdict="holds",
        falsifier="the small initialisation improves held-out accuracy by more than the run-to-run spread "
                  "(same committed runs)",
        where=["book/hardt_ma_expressivity.ipynb", "tests/test_conv.py"])

@@ -28,7 +28,7 @@ from .ledger import Check, all_of, claim, eps_criterion
 __all__ = [
     "as_square", "gamma_of", "theorem21_bound", "residual_product", "max_spectral_norm",
     "polar_factors", "theorem21_construction", "theorem21_paper_recipe", "rotation_step_norm",
-    "min_max_norm_lower_bound", "FORMS",
+    "min_max_norm_lower_bound", "min_max_norm_search", "FORMS", "population_gd", "GD_STEP_LIMIT",
     "population_risk", "risk_gradient", "gradient_bound_sides", "adversarial_gradient_ratio",
     "random_ball_point", "critical_point_at_tau_one", "scalar_optimum", "random_positive_det",
     "theorem21_survey", "gradient_bound_survey", "bound_ratios", "factor_norms_plot", "ratio_histogram",
@@ -265,6 +265,42 @@ def min_max_norm_lower_bound(R) -> float:
     """
     R = as_square("R", R)
     return 1.0 if np.linalg.det(R) <= 0 else 0.0
+
+
+def min_max_norm_search(R, l: int, restarts: int = 3, steps: int = 150, seed: int = 0) -> dict:
+    """Numerically minimise ``|||A||| = max_i ||A_i||`` over factorisations ``R = prod (I + A_i)``.
+
+    The first ``l - 1`` factors are free; the last is forced, ``I + A_l = R (prod_{i<l} (I + A_i))^{-1}``,
+    so every candidate is an exact factorisation. The objective is a smooth surrogate of the
+    maximum (the 16-norm of the factors' spectral norms), minimised with Adam from ``restarts``
+    random starts; the result is the smallest true ``|||A|||`` seen. This is an upper bound on the
+    infimum found by search, independent of the determinant lemma (which gives the lower bound 1
+    when ``det R < 0``).
+    """
+    R = as_square("R", R)
+    l, restarts, steps = check_int("l", l, minimum=2), check_int("restarts", restarts), check_int("steps", steps)
+    d = R.shape[0]
+    Rt = torch.as_tensor(R, dtype=torch.float64)
+    eye = torch.eye(d, dtype=torch.float64)
+    gen = torch.Generator().manual_seed(seed)
+    best, best_A = math.inf, None
+    for _ in range(restarts):
+        free = (0.3 * torch.randn(l - 1, d, d, generator=gen, dtype=torch.float64)).requires_grad_(True)
+        opt = torch.optim.Adam([free], lr=0.02)
+        for _ in range(steps):
+            P = eye
+            for i in range(l - 1):
+                P = (eye + free[i]) @ P
+            last = Rt @ torch.linalg.inv(P) - eye
+            norms = torch.linalg.matrix_norm(torch.cat([free, last[None]]), ord=2)
+            value = float(norms.detach().max())
+            if value < best:
+                best, best_A = value, torch.cat([free, last[None]]).detach().numpy().copy()
+            loss = (norms ** 16).sum() ** (1 / 16)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    return dict(norm=best, A=best_A)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -664,11 +700,13 @@ def check_theorem21_bound(falsify: bool = False) -> Check:
        printed=r"for every $R$ (no hypothesis on $\det R$) and $\ell \ge 3\gamma$ a global optimum has "
                r"$|||A^\star||| \le 2(\sqrt\pi + \sqrt{3\gamma})^2/\ell$",
        falsifier=r"the printed statement for $R = \mathrm{diag}(-1, 1)$ (dropped hypothesis: $\det R < 0$), "
-                 r"same $\gamma = 0$ and $\ell = 20$",
+                 r"same $\gamma = 0$ and $\ell = 20$; the smallest $|||A|||$ comes from a numerical search over "
+                 r"exact factorisations (3 restarts), not from the lemma",
        where=_WHERE)
 def check_theorem21_det(falsify: bool = False) -> Check:
-    """Smallest |||A||| reachable (a construction for det R > 0; the certified lower bound 1 for
-    det R < 0, from the lemma checked as a part) against the bound at l = 20, gamma = 0."""
+    """Smallest |||A||| reachable against the bound at l = 20, gamma = 0: the construction for
+    det R > 0; for det R < 0 (the falsifier) a numerical search over exact factorisations
+    (:func:`min_max_norm_search`), which does not use the determinant lemma (checked as a part)."""
     l = 20
     bound = theorem21_bound(0.0, l, "iclr")
     rng = np.random.default_rng(3)
@@ -679,8 +717,8 @@ def check_theorem21_det(falsify: bool = False) -> Check:
                   op=">=")
     if falsify:
         R = np.diag([-1.0, 1.0])
-        reach = min_max_norm_lower_bound(R)  # 1, certified by the lemma
-        what = "certified lower bound on |||A||| (det R = -1)"
+        reach = min_max_norm_search(R, l)["norm"]  # a numerical search, independent of the lemma
+        what = "smallest |||A||| found by a search over factorisations (det R = -1)"
     else:
         R = -np.eye(2)
         reach = max_spectral_norm(theorem21_construction(R, l)[0])
@@ -839,3 +877,30 @@ def check_psd_case(falsify: bool = False) -> Check:
         worst = max(worst, max_spectral_norm(A) / (3 * g / l))
     return Check(f"A_i = R^(1/l) - I for {len(cases)} SPD matrices", "max |||A||| / (3 gamma / l)", worst, 1.0,
                  "the stated inequality, ratio <= 1")
+
+
+#: step size below which gradient descent from A = 0 cannot cross the singular point when
+#: R = diag(-1, 1), Sigma = I: with u = 1 + a, one step is u <- u (1 - 2 eta u^(l-2) (u^l + 1)) and
+#: u^(l-2) (u^l + 1) <= 2 on (0, 1], so the factor stays above 1 - 4 eta > 0.
+GD_STEP_LIMIT = 0.25
+
+
+@claim("hm-gd-reflection", source="the book: gradient descent on the case Theorem 2.1 excludes (det R < 0)",
+       statement=r"For $R = \mathrm{diag}(-1, 1)$, $\Sigma = I$ and step size $\eta < 1/4$, gradient descent on $f$ "
+                 r"from $A = 0$ keeps every factor's $(1,1)$ entry $u = 1 + a$ in $(0, 1]$, so the excess risk "
+                 r"$(u^\ell + 1)^2$ never drops below 1, at every depth $\ell \ge 2$.",
+       verdict="holds",
+       falsifier=r"the same statement at step size $\eta = 0.3 > 1/4$, $\ell = 3$ (the first step crosses $u = 0$ "
+                 r"and, at odd depth, gradient descent reaches the global minimum)",
+       where=_WHERE)
+def check_gd_reflection(falsify: bool = False) -> Check:
+    """Smallest excess risk along gradient descent from A = 0 (every step), over depths 2..6 at
+    eta = 0.24 (0.05 as well), or at eta = 0.3, l = 3 for the falsifier."""
+    R = np.diag([-1.0, 1.0])
+    cases = [(3, 0.3)] if falsify else [(l, eta) for l in (2, 3, 4, 5, 6) for eta in (0.05, 0.24)]
+    lowest = min(float(population_gd(R, l, lr=eta, steps=300)["curve"].min()) for l, eta in cases)
+    tol, crit = eps_criterion(8, 1.0)
+    return Check(f"R = diag(-1, 1), Sigma = I, from A = 0, 300 steps, (depth, step size) in {cases}"
+                 if falsify else "R = diag(-1, 1), Sigma = I, from A = 0, 300 steps, l = 2..6, eta = 0.05 and 0.24",
+                 "smallest excess risk along the path", lowest, 1.0 - tol,
+                 "the statement's bound, excess >= 1, less rounding: " + crit, op=">=")

@@ -499,18 +499,27 @@ def check_lemma_b1(falsify: bool = False) -> Check:
 
 @claim("hm-constant-width", source="the book: Theorem 3.2 at constant width (greedy order)",
        statement=r"Moving, in each block, the remaining points of largest positive margin fits $n$ distinct "
-                 r"points exactly at a constant width $k$ (here $k = 3$), with $n(2k + 1) + O(k^2 + rk + r^2)$ "
-                 r"trainable parameters: $O(n)$.",
+                 r"points exactly at a constant width $k \ge 2$ (here $k = 3$) with at most $n$ blocks, since each "
+                 r"block moves at least the remaining point of largest norm: at most "
+                 r"$n(2k^2 + k) + rk + r^2 + r$ trainable parameters, $O(n + r^2)$ at fixed $k$.",
        verdict="holds",
        falsifier=r"the same width with the points in the paper's order (the order of the proof is not enough at "
                  r"constant width)",
        where=_WHERE)
 def check_constant_width(falsify: bool = False) -> Check:
     rng = np.random.default_rng(4)
-    X = unit_norm_columns(rng.standard_normal((20, 400)))
-    y = rng.integers(0, 10, 400)
-    err, scale, why, count = _fit_error(X, y, 10, 3, "paper" if falsify else "greedy")
+    n, k, r = 400, 3, 10
+    X = unit_norm_columns(rng.standard_normal((20, n)))
+    y = rng.integers(0, r, n)
+    err, scale, why, count = _fit_error(X, y, r, k, "paper" if falsify else "greedy")
     tol, crit = eps_criterion(3, max(scale, 1.0), factor=1e4)
-    lines = [why] if why else [f"{count['trainable']:,} trainable parameters for 400 points"]
-    return Check(f"400 points in R^20, k = 3, {'paper' if falsify else 'greedy'} order", "max |output - one-hot|",
-                 err, tol, crit + " (the margins at k = 3 are small); inf: refused", lines=lines)
+    fit = Check(f"{n} points in R^20, k = {k}, {'paper' if falsify else 'greedy'} order", "max |output - one-hot|",
+                err, tol, crit + " (the margins at k = 3 are small); inf: refused", lines=[why] if why else [])
+    if count is None:
+        return fit
+    bound = n * (2 * k * k + k) + r * k + r * r + r
+    size = Check(f"trainable parameters against the proven bound n(2k^2 + k) + rk + r^2 + r = {bound:,}",
+                 "trainable parameters / bound", count["trainable"] / bound, 1.0,
+                 "the proven inequality, ratio <= 1 (at most n blocks)",
+                 lines=[f"{count['trainable']:,} trainable parameters for {n} points"])
+    return all_of(f"constant width k = {k}: exact fit within the proven parameter bound", [fit, size])

@@ -246,7 +246,29 @@ def test_population_gd_from_zero_stalls_for_a_reflection_and_converges_for_a_rot
 
 
 CLAIMS = ["hm-thm21-bound", "hm-thm21-det", "hm-lemma24-order", "hm-eq23", "hm-thm22", "hm-thm21-rotation-step",
-          "hm-psd-special-case"]
+          "hm-psd-special-case", "hm-gd-reflection"]
+
+
+def test_min_max_norm_search_finds_exact_factorisations_and_respects_the_lemma():
+    from resnet_nb.hardt_ma_linear import min_max_norm_search
+
+    for R in (np.diag([-1.0, 1.0]), -np.eye(2)):
+        found = min_max_norm_search(R, 6, restarts=2, steps=60)
+        assert np.abs(residual_product(found["A"]) - R).max() < 1e-9
+        assert found["norm"] == pytest.approx(max_spectral_norm(found["A"]))
+    assert min_max_norm_search(np.diag([-1.0, 1.0]), 6, restarts=2, steps=60)["norm"] >= 1 - 1e-9
+
+
+def test_gd_step_size_threshold_for_a_reflection():
+    from resnet_nb.hardt_ma_linear import GD_STEP_LIMIT, population_gd
+
+    R = np.diag([-1.0, 1.0])
+    below = population_gd(R, 3, lr=0.9 * GD_STEP_LIMIT, steps=200)
+    assert below["curve"].min() >= 1 - 1e-12 and below["norm"] < 1
+    above = population_gd(R, 3, lr=0.3, steps=200)  # first step crosses u = 0; odd depth escapes
+    assert above["excess"] < 1e-10 and above["norm"] == pytest.approx(2.0)
+    even = population_gd(R, 4, lr=0.3, steps=200)  # (1 + a)^4 >= 0: the symmetric path never fits -1
+    assert even["curve"].min() >= 1 - 1e-12
 
 
 @pytest.mark.parametrize("cid", CLAIMS)

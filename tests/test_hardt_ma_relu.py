@@ -70,6 +70,7 @@ def test_greedy_fits_at_constant_width():
         net, rep = theorem32_construction(X, y, k=k, r=5)
         assert np.abs(net(X) - np.eye(5)[:, y]).max() <= 1e-6
         assert -(-300 // k) <= rep["blocks"] <= 300
+        assert parameter_count(net)["trainable"] <= 300 * (2 * k * k + k) + 5 * k + 5 * 5 + 5  # proven bound
 
 
 def test_padded_lemma_b1_counterexamples_keep_failing():
