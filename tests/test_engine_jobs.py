@@ -1,4 +1,6 @@
 """Parallel work items (--jobs) and the remaining-time estimate of the engine's progress bar."""
+import os
+
 import pytest
 
 import fake_figure
@@ -12,7 +14,8 @@ def test_parallel_run_equals_sequential_and_writes_every_record(tmp_path):
     cols = ["x", "y", "item_key"]
     assert seq[cols].equals(par[cols])  # same rows, in item order, whatever order they finished in
     assert len(list((tmp_path / "b").glob("*.json"))) == 6
-    assert par["pid"].nunique() == 2  # two worker processes did the work
+    # worker processes did the work (how many of the two got items depends on start-up times)
+    assert os.getpid() not in set(par["pid"]) and 1 <= par["pid"].nunique() <= 2
     # resume: nothing is recomputed, the table is read back from the records
     again = engine.run_items(fake_figure, cfg, store_dir=tmp_path / "b", progress=False, jobs=2)
     assert again[cols].equals(par[cols]) and again["pid"].equals(par["pid"])
