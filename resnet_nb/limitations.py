@@ -30,7 +30,7 @@ from .networks import ShortcutNetwork, flatten
 
 __all__ = ["fixup_start", "fixup_point", "predicted_gain", "unit_gain", "depth_profile",
            "product_log_spread", "product_table", "gain_table", "whitened_synthetic", "critical_points",
-           "spearman_test", "discordant_pairs",
+           "spearman_test", "discordant_pairs", "widest_discordant_pair", "index_ordered_by_rank",
            "check_fixup_not_flat", "check_variance_growth", "check_product_band",
            "check_index_vs_loss"]
 
@@ -346,7 +346,8 @@ def critical_points(data=None, R: int = 2, descending: bool = False):
             e = spectrum(Hk)
             floor = resolution_floor(e)
             neg = int((e < -floor).sum())
-            rows.append(dict(kept=",".join(str(i + 1) for i in S) or "none", loss=float(loss(net, W, stats)),
+            rows.append(dict(kept=",".join(str(i + 1) for i in S) or "none", rank=len(S),
+                             loss=float(loss(net, W, stats)),
                              grad=float(_fgrad(f)(flatten(W)).norm()), index=neg / e.size,
                              negative=neg, zero=int((np.abs(e) <= floor).sum()),
                              H_diff=float((Ha - Hk).abs().max()), H_size=float(Hk.abs().max())))
@@ -377,6 +378,23 @@ def discordant_pairs(df) -> int:
     """Pairs of critical points whose index is strictly lower at strictly larger loss."""
     lo, ix = df["loss"].to_numpy(), df["index"].to_numpy()
     return int(sum(1 for i in range(len(lo)) for j in range(len(lo)) if lo[i] < lo[j] and ix[i] > ix[j]))
+
+
+def widest_discordant_pair(df):
+    """The discordant pair (lower loss, higher index) with the largest loss gap: two rows."""
+    lo, ix = df["loss"].to_numpy(), df["index"].to_numpy()
+    pairs = [(lo[j] - lo[i], i, j) for i in range(len(lo)) for j in range(len(lo))
+             if lo[i] < lo[j] and ix[i] > ix[j]]
+    if not pairs:
+        raise ValueError("no discordant pair: the index is strictly increasing in the loss")
+    _, i, j = max(pairs)
+    return df.iloc[i], df.iloc[j]
+
+
+def index_ordered_by_rank(df) -> bool:
+    """True when every point keeping k directions has a larger index than every point keeping k + 1."""
+    g = df.groupby("rank")["index"].agg(["min", "max"]).sort_index()
+    return bool((g["max"].to_numpy()[1:] < g["min"].to_numpy()[:-1]).all())
 
 
 @ledger.claim(

@@ -61,3 +61,13 @@ def test_spearman_test_detects_order():
     x = np.arange(12.0)
     rho, thr = lim.spearman_test(x, x, permutations=2000)
     assert rho == pytest.approx(1.0) and thr < 0.8
+
+
+def test_index_ordered_by_rank_and_widest_discordant_pair():
+    df = lim.critical_points(R=2)
+    assert lim.index_ordered_by_rank(df)
+    low, high = lim.widest_discordant_pair(df)
+    assert low["loss"] < high["loss"] and low["index"] > high["index"]
+    assert lim.discordant_pairs(df) > 0
+    shuffled = df.assign(rank=df["rank"].to_numpy()[::-1])
+    assert not lim.index_ordered_by_rank(shuffled)
