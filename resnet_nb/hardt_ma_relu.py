@@ -442,7 +442,7 @@ def _fit_error(X, y, r, k, selection):
 
 @claim("hm-thm32", source="Hardt & Ma, Theorem 3.2 (proof's width k = c log n / rho^2)",
        statement=r"For $n$ unit-norm points with $\|x_i - x_j\|^2 \ge \rho$ (Assumption 3.1), the construction "
-                 r"with the points moved in the given order fits every label exactly once "
+                 r"with the points moved in the given order fits every label exactly whenever "
                  r"$k \ge c\log n/\rho^2$ ($c = 10$: the paper leaves $c$ open).",
        verdict="holds",
        falsifier=r"the same construction at a width $k = 30$ below the proof's $c \log n / \rho^2$ "
