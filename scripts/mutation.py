@@ -113,9 +113,9 @@ def _text_only_reason(key: str, path: str) -> str | None:
     from mutmut.mutation.diff_apply import (read_functions_from_index, read_mutants_module,
                                             read_mutant_function, read_original_function)
     try:
-        funcs = read_functions_from_index(key, Path("mutants") / path)
+        funcs = read_functions_from_index(key, path)
         if funcs is None:
-            module = read_mutants_module(Path("mutants") / path)
+            module = read_mutants_module(path)
             funcs = (read_original_function(module, key), read_mutant_function(module, key))
         a, b = (ast.parse(textwrap.dedent(cst.Module([f]).code)) for f in funcs)
     except Exception:  # noqa: BLE001 - a mutant we cannot read is simply not classified
@@ -345,7 +345,7 @@ def summarise(name: str, equivalent: dict, wall: dict) -> dict:
                                                                for p in paths))
     return {"module": name, "commit": files[0]["commit"] if files else "", "files": files,
             "generated": generated, **counts,
-            "score": counts["killed"] / denom if denom else None,
+            "score": counts["killed"] / denom if denom and counts["not run"] < denom else None,
             "wall_s": round(wall.get(name, 0.0), 1), "excluded_functions": sorted(excl_fns),
             "equivalent_mutants": equiv, "surviving_mutants": survivors}
 
@@ -362,8 +362,8 @@ def write_report(names: list[str], wall: dict) -> None:
         if name in names or name not in old:
             prev = old.get(name, {}).get("wall_s", 0.0)
             m = summarise(name, equivalent, {name: wall.get(name, 0.0) + prev})
-            if m["total"] == 0:
-                m["note"] = "not reached: no mutants generated/run yet"
+            if m["total"] == 0 or m["not run"] == m["total"]:
+                m["note"] = "not reached yet: no mutant of this module has been run"
         else:
             m = old[name]
         modules.append(m)
