@@ -430,7 +430,7 @@ def part1_check(net: ShortcutNetwork, data, directions: int = 8, seed: int = 0,
     if net.n >= 3 and net.num_params <= hessian_max_params:
         H = hessian(net, torch.zeros(net.shape, dtype=torch.float64), data)
         hmax = float(H.abs().max())
-        parts.append(Check(f"exact Hessian at 0 is zero (autograd, P = {net.num_params})", "max |H|",
+        parts.append(Check(f"exact Hessian at 0 is zero (autograd, #params = {net.num_params})", "max |H|",
                            hmax, tol, crit))
     res = all_of(f"Theorem 1, part 1 ({net.describe()}): order-{k} stationary", parts)
     res.values.update(worst_low=worst_low, worst_n=worst_n, best_n=best_n, hmax=hmax, tol=tol)
@@ -574,7 +574,7 @@ def part2_check(net: ShortcutNetwork, data, method: str = "auto", H=None, varian
     quad = 0.5 * t ** 2 * float(lam[0])
     saddle_gap = abs(drop - quad) / abs(quad) if quad != 0 else math.inf
     saddle_ok = float(lam[0]) < 0 and drop < 0 and saddle_gap <= 10 * t
-    parts = [Check(f"Eq. 11 with A from Eq. 21 ({method}, P = {net.num_params})"
+    parts = [Check(f"Eq. 11 with A from Eq. 21 ({method}, #params = {net.num_params})"
                    + (" [A without P]" if variant == "eq21_without_P" else ""),
                    "max |H_exact - H_Eq.11|", err_H, tol, crit, nontrivial=hmax, nontrivial_what="max |H|"),
              Check("the closed form of A (Eq. 19) equals Eq. 21", "max |A_Eq.19 - A_Eq.21|", err_A, tol, crit),
@@ -631,7 +631,7 @@ def part3_check(net: ShortcutNetwork, data, method: str = "auto", H=None, varian
     err = float((H - eq13_assemble(A, B, R)).abs().max())
     parts = [Check("block Toeplitz, read off the exact Hessian", "max |block - its diagonal's representative|",
                    toe, tol, crit, nontrivial=coupling, nontrivial_what="max |block (2, 1)|"),
-             Check(f"Eq. 13 with the closed forms A, B ({method}, P = {net.num_params})",
+             Check(f"Eq. 13 with the closed forms A, B ({method}, #params = {net.num_params})",
                    "max |H_exact - H_Eq.13|", err, tol, crit, nontrivial=hmax, nontrivial_what="max |H|")]
     if net.is_linear:
         stats = as_stats(data)
@@ -710,7 +710,7 @@ def depth_invariance_check(n: int, Rs, data) -> Check:
     res = Check(f"cond(H) at 0 does not depend on depth (n = {n}, R = {Rs[0]}..{Rs[-1]})",
                 "(max - min) / min of cond(H) over depths", spread, tol,
                 crit + " (resolution of |lambda|min relative to |lambda|max)",
-                lines=[f"full eigendecompositions, P = {Ps[0]}..{Ps[-1]}: cond(H) = "
+                lines=[f"full eigendecompositions, #params = {Ps[0]}..{Ps[-1]}: cond(H) = "
                        + ", ".join(f"{c:.6g}" for c in conds)])
     res.values.update(conds=conds, Rs=Rs, spread=spread)
     return res
@@ -1070,8 +1070,12 @@ def plot_hessian(H, net: ShortcutNetwork, ax=None, title=None, max_pixels: int =
     else:
         Hs = H
     vmax = float(H.abs().max()) or 1.0
-    ax.imshow(Hs.numpy(), cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest",
-              extent=(0, P, P, 0))
+    from matplotlib.colors import SymLogNorm
+
+    # symmetric log scale: entries down to 1e-3 of the largest stay visible at page size
+    norm = SymLogNorm(linthresh=1e-3 * vmax, vmin=-vmax, vmax=vmax, base=10)
+    im = ax.imshow(Hs.numpy(), cmap="RdBu_r", norm=norm, interpolation="nearest", extent=(0, P, P, 0))
+    ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.03, label="Hessian entry (symmetric log)")
     q = net.d ** 2
     for a in range(1, net.R * net.n):
         lw = 1.2 if a % net.n == 0 else 0.3
@@ -1143,7 +1147,7 @@ def _draw_case(fig, net, data):
         pred = np.concatenate([sv, -sv])
     plot_hessian(H, net, ax1, title=explorer_title(net))
     c = (f"{cond_percentile(eigs, 10):.3g}" if np.abs(eigs).max() > 0 else "undefined (H = 0)")
-    plot_spectrum(eigs, ax2, pred, title=f"P = {net.num_params}; |lambda|max/|lambda|(0.1) = {c}")
+    plot_spectrum(eigs, ax2, pred, title=f"#params = {net.num_params}; |lambda|max/|lambda|(0.1) = {c}")
     fig.tight_layout()
 
 
@@ -1309,8 +1313,8 @@ def claim_depth_invariant(falsify: bool = False) -> Check:
 @ledger.claim("book-one-shortcut-growth", source="the book's Proposition (1-shortcut growth); Li et al., Section 4",
               statement=r"For a linear 1-shortcut network at $0$, "
                         r"$\lambda_{\max} \ge \lambda_{\max}(B + (R-1)(A+A^\top)/2)$ "
-                        r"and $|\lambda|_{(10\%)} \le \sqrt{\mathrm{tr}(H^2)/k}$ "
-                        r"($k \ge 9N/10 - 1$ eigenvalues at or above it), with "
+                        r"and $|\lambda|_{(10\%)} \le \sqrt{\mathrm{tr}(H^2)/N_{90}}$ "
+                        r"($N_{90} \ge 9N_\lambda/10 - 1$ eigenvalues at or above it), with "
                         r"$\mathrm{tr}(H^2) = R\|B\|_F^2 + R(R-1)\|A\|_F^2$, so the paper's condition number "
                         r"grows at least like $\sqrt R$.",
               verdict="holds", falsifier="the same bounds claimed for 2-shortcut networks", where=_WHERE)
