@@ -40,7 +40,8 @@ from pathlib import Path
 
 __all__ = ["Check", "Claim", "LEDGER", "VERDICTS", "KINDS", "claim", "all_claims", "run_all",
            "require_all", "ledger_html", "LedgerError", "eps_criterion", "verdict_summary",
-           "load_quotes", "quotes_html", "mutation_scores"]
+           "load_quotes", "quotes_html", "mutation_scores", "FALSIFIER_KINDS", "mirrored",
+           "effective_verdict", "tolerance_rules", "tolerance_rules_html"]
 
 #: verdicts on a precise statement (an equation, a lemma, a constant, an experimental claim).
 VERDICTS = ("holds", "fails as printed", "reproduced", "partly reproduced", "not reproduced")
@@ -48,6 +49,13 @@ VERDICTS = ("holds", "fails as printed", "reproduced", "partly reproduced", "not
 #: value whose only negative is an input corruption (labelled as such in the ledger).
 KINDS = ("claim", "regression")
 _OPS = ("<=", ">=")
+#: what a falsifier is, when it is not simply "a plausible false statement" ("" = shown as given).
+#: "reversed ordering": the falsifier states the opposite ordering of the same quantities; a check
+#: of a strict ordering (tolerance 0) that passes rejects it automatically, so it adds no evidence
+#: beyond the check itself.
+FALSIFIER_KINDS = ("", "reversed ordering")
+REVERSED = "reversed ordering"
+FRAGILE_NOTE = "fragile: margin below the run-to-run spread"
 
 EPS64 = 2.0 ** -52
 
@@ -154,7 +162,17 @@ class Check:
 
     @property
     def fragile(self) -> bool:
-        return self.spread is not None and self.passed and self.margin < self.spread
+        """Passed, but by less than the run-to-run spread, here or in one of its parts."""
+        if not self.passed:
+            return False
+        own = self.spread is not None and self.margin < self.spread
+        return own or any(p.fragile for p in self.parts)
+
+    def leaves(self) -> list:
+        """This check and every sub-check that has no parts of its own, depth first."""
+        if not self.parts:
+            return [self]
+        return [q for p in self.parts for q in p.leaves()]
 
     def require(self) -> "Check":
         """Raise :class:`AssertionError` unless the check passed; return it otherwise."""
@@ -251,20 +269,24 @@ class Claim:
     kind: str = "claim"
     printed: str = ""
     where: list = field(default_factory=list)
+    falsifier_kind: str = ""
 
 
 LEDGER: dict[str, Claim] = {}
 
 
 def claim(id: str, *, source: str, statement: str, verdict: str, falsifier: str,
-          kind: str = "claim", printed: str = "", where=()):
+          kind: str = "claim", printed: str = "", where=(), falsifier_kind: str = ""):
     """Decorator: declare the claim ``id`` decided by ``fn(falsify=False) -> Check``.
 
     ``statement`` is what the book asserts (MyST/TeX allowed, ``$...$`` for math);
     ``verdict`` one of :data:`VERDICTS` and applies to ``source``, a precise reference (an
     equation, a lemma, a constant, a figure); ``printed`` is the printed form when the verdict
     is "fails as printed"; ``falsifier`` says in words what false statement ``fn(True)``
-    checks (or, for ``kind="regression"``, which input corruption).
+    checks (or, for ``kind="regression"``, which input corruption). ``falsifier_kind`` is one
+    of :data:`FALSIFIER_KINDS`: set ``"reversed ordering"`` when the falsifier only states the
+    opposite ordering, so that the ledger says it adds nothing beyond the check (the ledger also
+    detects the case by itself, see :func:`mirrored`).
     """
     if verdict not in VERDICTS:
         raise ValueError(f"verdict must be one of {VERDICTS}, got {verdict!r}")
@@ -274,16 +296,44 @@ def claim(id: str, *, source: str, statement: str, verdict: str, falsifier: str,
         raise ValueError(f"claim {id!r}: a 'fails as printed' verdict needs the printed form")
     if not falsifier:
         raise ValueError(f"claim {id!r} needs a falsifier")
+    if falsifier_kind not in FALSIFIER_KINDS:
+        raise ValueError(f"falsifier_kind must be one of {FALSIFIER_KINDS}, got {falsifier_kind!r}")
 
     def deco(fn):
         if id in LEDGER and LEDGER[id].check.__qualname__ != fn.__qualname__:
             raise ValueError(f"claim id {id!r} is declared twice")
-        c = Claim(id, source, statement, verdict, falsifier, fn, kind, printed, list(where))
+        c = Claim(id, source, statement, verdict, falsifier, fn, kind, printed, list(where), falsifier_kind)
         LEDGER[id] = c
         fn.claim = c
         return fn
 
     return deco
+
+
+def mirrored(chk: Check | None, fal: Check | None) -> bool:
+    """True when the falsifier's comparison is the check's own comparison turned round.
+
+    That is the case when both have tolerance 0 and either measure opposite values under the same
+    operator (a difference ``a - b`` against ``b - a``) or the same value under the opposite
+    operator: then any passing check rejects its falsifier automatically, and the rejection is
+    no further evidence. Checks with parts are mirrored when every part is.
+    """
+    if chk is None or fal is None:
+        return False
+    if chk.parts or fal.parts:
+        return (len(chk.parts) == len(fal.parts) > 0
+                and all(mirrored(a, b) for a, b in zip(chk.parts, fal.parts)))
+    if chk.tol != 0 or fal.tol != 0 or not (math.isfinite(chk.value) and math.isfinite(fal.value)):
+        return False
+    scale = max(abs(chk.value), abs(fal.value), 1e-300)
+    same_op_negated = chk.op == fal.op and abs(chk.value + fal.value) <= 1e-12 * scale
+    flipped_op_same = chk.op != fal.op and abs(chk.value - fal.value) <= 1e-12 * scale
+    return same_op_negated or flipped_op_same
+
+
+def effective_verdict(verdict: str, fragile: bool) -> str:
+    """The verdict as the ledger shows it: a fragile claim carries the note after its verdict."""
+    return f"{verdict} ({FRAGILE_NOTE})" if fragile else verdict
 
 
 def _import_package() -> None:
@@ -316,7 +366,8 @@ def run_all(ids=None, progress: bool = True):
         c = claims[cid]
         t0 = time.perf_counter()
         row = dict(id=c.id, source=c.source, statement=c.statement, verdict=c.verdict, kind=c.kind,
-                   printed=c.printed, falsifier=c.falsifier, where="; ".join(c.where))
+                   printed=c.printed, falsifier=c.falsifier, where="; ".join(c.where),
+                   falsifier_kind=c.falsifier_kind)
         # columns: "check" / "falsifier_check" hold the Check objects (None when the function
         # raised), "check_error" / "falsifier_error" the exception; "falsifier" stays the text.
         for tag, err, falsify in (("check", "check_error", False), ("falsifier_check", "falsifier_error", True)):
@@ -333,6 +384,8 @@ def run_all(ids=None, progress: bool = True):
         row["passed"] = bool(chk is not None and chk.passed)
         row["falsifier_rejected"] = bool(fal is not None and fal.rejected_on_value)
         row["fragile"] = bool(chk is not None and chk.fragile)
+        # a reversed-ordering falsifier: declared by the author, or detected from the two checks
+        row["falsifier_mirrored"] = bool(c.falsifier_kind == REVERSED or mirrored(chk, fal))
         row["seconds"] = round(time.perf_counter() - t0, 2)
         rows.append(row)
     return pd.DataFrame(rows)
@@ -390,7 +443,13 @@ def ledger_html(df) -> str:
         color = "#1a7f37" if ok else "#cf222e"
         kind = ("" if r.kind == "claim" else
                 " &middot; <b>regression test</b> of a measured value (its negative corrupts an input)")
-        fragile = " &middot; <b style='color:#9a6700'>fragile</b>" if getattr(r, "fragile", False) else ""
+        is_fragile = bool(getattr(r, "fragile", False))
+        verdict = (f"<i>{e(r.verdict)}</i> <b style='color:#9a6700'>({e(FRAGILE_NOTE)})</b>" if is_fragile
+                   else f"<i>{e(r.verdict)}</i>")
+        reversed_ = bool(getattr(r, "falsifier_mirrored", False))
+        fal_note = (" <span style='color:#9a6700'>(<b>reversed ordering</b>: the check's own comparison "
+                    "turned round, rejected whenever the check passes; no evidence beyond the check)</span>"
+                    if reversed_ else "")
         secs = f" &middot; {r.seconds:.1f} s" if hasattr(r, "seconds") else ""
         printed = (f"<div><span style='color:#57606a'>printed:</span> {e(r.printed)}</div>" if r.printed else "")
         where = ", ".join(f"<code>{e(w)}</code>" for w in r.where.split("; ") if w)
@@ -401,13 +460,13 @@ def ledger_html(df) -> str:
         blocks.append(
             f"<div class='ledger-claim' style='border-left:4px solid {color};padding:4px 10px;margin:10px 0;"
             f"overflow-wrap:anywhere'>"
-            f"<div><b>{e(r.source)}</b> &mdash; <i>{e(r.verdict)}</i>{kind}{fragile}"
+            f"<div><b>{e(r.source)}</b> &mdash; {verdict}{kind}"
             f"<span style='color:#57606a;font-size:0.9em'> &middot; <code>{e(r.id)}</code>{secs}</span></div>"
             f"<div style='margin:2px 0'>{e(r.statement)}</div>{printed}"
             f"<div style='margin-top:3px'><b style='color:{chk_color}'>check {chk_word}</b></div>"
             f"<div style='padding-left:1.2em'>{_result(r.check, r.check_error, 'check')}</div>"
             f"<div style='margin-top:3px'><b style='color:{fal_color}'>falsifier {fal_word}</b>: "
-            f"{e(r.falsifier)}</div>"
+            f"{e(r.falsifier)}{fal_note}</div>"
             f"<div style='padding-left:1.2em'>{_result(r.falsifier_check, r.falsifier_error, 'falsifier')}</div>"
             + (f"<div style='color:#57606a;font-size:0.9em'>checked in {where}</div>" if where else "")
             + "</div>")
@@ -420,18 +479,70 @@ def ledger_html(df) -> str:
 # ==========================================================================================
 
 def verdict_summary(df):
-    """How many claims carry each verdict, and how many of them passed and were falsifiable."""
+    """How many claims carry each verdict, and how many of them passed and were falsifiable.
+
+    Fragile claims (margin below the run-to-run spread) are counted on a row of their own,
+    "<verdict> (fragile)", below the row of the same verdict, which then counts the others.
+    Falsifiers that are the reversed ordering (``falsifier_mirrored``) are counted in a column.
+    """
+    import pandas as pd
+
+    fragile = df["fragile"].astype(bool) if "fragile" in df else pd.Series(False, index=df.index)
+    mirrored_ = (df["falsifier_mirrored"].astype(bool) if "falsifier_mirrored" in df
+                 else pd.Series(False, index=df.index))
+    rows = []
+    for v in VERDICTS:
+        for frag in (False, True):
+            sub = df[(df.verdict == v) & (fragile == frag)]
+            if len(sub):
+                rows.append({"verdict": f"{v} (fragile)" if frag else v, "claims": len(sub),
+                             "check passed": int(sub.passed.sum()),
+                             "falsifier rejected": int(sub.falsifier_rejected.sum()),
+                             "of them reversed ordering": int(mirrored_[sub.index].sum()),
+                             "regression tests": int((sub.kind == "regression").sum())})
+    return pd.DataFrame(rows)
+
+
+def tolerance_rules(df):
+    """How each experimental comparison (a check, or part of one, that measures a run-to-run
+    spread) sets its tolerance: one row per such comparison.
+
+    ``rule`` is "strict ordering (tolerance 0)" when the tolerance is zero, so the spread serves
+    only to mark the claim fragile, and "tolerance from its criterion" otherwise (a multiple of
+    the spread, or a fraction of a reference quantity; ``criterion`` says which).
+    """
     import pandas as pd
 
     rows = []
-    for v in VERDICTS:
-        sub = df[df.verdict == v]
-        if len(sub):
-            rows.append({"verdict": v, "claims": len(sub), "check passed": int(sub.passed.sum()),
-                         "falsifier rejected": int(sub.falsifier_rejected.sum()),
-                         "regression tests": int((sub.kind == "regression").sum()),
-                         "fragile": int(sub.fragile.sum())})
-    return pd.DataFrame(rows)
+    for r in df.itertuples():
+        if r.check is None:
+            continue
+        for leaf in r.check.leaves():
+            if leaf.spread is None:
+                continue
+            rows.append({"claim": r.id, "comparison": leaf.claim, "tolerance": leaf.tol,
+                         "spread": leaf.spread, "margin": leaf.margin, "fragile": leaf.fragile,
+                         "rule": "strict ordering (tolerance 0)" if leaf.tol == 0
+                         else "tolerance from its criterion", "criterion": leaf.criterion})
+    return pd.DataFrame(rows, columns=["claim", "comparison", "tolerance", "spread", "margin", "fragile",
+                                       "rule", "criterion"])
+
+
+def tolerance_rules_html(rules) -> str:
+    """The table of :func:`tolerance_rules` in a fixed layout that wraps in the page column."""
+    if not len(rules):
+        return "<p><i>No experimental comparison measures a run-to-run spread.</i></p>"
+    e = html.escape
+    body = "".join(
+        f"<tr><td><code>{e(r.claim)}</code><br>{e(r.comparison)}</td>"
+        f"<td>{e(_fmt(r.tolerance))}</td><td>{e(_fmt(r.margin))}</td><td>{e(_fmt(r.spread))}"
+        + (" <b style='color:#9a6700'>fragile</b>" if r.fragile else "") + "</td>"
+        f"<td>{e(r.criterion)}</td></tr>" for r in rules.itertuples())
+    return ("<table class='tolerance-table' style='table-layout:fixed;width:100%;font-size:0.82em;"
+            "overflow-wrap:anywhere'><colgroup><col style='width:34%'><col style='width:10%'>"
+            "<col style='width:10%'><col style='width:12%'><col style='width:34%'></colgroup><thead><tr>"
+            "<th>claim and comparison</th><th>tolerance</th><th>margin</th><th>run-to-run spread</th>"
+            "<th>criterion</th></tr></thead><tbody>" + body + "</tbody></table>")
 
 
 def load_quotes(folder=None):
@@ -483,7 +594,7 @@ def mutation_scores(path=None):
 
     One row per module: killed, survived, timed out, no tests, equivalent, not run, total and the
     score (the report's own, else killed / (total - equivalent - not run); NaN when no mutant of
-    the module has been run yet). Accepts ``{"modules": {name: {...}}}``, ``{"modules":
+    the module has been run yet, the report's ``"score": null``) and the report's ``note``. Accepts ``{"modules": {name: {...}}}``, ``{"modules":
     [{"module": name, ...}]}`` or a bare mapping of module names; the total wall time is
     taken from a top-level ``seconds`` / ``wall_time_s`` / ``wall_seconds`` key when present.
     """
@@ -513,14 +624,14 @@ def mutation_scores(path=None):
         not_run, no_tests = get("not run", "not_run"), get("no tests", "no_tests")
         total = get("total") or killed + survived + timeout + equivalent + not_run + no_tests
         measured = killed + survived + timeout + no_tests  # mutants that ran (no tests = not killed)
-        if "score" in m and measured:
+        if m.get("score") is not None and measured:
             score = float(m["score"])
         else:  # killed / (total - equivalent), over the mutants that were actually run
             score = killed / measured if measured else math.nan
         rows.append({"module": m.get("module", "?"), "killed": killed, "survived": survived,
                      "timed out": timeout, "no tests": no_tests, "equivalent": equivalent,
                      "not run": not_run, "total": total, "score": score,
-                     "commit": str(m.get("commit", ""))[:10]})
+                     "commit": str(m.get("commit", ""))[:10], "note": str(m.get("note") or "")})
     df = pd.DataFrame(rows)
     seconds = next((rep[k] for k in ("seconds", "wall_time_s", "wall_seconds", "wall_time")
                     if isinstance(rep, dict) and k in rep), None)

@@ -77,6 +77,24 @@ def test_fragile_when_margin_below_spread():
     assert not Check("x", "gap", 1.1, 1.0, "c", spread=0.5).fragile  # failing, not fragile
 
 
+def test_fragile_part_makes_the_whole_check_fragile():
+    weak = Check("weak", "gap", 0.1, 0.0, "strict (tolerance 0)", op=">=", spread=0.5)
+    firm = Check("firm", "gap", 2.0, 0.0, "strict (tolerance 0)", op=">=", spread=0.5)
+    assert all_of("both", [weak, firm]).fragile and not all_of("firm only", [firm]).fragile
+    assert [c.claim for c in all_of("both", [weak, all_of("inner", [firm])]).leaves()] == ["weak", "firm"]
+
+
+def test_mirrored_falsifier_is_detected():
+    chk = Check("a below b", "max (a - b)", -0.3, 0.0, "strict (tolerance 0)")
+    assert ledger.mirrored(chk, Check("b below a", "max (b - a)", 0.3, 0.0, "strict (tolerance 0)"))
+    assert ledger.mirrored(chk, Check("the same, other op", "max (a - b)", -0.3, 0.0, "strict", op=">="))
+    # a different quantity, or a nonzero tolerance, is a real falsifier
+    assert not ledger.mirrored(chk, Check("other", "max (c - b)", 0.7, 0.0, "strict (tolerance 0)"))
+    assert not ledger.mirrored(Check("x", "v", 0.1, 0.5, "c"), Check("x", "v", -0.1, 0.5, "c"))
+    assert not ledger.mirrored(chk, None)
+    assert ledger.mirrored(all_of("p", [chk]), all_of("q", [Check("r", "v", 0.3, 0.0, "c")]))
+
+
 def test_all_of_needs_every_part_and_reports_the_worst():
     good = Check("a", "v", 0.0, 1.0, "c")
     half = Check("b", "v", 0.5, 1.0, "c")
@@ -117,6 +135,9 @@ def test_claim_decorator_rejects_incomplete_declarations():
         ledger.claim("t-x", source="s", statement="t", verdict="fails as printed", falsifier="f")
     with pytest.raises(ValueError):
         ledger.claim("t-x", source="s", statement="t", verdict="holds", falsifier="")
+    with pytest.raises(ValueError):
+        ledger.claim("t-x", source="s", statement="t", verdict="holds", falsifier="f",
+                     falsifier_kind="reversed")
 
 
 def test_require_all_reports_failures_and_accepted_falsifiers(monkeypatch):
@@ -137,11 +158,47 @@ def test_require_all_reports_failures_and_accepted_falsifiers(monkeypatch):
 
 
 def test_verdict_summary_counts():
-    df = pd.DataFrame(dict(verdict=["holds", "holds", "reproduced"], passed=[True, True, True],
-                           falsifier_rejected=[True, False, True], kind=["claim"] * 3,
-                           fragile=[False, False, True]))
+    df = pd.DataFrame(dict(verdict=["holds", "holds", "reproduced", "reproduced"], passed=[True] * 4,
+                           falsifier_rejected=[True, False, True, True], kind=["claim"] * 4,
+                           fragile=[False, False, True, False], falsifier_mirrored=[False, False, True, True]))
     s = ledger.verdict_summary(df)
-    assert s.claims.tolist() == [2, 1] and s["falsifier rejected"].tolist() == [1, 1]
+    assert s.verdict.tolist() == ["holds", "reproduced", "reproduced (fragile)"]
+    assert s.claims.tolist() == [2, 1, 1] and s["falsifier rejected"].tolist() == [1, 1, 1]
+    assert s["of them reversed ordering"].tolist() == [0, 1, 1]
+
+
+def _ledger_of(check, falsifier, **kw):
+    @ledger.claim("test-only-shown", source="nowhere", statement="s", verdict="reproduced",
+                  falsifier="the ordering reversed", **kw)
+    def fn(falsify=False):
+        return falsifier if falsify else check
+
+    try:
+        return ledger.run_all(ids=["test-only-shown"], progress=False)
+    finally:
+        ledger.LEDGER.pop("test-only-shown")
+
+
+def test_ledger_shows_fragile_verdict_and_reversed_falsifier():
+    chk = Check("a below b", "max (a - b)", -0.1, 0.0, "strict (tolerance 0)", spread=0.5)
+    df = _ledger_of(chk, Check("b below a", "max (b - a)", 0.1, 0.0, "strict (tolerance 0)"))
+    assert df.fragile[0] and df.falsifier_mirrored[0]
+    h = ledger.ledger_html(df)
+    assert "reproduced</i> <b style='color:#9a6700'>(fragile: margin below the run-to-run spread)" in h
+    assert "reversed ordering" in h
+    assert ledger.effective_verdict("reproduced", True) == \
+        "reproduced (fragile: margin below the run-to-run spread)"
+    rules = ledger.tolerance_rules(df)
+    assert rules.rule.tolist() == ["strict ordering (tolerance 0)"] and rules.fragile.tolist() == [True]
+    assert "fragile" in ledger.tolerance_rules_html(rules)
+    # declared by the author, without a mirrored comparison; and a robust, real falsifier
+    df = _ledger_of(Check("x", "v", 0.0, 1.0, "c"), Check("x", "v", 2.0, 1.0, "c"),
+                    falsifier_kind="reversed ordering")
+    assert df.falsifier_mirrored[0] and not df.fragile[0]
+    df = _ledger_of(Check("x", "v", 0.0, 1.0, "c", spread=0.1), Check("x", "w", 2.0, 1.0, "c"))
+    h = ledger.ledger_html(df)
+    assert not df.falsifier_mirrored[0] and "reversed ordering" not in h and "fragile:" not in h
+    assert ledger.tolerance_rules(df).rule.tolist() == ["tolerance from its criterion"]
 
 
 # ---------------------------------------------------------------------------- quotes, mutation
@@ -172,6 +229,10 @@ def test_mutation_scores(tmp_path):
                                           "total": 5, "score": 0.0}]}))
     df = ledger.mutation_scores(p)
     assert math.isnan(df.score[0]) and df["not run"][0] == 5
+    p.write_text(json.dumps({"modules": [{"module": "train", "killed": 0, "not run": 5, "total": 5,
+                                          "score": None, "note": "not reached yet"}]}))
+    df = ledger.mutation_scores(p)
+    assert math.isnan(df.score[0]) and df.note[0] == "not reached yet"
 
 
 # ---------------------------------------------------------------------------- show
