@@ -43,7 +43,27 @@ def test_zero_init_keeps_second_moment():
 
 def test_product_log_spread_rejects_bad_deviation():
     with pytest.raises(ValueError, match="deviation"):
-        lim.product_log_spread(10, 2.0, scaled=False)
+        lim.product_log_spread(10, 2.0, "fixed")
+    with pytest.raises(ValueError):
+        lim.product_log_spread(10, 0.5, "cubic")
+
+
+def test_predicted_log_std_matches_exact_two_point_sum():
+    # one factor 1 +- a: std of log is (log(1+a) - log(1-a)) / 2
+    a = 0.3
+    assert lim.predicted_log_std(1, a) == pytest.approx((np.log1p(a) - np.log1p(-a)) / 2)
+    assert lim.deviation(100, 1.0, "sqrt") == pytest.approx(0.1)
+    assert lim.deviation(100, 1.0, "linear") == pytest.approx(0.01)
+
+
+def test_mixed_block_inertia_and_zero_block():
+    p = lim.fixup_point()
+    assert p["lead_max"] == 0 and p["negative"] == p["positive"] == p["rank_B"] == p["cols_B"]
+
+
+def test_zero_eigen_counts_named_sources():
+    z = lim.zero_eigen_counts(lim.critical_points(R=2))
+    assert z["full"] == z["symmetry"] + z["idle"] == 48 and z["none"] == 0
 
 
 def test_critical_points_are_critical_and_loss_is_exact():
