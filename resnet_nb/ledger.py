@@ -311,24 +311,35 @@ def claim(id: str, *, source: str, statement: str, verdict: str, falsifier: str,
 
 
 def mirrored(chk: Check | None, fal: Check | None) -> bool:
-    """True when the falsifier's comparison is the check's own comparison turned round.
+    """True when the falsifier's comparison is the check's own statistic negated, so that any
+    passing check rejects its falsifier automatically and the rejection adds no evidence.
 
-    That is the case when both have tolerance 0 and either measure opposite values under the same
-    operator (a difference ``a - b`` against ``b - a``) or the same value under the opposite
-    operator: then any passing check rejects its falsifier automatically, and the rejection is
-    no further evidence. Checks with parts are mirrored when every part is.
+    Detected from the numbers: the same operator, opposite values (``rho(loss, index)`` against
+    ``rho(loss, -index)``), and tolerances such that ``value >= t`` implies ``-value < t'`` (or
+    ``value <= t`` implies ``-value > t'``). A check with parts is mirrored when at least one
+    pair of parts is and no other part of the falsifier fails. Orderings written as
+    ``max(a - b)`` against ``max(b - a)`` are not negations of each other in value; their
+    authors declare them with ``falsifier_kind="reversed ordering"``.
     """
     if chk is None or fal is None:
         return False
     if chk.parts or fal.parts:
-        return (len(chk.parts) == len(fal.parts) > 0
-                and all(mirrored(a, b) for a, b in zip(chk.parts, fal.parts)))
-    if chk.tol != 0 or fal.tol != 0 or not (math.isfinite(chk.value) and math.isfinite(fal.value)):
+        if len(chk.parts) != len(fal.parts) or not chk.parts:
+            return False
+        pairs = [mirrored(a, b) for a, b in zip(chk.parts, fal.parts)]
+        return any(pairs) and all(m or not b.rejected_on_value for m, b in zip(pairs, fal.parts))
+    if chk.op != fal.op or not (math.isfinite(chk.value) and math.isfinite(fal.value)):
         return False
     scale = max(abs(chk.value), abs(fal.value), 1e-300)
-    same_op_negated = chk.op == fal.op and abs(chk.value + fal.value) <= 1e-12 * scale
-    flipped_op_same = chk.op != fal.op and abs(chk.value - fal.value) <= 1e-12 * scale
-    return same_op_negated or flipped_op_same
+    if abs(chk.value + fal.value) > 1e-12 * scale or chk.value == 0:
+        return False
+    return chk.tol + fal.tol >= 0 if chk.op == ">=" else chk.tol + fal.tol <= 0
+
+
+def _says_reversed(text: str) -> bool:
+    """The falsifier's own words say it is the ordering reversed."""
+    t = " ".join(text.lower().split())
+    return "ordering reversed" in t or "reversed ordering" in t
 
 
 def effective_verdict(verdict: str, fragile: bool) -> str:
@@ -384,8 +395,11 @@ def run_all(ids=None, progress: bool = True):
         row["passed"] = bool(chk is not None and chk.passed)
         row["falsifier_rejected"] = bool(fal is not None and fal.rejected_on_value)
         row["fragile"] = bool(chk is not None and chk.fragile)
-        # a reversed-ordering falsifier: declared by the author, or detected from the two checks
-        row["falsifier_mirrored"] = bool(c.falsifier_kind == REVERSED or mirrored(chk, fal))
+        # a reversed-ordering falsifier: declared (falsifier_kind, or its own words), or detected
+        # from the numbers as the check's statistic negated ("implied": rejected by any pass)
+        row["falsifier_implied"] = bool(mirrored(chk, fal))
+        row["falsifier_mirrored"] = bool(c.falsifier_kind == REVERSED or _says_reversed(c.falsifier)
+                                         or row["falsifier_implied"])
         row["seconds"] = round(time.perf_counter() - t0, 2)
         rows.append(row)
     return pd.DataFrame(rows)
@@ -447,9 +461,11 @@ def ledger_html(df) -> str:
         verdict = (f"<i>{e(r.verdict)}</i> <b style='color:#9a6700'>({e(FRAGILE_NOTE)})</b>" if is_fragile
                    else f"<i>{e(r.verdict)}</i>")
         reversed_ = bool(getattr(r, "falsifier_mirrored", False))
-        fal_note = (" <span style='color:#9a6700'>(<b>reversed ordering</b>: the check's own comparison "
-                    "turned round, rejected whenever the check passes; no evidence beyond the check)</span>"
-                    if reversed_ else "")
+        implied = bool(getattr(r, "falsifier_implied", False))
+        fal_note = ("" if not reversed_ else
+                    " <span style='color:#9a6700'>(<b>reversed ordering</b>: the check's comparison with its "
+                    "sides exchanged" + ("; its statistic is the check's negated, so any passing check rejects "
+                                         "it and the rejection adds no evidence" if implied else "") + ")</span>")
         secs = f" &middot; {r.seconds:.1f} s" if hasattr(r, "seconds") else ""
         printed = (f"<div><span style='color:#57606a'>printed:</span> {e(r.printed)}</div>" if r.printed else "")
         where = ", ".join(f"<code>{e(w)}</code>" for w in r.where.split("; ") if w)
@@ -594,7 +610,8 @@ def mutation_scores(path=None):
 
     One row per module: killed, survived, timed out, no tests, equivalent, not run, total and the
     score (the report's own, else killed / (total - equivalent - not run); NaN when no mutant of
-    the module has been run yet, the report's ``"score": null``) and the report's ``note``. Accepts ``{"modules": {name: {...}}}``, ``{"modules":
+    the module has been run yet, the report's ``"score": null``) and the report's ``note``.
+    Accepts ``{"modules": {name: {...}}}``, ``{"modules":
     [{"module": name, ...}]}`` or a bare mapping of module names; the total wall time is
     taken from a top-level ``seconds`` / ``wall_time_s`` / ``wall_seconds`` key when present.
     """

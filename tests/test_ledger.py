@@ -85,14 +85,16 @@ def test_fragile_part_makes_the_whole_check_fragile():
 
 
 def test_mirrored_falsifier_is_detected():
-    chk = Check("a below b", "max (a - b)", -0.3, 0.0, "strict (tolerance 0)")
-    assert ledger.mirrored(chk, Check("b below a", "max (b - a)", 0.3, 0.0, "strict (tolerance 0)"))
-    assert ledger.mirrored(chk, Check("the same, other op", "max (a - b)", -0.3, 0.0, "strict", op=">="))
-    # a different quantity, or a nonzero tolerance, is a real falsifier
-    assert not ledger.mirrored(chk, Check("other", "max (c - b)", 0.7, 0.0, "strict (tolerance 0)"))
+    chk = Check("rank trend", "rho(loss, index)", 0.9, 0.5, "99th percentile", op=">=")
+    assert ledger.mirrored(chk, Check("reversed", "rho(loss, -index)", -0.9, 0.55, "99th pct", op=">="))
+    assert ledger.mirrored(Check("a", "v", -0.3, 0.0, "c"), Check("b", "v", 0.3, 0.0, "c"))
+    # another statistic, or tolerances that let both pass, is a real falsifier
+    assert not ledger.mirrored(chk, Check("other", "rho(loss, size)", 0.2, 0.5, "c", op=">="))
     assert not ledger.mirrored(Check("x", "v", 0.1, 0.5, "c"), Check("x", "v", -0.1, 0.5, "c"))
     assert not ledger.mirrored(chk, None)
-    assert ledger.mirrored(all_of("p", [chk]), all_of("q", [Check("r", "v", 0.3, 0.0, "c")]))
+    same = Check("critical", "grad", 1e-15, 1e-12, "c")
+    assert ledger.mirrored(all_of("p", [same, chk]), all_of("q", [same, Check("r", "v", -0.9, 0.5, "c", op=">=")]))
+    assert not ledger.mirrored(all_of("p", [same]), all_of("q", [same]))
 
 
 def test_all_of_needs_every_part_and_reports_the_worst():
@@ -167,11 +169,12 @@ def test_verdict_summary_counts():
     assert s["of them reversed ordering"].tolist() == [0, 1, 1]
 
 
-def _ledger_of(check, falsifier, **kw):
-    @ledger.claim("test-only-shown", source="nowhere", statement="s", verdict="reproduced",
-                  falsifier="the ordering reversed", **kw)
+def _ledger_of(check, fal, **kw):
+    kw.setdefault("falsifier", "the ordering reversed")
+
+    @ledger.claim("test-only-shown", source="nowhere", statement="s", verdict="reproduced", **kw)
     def fn(falsify=False):
-        return falsifier if falsify else check
+        return fal if falsify else check
 
     try:
         return ledger.run_all(ids=["test-only-shown"], progress=False)
@@ -182,10 +185,10 @@ def _ledger_of(check, falsifier, **kw):
 def test_ledger_shows_fragile_verdict_and_reversed_falsifier():
     chk = Check("a below b", "max (a - b)", -0.1, 0.0, "strict (tolerance 0)", spread=0.5)
     df = _ledger_of(chk, Check("b below a", "max (b - a)", 0.1, 0.0, "strict (tolerance 0)"))
-    assert df.fragile[0] and df.falsifier_mirrored[0]
+    assert df.fragile[0] and df.falsifier_mirrored[0] and df.falsifier_implied[0]
     h = ledger.ledger_html(df)
     assert "reproduced</i> <b style='color:#9a6700'>(fragile: margin below the run-to-run spread)" in h
-    assert "reversed ordering" in h
+    assert "reversed ordering" in h and "adds no evidence" in h
     assert ledger.effective_verdict("reproduced", True) == \
         "reproduced (fragile: margin below the run-to-run spread)"
     rules = ledger.tolerance_rules(df)
@@ -194,8 +197,10 @@ def test_ledger_shows_fragile_verdict_and_reversed_falsifier():
     # declared by the author, without a mirrored comparison; and a robust, real falsifier
     df = _ledger_of(Check("x", "v", 0.0, 1.0, "c"), Check("x", "v", 2.0, 1.0, "c"),
                     falsifier_kind="reversed ordering")
-    assert df.falsifier_mirrored[0] and not df.fragile[0]
-    df = _ledger_of(Check("x", "v", 0.0, 1.0, "c", spread=0.1), Check("x", "w", 2.0, 1.0, "c"))
+    assert df.falsifier_mirrored[0] and not df.falsifier_implied[0] and not df.fragile[0]
+    assert "adds no evidence" not in ledger.ledger_html(df)
+    df = _ledger_of(Check("x", "v", 0.0, 1.0, "c", spread=0.1), Check("x", "w", 2.0, 1.0, "c"),
+                    falsifier="a different statement")
     h = ledger.ledger_html(df)
     assert not df.falsifier_mirrored[0] and "reversed ordering" not in h and "fragile:" not in h
     assert ledger.tolerance_rules(df).rule.tolist() == ["tolerance from its criterion"]
