@@ -125,3 +125,18 @@ def test_first_step_gap_of_the_committed_figure6():
     h = t[(t["kind"] == "hessian") & (t["arch"] == "orthogonal")]
     x = np.log10(h["loss"] - fig6.mnist_optimum())
     assert (lo, hi) == (x[h["epoch"] == 1].max(), x[h["epoch"] == 0].min()) and hi - lo >= 0.5
+
+
+def test_fig5_summary_view_has_no_nan_and_no_index():
+    import numpy as np
+    import pandas as pd
+
+    s = pd.DataFrame({"arch": ["xavier", "xavier", "orthogonal"], "depth": [48, 32, 2], "runs": [10, 10, 1],
+                      "unresolved": [10, 9, 0], "lg_cond_mean": [np.nan, 11.7, 1.2],
+                      "lg_cond_std": [np.nan, np.nan, np.nan], "lg_resolution_limit": [12.0, 12.1, 13.0]})
+    v = fig5.summary_view(s)
+    d = v.data
+    assert d["lg cond (mean)"].tolist() == [fig5.BEYOND_RESOLUTION, "11.700", "1.200"]
+    assert d["lg cond (std)"].tolist() == [fig5.BEYOND_RESOLUTION, fig5.ONE_RUN, fig5.ONE_RUN]
+    html = v.to_html()
+    assert "nan" not in html.lower() and "row_heading" not in html

@@ -104,9 +104,10 @@ ONE_RUN = "n/a: one run"
 
 
 def summary_view(summary: pd.DataFrame, decimals: int = 3):
-    """The :func:`summarise` table for display: no index column, numbers at ``decimals`` places and
-    no NaN cells. A mean is missing only when every run of the cell was beyond float64 resolution
-    (its condition number is then only a lower bound, the column ``lg_resolution_limit``); a
+    """The :func:`summarise` table for display: no index column, readable headers, numbers at
+    ``decimals`` places and no NaN cells. A mean is missing only when every run of the cell was
+    beyond float64 resolution (its condition number is then only a lower bound, the column
+    ``lg_resolution_limit``); a
     spread is missing when fewer than two runs were resolved. Both cases are written out in words."""
     d = summary.copy()
     for col in ("lg_cond_mean", "lg_cond_std", "lg_resolution_limit"):
@@ -116,6 +117,9 @@ def summary_view(summary: pd.DataFrame, decimals: int = 3):
     d.loc[none, "lg_cond_std"] = BEYOND_RESOLUTION
     d.loc[~none & (d["lg_cond_std"] == ""), "lg_cond_std"] = ONE_RUN
     assert not (d == "").any().any()
+    # headers with spaces wrap, so the table fits the page column
+    d = d.rename(columns={"arch": "network", "lg_cond_mean": "lg cond (mean)", "lg_cond_std": "lg cond (std)",
+                          "lg_resolution_limit": "lg resolution limit"})
     return d.style.hide(axis="index")
 
 
