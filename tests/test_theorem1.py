@@ -408,6 +408,8 @@ def test_ginverse_is_not_moore_penrose_and_reaches_lmin():
     assert float((S @ G @ S - S).abs().max()) < 1e-10
     assert float((G - torch.linalg.pinv(S)).abs().max()) > 1e-2
     assert eq15_16_ginverse_check(data).passed
+    # the falsifier: a G with S G S != S (not a generalized inverse) misses L_min
+    assert eq15_16_ginverse_check(data, not_ginverse=True).rejected_on_value
     with pytest.raises(ValueError, match="rank must be below"):
         rank_deficient_data(d=3, rank=3)
 
@@ -416,7 +418,8 @@ THEOREM1_CLAIMS = ["core-kronecker-hessian", "li-thm1-closed-forms", "li-lemma1"
                    "li-thm1-part1-stationary", "li-thm1-eq11", "li-thm1-part2-spectrum", "li-thm1-eq12-cond",
                    "li-thm1-eq13", "li-thm1-depth-invariant", "book-one-shortcut-growth",
                    "li-thm1-relu-hypothesis", "li-thm1-relu-experiments", "li-eq7-update",
-                   "li-fig4-one-shortcut", "li-fig4-skip-all", "li-eq15-16-any-g-inverse", "book-depth-drift"]
+                   "li-fig4-one-shortcut", "li-fig4-skip-all", "li-eq15-16-any-g-inverse", "book-depth-drift",
+                   "li-thm1-relu-depth"]
 
 
 @pytest.mark.parametrize("cid", THEOREM1_CLAIMS)
@@ -428,3 +431,29 @@ def test_claim_and_falsifier(cid):
     res = c.check(falsify=False)
     assert isinstance(res, ledger.Check) and res.passed, str(res)
     assert c.check(falsify=True).rejected_on_value
+
+
+def test_relu_masked_spectrum_and_depth_table(data3):
+    from resnet_nb.theorem1 import relu_masked_prediction, relu_masked_singular_values
+
+    net = ShortcutNetwork(3, 2, 3, mid="relu")
+    W = 0.01 * torch.randn(net.shape, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    s = relu_masked_singular_values(net, W, data3)
+    assert s.numel() == net.R * net.d * net.d  # R d blocks of d singular values
+    assert relu_masked_prediction(net, W, data3) == float(s.max())
+
+
+def test_relu_start_prediction_choices():
+    from resnet_nb.theorem1 import relu_start_check
+
+    with pytest.raises(ValueError):
+        relu_start_check(depth=2, n_per_class=20, prediction="quarter")
+
+
+def test_sharpness_trace_crosses_the_edge_before_the_spike():
+    from resnet_nb.theorem1_dynamics import sharpness_trace
+
+    data = synthetic_linear(4, 200, seed=0)
+    tr = sharpness_trace(data, n=2, R=2, lr=0.1, epochs=100, every=50)
+    assert list(tr["epochs"]) == [0, 50, 100] and tr["edge"] == pytest.approx(20.0)
+    assert len(tr["losses"]) == 101 and np.all(np.isfinite(tr["lam_max"]))
