@@ -237,6 +237,12 @@ def stability_run(arch: str, depth: int, lr: float, seed: int = 0, runs: int = 3
     ``epochs`` steps), ``final_loss``, ``diverged``, and the products ``eta_lam0 = lr lam_max0``
     and ``eta_lam_end = lr lam_max_end`` to compare with the classical stability bound 2.
     """
+    return _stability_run(arch, int(depth), float(lr), int(seed), int(runs), int(epochs)).copy()
+
+
+@functools.lru_cache(maxsize=4)
+def _stability_run(arch, depth, lr, seed, runs, epochs):
+    # cached: the ledger runs the check and its falsifier on the same training runs
     from ..hessians import hessian_linear
 
     net = network(arch, depth)
@@ -265,6 +271,13 @@ def escape_factor(depth: int = 2, lr: float = 0.1, scale: float = 1e-8, epochs: 
     of a run from the small initial point at ``scale``, the eigenvalue, the singular values of
     ``M`` and ``||w_b||``.
     """
+    e = _escape_factor(int(depth), float(lr), float(scale), int(epochs), int(seed), tuple(window))
+    return dict(e, sigma=e["sigma"].copy())
+
+
+@functools.lru_cache(maxsize=4)
+def _escape_factor(depth, lr, scale, epochs, seed, window):
+    # cached: the ledger runs the check and its falsifier on the same run
     from ..hessians import hessian_at_zero
     from ..init import initialise
     from ..networks import flatten
@@ -325,16 +338,18 @@ def lowest_gap(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: int 
                      if np.isfinite(lr.loc[depth, a]))
         rows.append({"depth": int(depth), "gap": float(o.min() - r[arch]), "rival": rival, "spread": spread})
     g = pd.DataFrame(rows)
+    g["fragile"] = g["gap"] < g["spread"]
     worst = g.loc[g["gap"].idxmin()]
     return {"gap": float(worst["gap"]), "depth": int(worst["depth"]), "rival": worst["rival"],
-            "spread": float(worst["spread"]), "table": g}
+            "spread": float(worst["spread"]), "table": g, "fragile": [int(d) for d in g.loc[g["fragile"], "depth"]]}
 
 
 @ledger.claim("li-fig9-near-optimal", source="Li et al., Section 5.3, Figure 9",
               statement="At every depth from 2 to 96 (committed run, 10 runs per rate, 1,000 epochs), the "
                         "2-shortcut linear networks at their best rate end closest to $L_{\\min}$ of the five "
-                        "architectures.",
-              verdict="reproduced",
+                        "architectures; at several depths (listed by the check) the gap to the next is below the "
+                        "run-to-run spread, so there the order is not established.",
+              verdict="partly reproduced",
               falsifier="orthogonal plain networks (dynamical isometry) end closest at every depth",
               where=_WHERE)
 def check_fig9_shortcut_lowest(falsify: bool = False) -> ledger.Check:
@@ -344,8 +359,9 @@ def check_fig9_shortcut_lowest(falsify: bool = False) -> ledger.Check:
     return ledger.Check(f"Figure 9: {arch} lowest at every depth", "smallest gap lg(rival) - lg(" + arch + ")",
                         g["gap"], 0.0, "strictly lowest (gap > 0); fragile when the gap is below the "
                         "std over runs of lg(final loss - L_min)", op=">=", spread=g["spread"],
-                        lines=[f"smallest at depth {g['depth']}, against {g['rival']}"],
-                        values={"gap": g["gap"], "depth": g["depth"]})
+                        lines=[f"smallest at depth {g['depth']}, against {g['rival']}",
+                               "gap below the spread at depths " + (", ".join(map(str, g["fragile"])) or "none")],
+                        values={"gap": g["gap"], "depth": g["depth"], "fragile": g["fragile"]})
 
 
 @ledger.claim("li-eos-2shortcut-depth16", source="Li et al., Section 5.3, Figure 9 (best rate at depth 16)",
@@ -382,13 +398,15 @@ def check_edge_of_stability(falsify: bool = False, runs: int = 3, data: pd.DataF
 
 
 @ledger.claim("li-escape-rate-2shortcut", source="Li et al., Theorem 1 (n = 2), applied to gradient descent",
-              statement="Near the 2-shortcut saddle at zero, gradient descent at rate $\\eta$ moves away along "
-                        "the most negative curvature direction by a factor $1 + \\eta\\,\\sigma_{\\max}(M)$ per "
-                        "step, $M = \\Sigma_{XX} - \\Sigma_{YX}$: the rate is set by $\\sigma_{\\max}(M)$, not by a "
-                        "condition number.",
-              verdict="holds",
-              falsifier="the factor is $1 + \\eta\\,\\sigma_{\\max}(M)/\\sigma_{\\min}(M)$ (a condition number sets "
-                        "the escape)", where=_WHERE)
+              statement="Implementation check: near the 2-shortcut saddle at zero, the book's gradient descent at "
+                        "rate $\\eta$ moves away along the most negative curvature direction by the factor "
+                        "$1 + \\eta\\,\\sigma_{\\max}(M)$ per step, $M = \\Sigma_{XX} - \\Sigma_{YX}$, which is "
+                        "what $\\lambda_{\\min}(H(0)) = -\\sigma_{\\max}(M)$ (Theorem 1) implies in the linear "
+                        "regime.",
+              verdict="holds", kind="regression",
+              falsifier="a wrong prediction, $1 + \\eta\\,\\sigma_{\\max}(M)/\\sigma_{\\min}(M)$, in place of "
+                        "$1 + \\eta\\,\\sigma_{\\max}(M)$ (no one claims it; it shows the comparison resolves a "
+                        "difference of a few percent)", where=_WHERE)
 def check_escape_rate(falsify: bool = False) -> ledger.Check:
     e = escape_factor()
     sig = e["sigma"]
