@@ -52,3 +52,39 @@ def test_summarise_flags_a_lone_rate_at_the_grid_edge():
     s = fig9.summarise(fig9.committed())
     edge = s[s["lr_at_grid_edge"]]
     assert list(zip(edge["arch"], edge["depth"])) == [("xavier", 96)]
+
+
+def test_fig9_lists_the_depths_where_the_gap_is_below_the_spread():
+    g = fig9.lowest_gap(fig9.committed(), "2-shortcut", fig9.mnist_optimum())
+    assert g["depth"] in g["fragile"]
+    assert all((g["table"].set_index("depth").loc[d, "gap"] < g["table"].set_index("depth").loc[d, "spread"])
+               for d in g["fragile"])
+    assert fig9.check_fig9_shortcut_lowest.claim.verdict == "partly reproduced"
+
+
+def test_escape_check_is_declared_an_implementation_check():
+    assert fig9.check_escape_rate.claim.kind == "regression"
+
+
+def test_rank_limited_linear_loss_ends_at_the_optimum_and_bounds_ten_relus():
+    full, half = fig10.rank_limited_linear_loss(10), fig10.rank_limited_linear_loss(5)
+    assert math.isclose(full, fig9.mnist_optimum(), rel_tol=1e-9)
+    assert half > full
+
+
+def test_fig2_norm_path_peaks_before_the_first_drop_and_falls():
+    t = fig2.committed()
+    p = fig2.norm_path(t)
+    assert (p["peak_epoch"] < fig2.lr_drops(t)[0]).all()
+    assert (p["fall_before_drop"] > 0).all() and (p["fall_after_drop"] > 0).all()
+    assert (p["final_minus_initial"] < 0).sum() == 2
+
+
+def test_fig2_crossings_and_same_epoch_worst():
+    t = fig2.committed()
+    ct = fig2.crossing_table(t)
+    n = sum(len(v) for s in sorted(t["seed"].unique()) for v in fig2.ordering(t[t["seed"] == s])["crossings"].values())
+    assert len(ct) == n
+    w = fig2.same_epoch_worst(t)
+    assert math.isclose(w["ratio"], fig2.ordering(t)["same_epoch_worst_ratio"])
+    assert w["spread"] > 0

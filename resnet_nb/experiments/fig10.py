@@ -305,19 +305,6 @@ def check_flat_at_64(falsify: bool = False) -> ledger.Check:
     return ledger.all_of("Figure 10 at depth 64: the rate does not matter", parts)
 
 
-#: the accuracy asked of the L-BFGS floor estimate, relative to the best end found
-FLOOR_ACCURACY = 0.01
-
-
-@ledger.claim("li-fig10-depth2-floor", source="the book's extended grid of Figure 10 (depth 2; Li et al., Section 5.3)",
-              statement="The book's finding: at depth 2 the 2-shortcut-ReLU network, $x + W_2\\,\\mathrm{relu}(W_1 x)$ "
-                        "with 10 hidden ReLUs, ends Figure 10's gradient descent at its architecture's floor (the "
-                        "best L-BFGS end from several starts), so its high loss is representation, not "
-                        "optimisation. Whether the paper's figure covers depth 2 at all is undetermined.",
-              verdict="holds",
-              falsifier="equal ReLU counts give equal function classes: the 2-shortcut network's loss is the plain "
-                        "network's floor",
-              where=_WHERE)
 @functools.lru_cache(maxsize=2)
 def _floor_ends(arch: str) -> np.ndarray:
     # three starts (scales 0.01, 1, 3), cached within a process
@@ -340,6 +327,19 @@ def rank_limited_linear_loss(rank: int, n_per_class: int | None = None) -> float
     return float(0.5 * ((R - B @ X) ** 2).sum() / data.m)
 
 
+#: the accuracy asked of the L-BFGS floor estimate, relative to the best end found
+FLOOR_ACCURACY = 0.01
+
+
+@ledger.claim("li-fig10-depth2-floor", source="the book's extended grid of Figure 10 (depth 2; Li et al., Section 5.3)",
+              statement="The book's finding: at depth 2 the 2-shortcut-ReLU network, $x + W_2\\,\\mathrm{relu}(W_1 x)$ "
+                        "with 10 hidden ReLUs, ends Figure 10's gradient descent at its architecture's floor (the "
+                        "best L-BFGS end from several starts), so its high loss is representation, not "
+                        "optimisation. Whether the paper's figure covers depth 2 at all is undetermined.",
+              verdict="holds",
+              falsifier="equal ReLU counts give equal function classes: the 2-shortcut network's loss is the plain "
+                        "network's floor",
+              where=_WHERE)
 def check_depth2_floor(falsify: bool = False) -> ledger.Check:
     s = summarise(committed())
     row = s[(s["arch"] == "2-shortcut") & (s["depth"] == 2)].iloc[0]
