@@ -138,11 +138,29 @@ def plot(table: pd.DataFrame, ax=None):
         for i, depth in enumerate(depths):
             g = c[c["depth"] == depth]
             a.plot(g["x"], g["avg_norm"], color=cmap(i / max(1, len(depths) - 1)), label=f"depth = {depth}")
-        a.set_xlabel("lg(loss)" if relu else r"lg(loss $-$ $L_{\min}$)")
+        a.set_xlabel("lg(loss)" if relu else r"lg(loss $-$ $\ell_{\min}$)")
         a.set_ylabel("average Frobenius norm")
         a.set_title("2-shortcut, ReLU at mid positions" if relu else "2-shortcut, linear")
         a.legend(fontsize=8)
     return ax
+
+
+def depth_reversals(table: pd.DataFrame, relu: bool, points: int = 200) -> list[tuple]:
+    """Where the depth ordering of the run-mean curves fails: on a common grid of the x-axis that
+    every depth reaches (without its last point, the initial loss), each (shallower, deeper, x_lo, x_hi) for which the deeper network's average
+    norm is not smaller. An empty list means "at every loss level the norm falls with depth"."""
+    c = curves(table, relu)
+    depths = sorted(c["depth"].unique())
+    lo = max(c.loc[c["depth"] == d, "x"].min() for d in depths)
+    hi = min(c.loc[c["depth"] == d, "x"].max() for d in depths)
+    grid = np.linspace(lo, hi, points)[:-1]  # the last point is the common start, where the norms tie
+    y = [np.interp(grid, c.loc[c["depth"] == d, "x"], c.loc[c["depth"] == d, "avg_norm"]) for d in depths]
+    out = []
+    for i in range(len(depths) - 1):
+        bad = grid[y[i + 1] >= y[i]]
+        if bad.size:
+            out.append((int(depths[i]), int(depths[i + 1]), float(bad.min()), float(bad.max())))
+    return out
 
 
 # ------------------------------------------------------------------------------------------

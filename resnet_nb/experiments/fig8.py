@@ -49,7 +49,10 @@ def plot(table: pd.DataFrame, ax=None, run_index: int = 0):
         g = c[c["arch"] == arch] if len(c) else c
         if len(g):
             left.plot(g["x"], g["index"], color=COLORS[arch], label=LABELS[arch])
-    left.set_xlabel("lg(loss)" if relu else r"lg(loss $-$ $L_{\min}$)")
+    gap = None if relu else fig6.first_step_gap(table)
+    if gap is not None:
+        left.axvspan(*gap, color="0.85", zorder=0, label="orthogonal: interpolated (epochs 0-1)")
+    left.set_xlabel("lg(loss)" if relu else r"lg(loss $-$ $\ell_{\min}$)")
     left.set_ylabel("index (fraction of negative eigenvalues)")
     left.set_title("Index along training (Fig. 8, left)")
     left.legend(fontsize=8)
