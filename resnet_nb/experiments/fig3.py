@@ -147,8 +147,9 @@ def plot(table: pd.DataFrame, ax=None):
 
 def depth_reversals(table: pd.DataFrame, relu: bool, points: int = 200) -> list[tuple]:
     """Where the depth ordering of the run-mean curves fails: on a common grid of the x-axis that
-    every depth reaches (without its last point, the initial loss), each (shallower, deeper, x_lo, x_hi) for which the deeper network's average
-    norm is not smaller. An empty list means "at every loss level the norm falls with depth"."""
+    every depth reaches (without its last point, the initial loss), each (shallower, deeper, x_lo,
+    x_hi) for which the deeper network's average norm is not smaller. An empty list means "at
+    every loss level the norm falls with depth"."""
     c = curves(table, relu)
     depths = sorted(c["depth"].unique())
     lo = max(c.loc[c["depth"] == d, "x"].min() for d in depths)
