@@ -29,6 +29,39 @@ def test_first_step_collapses_the_end_to_end_map():
     f = fig6.first_step()
     assert f["eta_lam"] > 2 and f["loss1"] < f["loss0"] / 5
     assert abs(f["shrink"] - f["shrink_pred"]) < 0.05
+    # lambda_max from the exact spectrum: the committed run 0 (seed 0) at epochs 0 and 1, to rounding
+    h = fig6.committed("fig6")
+    h = h[(h["kind"] == "hessian") & (h["arch"] == "orthogonal") & (h["run"] == 0)].set_index("epoch")
+    for e in (0, 1):
+        assert f[f"loss{e}"] == pytest.approx(h.loc[e, "loss"], rel=1e-9)
+        assert f[f"lam_max{e}"] == pytest.approx(h.loc[e, "lam_max"], rel=1e-8)
+
+
+def test_depth_reversals_of_a_toy_table_and_of_the_committed_figure3():
+    import pandas as pd
+
+    rows = [{"relu": False, "depth": d, "run": 0, "epoch": e, "loss": fig3.mnist_optimum() + 10.0 ** x,
+             "avg_norm": n}
+            for d, norms in ((2, (0.1, 1.0, 2.0)), (4, (0.1, 1.5, 1.0)))
+            for e, (x, n) in enumerate(zip((1.0, 0.0, -1.0), norms))]
+    (shallow, deep, lo, hi), = fig3.depth_reversals(pd.DataFrame(rows), False)
+    # the curves cross at x = -1/3; they tie at the start (x = 1), which is left out
+    assert (shallow, deep) == (2, 4) and lo == pytest.approx(-1 / 3, abs=0.02) and hi < 1
+    t = fig3.committed("fig3")
+    assert [r[:2] for r in fig3.depth_reversals(t, False)] == [(2, 4)] and not fig3.depth_reversals(t, True)
+
+
+def test_fig8_plot_shades_the_first_step_gap():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    t = fig6.committed("fig6")
+    left = fig8.plot(t)[0]
+    lo, hi = fig6.first_step_gap(t)
+    spans = [p for p in left.patches if p.get_label().startswith("orthogonal: interpolated")]
+    assert len(spans) == 1
+    x0, width = spans[0].get_x(), spans[0].get_width()
+    assert x0 == pytest.approx(lo) and x0 + width == pytest.approx(hi)
 
 
 def test_fig7_has_one_resolved_orthogonal_run():
