@@ -346,7 +346,11 @@ def _worker_init():
 
 def _compute_item(module_name: str, item: dict, device: str, store_dir):
     """Run one item in a worker process and store its record; return (rows, wall time)."""
-    module = importlib.import_module(module_name)
+    return _run_and_store(importlib.import_module(module_name), item, device, store_dir)
+
+
+def _run_and_store(module, item: dict, device: str, store_dir):
+    """Run one item, write its record (with ``store_dir``); return (rows, wall time)."""
     t0 = time.perf_counter()
     new = module.run_one(item, device=device)
     wall = time.perf_counter() - t0
@@ -407,14 +411,7 @@ def run_items(module, config: dict, store_dir=None, device: str = "cpu", progres
         if jobs == 1 or len(todo) <= 1:
             for item in todo:
                 bar.start(item)
-                t0 = time.perf_counter()
-                new = module.run_one(item, device=device)
-                wall = time.perf_counter() - t0
-                new = json.loads(_canonical(new))  # the rows exactly as they will be read back
-                if store_dir is not None:
-                    prov = dict(provenance(device), wall_time_s=round(wall, 3),
-                                finished_utc=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
-                    write_record(store_dir, item, new, prov)
+                new, wall = _run_and_store(module, item, device, store_dir)
                 new_rows[item_key(item)] = new
                 bar.finish(item, wall)
         else:
@@ -468,6 +465,18 @@ def _run_parallel(module, todo, device, store_dir, jobs, bar) -> dict:
                 fut.cancel()
             raise
     return out
+
+
+def reproduce_variant(module, name: str, config: dict, scale: str, out=None, compute: bool = True,
+                      progress: bool = True) -> pd.DataFrame:
+    """Run (or resume) a variant of a figure (e.g. ``fig10_he``, another configuration of the
+    same module) into ``<out>/<name>/<scale>/``: records, ``table.csv`` and ``provenance.json``,
+    as the command line does for a figure. ``compute=False`` collects finished items only."""
+    folder = results_dir(name, scale, out)
+    t0 = time.perf_counter()
+    table = run_items(module, config, store_dir=folder / "records", progress=progress, compute=compute)
+    write_summary(folder, name, scale, config, table, "cpu", time.perf_counter() - t0, folder / "records")
+    return table
 
 
 def load_figure(name: str):

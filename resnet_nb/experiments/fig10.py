@@ -161,16 +161,9 @@ def reproduce_he(scale: str = "paper", out=None, compute: bool = True, progress:
     ``compute=False`` collects the finished items only. Returns the table.
     """
     import sys
-    import time
 
-    config = HE_SCALES[scale]
-    folder = engine.results_dir("fig10_he", scale, out)
-    t0 = time.perf_counter()
-    table = engine.run_items(sys.modules[__name__], config, store_dir=folder / "records", progress=progress,
-                             compute=compute)
-    engine.write_summary(folder, "fig10_he", scale, config, table, "cpu", time.perf_counter() - t0,
-                         folder / "records")
-    return table
+    return engine.reproduce_variant(sys.modules[__name__], "fig10_he", HE_SCALES[scale], scale, out,
+                                    compute=compute, progress=progress)
 
 
 def lbfgs_floor(arch: str, depth: int = 2, scales=(0.01, 1.0, 3.0), starts_per_scale: int = 4, seed: int = 0,

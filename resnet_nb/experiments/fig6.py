@@ -186,16 +186,9 @@ def reproduce_stable(scale: str = "paper", out=None, compute: bool = True, progr
     ``compute=False`` collects the finished items only. Returns the table.
     """
     import sys
-    import time
 
-    config = STABLE_SCALES[scale]
-    folder = engine.results_dir("fig6_stable", scale, out)
-    t0 = time.perf_counter()
-    table = engine.run_items(sys.modules[__name__], config, store_dir=folder / "records", progress=progress,
-                             compute=compute)
-    engine.write_summary(folder, "fig6_stable", scale, config, table, "cpu", time.perf_counter() - t0,
-                         folder / "records")
-    return table
+    return engine.reproduce_variant(sys.modules[__name__], "fig6_stable", STABLE_SCALES[scale], scale, out,
+                                    compute=compute, progress=progress)
 
 
 # ------------------------------------------------------------------------------------------
