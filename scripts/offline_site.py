@@ -52,7 +52,7 @@ _EXTERNAL_LOAD = re.compile(
 )
 _URL = re.compile(r"""(?:src|href)\s*=\s*["']((?:https?:)?//[^"']+)["']""", re.IGNORECASE)
 
-DOWNLOAD_OUTPUT_LIMIT = 300_000
+DOWNLOAD_OUTPUT_LIMIT = 100_000
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 SHIM = "vendor/mathjax-widgets-shim.js"

@@ -170,7 +170,13 @@ def rendered_markdown(page) -> str:
 def shot(page, name: str, locator=None) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     if locator is not None:
-        locator.scroll_into_view_if_needed()
+        # JupyterLab 4 virtualises long notebooks: a cell far from the viewport can be detached
+        # and re-attached while we scroll to it. The screenshot is for people to look at, not
+        # an assertion, so a cell that will not hold still is photographed where the page is.
+        try:
+            locator.scroll_into_view_if_needed(timeout=10_000)
+        except Exception as exc:  # noqa: BLE001 - playwright raises its own Error types
+            print(f"screenshot {name}: could not scroll to the element ({type(exc).__name__})")
         page.wait_for_timeout(300)
     page.screenshot(path=str(SHOTS / f"{name}.png"))
 
