@@ -3,6 +3,7 @@
     python scripts/mutation.py                 # every module, in order, resumable
     python scripts/mutation.py losses train    # some modules
     python scripts/mutation.py --report-only   # rewrite the report from mutmut's stored results
+    python scripts/mutation.py --generate hardt_ma_relu   # only rebuild that module's mutated copy
 
 The tester is mutmut 3 (configured in ``setup.cfg``: which files are mutated, which tests form
 the suite). This script adds what mutmut does not do:
@@ -199,6 +200,35 @@ def _mutmut_restricted(args: list[str]) -> None:
     from mutmut.__main__ import cli
 
     cli()
+
+
+GENERATE_DRIVER = """
+import json, os, sys
+from pathlib import Path
+import mutmut.__main__ as m
+from mutmut.configuration import config
+paths = json.loads(sys.argv[1])
+m.set_mutant_under_test("mutant_generation")
+for p in paths:
+    r = m.create_file_mutants(Path(p))
+    if r.error:
+        raise r.error
+    print("generated", p, "changed functions:", sorted(r.changed_functions or []))
+"""
+
+
+def generate(name: str) -> None:
+    """Write the mutated copy of one module under ``mutants/`` without running anything, keeping
+    the stored result of every mutant whose function did not change (mutmut's own rule). After a
+    run of another module, or in a second working copy that was given this ``mutants/`` folder,
+    this is what ``mutmut show`` and ``--verify-kills`` need; seconds instead of a run."""
+    paths = [p for p in MODULES[name] if (ROOT / p).exists()]
+    for p in paths:  # a plain copy has the source's mtime and would pass for up to date
+        m = ROOT / "mutants" / p
+        if m.exists() and "mutmut" not in m.read_text():
+            m.unlink()
+    subprocess.run([sys.executable, "-c", GENERATE_DRIVER, json.dumps(paths)], cwd=ROOT,
+                   check=True)
 
 
 def mutmut_run(names: list[str], paths: list[str], log) -> int:
@@ -476,6 +506,8 @@ def main() -> None:
                     help="only run tests/test_kill_<module>.py against the mutants not killed")
     ap.add_argument("--retry-survivors", action="store_true",
                     help="run the mutants not killed again (after adding tests)")
+    ap.add_argument("--generate", action="store_true",
+                    help="only write the module's mutated copy under mutants/ (keeps results)")
     args = ap.parse_args()
     names = args.modules or list(MODULES)
     unknown = set(names) - set(MODULES)
@@ -487,6 +519,9 @@ def main() -> None:
     wall = {}
     with open(ROOT / "mutants" / "mutation.log", "a") as log:
         for name in names:
+            if args.generate:
+                generate(name)
+                continue
             if args.verify_kills:
                 t0 = time.time()
                 print(f"[{name}] {verify_kills(name, log)} more mutants killed", flush=True)
