@@ -301,17 +301,25 @@ print("KILLS" + json.dumps(out))
 
 
 def verify_kills(name: str, log) -> int:
-    """Run only the module's tests/test_kill_<module>.py against each mutant not killed, in
+    """Run only the module's kill tests (tests/test_kill_<module>[_*].py) against each mutant not killed, in
     mutmut's copy (``MUTANT_UNDER_TEST`` selects the mutant, as in mutmut's own runs). A mutant
     these tests reject is recorded as killed, and listed in ``killed_by_new_tests/<module>.json`` with
     the test file, so that the report says which kills came from this shortcut. The driver
     first checks that the mutmut copy is the one imported and that the forced failure fails."""
-    # MUTATION_KILL_FILE: another file of kill tests (two people working on one module's survivors)
-    test = os.environ.get("MUTATION_KILL_FILE", f"tests/test_kill_{name}.py")
-    if not (ROOT / test).exists():
+    # The module's kill tests: tests/test_kill_<module>.py and tests/test_kill_<module>_*.py (one
+    # file per person when several work on one module's survivors); MUTATION_KILL_FILE picks one.
+    if os.environ.get("MUTATION_KILL_FILE"):
+        tests = [os.environ["MUTATION_KILL_FILE"]]
+    else:
+        tests = [str(f.relative_to(ROOT)) for f in sorted((ROOT / "tests").glob(f"test_kill_{name}*.py"))
+                 if f.stem == f"test_kill_{name}" or f.stem.startswith(f"test_kill_{name}_")]
+    tests = [t for t in tests if (ROOT / t).exists()]
+    if not tests:
         return 0
+    test = " ".join(tests)
     (ROOT / "mutants" / "tests").mkdir(parents=True, exist_ok=True)
-    (ROOT / "mutants" / test).write_text((ROOT / test).read_text())
+    for t in tests:
+        (ROOT / "mutants" / t).write_text((ROOT / t).read_text())
     paths = [p for p in MODULES[name] if (ROOT / p).exists()]
     todo = [k for p in paths for k, c in load_meta(p).items()
             if c is not None and STATUS.get(c) != "killed" and not excluded(k.partition("__mutmut_")[0])]
@@ -321,7 +329,7 @@ def verify_kills(name: str, log) -> int:
     if not todo:
         return 0
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    r = subprocess.run([sys.executable, "-c", KILL_DRIVER, json.dumps(todo), json.dumps([test])],
+    r = subprocess.run([sys.executable, "-c", KILL_DRIVER, json.dumps(todo), json.dumps(tests)],
                        cwd=ROOT / "mutants", env=env, capture_output=True, text=True)
     log.write(r.stdout[-20000:] + r.stderr[-5000:])
     line = [x for x in r.stdout.splitlines() if x.startswith("KILLS")]
