@@ -253,7 +253,7 @@ def test_random_lemma_b1_configuration_norms_and_separation():
     Z, S = random_lemma_b1_configuration(4, 7, 0.1, np.random.default_rng(0), 0.0)
     n2 = (Z ** 2).sum(0)
     assert Z.shape == (4, 7) and S.tolist() == [0, 1, 2, 3]
-    assert np.all((n2 >= 0.9) & (n2 <= 1.1)) and np.ptp(n2) > 0  # independent norms in the range
+    assert np.all((n2 >= 0.9) & (n2 <= 1.1)) and np.ptp(n2) > 0.05  # independent norms in the range
     for seed in range(40):  # squared distances at least min_sq_dist, also above 1
         Z, _ = random_lemma_b1_configuration(3, 2, 0.1, np.random.default_rng(seed), 1.5)
         assert separation(Z) ** 2 >= 1.5
@@ -359,9 +359,11 @@ def test_construction_arguments():
     with pytest.raises(ValueError, match="^X has two identical points"):
         theorem32_construction(np.array([[1.0, 1.0], [0.0, 0.0]]), [0, 1], k=2)
     # distinct points that the projection (k = 1, seed 0: A0 = g) sends to the same number
-    g = np.random.default_rng(0).standard_normal((1, 2))[0]
-    X2 = np.array([[1.0, 1 + 0.1 * g[1]], [0.0, -0.1 * g[0]]])
-    assert (g @ X2)[0] == (g @ X2)[1] and separation(X2) > 0
+    g = np.random.default_rng(0).standard_normal((1, 2))
+    X2 = np.array([[1.0, 1 + 0.1 * g[0, 1]], [0.0, -0.1 * g[0, 0]]])
+    assert separation(X2) > 0
+    if (g @ X2)[0, 0] != (g @ X2)[0, 1]:
+        pytest.skip("this platform's rounding keeps the two projected points apart")
     with pytest.raises(ValueError, match="^the projection merged two points"):
         theorem32_construction(X2, [0, 1], k=1)
 
@@ -401,56 +403,69 @@ def test_progress_bar_only_when_asked(capsys):
     assert "Theorem 3.2 construction (n=12, k=2)" in err and "0/12" in err  # labelled, with its total
 
 
-@pytest.fixture(scope="module")
-def near_one():
-    """A construction with safety just below 1: rounding then lets a unit fire at a point that
-    should stay, so the reported errors are small but not zero."""
-    rng = np.random.default_rng(7)
-    X = unit_norm_columns(rng.standard_normal((5, 40)))
-    y = rng.integers(0, 3, 40)
-    safety = float(np.nextafter(1.0, 0.0))
-    net, rep = theorem32_construction(X, y, k=3, safety=safety)
-    return X, y, safety, net, rep
-
-
 def _centres(H, U):
     """The columns of H that the block's units are centred on (the non-zero rows of U)."""
     return [int(np.flatnonzero((H == u[:, None]).all(axis=0))[0]) for u in U if u.any()]
 
 
-def test_construction_report_measures_what_it_says(near_one):
-    X, y, safety, net, rep = near_one
-    states = net.trajectory(X)
-    Q = net.last[0].T
-    H0 = states[0]
-    assert (rep["k"], rep["r"], rep["n"], rep["blocks"]) == (3, 3, 40, len(net.blocks))
-    assert rep["radius"] == 0.5 * np.linalg.norm(H0, axis=0).min()
-    moved, fixed, block_margins = 0.0, 0.0, []
+def _measured_errors(net, X, y):
+    """Largest |moved point - its surrogate| and largest displacement of the other points, over
+    the blocks, measured on the trajectory (independently of the construction's report)."""
+    states, Q = net.trajectory(X), net.last[0].T
+    moved = fixed = 0.0
     for j, (U, V, b) in enumerate(net.blocks):
         idx = _centres(states[j], U)
-        rest = np.setdiff1d(np.arange(40), idx)
-        block_margins.append(margins(states[j], idx))
+        rest = np.setdiff1d(np.arange(X.shape[1]), idx)
         moved = max(moved, float(np.abs(states[j + 1][:, idx] - Q[:, y[idx]]).max()))
         fixed = max(fixed, float(np.abs(states[j + 1][:, rest] - states[j][:, rest]).max()))
-        mg = block_margins[-1]
-        assert np.array_equal(b[:len(idx)], -((states[j][:, idx] ** 2).sum(0) - safety * mg))
-    assert rep["moved_error"] == moved and rep["fixed_error"] == fixed > 0 and moved > 0
+    return moved, fixed
+
+
+@pytest.fixture(scope="module")
+def near_one():
+    """A construction with safety just below 1: rounding then lets a unit fire at a point that
+    should stay, so the errors are small but not zero (seed 7 here; the first seed with both
+    errors non-zero on the trajectory, in case another platform rounds differently)."""
+    safety = float(np.nextafter(1.0, 0.0))
+    for seed in (7, *range(20)):
+        rng = np.random.default_rng(seed)
+        X = unit_norm_columns(rng.standard_normal((5, 40)))
+        y = rng.integers(0, 3, 40)
+        net, rep = theorem32_construction(X, y, k=3, safety=safety)
+        moved, fixed = _measured_errors(net, X, y)
+        if moved > 0 and fixed > 0:
+            return X, y, safety, net, rep, moved, fixed
+    pytest.skip("no construction with rounding errors on this platform")
+
+
+def test_construction_report_measures_what_it_says(near_one):
+    X, y, safety, net, rep, moved, fixed = near_one
+    states = net.trajectory(X)
+    assert (rep["k"], rep["r"], rep["n"], rep["blocks"]) == (3, 3, 40, len(net.blocks))
+    assert rep["radius"] == 0.5 * np.linalg.norm(states[0], axis=0).min()
+    assert rep["moved_error"] == moved and rep["fixed_error"] == fixed
+    block_margins = []
+    for j, (U, V, b) in enumerate(net.blocks):
+        idx = _centres(states[j], U)
+        block_margins.append(margins(states[j], idx))
+        assert np.array_equal(b[:len(idx)], -((states[j][:, idx] ** 2).sum(0) - safety * block_margins[-1]))
     assert len(rep["block_margins"]) == len(block_margins)
     assert all(np.array_equal(a, c) for a, c in zip(rep["block_margins"], block_margins))
     assert rep["min_margin"] == min(m.min() for m in block_margins)
 
 
 def test_lemma_report_measures_the_displacement_of_the_other_points(near_one):
-    X, y, safety, net, rep = near_one
+    X, y, safety, net, rep, moved, fixed = near_one
     states = net.trajectory(X)
+    worst = 0.0
     for j, (U, V, b) in enumerate(net.blocks):
         idx = _centres(states[j], U)
-        T = net.last[0].T[:, y[idx]]
-        U2, V2, b2, r2 = lemma_block(states[j], idx, T, safety=safety)
+        U2, V2, b2, r2 = lemma_block(states[j], idx, net.last[0].T[:, y[idx]], safety=safety)
         out = relu_block(states[j], U2, V2, b2)
         rest = np.setdiff1d(np.arange(40), idx)
         assert r2["fixed_error"] == float(np.abs(out[:, rest] - states[j][:, rest]).max())
-    assert rep["fixed_error"] > 0  # some block displaced a point it should have left alone
+        worst = max(worst, r2["fixed_error"])
+    assert worst == fixed > 0  # some block displaced a point it should have left alone
 
 
 def test_construction_is_reproducible_and_its_randomness_documented():
@@ -469,18 +484,27 @@ def test_construction_is_reproducible_and_its_randomness_documented():
         assert pm["min_norm"] == 2 * rep["radius"]
 
 
-def test_greedy_moves_the_remaining_points_of_largest_positive_margin():
+def _greedy_inputs(case):
+    rng = np.random.default_rng(case)
+    if case == 3:  # unit-norm points
+        return unit_norm_columns(rng.standard_normal((6, 60))), rng.integers(0, 4, 60), 3
+    # norms spread over orders of magnitude: some margins are set by points already moved
+    return rng.standard_normal((4, 20)) * np.exp(rng.standard_normal(20)), rng.integers(0, 3, 20), 2
+
+
+@pytest.mark.parametrize("case", [3, 12])
+def test_greedy_moves_the_remaining_points_of_largest_positive_margin(case):
     """Replays the greedy order from the trajectory: before each block, the centres are the
-    (at most k) not-yet-moved points of largest margin, all of them positive."""
-    rng = np.random.default_rng(3)
-    X = unit_norm_columns(rng.standard_normal((6, 60)))
-    y = rng.integers(0, 4, 60)
-    net, rep = theorem32_construction(X, y, k=3)
+    (at most k) not-yet-moved points of largest margin (against every other point, moved or
+    not), all of them positive."""
+    X, y, k = _greedy_inputs(case)
+    n = X.shape[1]
+    net, rep = theorem32_construction(X, y, k=k)
     states = net.trajectory(X)
-    unmoved = np.arange(60)
+    unmoved = np.arange(n)
     for j, (U, V, b) in enumerate(net.blocks):
         mg = margins(states[j], unmoved)
-        top = unmoved[np.argsort(-mg)[:3]]
+        top = unmoved[np.argsort(-mg)[:k]]
         want = sorted(top[margins(states[j], top) > 0].tolist())
         assert sorted(_centres(states[j], U)) == want
         unmoved = np.setdiff1d(unmoved, want)
