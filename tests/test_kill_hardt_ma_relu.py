@@ -382,6 +382,19 @@ def test_construction_with_more_classes_than_labels_present():
     assert np.abs(out - np.eye(4)[:, np.arange(10) % 2]).max() <= 1e-9
 
 
+def test_construction_passes_its_safety_to_every_block_and_the_last():
+    X, y = _unit(5, 12), np.arange(12) % 3
+    for safety in (0.3, 0.5, 0.8):
+        net, rep = theorem32_construction(X, y, k=3, safety=safety)
+        H = net.A0 @ X
+        U, V, b = net.blocks[0]
+        idx = [int(np.flatnonzero((H == u[:, None]).all(axis=0))[0]) for u in U if u.any()]
+        delta = safety * margins(H, idx)
+        assert np.allclose(b[:len(idx)], -((H[:, idx] ** 2).sum(0) - delta), rtol=0, atol=1e-15)
+        Q = net.last[0].T
+        assert np.allclose(net.last[1], np.eye(3) / (safety * margins(Q, np.arange(3)).min()), rtol=1e-14)
+
+
 def test_construction_with_one_class_uses_a_midpoint_threshold():
     """r = 1: every point reaches the one surrogate q; the last unit fires from q/2 on, so the output
     is 0 at q/2, 1 at q and grows linearly in between."""
