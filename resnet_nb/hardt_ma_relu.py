@@ -153,8 +153,10 @@ def lemma_block(H, idx, targets, k: int | None = None, safety: float = 0.5):
         bad = int(np.argmin(mg))
         raise ValueError(f"point {int(idx[bad])} has margin {mg[bad]:.3g} <= 0: some other point x has "
                          "<z, x> >= ||z||^2, so no hidden unit relu(<z, x> - c) fires at z alone")
-    delta = safety * mg
     Z = H[:, idx]
+    # a lone point (n = 1) has no other point to stay clear of: its margin is inf, and any
+    # positive delta works; take the one a point at distance ||z|| would allow (at least 1)
+    delta = safety * np.where(np.isfinite(mg), mg, np.maximum((Z ** 2).sum(0), 1.0))
     U = np.zeros((k, k))
     V = np.zeros((k, k))
     b = np.full(k, -1.0)  # unused units: relu(-1) = 0 everywhere
@@ -245,8 +247,9 @@ def theorem32_construction(X, labels, k: int | None = None, r: int | None = None
             M[:, idx] = (H ** 2).sum(0)[:, None] - H.T @ H[:, idx]
             M[idx, idx] = np.inf
         report["block_margins"].append(rep["margins"])
-        report["moved_error"] = max(report["moved_error"], rep["moved_error"])
-        report["fixed_error"] = max(report["fixed_error"], rep["fixed_error"])
+        # np.max, not max: a NaN error must show in the report, not be dropped by max(0.0, nan)
+        report["moved_error"] = float(np.max([report["moved_error"], rep["moved_error"]]))
+        report["fixed_error"] = float(np.max([report["fixed_error"], rep["fixed_error"]]))
         unmoved = np.setdiff1d(unmoved, idx)
         if pbar is not None:
             pbar.update(idx.size)
@@ -332,14 +335,21 @@ def lemma_b1_counterexamples(rho_prime: float = 0.1) -> dict:
     ``"pair"``: two points of squared norm ``1 + rho'`` at distance ``3 rho'``; the printed
     construction, asked to move the first, moves the second too.
     ``"hull"``: a point of squared norm ``1 - rho'`` inside the convex hull of four points of
-    squared norm ``1 + rho'``; no ReLU unit is positive at it and zero at the other four."""
-    rho_prime = check_float("rho_prime", rho_prime, low=0.0, high=0.2, low_open=True)
+    squared norm ``1 + rho'``; no ReLU unit is positive at it and zero at the other four.
+
+    ``rho'`` is at most 0.12: above about 0.1224 the inner point of the hull comes closer than
+    ``3 rho'`` to the points at +-20 degrees, and the hull no longer meets hypothesis (b)."""
+    rho_prime = check_float("rho_prime", rho_prime, low=0.0, high=0.12, low_open=True)
     # a hair inside the allowed norms and outside the required distance, against rounding
     r_out, r_in = math.sqrt((1 + rho_prime) * (1 - 1e-9)), math.sqrt((1 - rho_prime) * (1 + 1e-9))
     phi = 2 * math.asin(3 * rho_prime * (1 + 1e-6) / (2 * r_out))
     pair = r_out * np.array([[1.0, math.cos(phi)], [0.0, math.sin(phi)]])
     ang = np.deg2rad([20.0, -20.0, 60.0, -60.0])
     hull = np.column_stack([[r_in, 0.0], r_out * np.vstack([np.cos(ang), np.sin(ang)])])
+    for name, P in (("pair", pair), ("hull", hull)):  # hypothesis (b): distances >= 3 rho'
+        if separation(P) < 3 * rho_prime:
+            raise ValueError(f"the {name} configuration has two points closer than 3 rho' = "
+                             f"{3 * rho_prime:.4g} (separation {separation(P):.4g})")
     return dict(pair=pair, hull=hull)
 
 

@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import resnet_nb.hardt_ma_relu as hr
 from resnet_nb.hardt_ma_relu import (lemma_block, margins, parameter_count, projected_margins, relu_block,
                                      separation, surrogate_vectors, theorem32_construction,
                                      unit_norm_columns)
@@ -178,3 +179,32 @@ def test_lemma_b1_as_printed_works_when_its_proof_inequality_holds():
     S = np.arange(5)
     _, _, _, rep = lemma_b1_paper(A, S, rng.standard_normal((30, 5)), 0.1)
     assert rep["fixed_error"] == 0.0 and rep["moved_error"] < 1e-12
+
+
+def test_a_lone_point_is_moved_exactly_and_a_nan_would_show_in_the_report():
+    """Found by mutation testing: with one point its margin is a minimum over no other point
+    (inf), which used to make delta = inf and the block's output 0 * inf = NaN, while the
+    construction's report said 0 (max(0.0, nan) is 0.0)."""
+    for z in ([[1.0], [0.0]], [[0.0], [0.0]], [[3.0], [-4.0]]):
+        H = np.array(z)
+        T = np.array([[0.25], [-2.0]])
+        U, V, b, rep = hr.lemma_block(H, [0], T)
+        assert np.isinf(rep["margins"][0]) and rep["moved_error"] < 1e-12
+        assert np.abs(hr.relu_block(H, U, V, b) - T).max() < 1e-12
+    X = np.array([[1.0], [0.0], [0.0]])
+    net, rep = hr.theorem32_construction(X, [0])
+    assert np.isfinite(net(X)).all() and abs(net(X)[0, 0] - 1.0) < 1e-12 and rep["moved_error"] < 1e-12
+
+
+def test_counterexamples_meet_hypothesis_b_over_their_whole_range():
+    """Found by mutation testing: the hull's inner point is closer than 3 rho' to the points at
+    +-20 degrees for rho' above about 0.1224, so rho' is capped at 0.12 and the function checks
+    the distances it promises."""
+    for rp in np.linspace(0.005, 0.12, 24):
+        ce = hr.lemma_b1_counterexamples(float(rp))
+        for P in ce.values():
+            assert hr.separation(P) >= 3 * rp
+    hull = hr.lemma_b1_counterexamples(0.12)["hull"]
+    assert hr.separation(hull) < 3.06 * 0.12  # the cap is close to where (b) breaks: not a loose bound
+    with pytest.raises(ValueError, match=r"rho_prime must lie in \(0.0, 0.12\]"):
+        hr.lemma_b1_counterexamples(0.13)

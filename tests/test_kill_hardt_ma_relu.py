@@ -213,13 +213,13 @@ def test_lemma_b1_paper_with_every_point_in_s_has_no_fixed_error():
 def test_lemma_b1_counterexamples_default_and_range():
     a, b = lemma_b1_counterexamples(), lemma_b1_counterexamples(0.1)
     assert np.array_equal(a["pair"], b["pair"]) and np.array_equal(a["hull"], b["hull"])
-    for rho in (0.0, -0.1, 0.25):
-        with pytest.raises(ValueError, match=r"^rho_prime must lie in \(0.0, 0.2\]"):
+    for rho in (0.0, -0.1, 0.125):
+        with pytest.raises(ValueError, match=r"^rho_prime must lie in \(0.0, 0.12\]"):
             lemma_b1_counterexamples(rho)
-    lemma_b1_counterexamples(0.2)
+    lemma_b1_counterexamples(0.12)
 
 
-@pytest.mark.parametrize("rho", [0.05, 0.1, 0.2])
+@pytest.mark.parametrize("rho", [0.05, 0.1, 0.12])
 def test_lemma_b1_counterexamples_have_the_documented_shape(rho):
     ce = lemma_b1_counterexamples(rho)
     pair, hull = ce["pair"], ce["hull"]
