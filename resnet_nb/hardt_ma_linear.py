@@ -418,8 +418,10 @@ def adversarial_gradient_ratio(l: int, d: int, tau: float, Sigma, form: str = "c
 
     A ratio below 1 is a counterexample to the chosen ``form`` (see
     :func:`gradient_bound_sides`). Returns the smallest ratio seen and the point reaching it.
+    Needs ``l >= 2``: with one factor ``K`` does not depend on ``A``, so there is nothing to
+    search over (the ratio is a generalised eigenvalue of fixed matrices).
     """
-    l, d = check_int("l", l), check_int("d", d)
+    l, d = check_int("l", l, minimum=2), check_int("d", d)
     tau = check_float("tau", tau, low=0.0, high=1.0, high_open=True)
     steps = check_int("steps", steps)
     lr = check_float("lr", lr, low=0.0, low_open=True)

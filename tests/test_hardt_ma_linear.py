@@ -301,3 +301,12 @@ def test_views_draw_without_error():
     axes = hr.construction_view(20, 4, 2)
     assert len(axes) == 2 and "max error" in axes[-1].get_xlabel()
     plt.close("all")
+
+
+def test_adversary_refuses_one_factor_with_a_clear_error():
+    """Found by mutation testing: at l = 1 the ratio does not depend on A, and the search used to
+    fail deep inside torch ("element 0 of tensors does not require grad")."""
+    with pytest.raises(ValueError, match=r"^l must be an integer >= 2, got 1"):
+        adversarial_gradient_ratio(1, 2, 0.3, np.eye(2), steps=1)
+    r = adversarial_gradient_ratio(2, 2, 0.3, np.eye(2), steps=2)
+    assert np.isfinite(r["ratio"]) and r["ratio"] >= 1 - 1e-12

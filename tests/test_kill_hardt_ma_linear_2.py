@@ -106,7 +106,7 @@ A22 = np.zeros((2, 2, 2))
     (lambda: population_gd(S2, 2, lr=0.0, steps=1), r"lr must lie in \(0.0, inf\], got 0.0"),
     (lambda: population_gd(S2, 2, lr=-0.1, steps=1), r"lr must lie in \(0.0, inf\], got -0.1"),
     (lambda: population_gd(S2, 2, steps=0), "steps must be an integer >= 1"),
-    (lambda: adversarial_gradient_ratio(0, 2, 0.5, S2, steps=1), "l must be an integer >= 1"),
+    (lambda: adversarial_gradient_ratio(1, 2, 0.5, S2, steps=1), "l must be an integer >= 2"),
     (lambda: adversarial_gradient_ratio(2, 0, 0.5, S2, steps=1), "d must be an integer >= 1"),
     (lambda: adversarial_gradient_ratio(2, 2, -0.1, S2, steps=1), r"tau must lie in \[0.0, 1.0\), got -0.1"),
     (lambda: adversarial_gradient_ratio(2, 2, 1.0, S2, steps=1), r"tau must lie in \[0.0, 1.0\), got 1.0"),
