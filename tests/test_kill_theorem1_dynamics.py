@@ -87,7 +87,7 @@ def data2():
 # -- small helpers --------------------------------------------------------------------------------
 
 def test_fmt_writes_zero_as_0_and_others_with_two_digits():
-    assert dyn._fmt(0.0) == "0" and dyn._fmt(0) == "0"
+    assert dyn._fmt(0.0) == "0" and dyn._fmt(0) == "0" and dyn._fmt(-0.0) == "0"  # not "-0"
     assert dyn._fmt(1.0) == "1" and dyn._fmt(0.123) == "0.12" and dyn._fmt(-2.5e-7) == "-2.5e-07"
 
 
@@ -101,9 +101,9 @@ def test_cond_of_M_of_one_pair_and_of_a_batch(data3):
     st = data3.stats()
     sv = np.linalg.svd((st.Sxx - st.Syx).numpy(), compute_uv=False)
     c = dyn._cond_of_M(st.Sxx, st.Syx)
-    assert c.shape == () and float(c) == pytest.approx(sv.max() / sv.min(), rel=1e-12)
+    assert c.shape == () and float(c) == pytest.approx(sv.max() / sv.min(), rel=1e-12, abs=0)
     cb = dyn._cond_of_M(torch.stack([st.Sxx, 2 * st.Sxx]), torch.stack([st.Syx, st.Syx]))
-    assert cb.shape == (2,) and float(cb[0]) == pytest.approx(sv.max() / sv.min(), rel=1e-12)
+    assert cb.shape == (2,) and float(cb[0]) == pytest.approx(sv.max() / sv.min(), rel=1e-12, abs=0)
 
 
 def test_lambda_max_is_the_largest_eigenvalue_on_both_branches():
@@ -148,7 +148,7 @@ def test_order_sweep_defaults_to_2000_orders_drawn_with_seed_0(data3):
         p = torch.randperm(3, generator=g).numpy()
         M = st.Sxx.numpy()[np.ix_(p, p)] - st.Syx.numpy()[:, p]
         sv = np.linalg.svd(M, compute_uv=False)
-        assert out[k] == pytest.approx(sv.max() / sv.min(), rel=1e-12)
+        assert out[k] == pytest.approx(sv.max() / sv.min(), rel=1e-12, abs=0)
     with pytest.raises(ValueError, match="^count must be an integer"):
         dyn.order_sweep(data3, count=0)
 
@@ -169,7 +169,7 @@ def test_relabel_reorders_flips_and_records_the_convention():
     assert out.labels is labels
     assert out.info == dict(source="test", relabel=dict(signs="positive_diagonal", order=[2, 0, 1]))
     # an explicit sign vector is recorded as the list of signs; no order is recorded as None
-    out2 = dyn.relabel(data, [1, -1, 1])
+    out2 = dyn.relabel(data, (1, -1, 1))
     assert torch.equal(out2.X, X * torch.tensor([1.0, -1.0, 1.0], dtype=F64)[:, None])
     assert out2.info == dict(source="test", relabel=dict(signs=[1.0, -1.0, 1.0], order=None))
     assert isinstance(out2.info["relabel"]["signs"], list)
@@ -247,19 +247,19 @@ def test_eq7_check_reports_its_discrepancy_and_the_gradient_size(data3):
     net = ShortcutNetwork(3, 2, 2)
     res = dyn.eq7_check(net, data3)  # defaults: 3 samples from seed 0, lr 0.1
     worst, size = _eq7_own(net, data3, 0.1)
-    assert res.passed and "without" not in res.claim
+    assert res.passed and "without" not in res.claim and "over 3 weight tensors" in res.compared
     labelled(res)
     assert res.value == pytest.approx(worst, rel=1e-9, abs=1e-18)
-    assert res.nontrivial == pytest.approx(size, rel=1e-12)
-    assert res.tol == pytest.approx(tol_of(net.num_params, size), rel=1e-12)
+    assert res.nontrivial == pytest.approx(size, rel=1e-12, abs=0)
+    assert res.tol == pytest.approx(tol_of(net.num_params, size), rel=1e-12, abs=0)
     assert res.values["worst"] == res.value and res.values["size"] == res.nontrivial
     # a small lr: the largest |lr grad L| is below 1, so a start at 1 would show
     res = dyn.eq7_check(net, data3, lr=0.01, seed=2)
     worst, size = _eq7_own(net, data3, 0.01, seed=2)
-    assert size < 1 and res.nontrivial == pytest.approx(size, rel=1e-12)
+    assert size < 1 and res.nontrivial == pytest.approx(size, rel=1e-12, abs=0)
     # a fourth sample starts the cycle of initialisations again (Xavier)
     res = dyn.eq7_check(net, data3, samples=4)
-    assert res.nontrivial == pytest.approx(_eq7_own(net, data3, 0.1, samples=4)[1], rel=1e-12)
+    assert res.nontrivial == pytest.approx(_eq7_own(net, data3, 0.1, samples=4)[1], rel=1e-12, abs=0)
     # the falsifier names itself
     bad = dyn.eq7_check(net, data3, transposes=False)
     assert "without transposes" in bad.claim and bad.rejected_on_value
@@ -287,13 +287,14 @@ def _ginv_own(data, seed, left=False, not_ginverse=False):
 def _ginv_pinned(res, own, rank):
     labelled(res)
     assert res.values["Lmin"] == own["Lmin"]  # a least-squares solve by SVD (gelsd) on the samples
-    assert res.values["LW"] == pytest.approx(own["LW"], rel=1e-12)
+    assert res.values["LW"] == pytest.approx(own["LW"], rel=1e-12, abs=0)
     assert res.values["rank"] == rank
     dW = float((own["W"] - own["Wmp"]).abs().max())
-    assert res.values["dW"] == pytest.approx(dW, rel=1e-12)
+    assert res.values["dW"] == pytest.approx(dW, rel=1e-12, abs=0)
     loss = res.parts[-1]
     assert loss.value == pytest.approx(abs(own["LW"] - own["Lmin"]), rel=1e-9, abs=1e-17)
-    assert loss.nontrivial == pytest.approx(dW, rel=1e-12) and loss.tol == pytest.approx(own["tol"], rel=1e-12)
+    assert loss.nontrivial == pytest.approx(dW, rel=1e-12, abs=0)
+    assert loss.tol == pytest.approx(own["tol"], rel=1e-12, abs=0)
 
 
 def test_ginverse_check_reports_what_it_compares():
@@ -305,8 +306,8 @@ def test_ginverse_check_reports_what_it_compares():
     gi = res.parts[0]
     assert "rank 3 of 5" in gi.claim
     assert gi.value == pytest.approx(own["is_ginv"], rel=1e-9, abs=1e-18)
-    assert gi.nontrivial == pytest.approx(float((own["G"] - own["Gp"]).abs().max()), rel=1e-12)
-    assert gi.tol == pytest.approx(own["tol"], rel=1e-12) and own["scale"] > 2
+    assert gi.nontrivial == pytest.approx(float((own["G"] - own["Gp"]).abs().max()), rel=1e-12, abs=0)
+    assert gi.tol == pytest.approx(own["tol"], rel=1e-12, abs=0) and own["scale"] > 2
 
 
 def test_ginverse_check_on_given_data_with_the_floor_of_the_scale():
@@ -359,13 +360,14 @@ def _drift_pinned(res, rows, law_eps=2.0, law_R=1.0):
     e_R = np.mean([_ls_slope([r["R"] for r in rows if r["eps"] == e], [r["drift"] for r in rows if r["eps"] == e])
                    for e in (0.01, 0.02)])
     assert res.values["rows"] == rows
-    assert res.values["e_eps"] == pytest.approx(e_eps, rel=1e-9) and res.values["e_R"] == pytest.approx(e_R, rel=1e-9)
+    assert res.values["e_eps"] == pytest.approx(e_eps, rel=1e-9, abs=0)
+    assert res.values["e_R"] == pytest.approx(e_R, rel=1e-9, abs=0)
     cs = [r["drift"] / (r["R"] * r["eps"] ** 2) for r in rows]
-    assert res.values["c_min"] == pytest.approx(min(cs), rel=1e-12)
-    assert res.values["c_max"] == pytest.approx(max(cs), rel=1e-12)
+    assert res.values["c_min"] == pytest.approx(min(cs), rel=1e-12, abs=0)
+    assert res.values["c_max"] == pytest.approx(max(cs), rel=1e-12, abs=0)
     pe, pR = res.parts
-    assert pe.value == pytest.approx(abs(e_eps - law_eps), rel=1e-9) and pe.tol == 0.5
-    assert pR.value == pytest.approx(abs(e_R - law_R), rel=1e-9) and pR.tol == 0.5
+    assert pe.value == pytest.approx(abs(e_eps - law_eps), rel=1e-9, abs=0) and pe.tol == 0.5
+    assert pR.value == pytest.approx(abs(e_R - law_R), rel=1e-9, abs=0) and pR.tol == 0.5
     assert f"{min(cs):.2f}" in res.lines[0] and f"{max(cs):.2f}" in res.lines[0]
     return e_eps, e_R
 
@@ -376,6 +378,13 @@ def test_drift_law_fits_the_exponents_of_the_drift(ddata, drift_rows):
     assert res.passed and abs(e_eps - 2) < 0.1 and 0.5 < e_R < 1.5
     res = dyn.drift_law_check(ddata, Rs=(1, 2, 4), epss=(0.01, 0.02), seed=1)
     _drift_pinned(res, drift_rows[1])
+    # three values of eps: each fit in R uses the rows of its own eps only
+    epss = (0.01, 0.015, 0.02)
+    res = dyn.drift_law_check(ddata, Rs=(1, 2), epss=epss)
+    rows = res.values["rows"]
+    e_R = np.mean([_ls_slope([1, 2], [r["drift"] for r in rows if r["eps"] == e]) for e in epss])
+    assert [(r["R"], r["eps"]) for r in rows] == [(R, e) for R in (1, 2) for e in epss]
+    assert res.values["e_R"] == pytest.approx(e_R, rel=1e-9, abs=0)
 
 
 def test_drift_law_falsifiers_state_the_competing_exponents(ddata, drift_rows):
@@ -433,13 +442,13 @@ def test_eq15_16_check_reports_its_numbers(data2):
     assert any("max |W_end - W*|" in line for line in res.lines)
     e15, e16, below, reach = res.parts
     assert np.array_equal(res.values["losses"], run.losses) and res.values["Lmin"] == Lmin
-    assert reach.value == pytest.approx(run.losses[-1] - Lmin, rel=1e-12) and reach.tol == 1e-4
-    assert below.value == pytest.approx(np.nanmin(run.losses) - Lmin, rel=1e-12)
-    assert e15.tol == pytest.approx(tol_of(data2.m, max(1.0, float(Wstar.abs().max()))), rel=1e-12)
-    assert e16.tol == pytest.approx(tol_of(data2.m, 1.0), rel=1e-12)
+    assert reach.value == pytest.approx(run.losses[-1] - Lmin, rel=1e-12, abs=0) and reach.tol == 1e-4
+    assert below.value == pytest.approx(np.nanmin(run.losses) - Lmin, rel=1e-12, abs=0)
+    assert e15.tol == pytest.approx(tol_of(data2.m, max(1.0, float(Wstar.abs().max()))), rel=1e-12, abs=0)
+    assert e16.tol == pytest.approx(tol_of(data2.m, 1.0), rel=1e-12, abs=0)
     assert below.tol == -e16.tol
-    assert e15.nontrivial == pytest.approx(float(Wstar.abs().max()), rel=1e-12)
+    assert e15.nontrivial == pytest.approx(float(Wstar.abs().max()), rel=1e-12, abs=0)
     eW = float((end_to_end(net, run.W) - Wstar).abs().max())
-    assert res.values["eW"] == pytest.approx(eW, rel=1e-9)
+    assert res.values["eW"] == pytest.approx(eW, rel=1e-9, abs=0)
     assert (res.values["e15"], res.values["e16"], res.values["gap_L"]) == (e15.value, e16.value, reach.value)
     assert math.isfinite(res.values["e15"]) and reach.value > 0
