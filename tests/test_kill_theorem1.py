@@ -1,0 +1,553 @@
+"""Properties of Theorem 1's proof-step checks (resnet_nb/theorem1.py) that the other tests left
+unchecked: the values each ledger check reports, its tolerance, the labels it prints, the
+falsifier it must reject and its sampling design, each recomputed independently at small sizes.
+Each was found by a mutant that survived the suite (see results/mutation/report.md)."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import resnet_nb.theorem1 as t1
+from resnet_nb import Dataset, ShortcutNetwork
+from resnet_nb.data import SufficientStats
+from resnet_nb.hessians import hessian, hessian_linear, loss_function, spectrum, theorem1_blocks
+
+from helpers import random_dataset
+
+F64 = torch.float64
+EPS = 2.0 ** -52
+
+
+def _labelled(chk):
+    """Every check and sub-check names what it checks, what it compares and its criterion."""
+    for s in (chk.claim, chk.compared, chk.criterion):
+        assert isinstance(s, str) and s
+    if chk.nontrivial is not None:
+        assert isinstance(chk.nontrivial_what, str) and chk.nontrivial_what
+    for p in chk.parts:
+        _labelled(p)
+
+
+def _stats(Syx):
+    """Sufficient statistics with Sxx = I and a chosen Syx (M = Sxx - Syx), for a linear network."""
+    d = Syx.shape[0]
+    return SufficientStats(torch.eye(d, dtype=F64), Syx.to(F64), 1.0, 10)
+
+
+# -- small helpers: _fmt, subsample --------------------------------------------------------------
+
+def test_fmt():
+    assert t1._fmt(0) == "0"
+    assert t1._fmt(0.0) == "0"
+    assert t1._fmt(1.0) == "1"
+    assert t1._fmt(0.123456) == "0.12"
+    assert t1._fmt(-1234.5) == "-1.2e+03"
+
+
+def test_subsample_takes_every_kth_sample_from_the_first():
+    X = torch.arange(14, dtype=F64).reshape(2, 7)
+    Y = -X
+    data = Dataset(X, Y, labels=np.arange(7) * 10, info={"source": "toy"})
+    s = t1.subsample(data, 3)
+    assert torch.equal(s.X, X[:, [0, 3, 6]])
+    assert torch.equal(s.Y, Y[:, [0, 3, 6]])
+    assert list(s.labels) == [0, 30, 60]
+    assert s.info == {"source": "toy", "subsample": 3}
+    s1 = t1.subsample(data, 1)
+    assert torch.equal(s1.X, X) and torch.equal(s1.Y, Y)
+    s7 = t1.subsample(data, 7)  # every = m is allowed: the first sample alone
+    assert torch.equal(s7.X, X[:, :1])
+    nolab = t1.subsample(Dataset(X, Y), 2)
+    assert nolab.labels is None and nolab.info == {"subsample": 2}
+    assert torch.equal(nolab.X, X[:, [0, 2, 4, 6]])
+
+
+def test_subsample_refuses_bad_input():
+    data = Dataset(torch.zeros(2, 5, dtype=F64), torch.zeros(2, 5, dtype=F64))
+    with pytest.raises(ValueError, match="^data must be a Dataset"):
+        t1.subsample(data.stats(), 2)
+    with pytest.raises(ValueError, match="^every must be an integer"):
+        t1.subsample(data, 0)
+    with pytest.raises(ValueError, match="^every must be an integer"):
+        t1.subsample(data, 1.0)
+    with pytest.raises(ValueError, match="^every must be at most the number of samples 5"):
+        t1.subsample(data, 6)
+
+
+# -- the paper's matrices ------------------------------------------------------------------------
+
+def test_shuffle_matrix_names_its_argument():
+    with pytest.raises(ValueError, match="^d must be an integer"):
+        t1.shuffle_matrix(0)
+
+
+def test_eq21_A_needs_a_square_M():
+    # M is d x d (Eq. 12); a non-square M has no Eq. 21
+    with pytest.raises(RuntimeError):
+        t1.eq21_A(torch.ones(2, 3, dtype=F64))
+
+
+def test_exact_hessian_at_zero_routes_and_names_the_method():
+    data = random_dataset(2, 10)
+    lin = ShortcutNetwork(2, 2, 1)
+    H, method = t1._exact_hessian_at_zero(lin, data, "auto")
+    assert method == "kronecker"
+    assert H.dtype == F64
+    assert torch.allclose(H, hessian(lin, torch.zeros(lin.shape, dtype=F64), data), atol=1e-12)
+    nl = ShortcutNetwork(2, 2, 1, mid="tanh")
+    _, method = t1._exact_hessian_at_zero(nl, data, "auto")
+    assert method == "autograd"
+    with pytest.raises(ValueError, match="^method must be one of"):
+        t1._exact_hessian_at_zero(lin, data, "bogus")
+
+
+# -- _unitwise_spectrum: the off-unit maximum and the shortcut --------------------------------------
+
+def test_unitwise_spectrum_reports_every_entry_outside_the_unit_blocks():
+    net = ShortcutNetwork(1, 1, 2)  # q = 1: units are single coordinates
+    for a, b in ((1, 0), (0, 1)):
+        H = torch.diag(torch.tensor([1.0, 2.0], dtype=F64))
+        H[a, b] = 0.25
+        eigs, off = t1._unitwise_spectrum(H, net)
+        assert off == 0.25
+    # a coupling of exactly 1: the spectrum of the whole matrix, not the units' spectra
+    H = torch.tensor([[0.0, 1.0], [1.0, 0.0]], dtype=F64)
+    eigs, off = t1._unitwise_spectrum(H, net)
+    assert off == 1.0
+    assert np.allclose(eigs, [-1.0, 1.0])
+    net3 = ShortcutNetwork(1, 1, 3)
+    H = torch.diag(torch.tensor([1.0, 2.0, 3.0], dtype=F64))
+    eigs, off = t1._unitwise_spectrum(H, net3)
+    assert off == 0.0 and np.allclose(eigs, [1.0, 2.0, 3.0])
+
+
+# -- part 2 ---------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def p2lin():
+    # M = diag(0.8, 0.6): cond(M) = 4/3 < 2, max |H| < 1
+    st = _stats(Syx=torch.diag(torch.tensor([0.2, 0.4], dtype=F64)))
+    net = ShortcutNetwork(2, 2, 2)
+    return net, st, t1.part2_check(net, st)
+
+
+def test_part2_reports_what_it_compares(p2lin):
+    net, st, res = p2lin
+    assert res.passed
+    _labelled(res)
+    P = net.num_params
+    H = hessian_linear(net, torch.zeros(net.shape, dtype=F64), st)
+    v = res.values
+    assert torch.equal(v["H"], H)
+    hmax = float(H.abs().max())
+    assert v["hmax"] == hmax and hmax == pytest.approx(0.8)
+    # tolerance: 100 P eps max|H| (not max(max|H|, 1))
+    assert res.parts[0].tol == pytest.approx(100 * P * EPS * hmax, rel=1e-12)
+    assert res.parts[0].nontrivial == hmax
+    assert res.parts[0].nontrivial_what == "max |H|"
+    assert "kronecker" in res.parts[0].claim and "[A without P]" not in res.parts[0].claim
+    assert res.parts[2].claim == f"eigenvalues are +-sigma_k(M), each {net.d * net.R} times"
+    assert "sqrt(cond(M^T M))" in res.parts[3].claim
+    # relative tolerance of Eq. 12: 100 P eps, whatever cond(H) (here cond(H) = 4/3 < 2)
+    assert v["cond_H"] == pytest.approx(4 / 3, rel=1e-12)
+    assert res.parts[3].tol == pytest.approx(100 * P * EPS, rel=1e-12)
+    assert v["cond_M"] == pytest.approx(4 / 3, rel=1e-12)
+    assert v["cond_eq12"] == pytest.approx(4 / 3, rel=1e-12)
+    assert v["rel_cond"] == pytest.approx(abs(v["cond_H"] - v["cond_eq12"]) / v["cond_eq12"], abs=1e-15)
+    assert res.parts[3].value == v["rel_cond"]
+    blocks = theorem1_blocks(net, st)
+    assert v["err_H"] == float((H - t1.eq11_assemble(blocks["A"], net.R)).abs().max())
+    assert v["err_A"] == float((blocks["A"] - t1.eq21_A(blocks["M"])).abs().max())
+    eigs = spectrum(H)
+    assert np.array_equal(v["eigs"], eigs)
+    assert np.allclose(v["sv"], [0.8, 0.6])
+    pred = np.sort(np.repeat([0.8, 0.6, -0.8, -0.6], net.d * net.R))
+    assert v["err_eigs"] == pytest.approx(float(np.abs(eigs - pred).max()), abs=1e-15)
+    assert v["err_eigs"] < 1e-12
+    # strict saddle at t = 1e-3 along the eigenvector of lambda_min
+    lam, vecs = torch.linalg.eigh(H)
+    f = loss_function(net, st)
+    w0 = torch.zeros(net.num_params, dtype=F64)
+    drop = float(f(w0 + 1e-3 * vecs[:, 0]) - f(w0))
+    quad = 0.5e-6 * float(lam[0])
+    assert v["lam_min"] == float(lam[0]) == pytest.approx(-0.8)
+    assert v["drop"] == drop and v["quad"] == quad
+    assert v["saddle_gap"] == abs(drop - quad) / abs(quad)
+    assert v["saddle_ok"] is True
+    assert res.parts[4].value == v["saddle_gap"] and res.parts[4].tol == 10 * 1e-3
+    assert res.lines == [f"cond(H) = {v['cond_H']:.6g}; sigma_max/sigma_min(M) = {v['cond_M']:.6g}; "
+                         f"lambda_min = {float(lam[0]):.4g}"]
+
+
+def test_part2_falsifiers_are_labelled_and_rejected(p2lin):
+    net, st, _ = p2lin
+    r = t1.part2_check(net, st, variant="eq21_without_P")
+    assert "[A without P]" in r.parts[0].claim and not r.parts[0].passed
+    r = t1.part2_check(net, st, variant="multiplicity_d")
+    assert r.parts[2].claim == f"eigenvalues are +-sigma_k(M), each {net.d} times"
+    assert not r.parts[2].passed and r.values["err_eigs"] == math.inf
+    r = t1.part2_check(net, st, variant="eq12_without_sqrt")
+    assert "= cond(M^T M)" in r.parts[3].claim and not r.parts[3].passed
+    assert r.values["cond_eq12"] == pytest.approx((4 / 3) ** 2, rel=1e-12)
+    with pytest.raises(ValueError, match="^variant must be one of"):
+        t1.part2_check(net, st, variant="bogus")
+
+
+def test_part2_saddle_verdict_reads_the_lowest_eigenvalue_and_the_loss():
+    st = _stats(Syx=torch.diag(torch.tensor([0.2, 0.4], dtype=F64)))
+    net = ShortcutNetwork(2, 2, 1)
+    H = hessian_linear(net, torch.zeros(net.shape, dtype=F64), st)
+    lam, vecs = torch.linalg.eigh(H)
+    f = loss_function(net, st)
+    w0 = torch.zeros(net.num_params, dtype=F64)
+    # a wrong H: -H has the same spectrum, but its lowest eigenvector is a direction of ascent
+    r = t1.part2_check(net, st, H=-H)
+    assert r.values["saddle_ok"] is False and r.parts[4].value == math.inf
+    assert r.values["drop"] > 0
+    # lowest eigenvalue negative with eigenvector u (true descent), all others large and positive
+    u = vecs[:, 0]
+    K = 5.0
+    Hf = float(lam[0]) * torch.outer(u, u) + K * (torch.eye(net.num_params, dtype=F64) - torch.outer(u, u))
+    r = t1.part2_check(net, st, H=Hf)
+    assert r.values["saddle_ok"] is True
+    assert r.values["quad"] == pytest.approx(0.5e-6 * float(lam[0]), rel=1e-12)
+    assert r.values["drop"] == pytest.approx(float(f(w0 + 1e-3 * u) - f(w0)), rel=1e-12)
+    assert r.lines[0].endswith(f"lambda_min = {float(lam[0]):.4g}")
+    # lowest eigenvalue positive along a direction where the loss curves upwards by exactly that
+    w = vecs[:, -1]
+    Hp = float(lam[-1]) * torch.outer(w, w) + K * (torch.eye(net.num_params, dtype=F64) - torch.outer(w, w))
+    r = t1.part2_check(net, st, H=Hp)
+    assert r.values["saddle_gap"] < 1e-2
+    assert r.values["saddle_ok"] is False and r.parts[4].value == math.inf
+    # H = 0: no quadratic model, the saddle part fails (no division by zero)
+    r = t1.part2_check(net, st, H=torch.zeros_like(H))
+    assert r.values["quad"] == 0 and r.values["saddle_gap"] == math.inf and not r.parts[4].passed
+
+
+def test_part2_saddle_drop_is_measured_forwards_along_the_eigenvector():
+    # silu at mid is not odd: L(tv) and L(-tv) differ at order t^3
+    data = random_dataset(2, 12, seed=4)
+    net = ShortcutNetwork(2, 2, 1, mid="silu")
+    r = t1.part2_check(net, data)
+    assert "autograd" in r.parts[0].claim
+    H = r.values["H"]
+    lam, vecs = torch.linalg.eigh(H)
+    f = loss_function(net, data)
+    w0 = torch.zeros(net.num_params, dtype=F64)
+    drop = float(f(w0 + 1e-3 * vecs[:, 0]) - f(w0))
+    assert abs(drop - float(f(w0 - 1e-3 * vecs[:, 0]) - f(w0))) > 1e-9 * abs(drop)
+    assert r.values["drop"] == pytest.approx(drop, rel=1e-12)
+
+
+def test_part2_singular_M_reports_infinite_conditions_without_dividing_by_zero():
+    st = _stats(Syx=torch.diag(torch.tensor([0.0, 1.0], dtype=F64)))  # M = diag(1, 0)
+    net = ShortcutNetwork(2, 2, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = t1.part2_check(net, st)
+    assert r.values["cond_M"] == math.inf and r.values["cond_eq12"] == math.inf
+    assert math.isnan(r.values["rel_cond"])
+
+
+def test_part2_needs_n_2():
+    with pytest.raises(ValueError, match="^part 2 is about n = 2"):
+        t1.part2_check(ShortcutNetwork(2, 1, 1), random_dataset(2, 5))
+
+
+# -- part 3 ---------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def p3():
+    g = torch.Generator().manual_seed(3)
+    X = 0.3 * torch.randn(2, 30, generator=g, dtype=F64)
+    Y = 0.3 * torch.randn(2, 30, generator=g, dtype=F64)
+    st = Dataset(X, Y).stats()
+    net = ShortcutNetwork(2, 1, 3)
+    return net, st, t1.part3_check(net, st)
+
+
+def test_part3_reports_what_it_compares(p3):
+    net, st, res = p3
+    assert res.passed
+    _labelled(res)
+    H = hessian_linear(net, torch.zeros(net.shape, dtype=F64), st)
+    q = 4
+    v = res.values
+    assert torch.equal(v["H"], H)
+    hmax = float(H.abs().max())
+    assert hmax < 1
+    P = net.num_params
+    for p in res.parts:
+        assert p.tol == pytest.approx(100 * P * EPS * hmax, rel=1e-12)
+    coupling = float(H[q:2 * q, :q].abs().max())
+    assert v["coupling"] == coupling and res.parts[0].nontrivial == coupling
+    assert float(H[2 * q:, :q].abs().max()) > 0
+    assert res.parts[1].nontrivial == hmax
+    blocks = theorem1_blocks(net, st)
+    assert v["err"] == float((H - t1.eq13_assemble(blocks["A"], blocks["B"], net.R)).abs().max())
+    toe = max(float((H[a * q:(a + 1) * q, b * q:(b + 1) * q]
+                     - (H[:q, :q] if a == b else H[q:2 * q, :q] if a > b else H[q:2 * q, :q].T)).abs().max())
+              for a in range(3) for b in range(3))
+    assert v["toeplitz"] == toe
+    assert [p.claim for p in res.parts[2:]] == ["the paper's Eq. 25", "the paper's Eq. 28"]
+    assert "kronecker" in res.parts[1].claim
+
+
+def test_part3_toeplitz_uses_the_first_subdiagonal_block(p3):
+    net, st, res = p3
+    H = res.values["H"].clone()
+    q = 4
+    H[2 * q:3 * q, :q] += 0.5  # block (2, 0) only: breaks Toeplitz, block (1, 0) is the reference
+    r = t1.part3_check(net, st, H=H)
+    assert r.values["toeplitz"] == pytest.approx(0.5, rel=1e-12)
+    assert r.values["coupling"] == res.values["coupling"]
+    H = res.values["H"].clone()
+    H[q:2 * q, q:2 * q] += 0.25  # diagonal block (1, 1) only
+    r = t1.part3_check(net, st, H=H)
+    assert r.values["toeplitz"] == pytest.approx(0.25, rel=1e-12)
+    assert r.values["coupling"] == res.values["coupling"]
+
+
+def test_part3_one_unit_has_no_coupling():
+    st = random_dataset(2, 10).stats()
+    r = t1.part3_check(ShortcutNetwork(2, 1, 1), st)
+    assert r.values["coupling"] == 0.0 and r.values["toeplitz"] == 0.0
+
+
+def test_part3_falsifier_is_labelled_and_rejected(p3):
+    net, st, _ = p3
+    r = t1.part3_check(net, st, variant="eq25_without_P")
+    assert r.parts[2].claim == "the paper's Eq. 25 without P" and not r.parts[2].passed
+    with pytest.raises(ValueError, match="^variant must be one of"):
+        t1.part3_check(net, st, variant="bogus")
+    with pytest.raises(ValueError, match="^part 3 is about n = 1"):
+        t1.part3_check(ShortcutNetwork(2, 2, 1), st)
+
+
+# -- Definition 4 remainder -------------------------------------------------------------------------
+
+def _taylor(net, data):
+    return t1.taylor_remainder_check(net, data, seed=0)
+
+
+def test_taylor_remainder_rows_and_criterion():
+    data = random_dataset(2, 12, seed=2)
+    net = ShortcutNetwork(2, 2, 1)
+    res = _taylor(net, data)
+    assert res.passed
+    _labelled(res)
+    rng = np.random.default_rng(0)
+    v = [d for k, d in t1._part1_directions(net, data, 3, rng) if k == "aligned"][0]
+    f = loss_function(net, data)
+    w0 = torch.zeros(net.num_params, dtype=F64)
+    L0 = float(f(w0))
+    M = theorem1_blocks(net, data)["M"]
+    limit = t1._order_n_directional(net, data, v) / 2
+    assert res.values["limit"] == limit
+    ts = (1e-1, 1e-2, 1e-3)
+    for (t, a, b), tt in zip(res.values["rows"], ts):
+        diff = float(f(w0 + tt * v)) - L0
+        assert t == tt and a == pytest.approx(diff / tt) and b == pytest.approx(diff / tt ** 2)
+    rel = abs(res.values["rows"][-1][2] - limit) / abs(limit)
+    assert res.values["rel"] == rel and res.parts[0].value == rel
+    assert res.parts[0].tol == pytest.approx(1e-2) and res.parts[1].tol == pytest.approx(1e-2)
+    assert res.parts[0].nontrivial == abs(limit)
+    assert res.parts[1].value == pytest.approx(abs(res.values["rows"][-1][1]) / abs(limit), rel=1e-12)
+    assert res.parts[1].claim == "(L(tv) - L(0)) / t^1 tends to 0"
+    assert res.lines[0].startswith("t = 1e-01: ratio to t^1 = ")
+    # the default direction is the aligned one: V2 V1 = u1 v1^T / 2 (two unit matrices, |v| = 1),
+    # so the limit is sigma_max(M) / 2, as large as a unit direction allows
+    assert abs(limit) == pytest.approx(float(torch.linalg.svdvals(M).max()) / 2, rel=1e-12)
+    assert res.values["rows"][-1][1] != 0
+
+
+def test_taylor_remainder_other_orders_and_ts():
+    data = random_dataset(2, 12, seed=2)
+    net = ShortcutNetwork(2, 3, 1)
+    res = t1.taylor_remainder_check(net, data, ts=(1e-1, 1e-2, 5e-3))
+    assert res.parts[0].tol == pytest.approx(5e-2)
+    assert res.parts[1].claim == "(L(tv) - L(0)) / t^2 tends to 0"
+    assert res.lines[0].startswith("t = 1e-01: ratio to t^2 = ")
+    f = loss_function(net, data)
+    w0 = torch.zeros(net.num_params, dtype=F64)
+    rng = np.random.default_rng(0)
+    v = [d for k, d in t1._part1_directions(net, data, 3, rng) if k == "aligned"][0]
+    diff = float(f(w0 + 5e-3 * v)) - float(f(w0))
+    assert res.values["rows"][-1][1] == pytest.approx(diff / 5e-3 ** 2, rel=1e-9)
+    # n = 1: no order-(n-1) part
+    r1 = t1.taylor_remainder_check(ShortcutNetwork(2, 1, 1), data)
+    assert len(r1.parts) == 1 and r1.parts[0].claim == "(L(tv) - L(0)) / t^1 tends to the closed form"
+    # n = 2 has two parts
+    assert len(_taylor(ShortcutNetwork(2, 2, 1), data).parts) == 2
+
+
+def test_taylor_remainder_zero_limit_fails_without_dividing():
+    # a direction along which the order-n term vanishes: the check has nothing to compare
+    data = random_dataset(2, 12, seed=2)
+    net = ShortcutNetwork(2, 2, 1)
+    v = torch.zeros(net.num_params, dtype=F64)
+    v[0] = 1.0  # only W[0,0]: the product W2 W1 is zero
+    r = t1.taylor_remainder_check(net, data, v=v)
+    assert r.values["limit"] == 0 and r.values["rel"] == math.inf
+    assert r.parts[1].value == math.inf and not r.passed
+
+
+def test_taylor_remainder_default_seed_is_zero():
+    data = random_dataset(2, 12, seed=2)
+    net = ShortcutNetwork(2, 2, 2)
+    a = t1.taylor_remainder_check(net, data)
+    b = t1.taylor_remainder_check(net, data, seed=0)
+    assert a.values["rows"] == b.values["rows"]
+
+
+# -- Lemma 2: the sampled pairs, the reported values ------------------------------------------------
+
+class _Recorder:
+    """Wraps mixed_partial and the loss function of lemma2_check to record what it evaluates."""
+
+    def __init__(self, monkeypatch):
+        self.partials, self.points = [], []
+        orig_mp, orig_lf = t1.mixed_partial, t1.loss_function
+
+        def mp(f, w0, indices):
+            self.partials.append(list(indices))
+            return orig_mp(getattr(f, "inner", f), w0, indices)
+
+        def lf(net, data):
+            inner = orig_lf(net, data)
+
+            def f(w):
+                self.points.append(w.detach().clone())
+                return inner(w)
+            f.inner = inner
+            return f
+        monkeypatch.setattr(t1, "mixed_partial", mp)
+        monkeypatch.setattr(t1, "loss_function", lf)
+
+
+@pytest.fixture(scope="module")
+def l2data():
+    return random_dataset(2, 12, seed=5, scale=0.5)
+
+
+def _lemma2(monkeypatch, net, data, **kw):
+    rec = _Recorder(monkeypatch)
+    res = t1.lemma2_check(net, data, **kw)
+    monkeypatch.undo()
+    return rec, res
+
+
+def test_lemma2_samples_the_documented_pairs(monkeypatch, l2data):
+    net = ShortcutNetwork(2, 2, 3, post="silu")
+    rec, res = _lemma2(monkeypatch, net, l2data, samples=30, seed=0)
+    assert res.passed
+    _labelled(res)
+    assert len(rec.partials) == 60
+    chained_odd = 0
+    for s in range(30):
+        a1, a2 = rec.partials[2 * s]
+        b1, b2 = rec.partials[2 * s + 1]
+        (r1, l1, i1, j1), (r2, l2, i2, j2) = t1.param_coords(net, a1), t1.param_coords(net, a2)
+        assert t1.param_coords(net, b1) == (0, l1, i1, j1)
+        assert t1.param_coords(net, b2) == ((0 if r1 == r2 else 1), l2, i2, j2)
+        assert r1 <= r2
+        if s % 3 == 0:
+            assert r1 == r2 == net.R - 1 and (l1, l2) == (1, 0)
+        elif s % 3 == 1:
+            assert (r1, r2) == (0, net.R - 1)
+        if s % 2 == 0:
+            assert i2 == j1
+        else:
+            chained_odd += i2 == j1
+    assert 0 < chained_odd < 15
+    assert any(t1.param_coords(net, p[0])[0] != t1.param_coords(net, p[1])[0] for p in rec.partials[4::6])
+
+
+def test_lemma2_reports_its_values(monkeypatch, l2data):
+    net = ShortcutNetwork(2, 2, 3, post="silu")
+    rec, res = _lemma2(monkeypatch, net, l2data, samples=12, seed=3)
+    f = loss_function(net, l2data)
+    H = hessian(net, torch.zeros(net.shape, dtype=F64), l2data)
+    pairs = rec.partials[0::2]
+    biggest = max(abs(float(H[a, b])) for a, b in pairs)
+    assert 0 < biggest < 1
+    assert res.values["biggest"] == pytest.approx(biggest, rel=1e-9)
+    assert res.parts[0].nontrivial == res.values["biggest"]
+    assert res.values["worst_d2"] == pytest.approx(
+        max(abs(float(H[a, b]) - float(H[c, e])) for (a, b), (c, e) in zip(rec.partials[0::2], rec.partials[1::2])),
+        abs=1e-12)
+    assert res.values["worst_d2"] < 1e-12
+    # the restrictions: two random points (u, v) per pair of distinct parameters, placed identically
+    distinct = [(p, q) for p, q in zip(rec.partials[0::2], rec.partials[1::2]) if p[0] != p[1]]
+    assert len(rec.points) == 4 * len(distinct)
+    worst = 0.0
+    for k, (p, q) in enumerate(distinct):
+        for e, et in (rec.points[4 * k:4 * k + 2], rec.points[4 * k + 2:4 * k + 4]):
+            assert e.dtype == F64 and et.dtype == F64
+            assert set(torch.nonzero(e).flatten().tolist()) == set(p)
+            assert set(torch.nonzero(et).flatten().tolist()) == set(q)
+            assert e[p[0]] == et[q[0]] and e[p[1]] == et[q[1]]
+            worst = max(worst, abs(float(f(e)) - float(f(et))))
+    assert res.values["worst_fn"] == worst and res.parts[1].value == worst
+    P = net.num_params
+    scale = t1._partial_scale(net, l2data)
+    assert scale < 1
+    assert res.values["tol"] == pytest.approx(100 * P * EPS, rel=1e-12) == res.parts[0].tol
+
+
+def test_lemma2_defaults_and_determinism(monkeypatch, l2data):
+    net = ShortcutNetwork(2, 1, 2)
+    rec0, _ = _lemma2(monkeypatch, net, l2data)
+    assert len(rec0.partials) == 60  # samples = 30 by default
+    rec1, _ = _lemma2(monkeypatch, net, l2data, samples=4, seed=0)  # seed = 0 by default
+    assert rec1.partials == rec0.partials[:8]
+    with pytest.raises(ValueError, match="^Lemma 2 compares different units"):
+        t1.lemma2_check(ShortcutNetwork(2, 1, 1), l2data)
+
+
+def test_lemma2_large_data_scale_sets_the_tolerance():
+    data = random_dataset(2, 12, seed=5, scale=1.0)
+    net = ShortcutNetwork(2, 1, 2)
+    res = t1.lemma2_check(net, data, samples=3)
+    scale = t1._partial_scale(net, data)
+    assert 1 < scale < 2
+    assert res.values["tol"] == pytest.approx(100 * net.num_params * EPS * scale, rel=1e-12)
+
+
+# -- depth invariance (part 2) ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def dst():
+    g = torch.Generator().manual_seed(7)
+    return Dataset(torch.randn(2, 20, generator=g, dtype=F64), torch.randn(2, 20, generator=g, dtype=F64)).stats()
+
+
+def test_depth_invariance_reports_the_conditions(dst):
+    res = t1.depth_invariance_check(2, (1, 2, 3), dst)
+    assert res.passed
+    _labelled(res)
+    conds = []
+    for R in (1, 2, 3):
+        net = ShortcutNetwork(2, 2, R)
+        a = np.abs(spectrum(hessian_linear(net, torch.zeros(net.shape, dtype=F64), dst)))
+        conds.append(float(a.max() / a.min()))
+    assert res.values["conds"] == pytest.approx(conds, rel=1e-9)
+    assert res.values["Rs"] == [1, 2, 3]
+    c = res.values["conds"]
+    assert res.values["spread"] == (max(c) - min(c)) / min(c) == res.value
+    assert res.tol == pytest.approx(100 * 24 * EPS * max(c), rel=1e-12)
+    assert res.claim == "cond(H) at 0 does not depend on depth (n = 2, R = 1..3)"
+    assert res.criterion.endswith(" (resolution of |lambda|min relative to |lambda|max)")
+    assert res.criterion.startswith("100 P eps")
+    assert res.lines == ["full eigendecompositions, #params = 8..24: cond(H) = " + ", ".join(f"{x:.6g}" for x in c)]
+
+
+def test_depth_invariance_falsifier_and_arguments(dst):
+    r = t1.depth_invariance_check(1, (1, 3), dst)
+    assert not r.passed and r.values["spread"] > 1e-3
+    with pytest.raises(ValueError, match="^Rs must hold at least two depths"):
+        t1.depth_invariance_check(2, (2,), dst)
+    with pytest.raises(ValueError, match="^R must be an integer"):
+        t1.depth_invariance_check(2, (1, 0), dst)
