@@ -89,20 +89,6 @@ def test_eq21_A_needs_a_square_M():
         t1.eq21_A(torch.ones(2, 3, dtype=F64))
 
 
-def test_exact_hessian_at_zero_routes_and_names_the_method():
-    data = random_dataset(2, 10)
-    lin = ShortcutNetwork(2, 2, 1)
-    H, method = t1._exact_hessian_at_zero(lin, data, "auto")
-    assert method == "kronecker"
-    assert H.dtype == F64
-    assert torch.allclose(H, hessian(lin, torch.zeros(lin.shape, dtype=F64), data), atol=1e-12)
-    nl = ShortcutNetwork(2, 2, 1, mid="tanh")
-    _, method = t1._exact_hessian_at_zero(nl, data, "auto")
-    assert method == "autograd"
-    with pytest.raises(ValueError, match="^method must be one of"):
-        t1._exact_hessian_at_zero(lin, data, "bogus")
-
-
 # -- _unitwise_spectrum: the off-unit maximum and the shortcut --------------------------------------
 
 def test_unitwise_spectrum_reports_every_entry_outside_the_unit_blocks():
@@ -121,6 +107,113 @@ def test_unitwise_spectrum_reports_every_entry_outside_the_unit_blocks():
     H = torch.diag(torch.tensor([1.0, 2.0, 3.0], dtype=F64))
     eigs, off = t1._unitwise_spectrum(H, net3)
     assert off == 0.0 and np.allclose(eigs, [1.0, 2.0, 3.0])
+
+
+# -- depth invariance (part 2) ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def dst():
+    g = torch.Generator().manual_seed(7)
+    return Dataset(torch.randn(2, 20, generator=g, dtype=F64), torch.randn(2, 20, generator=g, dtype=F64)).stats()
+
+
+def test_depth_invariance_reports_the_conditions(dst):
+    res = t1.depth_invariance_check(2, (1, 2, 3), dst)
+    assert res.passed
+    _labelled(res)
+    conds = []
+    for R in (1, 2, 3):
+        net = ShortcutNetwork(2, 2, R)
+        a = np.abs(spectrum(hessian_linear(net, torch.zeros(net.shape, dtype=F64), dst)))
+        conds.append(float(a.max() / a.min()))
+    assert res.values["conds"] == pytest.approx(conds, rel=1e-9)
+    assert res.values["Rs"] == [1, 2, 3]
+    c = res.values["conds"]
+    assert res.values["spread"] == (max(c) - min(c)) / min(c) == res.value
+    assert res.tol == pytest.approx(100 * 24 * EPS * max(c), rel=1e-12)
+    assert res.claim == "cond(H) at 0 does not depend on depth (n = 2, R = 1..3)"
+    assert res.criterion.endswith(" (resolution of |lambda|min relative to |lambda|max)")
+    assert res.criterion.startswith("100 P eps")
+    assert res.lines == ["full eigendecompositions, #params = 8..24: cond(H) = " + ", ".join(f"{x:.6g}" for x in c)]
+
+
+def test_depth_invariance_falsifier_and_arguments(dst):
+    r = t1.depth_invariance_check(1, (1, 3), dst)
+    assert not r.passed and r.values["spread"] > 1e-3
+    with pytest.raises(ValueError, match="^Rs must hold at least two depths"):
+        t1.depth_invariance_check(2, (2,), dst)
+    with pytest.raises(ValueError, match="^R must be an integer"):
+        t1.depth_invariance_check(2, (1, 0), dst)
+
+
+# -- part 3 ---------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def p3():
+    g = torch.Generator().manual_seed(3)
+    X = 0.3 * torch.randn(2, 30, generator=g, dtype=F64)
+    Y = 0.3 * torch.randn(2, 30, generator=g, dtype=F64)
+    st = Dataset(X, Y).stats()
+    net = ShortcutNetwork(2, 1, 3)
+    return net, st, t1.part3_check(net, st)
+
+
+def test_part3_reports_what_it_compares(p3):
+    net, st, res = p3
+    assert res.passed
+    _labelled(res)
+    H = hessian_linear(net, torch.zeros(net.shape, dtype=F64), st)
+    q = 4
+    v = res.values
+    assert torch.equal(v["H"], H)
+    hmax = float(H.abs().max())
+    assert hmax < 1
+    P = net.num_params
+    for p in res.parts:
+        assert p.tol == pytest.approx(100 * P * EPS * hmax, rel=1e-12)
+    coupling = float(H[q:2 * q, :q].abs().max())
+    assert v["coupling"] == coupling and res.parts[0].nontrivial == coupling
+    assert float(H[2 * q:, :q].abs().max()) > 0
+    assert res.parts[1].nontrivial == hmax
+    blocks = theorem1_blocks(net, st)
+    assert v["err"] == float((H - t1.eq13_assemble(blocks["A"], blocks["B"], net.R)).abs().max())
+    toe = max(float((H[a * q:(a + 1) * q, b * q:(b + 1) * q]
+                     - (H[:q, :q] if a == b else H[q:2 * q, :q] if a > b else H[q:2 * q, :q].T)).abs().max())
+              for a in range(3) for b in range(3))
+    assert v["toeplitz"] == toe
+    assert [p.claim for p in res.parts[2:]] == ["the paper's Eq. 25", "the paper's Eq. 28"]
+    assert "kronecker" in res.parts[1].claim
+
+
+def test_part3_toeplitz_uses_the_first_subdiagonal_block(p3):
+    net, st, res = p3
+    H = res.values["H"].clone()
+    q = 4
+    H[2 * q:3 * q, :q] += 0.5  # block (2, 0) only: breaks Toeplitz, block (1, 0) is the reference
+    r = t1.part3_check(net, st, H=H)
+    assert r.values["toeplitz"] == pytest.approx(0.5, rel=1e-12)
+    assert r.values["coupling"] == res.values["coupling"]
+    H = res.values["H"].clone()
+    H[q:2 * q, q:2 * q] += 0.25  # diagonal block (1, 1) only
+    r = t1.part3_check(net, st, H=H)
+    assert r.values["toeplitz"] == pytest.approx(0.25, rel=1e-12)
+    assert r.values["coupling"] == res.values["coupling"]
+
+
+def test_part3_one_unit_has_no_coupling():
+    st = random_dataset(2, 10).stats()
+    r = t1.part3_check(ShortcutNetwork(2, 1, 1), st)
+    assert r.values["coupling"] == 0.0 and r.values["toeplitz"] == 0.0
+
+
+def test_part3_falsifier_is_labelled_and_rejected(p3):
+    net, st, _ = p3
+    r = t1.part3_check(net, st, variant="eq25_without_P")
+    assert r.parts[2].claim == "the paper's Eq. 25 without P" and not r.parts[2].passed
+    with pytest.raises(ValueError, match="^variant must be one of"):
+        t1.part3_check(net, st, variant="bogus")
+    with pytest.raises(ValueError, match="^part 3 is about n = 1"):
+        t1.part3_check(ShortcutNetwork(2, 2, 1), st)
 
 
 # -- part 2 ---------------------------------------------------------------------------------------
@@ -254,76 +347,6 @@ def test_part2_singular_M_reports_infinite_conditions_without_dividing_by_zero()
 def test_part2_needs_n_2():
     with pytest.raises(ValueError, match="^part 2 is about n = 2"):
         t1.part2_check(ShortcutNetwork(2, 1, 1), random_dataset(2, 5))
-
-
-# -- part 3 ---------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def p3():
-    g = torch.Generator().manual_seed(3)
-    X = 0.3 * torch.randn(2, 30, generator=g, dtype=F64)
-    Y = 0.3 * torch.randn(2, 30, generator=g, dtype=F64)
-    st = Dataset(X, Y).stats()
-    net = ShortcutNetwork(2, 1, 3)
-    return net, st, t1.part3_check(net, st)
-
-
-def test_part3_reports_what_it_compares(p3):
-    net, st, res = p3
-    assert res.passed
-    _labelled(res)
-    H = hessian_linear(net, torch.zeros(net.shape, dtype=F64), st)
-    q = 4
-    v = res.values
-    assert torch.equal(v["H"], H)
-    hmax = float(H.abs().max())
-    assert hmax < 1
-    P = net.num_params
-    for p in res.parts:
-        assert p.tol == pytest.approx(100 * P * EPS * hmax, rel=1e-12)
-    coupling = float(H[q:2 * q, :q].abs().max())
-    assert v["coupling"] == coupling and res.parts[0].nontrivial == coupling
-    assert float(H[2 * q:, :q].abs().max()) > 0
-    assert res.parts[1].nontrivial == hmax
-    blocks = theorem1_blocks(net, st)
-    assert v["err"] == float((H - t1.eq13_assemble(blocks["A"], blocks["B"], net.R)).abs().max())
-    toe = max(float((H[a * q:(a + 1) * q, b * q:(b + 1) * q]
-                     - (H[:q, :q] if a == b else H[q:2 * q, :q] if a > b else H[q:2 * q, :q].T)).abs().max())
-              for a in range(3) for b in range(3))
-    assert v["toeplitz"] == toe
-    assert [p.claim for p in res.parts[2:]] == ["the paper's Eq. 25", "the paper's Eq. 28"]
-    assert "kronecker" in res.parts[1].claim
-
-
-def test_part3_toeplitz_uses_the_first_subdiagonal_block(p3):
-    net, st, res = p3
-    H = res.values["H"].clone()
-    q = 4
-    H[2 * q:3 * q, :q] += 0.5  # block (2, 0) only: breaks Toeplitz, block (1, 0) is the reference
-    r = t1.part3_check(net, st, H=H)
-    assert r.values["toeplitz"] == pytest.approx(0.5, rel=1e-12)
-    assert r.values["coupling"] == res.values["coupling"]
-    H = res.values["H"].clone()
-    H[q:2 * q, q:2 * q] += 0.25  # diagonal block (1, 1) only
-    r = t1.part3_check(net, st, H=H)
-    assert r.values["toeplitz"] == pytest.approx(0.25, rel=1e-12)
-    assert r.values["coupling"] == res.values["coupling"]
-
-
-def test_part3_one_unit_has_no_coupling():
-    st = random_dataset(2, 10).stats()
-    r = t1.part3_check(ShortcutNetwork(2, 1, 1), st)
-    assert r.values["coupling"] == 0.0 and r.values["toeplitz"] == 0.0
-
-
-def test_part3_falsifier_is_labelled_and_rejected(p3):
-    net, st, _ = p3
-    r = t1.part3_check(net, st, variant="eq25_without_P")
-    assert r.parts[2].claim == "the paper's Eq. 25 without P" and not r.parts[2].passed
-    with pytest.raises(ValueError, match="^variant must be one of"):
-        t1.part3_check(net, st, variant="bogus")
-    with pytest.raises(ValueError, match="^part 3 is about n = 1"):
-        t1.part3_check(ShortcutNetwork(2, 2, 1), st)
 
 
 # -- Definition 4 remainder -------------------------------------------------------------------------
@@ -516,38 +539,17 @@ def test_lemma2_large_data_scale_sets_the_tolerance():
     assert res.values["tol"] == pytest.approx(100 * net.num_params * EPS * scale, rel=1e-12)
 
 
-# -- depth invariance (part 2) ------------------------------------------------------------------------
+# -- the exact Hessian at 0 (first autograd use: slow warm-up, so last) -------------------------
 
-@pytest.fixture(scope="module")
-def dst():
-    g = torch.Generator().manual_seed(7)
-    return Dataset(torch.randn(2, 20, generator=g, dtype=F64), torch.randn(2, 20, generator=g, dtype=F64)).stats()
-
-
-def test_depth_invariance_reports_the_conditions(dst):
-    res = t1.depth_invariance_check(2, (1, 2, 3), dst)
-    assert res.passed
-    _labelled(res)
-    conds = []
-    for R in (1, 2, 3):
-        net = ShortcutNetwork(2, 2, R)
-        a = np.abs(spectrum(hessian_linear(net, torch.zeros(net.shape, dtype=F64), dst)))
-        conds.append(float(a.max() / a.min()))
-    assert res.values["conds"] == pytest.approx(conds, rel=1e-9)
-    assert res.values["Rs"] == [1, 2, 3]
-    c = res.values["conds"]
-    assert res.values["spread"] == (max(c) - min(c)) / min(c) == res.value
-    assert res.tol == pytest.approx(100 * 24 * EPS * max(c), rel=1e-12)
-    assert res.claim == "cond(H) at 0 does not depend on depth (n = 2, R = 1..3)"
-    assert res.criterion.endswith(" (resolution of |lambda|min relative to |lambda|max)")
-    assert res.criterion.startswith("100 P eps")
-    assert res.lines == ["full eigendecompositions, #params = 8..24: cond(H) = " + ", ".join(f"{x:.6g}" for x in c)]
-
-
-def test_depth_invariance_falsifier_and_arguments(dst):
-    r = t1.depth_invariance_check(1, (1, 3), dst)
-    assert not r.passed and r.values["spread"] > 1e-3
-    with pytest.raises(ValueError, match="^Rs must hold at least two depths"):
-        t1.depth_invariance_check(2, (2,), dst)
-    with pytest.raises(ValueError, match="^R must be an integer"):
-        t1.depth_invariance_check(2, (1, 0), dst)
+def test_exact_hessian_at_zero_routes_and_names_the_method():
+    data = random_dataset(2, 10)
+    lin = ShortcutNetwork(2, 2, 1)
+    H, method = t1._exact_hessian_at_zero(lin, data, "auto")
+    assert method == "kronecker"
+    assert H.dtype == F64
+    assert torch.allclose(H, hessian(lin, torch.zeros(lin.shape, dtype=F64), data), atol=1e-12)
+    nl = ShortcutNetwork(2, 2, 1, mid="tanh")
+    _, method = t1._exact_hessian_at_zero(nl, data, "auto")
+    assert method == "autograd"
+    with pytest.raises(ValueError, match="^method must be one of"):
+        t1._exact_hessian_at_zero(lin, data, "bogus")
