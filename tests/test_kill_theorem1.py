@@ -539,6 +539,211 @@ def test_lemma2_large_data_scale_sets_the_tolerance():
     assert res.values["tol"] == pytest.approx(100 * net.num_params * EPS * scale, rel=1e-12)
 
 
+# -- parameter bookkeeping (Definition 5) and the order-n closed form --------------------------------
+
+def test_param_index_and_coords_validate_their_arguments():
+    net = ShortcutNetwork(3, 2, 2)
+    assert t1.param_index(net, np.int64(1), 1, 2, 2) == net.num_params - 1
+    assert t1.param_index(net, 0, 0, 0, 0) == 0
+    assert t1.param_index(net, 0, 0, 1, 0) == 1 and t1.param_index(net, 0, 0, 0, 1) == 3
+    assert t1.param_index(net, 0, 1, 0, 0) == 9 and t1.param_index(net, 1, 0, 0, 0) == 18
+    for bad in ((True, 0, 0, 0), (0, 2, 0, 0), (0, 0, 3, 0), (0, 0, 0, 3), (0, 0, 0, -1), (0, 0, 1.0, 0)):
+        with pytest.raises(ValueError, match="must be an integer in"):
+            t1.param_index(net, *bad)
+    with pytest.raises(ValueError, match=r"^l must be an integer in \[0, 1\], got 2"):
+        t1.param_index(net, 0, 2, 0, 0)
+    assert t1.param_coords(net, np.int64(net.num_params - 1)) == (1, 1, 2, 2)
+    assert t1.param_coords(net, 0) == (0, 0, 0, 0)
+    assert t1.param_coords(net, 22) == (1, 0, 1, 1)
+    assert all(isinstance(x, int) for x in t1.param_coords(net, np.int64(22)))
+    for bad in (True, -1, net.num_params, 2.0):
+        with pytest.raises(ValueError, match=r"^a must be an integer in \[0, 35\]"):
+            t1.param_coords(net, bad)
+
+
+def test_covers_unit_needs_every_matrix_of_one_unit():
+    net = ShortcutNetwork(2, 3, 2)
+    idx = lambda r, l: t1.param_index(net, r, l, 0, 1)  # noqa: E731
+    assert t1.covers_unit(net, [idx(1, 0), idx(1, 1), idx(1, 2)])
+    assert not t1.covers_unit(net, [idx(1, 0), idx(1, 1), idx(0, 2)])
+    assert not t1.covers_unit(net, [idx(0, 0), idx(0, 0), idx(0, 1)])
+    assert not t1.covers_unit(net, [])
+    one = ShortcutNetwork(2, 1, 2)
+    assert t1.covers_unit(one, [t1.param_index(one, 1, 0, 0, 1)])
+
+
+def test_mixed_partial_against_known_derivatives():
+    f = lambda w: w[0] ** 3 * w[1] + 2 * w[2]  # noqa: E731
+    w0 = torch.tensor([2.0, 3.0, 5.0], dtype=F64)
+    assert t1.mixed_partial(f, w0, [0]) == 3 * 4 * 3
+    assert t1.mixed_partial(f, w0, [0, 0, 1]) == 6 * 2
+    assert t1.mixed_partial(f, w0, [np.int64(2)]) == 2
+    assert t1.mixed_partial(f, w0, [2, 2]) == 0
+    for bad in ([3], [-1], [0, 5]):
+        with pytest.raises(ValueError, match=r"^indices must lie in \[0, 2\]"):
+            t1.mixed_partial(f, w0, bad)
+
+
+def test_data_matrices_and_partial_scale():
+    data = random_dataset(2, 10, seed=1)
+    lin = ShortcutNetwork(2, 2, 1)
+    st = data.stats()
+    Sxs, Sys = t1._data_matrices(lin, st)
+    assert torch.equal(Sxs, st.Sxx) and torch.equal(Sys, st.Syx)
+    net = ShortcutNetwork(2, 2, 1, pre="tanh")
+    Sxs, Sys = t1._data_matrices(net, data)
+    s = torch.tanh(data.X)
+    assert torch.allclose(Sxs, data.X @ s.T / 10, atol=1e-15) and torch.allclose(Sys, data.Y @ s.T / 10, atol=1e-15)
+    with pytest.raises(ValueError, match="^a network with a pre-activation needs the samples"):
+        t1._data_matrices(net, st)
+    # the scale of the partials: the larger of max |Sxs - Sys| and max |Sxs|
+    sc = t1._partial_scale(net, data)
+    assert sc == max(float((Sxs - Sys).abs().max()), float(Sxs.abs().max()))
+    big = Dataset(data.X, 10 * data.Y)
+    assert t1._partial_scale(net, big) == float((t1._data_matrices(net, big)[0]
+                                                 - t1._data_matrices(net, big)[1]).abs().max())
+    assert t1._partial_scale(net, Dataset(data.X, 0 * data.Y)) == float(Sxs.abs().max())
+
+
+@pytest.mark.parametrize("n, kw", [(2, {}), (3, {"mid": "silu"}), (2, {"post": "silu", "pre": "tanh"}), (1, {})])
+def test_order_n_closed_form_against_autodiff(n, kw):
+    data = random_dataset(2, 10, seed=1)
+    net = ShortcutNetwork(2, n, 2, **kw)
+    f = loss_function(net, data)
+    w0 = torch.zeros(net.num_params, dtype=F64)
+    Sxs, Sys = t1._data_matrices(net, data)
+    c = net.post.d1_at_zero * net.mid.d1_at_zero ** (n - 1)
+    rows = [1, 0, 1][:n]
+    cols = [0] + rows[:-1]
+    chain = [t1.param_index(net, 1, l, rows[l], cols[l]) for l in range(n)]
+    val = t1.order_n_closed_form(net, data, chain[::-1])
+    assert val == pytest.approx(c * float((Sxs - Sys)[rows[-1], 0]), rel=1e-12) and val != 0
+    assert val == pytest.approx(t1.mixed_partial(f, w0, chain), rel=1e-9, abs=1e-15)
+    if n >= 2:
+        broken = list(chain)
+        r, l, i, j = t1.param_coords(net, broken[1])
+        broken[1] = t1.param_index(net, r, l, i, 1 - j)
+        assert t1.order_n_closed_form(net, data, broken) == 0.0
+        two_units = [chain[0]] + [t1.param_index(net, 0, l, rows[l], cols[l]) for l in range(1, n)]
+        assert t1.order_n_closed_form(net, data, two_units) == 0.0
+        same_matrix = [chain[0]] * n
+        assert t1.order_n_closed_form(net, data, same_matrix) == 0.0
+    with pytest.raises(ValueError, match=f"^indices must hold exactly n = {n} parameters, got {n + 1}"):
+        t1.order_n_closed_form(net, data, chain + [0])
+
+
+def test_shifted_sigmoid():
+    a = t1.shifted_sigmoid()
+    assert a.name == "sigmoid" and not a.is_identity
+    assert (a.value_at_zero, a.d1_at_zero, a.d2_at_zero) == (0.5, 0.25, 0.0)
+    x = torch.tensor([-1.0, 0.0, 2.0], dtype=F64)
+    assert torch.equal(a(x), torch.sigmoid(x))
+    assert torch.allclose(a.grad(x), torch.sigmoid(x) * (1 - torch.sigmoid(x)), atol=1e-16)
+
+
+# -- Lemma 1 ---------------------------------------------------------------------------------------------
+
+def _lemma1_net():
+    return ShortcutNetwork(3, 2, 2, mid="tanh"), random_dataset(3, 10, seed=2, scale=0.5)
+
+
+def test_lemma1_tuples_have_their_documented_kinds():
+    net, data = _lemma1_net()
+    tuples = t1.lemma1_tuples(net, 3, 12, seed=1, data=data)
+    kinds = [k for k, _ in tuples]
+    assert kinds == ["random", "one_short", "repeated", "chain", "broken_chain"] * 12
+    Sxs, Sys = t1._data_matrices(net, data)
+    Mabs = (Sxs - Sys).abs()
+    top = np.unravel_index(int(torch.argmax(Mabs)), Mabs.shape)
+    aimed = 0
+    orders = set()
+    for kind, t in tuples:
+        assert all(0 <= a < net.num_params for a in t)
+        coords = [t1.param_coords(net, a) for a in t]
+        if kind == "random":
+            assert 1 <= len(t) <= 3
+            orders.add(len(t))
+        elif kind == "one_short":
+            assert not t1.covers_unit(net, t) and 1 <= len(t) <= 3
+        elif kind == "repeated":
+            assert len(set(t)) == 1 and 1 <= len(t) <= 3
+        elif kind == "chain":
+            assert len(t) == 2 and t1.covers_unit(net, t) and coords[0][0] == coords[1][0]
+            assert [c[1] for c in coords] == [0, 1] and coords[1][3] == coords[0][2]
+            aimed += (coords[1][2], coords[0][3]) == tuple(int(x) for x in top)
+        else:
+            assert len(t) == 2 and t1.covers_unit(net, t)
+            assert coords[1][3] != coords[0][2]
+            assert t1.order_n_closed_form(net, data, t) == 0.0
+    assert orders == {1, 2, 3}
+    assert 2 <= aimed < 12
+    assert t1.lemma1_tuples(net, 3, 12, seed=1, data=data) == tuples
+    assert t1.lemma1_tuples(net, 3, 12, data=data) == t1.lemma1_tuples(net, 3, 12, seed=0, data=data)
+    with pytest.raises(ValueError, match="^max_order must be an integer"):
+        t1.lemma1_tuples(net, 0, 3)
+    with pytest.raises(ValueError, match="^samples must be an integer"):
+        t1.lemma1_tuples(net, 2, 0)
+
+
+def test_lemma1_tuples_one_short_pads_up_to_max_order():
+    net = ShortcutNetwork(2, 3, 3)
+    tuples = t1.lemma1_tuples(net, 5, 30, seed=0)
+    short = [t for k, t in tuples if k == "one_short"]
+    assert {len(t) for t in short} == {4, 5}
+    assert not any(t1.covers_unit(net, t) for t in short)
+    assert [k for k, _ in tuples[:4]] == ["random", "one_short", "repeated", "chain"]
+    # d = 1: no broken chains; n = 1: no one-short tuples
+    assert "broken_chain" not in {k for k, _ in t1.lemma1_tuples(ShortcutNetwork(1, 2, 2), 3, 5)}
+    assert {k for k, _ in t1.lemma1_tuples(ShortcutNetwork(2, 1, 2), 3, 5)} == {"random", "repeated", "chain"}
+
+
+def test_lemma1_check_reports_its_values():
+    net, data = _lemma1_net()
+    res = t1.lemma1_check(net, data, samples=4, seed=1)
+    assert res.passed
+    _labelled(res)
+    tuples = t1.lemma1_tuples(net, 3, 4, 1, data)  # max_order = n + 1 by default
+    f = loss_function(net, data)
+    w0 = torch.zeros(net.num_params, dtype=F64)
+    chains = [abs(t1.order_n_closed_form(net, data, t)) for k, t in tuples if k == "chain"]
+    v = res.values
+    assert v["min_chain"] == pytest.approx(min(chains), rel=1e-9) and min(chains) > 0
+    assert res.parts[0].nontrivial == v["min_chain"]
+    assert v["counts"] == {"random": 4, "one_short": 4, "repeated": 4, "chain": 4, "broken_chain": 4}
+    n_zero = sum(not t1.covers_unit(net, t) for _, t in tuples)
+    assert res.parts[0].compared == f"max |partial| over {n_zero} non-covering tuples (orders 1..3)"
+    n_closed = sum(len(t) == 2 for _, t in tuples)
+    assert res.parts[1].claim == f"order-n partials equal the closed form ({n_closed} tuples)"
+    worst = max(abs(t1.mixed_partial(f, w0, t)) for _, t in tuples if not t1.covers_unit(net, t))
+    assert v["worst_noncovering"] == worst
+    worst_c = max(abs(t1.mixed_partial(f, w0, t) - t1.order_n_closed_form(net, data, t))
+                  for _, t in tuples if len(t) == 2)
+    assert v["worst_closed_form"] == worst_c
+    scale = t1._partial_scale(net, data)
+    assert v["tol"] == pytest.approx(100 * net.num_params * EPS * scale, rel=1e-12)
+    assert res.parts[0].tol == v["tol"] == res.parts[1].tol
+    assert res.lines == ["tuples by kind: random 4, one_short 4, repeated 4, chain 4, broken_chain 4"]
+
+
+def test_lemma1_check_falsifier_and_options():
+    net, data = _lemma1_net()
+    r = t1.lemma1_check(net, data, max_order=2, samples=2)
+    assert "(orders 1..2)" in r.parts[0].compared
+    r0 = t1.lemma1_check(net, data, samples=2)
+    r0b = t1.lemma1_check(net, data, samples=2, seed=0)
+    assert r0.values["min_chain"] == r0b.values["min_chain"]
+    assert r0.values["counts"]["chain"] == 2
+    # sigma_mid(0) != 0: no closed form, and the non-covering partials do not vanish
+    bad = ShortcutNetwork(2, 2, 2, mid=t1.shifted_sigmoid())
+    rb = t1.lemma1_check(bad, random_dataset(2, 10, seed=2), max_order=2, samples=2)
+    assert rb.parts == [] and not rb.passed and rb.values["worst_closed_form"] == 0.0
+    assert rb.compared.startswith("max |partial| over ")
+    assert rb.values["worst_noncovering"] > 1e3 * rb.values["tol"]
+    assert t1.lemma1_check(ShortcutNetwork(3, 2, 2, post="silu"), data, max_order=2, samples=2).passed
+    with pytest.raises(ValueError, match="^max_order must be an integer"):
+        t1.lemma1_check(net, data, max_order=0)
+
+
 # -- the exact Hessian at 0 (first autograd use: slow warm-up, so last) -------------------------
 
 def test_exact_hessian_at_zero_routes_and_names_the_method():
