@@ -744,6 +744,190 @@ def test_lemma1_check_falsifier_and_options():
         t1.lemma1_check(net, data, max_order=0)
 
 
+# -- Part 1: directions, the order-n directional closed form, the check -------------------------------
+
+def test_part1_directions_have_their_documented_kinds():
+    net = ShortcutNetwork(2, 3, 2)
+    data = random_dataset(2, 10, seed=3)
+    dirs = t1._part1_directions(net, data, 8, np.random.default_rng(0))
+    assert [k for k, _ in dirs] == ["gaussian", "single_unit", "aligned", "one_short"] * 2
+    Sxs, Sys = t1._data_matrices(net, data)
+    U, S, Vh = torch.linalg.svd(Sxs - Sys)
+    for kind, v in dirs:
+        assert v.dtype == F64 and v.shape == (net.num_params,)
+        assert float(v.norm()) == pytest.approx(1.0, rel=1e-14)
+        V = v.reshape(2, 3, 2, 2).transpose(-1, -2)  # (R, n, d, d), Definition 5 order
+        per_matrix = V.flatten(2).norm(dim=2)
+        if kind == "gaussian":
+            assert bool((per_matrix > 0).all())
+        elif kind == "single_unit":
+            assert int((per_matrix.sum(dim=1) > 0).sum()) == 1 and bool((per_matrix.max(dim=1).values > 0).any())
+            assert bool((per_matrix[per_matrix.sum(dim=1) > 0] > 0).all())
+        elif kind == "aligned":
+            for r in range(2):
+                prod = V[r, 2] @ V[r, 1] @ V[r, 0]
+                # u1 v1^T scaled by 6^(-3/2) (six unit matrices, unit total norm)
+                assert torch.allclose(prod.abs(), (torch.outer(U[:, 0], Vh[0]) * 6 ** -1.5).abs(), atol=1e-14)
+        else:
+            assert bool(((per_matrix == 0).sum(dim=1) == 1).all())
+    assert t1._order_n_directional(net, data, dirs[3][1]) == pytest.approx(0.0, abs=1e-15)
+
+
+@pytest.mark.parametrize("n, kw", [(1, {}), (2, {"mid": "silu"}), (3, {})])
+def test_order_n_directional_against_autodiff(n, kw):
+    from resnet_nb.hessians import directional_derivatives
+    net = ShortcutNetwork(2, n, 2, **kw)
+    data = random_dataset(2, 10, seed=3)
+    g = torch.Generator().manual_seed(0)
+    v = torch.randn(net.num_params, generator=g, dtype=F64)
+    f = loss_function(net, data)
+    ds = directional_derivatives(f, torch.zeros(net.num_params, dtype=F64), v, n)
+    assert t1._order_n_directional(net, data, v) == pytest.approx(ds[n - 1], rel=1e-10)
+
+
+def test_part1_check_reports_its_values():
+    from resnet_nb.hessians import directional_derivatives
+    net = ShortcutNetwork(2, 3, 1)
+    data = random_dataset(2, 10, seed=3)
+    res = t1.part1_check(net, data, directions=4, seed=1)
+    assert res.passed
+    _labelled(res)
+    f = loss_function(net, data)
+    w0 = torch.zeros(net.num_params, dtype=F64)
+    low, gap, best = 0.0, 0.0, 0.0
+    for kind, v in t1._part1_directions(net, data, 4, np.random.default_rng(1)):
+        ds = directional_derivatives(f, w0, v, 3)
+        low = max(low, abs(ds[0]), abs(ds[1]))
+        gap = max(gap, abs(ds[2] - t1._order_n_directional(net, data, v)))
+        best = max(best, abs(ds[2]))
+    v = res.values
+    assert v["worst_low"] == low and v["worst_n"] == gap and v["best_n"] == best > 0
+    assert res.parts[0].nontrivial == best
+    assert v["hmax"] == 0.0 and len(res.parts) == 3
+    scale = max(1.0, t1._partial_scale(net, data)) * 6
+    assert v["tol"] == pytest.approx(100 * net.num_params * EPS * scale, rel=1e-12)
+    assert all(p.tol == v["tol"] for p in res.parts)
+    assert res.claim == f"Theorem 1, part 1 ({net.describe()}): order-2 stationary"
+    assert res.parts[0].compared == "max |d^k L(tv)/dt^k| for k = 1..2"
+    assert res.parts[1].claim == "order n = 3 equals the closed form"
+    assert res.parts[2].claim == f"exact Hessian at 0 is zero (autograd, #params = {net.num_params})"
+    # the Hessian part only while P <= hessian_max_params
+    assert len(t1.part1_check(net, data, directions=1, hessian_max_params=net.num_params).parts) == 3
+    r = t1.part1_check(net, data, directions=1, hessian_max_params=net.num_params - 1)
+    assert len(r.parts) == 2 and r.values["hmax"] is None
+
+
+def test_part1_check_orders_and_falsifier():
+    data = random_dataset(2, 10, seed=3)
+    net = ShortcutNetwork(2, 2, 1)
+    r = t1.part1_check(net, data, directions=4)
+    assert r.passed and len(r.parts) == 2
+    # default seed 0: the same directions as seed=0
+    assert r.values["best_n"] == t1.part1_check(net, data, directions=4, seed=0).values["best_n"]
+    # the falsifier: stationary up to order 2(n-1) = 2 fails (order 2 is nonzero)
+    rf = t1.part1_check(net, data, directions=4, stationary_order=2)
+    assert not rf.parts[0].passed and rf.values["worst_low"] == pytest.approx(rf.values["best_n"], rel=1e-9)
+    scale = max(1.0, t1._partial_scale(net, data)) * 2
+    assert rf.values["tol"] == pytest.approx(100 * net.num_params * EPS * scale, rel=1e-12)
+    rs = t1.part1_check(net, data, directions=2, stationary_order=3)
+    assert rs.values["tol"] == pytest.approx(100 * net.num_params * EPS * scale * 3, rel=1e-12)
+    r0 = t1.part1_check(net, data, directions=2, stationary_order=0)
+    assert r0.values["worst_low"] == 0.0
+    with pytest.raises(ValueError, match="^stationary_order must be an integer >= 0"):
+        t1.part1_check(net, data, stationary_order=-1)
+    big = Dataset(3 * data.X, 3 * data.Y)
+    rb = t1.part1_check(net, big, directions=1)
+    assert rb.values["tol"] == pytest.approx(100 * net.num_params * EPS * t1._partial_scale(net, big) * 2, rel=1e-12)
+
+
+# -- depth table, growth bounds and check -----------------------------------------------------------------
+
+def test_depth_table_rows():
+    data = random_dataset(2, 12, seed=6)
+    rows = t1.depth_table(2, [1, 2], data, progress=False)
+    M = theorem1_blocks(ShortcutNetwork(2, 2, 1), data)["M"]
+    sv = torch.linalg.svdvals(M)
+    for row, R in zip(rows, (1, 2)):
+        net = ShortcutNetwork(2, 2, R)
+        eigs = spectrum(hessian_linear(net, torch.zeros(net.shape, dtype=F64), data))
+        a = np.abs(eigs)
+        assert row["depth"] == 2 * R and row["R"] == R and row["P"] == net.num_params
+        assert row["cond"] == pytest.approx(a.max() / a.min(), rel=1e-9)
+        assert row["cond10"] == pytest.approx(a.max() / np.percentile(a, 10), rel=1e-9)
+        assert row["lam_min"] == pytest.approx(eigs[0], rel=1e-12)
+        assert row["lam_max"] == pytest.approx(eigs[-1], rel=1e-12)
+        assert row["predicted"] == pytest.approx(float(sv.max() / sv.min()), rel=1e-12)
+        assert row["off_unit_max"] == 0.0
+    r1 = t1.depth_table(1, [2], data, progress=False)[0]
+    assert r1["predicted"] is None and r1["off_unit_max"] > 0 and r1["depth"] == 2
+    rt = t1.depth_table(2, [2], data, progress=False, mid="tanh")[0]
+    assert rt["lam_max"] == pytest.approx(rows[1]["lam_max"], rel=1e-9)
+    assert t1.depth_table(2, [1], data.stats(), progress=False)[0]["cond"] == pytest.approx(rows[0]["cond"], rel=1e-9)
+
+
+@pytest.fixture(scope="module")
+def gstats():
+    g = torch.Generator().manual_seed(8)
+    X = torch.randn(2, 30, generator=g, dtype=F64)
+    return Dataset(X, X + 0.7 * torch.randn(2, 30, generator=g, dtype=F64))
+
+
+def test_growth_bounds_rows(gstats):
+    st = gstats.stats()
+    rows = t1.growth_bounds(1, (1, 3), st)
+    blocks = theorem1_blocks(ShortcutNetwork(2, 1, 1), st)
+    A, B = blocks["A"], blocks["B"]
+    for row, R in zip(rows, (1, 3)):
+        net = ShortcutNetwork(2, 1, R)
+        H = hessian_linear(net, torch.zeros(net.shape, dtype=F64), st)
+        a = np.abs(spectrum(H))
+        N = a.size
+        assert row["R"] == R and row["depth"] == R and row["P"] == N == 4 * R
+        assert row["lam_max"] == a.max()
+        assert row["trH2"] == pytest.approx(float((H ** 2).sum()), rel=1e-14)
+        trf = R * float((B ** 2).sum()) + R * (R - 1) * float((A ** 2).sum())
+        assert row["trH2_formula"] == pytest.approx(trf, rel=1e-14)
+        assert row["trH2"] == pytest.approx(trf, rel=1e-12)  # the identity the Proposition uses
+        # the lower bound is the Rayleigh quotient of the test vector (z, ..., z) / sqrt(R)
+        lam, Z = torch.linalg.eigh(B + (R - 1) * (A + A.T) / 2)
+        z = Z[:, -1].repeat(R) / math.sqrt(R)
+        assert row["lower_bound"] == pytest.approx(float(z @ H @ z), rel=1e-12)
+        assert row["lower_bound"] == pytest.approx(float(lam[-1]), rel=1e-14)
+        k = N - math.ceil((N - 1) / 10)
+        assert int((a >= np.percentile(a, 10)).sum()) >= k
+        assert row["p10"] == np.percentile(a, 10)
+        assert row["p10_bound"] == pytest.approx(math.sqrt(trf / k), rel=1e-14)
+        assert row["cond10"] == pytest.approx(a.max() / np.percentile(a, 10), rel=1e-14)
+        assert row["cond10_bound"] == pytest.approx(row["lower_bound"] / row["p10_bound"], rel=1e-14)
+        assert row["c_prime"] == pytest.approx(row["cond10_bound"] / math.sqrt(R), rel=1e-14)
+    with pytest.raises(ValueError, match="^R must be an integer"):
+        t1.growth_bounds(1, (0,), st)
+
+
+def test_growth_check_values_and_falsifier(gstats):
+    res = t1.growth_check(gstats, (1, 3))  # a Dataset is reduced to its statistics
+    assert res.passed
+    _labelled(res)
+    rows = res.values["rows"]
+    assert rows == t1.growth_bounds(1, (1, 3), gstats.stats())
+    P, lam = 12, max(r["lam_max"] for r in rows)
+    tol = 100 * P * EPS * lam
+    s0, s1, s2 = res.parts
+    assert s0.value == min(r["lam_max"] - r["lower_bound"] for r in rows) and s0.op == ">="
+    assert s0.tol == pytest.approx(-tol, rel=1e-12)
+    assert s1.value == max(abs(r["trH2"] - r["trH2_formula"]) for r in rows)
+    assert s1.tol == pytest.approx(100 * P * EPS * max(r["trH2"] for r in rows), rel=1e-12)
+    assert s1.nontrivial == max(r["trH2"] for r in rows)
+    assert s2.value == max(r["p10"] - r["p10_bound"] for r in rows) and s2.tol == pytest.approx(tol, rel=1e-12)
+    assert res.claim == "Proposition (1-shortcut growth), 1-shortcut networks, R = [1, 3]"
+    assert res.lines == ["cond10 / lower bound: " + ", ".join(
+        f"R={r['R']}: {r['cond10']:.3g} >= {r['cond10_bound']:.3g}" for r in rows)]
+    assert t1.growth_check(gstats.stats(), (1, 3)).values["rows"] == rows
+    assert [r["R"] for r in t1.growth_check(gstats.stats()).values["rows"]] == [2, 4, 8]
+    rf = t1.growth_check(gstats.stats(), (1, 3), n=2)
+    assert not rf.passed and rf.claim.startswith("Proposition (1-shortcut growth), 2-shortcut networks")
+
+
 # -- the exact Hessian at 0 (first autograd use: slow warm-up, so last) -------------------------
 
 def test_exact_hessian_at_zero_routes_and_names_the_method():
