@@ -419,10 +419,11 @@ def test_taylor_remainder_zero_limit_fails_without_dividing():
 
 def test_taylor_remainder_default_seed_is_zero():
     data = random_dataset(2, 12, seed=2)
-    net = ShortcutNetwork(2, 2, 2)
+    net = ShortcutNetwork(2, 3, 1, mid="tanh")  # n = 3 and nonlinear: the random middle vectors matter
     a = t1.taylor_remainder_check(net, data)
     b = t1.taylor_remainder_check(net, data, seed=0)
     assert a.values["rows"] == b.values["rows"]
+    assert a.values["rows"] != t1.taylor_remainder_check(net, data, seed=1).values["rows"]
 
 
 # -- Lemma 2: the sampled pairs, the reported values ------------------------------------------------
