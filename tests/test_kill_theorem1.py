@@ -41,6 +41,7 @@ def _stats(Syx):
 def test_fmt():
     assert t1._fmt(0) == "0"
     assert t1._fmt(0.0) == "0"
+    assert t1._fmt(-0.0) == "0"
     assert t1._fmt(1.0) == "1"
     assert t1._fmt(0.123456) == "0.12"
     assert t1._fmt(-1234.5) == "-1.2e+03"
@@ -126,11 +127,11 @@ def test_depth_invariance_reports_the_conditions(dst):
         net = ShortcutNetwork(2, 2, R)
         a = np.abs(spectrum(hessian_linear(net, torch.zeros(net.shape, dtype=F64), dst)))
         conds.append(float(a.max() / a.min()))
-    assert res.values["conds"] == pytest.approx(conds, rel=1e-9)
+    assert res.values["conds"] == pytest.approx(conds, rel=1e-9, abs=0)
     assert res.values["Rs"] == [1, 2, 3]
     c = res.values["conds"]
     assert res.values["spread"] == (max(c) - min(c)) / min(c) == res.value
-    assert res.tol == pytest.approx(100 * 24 * EPS * max(c), rel=1e-12)
+    assert res.tol == pytest.approx(100 * 24 * EPS * max(c), rel=1e-12, abs=0)
     assert res.claim == "cond(H) at 0 does not depend on depth (n = 2, R = 1..3)"
     assert res.criterion.endswith(" (resolution of |lambda|min relative to |lambda|max)")
     assert res.criterion.startswith("100 P eps")
@@ -140,6 +141,8 @@ def test_depth_invariance_reports_the_conditions(dst):
 def test_depth_invariance_falsifier_and_arguments(dst):
     r = t1.depth_invariance_check(1, (1, 3), dst)
     assert not r.passed and r.values["spread"] > 1e-3
+    c = r.values["conds"]
+    assert r.values["spread"] == (max(c) - min(c)) / min(c) and min(c) != 1
     with pytest.raises(ValueError, match="^Rs must hold at least two depths"):
         t1.depth_invariance_check(2, (2,), dst)
     with pytest.raises(ValueError, match="^R must be an integer"):
@@ -170,7 +173,7 @@ def test_part3_reports_what_it_compares(p3):
     assert hmax < 1
     P = net.num_params
     for p in res.parts:
-        assert p.tol == pytest.approx(100 * P * EPS * hmax, rel=1e-12)
+        assert p.tol == pytest.approx(100 * P * EPS * hmax, rel=1e-12, abs=0)
     coupling = float(H[q:2 * q, :q].abs().max())
     assert v["coupling"] == coupling and res.parts[0].nontrivial == coupling
     assert float(H[2 * q:, :q].abs().max()) > 0
@@ -191,12 +194,12 @@ def test_part3_toeplitz_uses_the_first_subdiagonal_block(p3):
     q = 4
     H[2 * q:3 * q, :q] += 0.5  # block (2, 0) only: breaks Toeplitz, block (1, 0) is the reference
     r = t1.part3_check(net, st, H=H)
-    assert r.values["toeplitz"] == pytest.approx(0.5, rel=1e-12)
+    assert r.values["toeplitz"] == pytest.approx(0.5, rel=1e-12, abs=0)
     assert r.values["coupling"] == res.values["coupling"]
     H = res.values["H"].clone()
     H[q:2 * q, q:2 * q] += 0.25  # diagonal block (1, 1) only
     r = t1.part3_check(net, st, H=H)
-    assert r.values["toeplitz"] == pytest.approx(0.25, rel=1e-12)
+    assert r.values["toeplitz"] == pytest.approx(0.25, rel=1e-12, abs=0)
     assert r.values["coupling"] == res.values["coupling"]
 
 
@@ -204,6 +207,8 @@ def test_part3_one_unit_has_no_coupling():
     st = random_dataset(2, 10).stats()
     r = t1.part3_check(ShortcutNetwork(2, 1, 1), st)
     assert r.values["coupling"] == 0.0 and r.values["toeplitz"] == 0.0
+    r2 = t1.part3_check(ShortcutNetwork(2, 1, 2), st)
+    assert r2.values["coupling"] == float(r2.values["H"][4:, :4].abs().max()) > 0
 
 
 def test_part3_falsifier_is_labelled_and_rejected(p3):
@@ -235,19 +240,19 @@ def test_part2_reports_what_it_compares(p2lin):
     v = res.values
     assert torch.equal(v["H"], H)
     hmax = float(H.abs().max())
-    assert v["hmax"] == hmax and hmax == pytest.approx(0.8)
+    assert v["hmax"] == hmax and hmax == pytest.approx(0.8, abs=0)
     # tolerance: 100 P eps max|H| (not max(max|H|, 1))
-    assert res.parts[0].tol == pytest.approx(100 * P * EPS * hmax, rel=1e-12)
+    assert res.parts[0].tol == pytest.approx(100 * P * EPS * hmax, rel=1e-12, abs=0)
     assert res.parts[0].nontrivial == hmax
     assert res.parts[0].nontrivial_what == "max |H|"
     assert "kronecker" in res.parts[0].claim and "[A without P]" not in res.parts[0].claim
     assert res.parts[2].claim == f"eigenvalues are +-sigma_k(M), each {net.d * net.R} times"
     assert "sqrt(cond(M^T M))" in res.parts[3].claim
     # relative tolerance of Eq. 12: 100 P eps, whatever cond(H) (here cond(H) = 4/3 < 2)
-    assert v["cond_H"] == pytest.approx(4 / 3, rel=1e-12)
-    assert res.parts[3].tol == pytest.approx(100 * P * EPS, rel=1e-12)
-    assert v["cond_M"] == pytest.approx(4 / 3, rel=1e-12)
-    assert v["cond_eq12"] == pytest.approx(4 / 3, rel=1e-12)
+    assert v["cond_H"] == pytest.approx(4 / 3, rel=1e-12, abs=0)
+    assert res.parts[3].tol == pytest.approx(100 * P * EPS, rel=1e-12, abs=0)
+    assert v["cond_M"] == pytest.approx(4 / 3, rel=1e-12, abs=0)
+    assert v["cond_eq12"] == pytest.approx(4 / 3, rel=1e-12, abs=0)
     assert v["rel_cond"] == pytest.approx(abs(v["cond_H"] - v["cond_eq12"]) / v["cond_eq12"], abs=1e-15)
     assert res.parts[3].value == v["rel_cond"]
     blocks = theorem1_blocks(net, st)
@@ -265,7 +270,7 @@ def test_part2_reports_what_it_compares(p2lin):
     w0 = torch.zeros(net.num_params, dtype=F64)
     drop = float(f(w0 + 1e-3 * vecs[:, 0]) - f(w0))
     quad = 0.5e-6 * float(lam[0])
-    assert v["lam_min"] == float(lam[0]) == pytest.approx(-0.8)
+    assert v["lam_min"] == float(lam[0]) == pytest.approx(-0.8, abs=0)
     assert v["drop"] == drop and v["quad"] == quad
     assert v["saddle_gap"] == abs(drop - quad) / abs(quad)
     assert v["saddle_ok"] is True
@@ -283,7 +288,7 @@ def test_part2_falsifiers_are_labelled_and_rejected(p2lin):
     assert not r.parts[2].passed and r.values["err_eigs"] == math.inf
     r = t1.part2_check(net, st, variant="eq12_without_sqrt")
     assert "= cond(M^T M)" in r.parts[3].claim and not r.parts[3].passed
-    assert r.values["cond_eq12"] == pytest.approx((4 / 3) ** 2, rel=1e-12)
+    assert r.values["cond_eq12"] == pytest.approx((4 / 3) ** 2, rel=1e-12, abs=0)
     with pytest.raises(ValueError, match="^variant must be one of"):
         t1.part2_check(net, st, variant="bogus")
 
@@ -305,8 +310,8 @@ def test_part2_saddle_verdict_reads_the_lowest_eigenvalue_and_the_loss():
     Hf = float(lam[0]) * torch.outer(u, u) + K * (torch.eye(net.num_params, dtype=F64) - torch.outer(u, u))
     r = t1.part2_check(net, st, H=Hf)
     assert r.values["saddle_ok"] is True
-    assert r.values["quad"] == pytest.approx(0.5e-6 * float(lam[0]), rel=1e-12)
-    assert r.values["drop"] == pytest.approx(float(f(w0 + 1e-3 * u) - f(w0)), rel=1e-12)
+    assert r.values["quad"] == pytest.approx(0.5e-6 * float(lam[0]), rel=1e-12, abs=0)
+    assert r.values["drop"] == pytest.approx(float(f(w0 + 1e-3 * u) - f(w0)), rel=1e-12, abs=0)
     assert r.lines[0].endswith(f"lambda_min = {float(lam[0]):.4g}")
     # lowest eigenvalue positive along a direction where the loss curves upwards by exactly that
     w = vecs[:, -1]
@@ -331,7 +336,7 @@ def test_part2_saddle_drop_is_measured_forwards_along_the_eigenvector():
     w0 = torch.zeros(net.num_params, dtype=F64)
     drop = float(f(w0 + 1e-3 * vecs[:, 0]) - f(w0))
     assert abs(drop - float(f(w0 - 1e-3 * vecs[:, 0]) - f(w0))) > 1e-9 * abs(drop)
-    assert r.values["drop"] == pytest.approx(drop, rel=1e-12)
+    assert r.values["drop"] == pytest.approx(drop, rel=1e-12, abs=0)
 
 
 def test_part2_singular_M_reports_infinite_conditions_without_dividing_by_zero():
@@ -372,17 +377,17 @@ def test_taylor_remainder_rows_and_criterion():
     ts = (1e-1, 1e-2, 1e-3)
     for (t, a, b), tt in zip(res.values["rows"], ts):
         diff = float(f(w0 + tt * v)) - L0
-        assert t == tt and a == pytest.approx(diff / tt) and b == pytest.approx(diff / tt ** 2)
+        assert t == tt and a == pytest.approx(diff / tt, abs=0) and b == pytest.approx(diff / tt ** 2, abs=0)
     rel = abs(res.values["rows"][-1][2] - limit) / abs(limit)
     assert res.values["rel"] == rel and res.parts[0].value == rel
-    assert res.parts[0].tol == pytest.approx(1e-2) and res.parts[1].tol == pytest.approx(1e-2)
+    assert res.parts[0].tol == pytest.approx(1e-2, abs=0) and res.parts[1].tol == pytest.approx(1e-2, abs=0)
     assert res.parts[0].nontrivial == abs(limit)
-    assert res.parts[1].value == pytest.approx(abs(res.values["rows"][-1][1]) / abs(limit), rel=1e-12)
+    assert res.parts[1].value == pytest.approx(abs(res.values["rows"][-1][1]) / abs(limit), rel=1e-12, abs=0)
     assert res.parts[1].claim == "(L(tv) - L(0)) / t^1 tends to 0"
     assert res.lines[0].startswith("t = 1e-01: ratio to t^1 = ")
     # the default direction is the aligned one: V2 V1 = u1 v1^T / 2 (two unit matrices, |v| = 1),
     # so the limit is sigma_max(M) / 2, as large as a unit direction allows
-    assert abs(limit) == pytest.approx(float(torch.linalg.svdvals(M).max()) / 2, rel=1e-12)
+    assert abs(limit) == pytest.approx(float(torch.linalg.svdvals(M).max()) / 2, rel=1e-12, abs=0)
     assert res.values["rows"][-1][1] != 0
 
 
@@ -390,7 +395,7 @@ def test_taylor_remainder_other_orders_and_ts():
     data = random_dataset(2, 12, seed=2)
     net = ShortcutNetwork(2, 3, 1)
     res = t1.taylor_remainder_check(net, data, ts=(1e-1, 1e-2, 5e-3))
-    assert res.parts[0].tol == pytest.approx(5e-2)
+    assert res.parts[0].tol == pytest.approx(5e-2, abs=0)
     assert res.parts[1].claim == "(L(tv) - L(0)) / t^2 tends to 0"
     assert res.lines[0].startswith("t = 1e-01: ratio to t^2 = ")
     f = loss_function(net, data)
@@ -398,7 +403,7 @@ def test_taylor_remainder_other_orders_and_ts():
     rng = np.random.default_rng(0)
     v = [d for k, d in t1._part1_directions(net, data, 3, rng) if k == "aligned"][0]
     diff = float(f(w0 + 5e-3 * v)) - float(f(w0))
-    assert res.values["rows"][-1][1] == pytest.approx(diff / 5e-3 ** 2, rel=1e-9)
+    assert res.values["rows"][-1][1] == pytest.approx(diff / 5e-3 ** 2, rel=1e-9, abs=0)
     # n = 1: no order-(n-1) part
     r1 = t1.taylor_remainder_check(ShortcutNetwork(2, 1, 1), data)
     assert len(r1.parts) == 1 and r1.parts[0].claim == "(L(tv) - L(0)) / t^1 tends to the closed form"
@@ -497,7 +502,7 @@ def test_lemma2_reports_its_values(monkeypatch, l2data):
     pairs = rec.partials[0::2]
     biggest = max(abs(float(H[a, b])) for a, b in pairs)
     assert 0 < biggest < 1
-    assert res.values["biggest"] == pytest.approx(biggest, rel=1e-9)
+    assert res.values["biggest"] == pytest.approx(biggest, rel=1e-9, abs=0)
     assert res.parts[0].nontrivial == res.values["biggest"]
     assert res.values["worst_d2"] == pytest.approx(
         max(abs(float(H[a, b]) - float(H[c, e])) for (a, b), (c, e) in zip(rec.partials[0::2], rec.partials[1::2])),
@@ -518,7 +523,7 @@ def test_lemma2_reports_its_values(monkeypatch, l2data):
     P = net.num_params
     scale = t1._partial_scale(net, l2data)
     assert scale < 1
-    assert res.values["tol"] == pytest.approx(100 * P * EPS, rel=1e-12) == res.parts[0].tol
+    assert res.values["tol"] == pytest.approx(100 * P * EPS, rel=1e-12, abs=0) == res.parts[0].tol
 
 
 def test_lemma2_defaults_and_determinism(monkeypatch, l2data):
@@ -537,7 +542,7 @@ def test_lemma2_large_data_scale_sets_the_tolerance():
     res = t1.lemma2_check(net, data, samples=3)
     scale = t1._partial_scale(net, data)
     assert 1 < scale < 2
-    assert res.values["tol"] == pytest.approx(100 * net.num_params * EPS * scale, rel=1e-12)
+    assert res.values["tol"] == pytest.approx(100 * net.num_params * EPS * scale, rel=1e-12, abs=0)
 
 
 # -- parameter bookkeeping (Definition 5) and the order-n closed form --------------------------------
@@ -618,7 +623,7 @@ def test_order_n_closed_form_against_autodiff(n, kw):
     cols = [0] + rows[:-1]
     chain = [t1.param_index(net, 1, l, rows[l], cols[l]) for l in range(n)]
     val = t1.order_n_closed_form(net, data, chain[::-1])
-    assert val == pytest.approx(c * float((Sxs - Sys)[rows[-1], 0]), rel=1e-12) and val != 0
+    assert val == pytest.approx(c * float((Sxs - Sys)[rows[-1], 0]), rel=1e-12, abs=0) and val != 0
     assert val == pytest.approx(t1.mixed_partial(f, w0, chain), rel=1e-9, abs=1e-15)
     if n >= 2:
         broken = list(chain)
@@ -708,7 +713,7 @@ def test_lemma1_check_reports_its_values():
     w0 = torch.zeros(net.num_params, dtype=F64)
     chains = [abs(t1.order_n_closed_form(net, data, t)) for k, t in tuples if k == "chain"]
     v = res.values
-    assert v["min_chain"] == pytest.approx(min(chains), rel=1e-9) and min(chains) > 0
+    assert v["min_chain"] == pytest.approx(min(chains), rel=1e-9, abs=0) and min(chains) > 0
     assert res.parts[0].nontrivial == v["min_chain"]
     assert v["counts"] == {"random": 4, "one_short": 4, "repeated": 4, "chain": 4, "broken_chain": 4}
     n_zero = sum(not t1.covers_unit(net, t) for _, t in tuples)
@@ -721,7 +726,7 @@ def test_lemma1_check_reports_its_values():
                   for _, t in tuples if len(t) == 2)
     assert v["worst_closed_form"] == worst_c
     scale = t1._partial_scale(net, data)
-    assert v["tol"] == pytest.approx(100 * net.num_params * EPS * scale, rel=1e-12)
+    assert v["tol"] == pytest.approx(100 * net.num_params * EPS * scale, rel=1e-12, abs=0)
     assert res.parts[0].tol == v["tol"] == res.parts[1].tol
     assert res.lines == ["tuples by kind: random 4, one_short 4, repeated 4, chain 4, broken_chain 4"]
 
@@ -756,7 +761,7 @@ def test_part1_directions_have_their_documented_kinds():
     U, S, Vh = torch.linalg.svd(Sxs - Sys)
     for kind, v in dirs:
         assert v.dtype == F64 and v.shape == (net.num_params,)
-        assert float(v.norm()) == pytest.approx(1.0, rel=1e-14)
+        assert float(v.norm()) == pytest.approx(1.0, rel=1e-14, abs=0)
         V = v.reshape(2, 3, 2, 2).transpose(-1, -2)  # (R, n, d, d), Definition 5 order
         per_matrix = V.flatten(2).norm(dim=2)
         if kind == "gaussian":
@@ -783,7 +788,7 @@ def test_order_n_directional_against_autodiff(n, kw):
     v = torch.randn(net.num_params, generator=g, dtype=F64)
     f = loss_function(net, data)
     ds = directional_derivatives(f, torch.zeros(net.num_params, dtype=F64), v, n)
-    assert t1._order_n_directional(net, data, v) == pytest.approx(ds[n - 1], rel=1e-10)
+    assert t1._order_n_directional(net, data, v) == pytest.approx(ds[n - 1], rel=1e-10, abs=0)
 
 
 def test_part1_check_reports_its_values():
@@ -806,7 +811,7 @@ def test_part1_check_reports_its_values():
     assert res.parts[0].nontrivial == best
     assert v["hmax"] == 0.0 and len(res.parts) == 3
     scale = max(1.0, t1._partial_scale(net, data)) * 6
-    assert v["tol"] == pytest.approx(100 * net.num_params * EPS * scale, rel=1e-12)
+    assert v["tol"] == pytest.approx(100 * net.num_params * EPS * scale, rel=1e-12, abs=0)
     assert all(p.tol == v["tol"] for p in res.parts)
     assert res.claim == f"Theorem 1, part 1 ({net.describe()}): order-2 stationary"
     assert res.parts[0].compared == "max |d^k L(tv)/dt^k| for k = 1..2"
@@ -827,18 +832,19 @@ def test_part1_check_orders_and_falsifier():
     assert r.values["best_n"] == t1.part1_check(net, data, directions=4, seed=0).values["best_n"]
     # the falsifier: stationary up to order 2(n-1) = 2 fails (order 2 is nonzero)
     rf = t1.part1_check(net, data, directions=4, stationary_order=2)
-    assert not rf.parts[0].passed and rf.values["worst_low"] == pytest.approx(rf.values["best_n"], rel=1e-9)
+    assert not rf.parts[0].passed and rf.values["worst_low"] == pytest.approx(rf.values["best_n"], rel=1e-9, abs=0)
     scale = max(1.0, t1._partial_scale(net, data)) * 2
-    assert rf.values["tol"] == pytest.approx(100 * net.num_params * EPS * scale, rel=1e-12)
+    assert rf.values["tol"] == pytest.approx(100 * net.num_params * EPS * scale, rel=1e-12, abs=0)
     rs = t1.part1_check(net, data, directions=2, stationary_order=3)
-    assert rs.values["tol"] == pytest.approx(100 * net.num_params * EPS * scale * 3, rel=1e-12)
+    assert rs.values["tol"] == pytest.approx(100 * net.num_params * EPS * scale * 3, rel=1e-12, abs=0)
     r0 = t1.part1_check(net, data, directions=2, stationary_order=0)
     assert r0.values["worst_low"] == 0.0
     with pytest.raises(ValueError, match="^stationary_order must be an integer >= 0"):
         t1.part1_check(net, data, stationary_order=-1)
     big = Dataset(3 * data.X, 3 * data.Y)
     rb = t1.part1_check(net, big, directions=1)
-    assert rb.values["tol"] == pytest.approx(100 * net.num_params * EPS * t1._partial_scale(net, big) * 2, rel=1e-12)
+    tol_big = 100 * net.num_params * EPS * t1._partial_scale(net, big) * 2
+    assert rb.values["tol"] == pytest.approx(tol_big, rel=1e-12, abs=0)
 
 
 # -- depth table, growth bounds and check -----------------------------------------------------------------
@@ -853,17 +859,18 @@ def test_depth_table_rows():
         eigs = spectrum(hessian_linear(net, torch.zeros(net.shape, dtype=F64), data))
         a = np.abs(eigs)
         assert row["depth"] == 2 * R and row["R"] == R and row["P"] == net.num_params
-        assert row["cond"] == pytest.approx(a.max() / a.min(), rel=1e-9)
-        assert row["cond10"] == pytest.approx(a.max() / np.percentile(a, 10), rel=1e-9)
-        assert row["lam_min"] == pytest.approx(eigs[0], rel=1e-12)
-        assert row["lam_max"] == pytest.approx(eigs[-1], rel=1e-12)
-        assert row["predicted"] == pytest.approx(float(sv.max() / sv.min()), rel=1e-12)
+        assert row["cond"] == pytest.approx(a.max() / a.min(), rel=1e-9, abs=0)
+        assert row["cond10"] == pytest.approx(a.max() / np.percentile(a, 10), rel=1e-9, abs=0)
+        assert row["lam_min"] == pytest.approx(eigs[0], rel=1e-12, abs=0)
+        assert row["lam_max"] == pytest.approx(eigs[-1], rel=1e-12, abs=0)
+        assert row["predicted"] == pytest.approx(float(sv.max() / sv.min()), rel=1e-12, abs=0)
         assert row["off_unit_max"] == 0.0
     r1 = t1.depth_table(1, [2], data, progress=False)[0]
     assert r1["predicted"] is None and r1["off_unit_max"] > 0 and r1["depth"] == 2
     rt = t1.depth_table(2, [2], data, progress=False, mid="tanh")[0]
-    assert rt["lam_max"] == pytest.approx(rows[1]["lam_max"], rel=1e-9)
-    assert t1.depth_table(2, [1], data.stats(), progress=False)[0]["cond"] == pytest.approx(rows[0]["cond"], rel=1e-9)
+    assert rt["lam_max"] == pytest.approx(rows[1]["lam_max"], rel=1e-9, abs=0)
+    cond_stats = t1.depth_table(2, [1], data.stats(), progress=False)[0]["cond"]
+    assert cond_stats == pytest.approx(rows[0]["cond"], rel=1e-9, abs=0)
 
 
 @pytest.fixture(scope="module")
@@ -885,22 +892,22 @@ def test_growth_bounds_rows(gstats):
         N = a.size
         assert row["R"] == R and row["depth"] == R and row["P"] == N == 4 * R
         assert row["lam_max"] == a.max()
-        assert row["trH2"] == pytest.approx(float((H ** 2).sum()), rel=1e-14)
+        assert row["trH2"] == pytest.approx(float((H ** 2).sum()), rel=1e-14, abs=0)
         trf = R * float((B ** 2).sum()) + R * (R - 1) * float((A ** 2).sum())
-        assert row["trH2_formula"] == pytest.approx(trf, rel=1e-14)
-        assert row["trH2"] == pytest.approx(trf, rel=1e-12)  # the identity the Proposition uses
+        assert row["trH2_formula"] == pytest.approx(trf, rel=1e-14, abs=0)
+        assert row["trH2"] == pytest.approx(trf, rel=1e-12, abs=0)  # the identity the Proposition uses
         # the lower bound is the Rayleigh quotient of the test vector (z, ..., z) / sqrt(R)
         lam, Z = torch.linalg.eigh(B + (R - 1) * (A + A.T) / 2)
         z = Z[:, -1].repeat(R) / math.sqrt(R)
-        assert row["lower_bound"] == pytest.approx(float(z @ H @ z), rel=1e-12)
-        assert row["lower_bound"] == pytest.approx(float(lam[-1]), rel=1e-14)
+        assert row["lower_bound"] == pytest.approx(float(z @ H @ z), rel=1e-12, abs=0)
+        assert row["lower_bound"] == pytest.approx(float(lam[-1]), rel=1e-14, abs=0)
         k = N - math.ceil((N - 1) / 10)
         assert int((a >= np.percentile(a, 10)).sum()) >= k
         assert row["p10"] == np.percentile(a, 10)
-        assert row["p10_bound"] == pytest.approx(math.sqrt(trf / k), rel=1e-14)
-        assert row["cond10"] == pytest.approx(a.max() / np.percentile(a, 10), rel=1e-14)
-        assert row["cond10_bound"] == pytest.approx(row["lower_bound"] / row["p10_bound"], rel=1e-14)
-        assert row["c_prime"] == pytest.approx(row["cond10_bound"] / math.sqrt(R), rel=1e-14)
+        assert row["p10_bound"] == pytest.approx(math.sqrt(trf / k), rel=1e-14, abs=0)
+        assert row["cond10"] == pytest.approx(a.max() / np.percentile(a, 10), rel=1e-14, abs=0)
+        assert row["cond10_bound"] == pytest.approx(row["lower_bound"] / row["p10_bound"], rel=1e-14, abs=0)
+        assert row["c_prime"] == pytest.approx(row["cond10_bound"] / math.sqrt(R), rel=1e-14, abs=0)
     with pytest.raises(ValueError, match="^R must be an integer"):
         t1.growth_bounds(1, (0,), st)
 
@@ -915,11 +922,11 @@ def test_growth_check_values_and_falsifier(gstats):
     tol = 100 * P * EPS * lam
     s0, s1, s2 = res.parts
     assert s0.value == min(r["lam_max"] - r["lower_bound"] for r in rows) and s0.op == ">="
-    assert s0.tol == pytest.approx(-tol, rel=1e-12)
+    assert s0.tol == pytest.approx(-tol, rel=1e-12, abs=0)
     assert s1.value == max(abs(r["trH2"] - r["trH2_formula"]) for r in rows)
-    assert s1.tol == pytest.approx(100 * P * EPS * max(r["trH2"] for r in rows), rel=1e-12)
+    assert s1.tol == pytest.approx(100 * P * EPS * max(r["trH2"] for r in rows), rel=1e-12, abs=0)
     assert s1.nontrivial == max(r["trH2"] for r in rows)
-    assert s2.value == max(r["p10"] - r["p10_bound"] for r in rows) and s2.tol == pytest.approx(tol, rel=1e-12)
+    assert s2.value == max(r["p10"] - r["p10_bound"] for r in rows) and s2.tol == pytest.approx(tol, rel=1e-12, abs=0)
     assert res.claim == "Proposition (1-shortcut growth), 1-shortcut networks, R = [1, 3]"
     assert res.lines == ["cond10 / lower bound: " + ", ".join(
         f"R={r['R']}: {r['cond10']:.3g} >= {r['cond10_bound']:.3g}" for r in rows)]
