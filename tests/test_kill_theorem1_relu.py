@@ -244,6 +244,16 @@ def test_relu_kink_refuses_a_width_other_than_the_datas(data2):
         t1.relu_kink_check(data2, "mid", d=3, pairs=1)
 
 
+def test_claim_data_are_not_whitened():
+    # _data3: three coordinates, unequal variances and correlations (Sxx far from I), Syx not symmetric
+    data = t1._data3()
+    st = data.stats()
+    assert data.X.dtype == F64 and data.d == 3 and data.m == 40
+    S = st.Sxx
+    assert S[0, 0] > S[1, 1] > S[2, 2] and min(float(S[0, 1]), float(S[1, 2])) > 0.2  # like cov
+    assert float((st.Syx - st.Syx.T).abs().max()) > 0.05
+
+
 # -- relu_first_order_check: n = 1, ReLU at post ------------------------------------------------
 
 def test_relu_first_order_reports_the_closed_form_sums(data3):
@@ -443,6 +453,8 @@ def test_relu_start_check_predictions(fake_mnist):
     sig, lam_lin, ev, s = _exact_relu_spectrum(2, 2, fake_mnist(6))
     lam, drift = float(ev.max()), abs(lam_lin - sig)
     preds = {"masked": float(s.max()), "half": sig / 2, "one": sig}
+    said = {"masked": "the masked Eq. 19", "half": "Theorem 1 with relu'(0) = 1/2, sigma_max(M)/2",
+            "one": "Theorem 1 with relu'(0) = 1, sigma_max(M)"}
     for name, pred in preds.items():
         _MNIST_CALLS.clear()
         res = t1.relu_start_check(depth=2, n_per_class=6, seed=2, prediction=name)
@@ -454,7 +466,8 @@ def test_relu_start_check_predictions(fake_mnist):
         assert v["theorem1_c1"] == pytest.approx(sig, rel=1e-12)
         assert v["theorem1_half"] == pytest.approx(sig / 2, rel=1e-12)
         assert v["lam_linear"] == pytest.approx(lam_lin, rel=1e-9) and v["drift"] == res.tol
-        assert isinstance(res.claim, str) and "depth 2" in res.claim and res.compared and res.criterion
+        assert res.claim == f"2-shortcut-ReLU network, depth 2, small start: lambda_max is {said[name]}"
+        assert res.compared and res.criterion
         assert len(res.lines) == 1 and f"with 1/2: {sig / 2:.4f}" in res.lines[0]
         assert f"masked Eq. 19: {preds['masked']:.4f}" in res.lines[0]
     # the default prediction is the masked one
