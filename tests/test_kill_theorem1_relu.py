@@ -1,0 +1,477 @@
+"""The ReLU part of ``resnet_nb/theorem1.py`` (ReLU at 0 breaks Theorem 1's hypotheses; the
+ReLU networks of the experiments at their small start): what the ledger's checks compute, pinned
+against independent computations at small sizes. Each property was found by a mutant that
+survived the other tests (see results/mutation/report.md).
+
+The kinks have closed forms. Along a ray ``w = t v`` (t > 0) a network with ReLU at mid,
+``f(x) = x + V2 relu(V1 x) t^2``, has the loss ``L(t) = L0 + t^2 <x - y, a>/m + O(t^4)``, so
+``D2+(v) = (2/m) sum <x - y, V2 relu(V1 x)>``; with ReLU at post, ``a = relu(V2 V1 x)``; for
+n = 1 with ReLU at post, ``D1+(v) = (1/m) sum <x - y, relu(V x)>``.
+"""
+import inspect
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import resnet_nb.theorem1 as t1
+from resnet_nb.data import synthetic_linear
+from resnet_nb.hessians import hessian, loss_function
+from resnet_nb.networks import ShortcutNetwork, unflatten
+
+F64 = torch.float64
+EPS = 2.0 ** -52
+
+
+@pytest.fixture(scope="module")
+def data3():
+    cov = torch.tensor([[2.0, 0.5, 0.0], [0.5, 1.0, 0.3], [0.0, 0.3, 0.5]], dtype=F64)
+    return synthetic_linear(3, 40, cov=cov, seed=1)
+
+
+@pytest.fixture(scope="module")
+def data2():
+    return synthetic_linear(2, 15, seed=4)
+
+
+# -- one_sided_derivatives: an exact polynomial fit on t > 0 -----------------------------------
+
+def _poly(coef, a):
+    """f(w) = sum_k coef[k] (a . w)^k, so that f(t v) has Taylor coefficients coef[k] (a . v)^k."""
+    def f(w):
+        s = float(a @ w)
+        return sum(c * s ** k for k, c in enumerate(coef))
+    return f
+
+
+def test_one_sided_derivatives_of_a_polynomial_are_k_factorial_times_its_coefficients():
+    coef = [0.5, -1.0, 2.0, 0.75, -0.3, 0.2, 0.1, -0.05, 0.02]  # degree 8, odd terms included
+    a = torch.tensor([1.0, 0.0], dtype=F64)
+    v = torch.tensor([1.0, 0.0], dtype=F64)
+    w0 = torch.zeros(2, dtype=F64)
+    derivs, resid = t1.one_sided_derivatives(_poly(coef, a), w0, v)  # default degree 8
+    assert derivs.shape == (9,)
+    want = [math.factorial(k) * c for k, c in enumerate(coef)]
+    np.testing.assert_allclose(derivs, want, rtol=1e-6, atol=1e-6)
+    assert resid < 1e-11
+    d3, r3 = t1.one_sided_derivatives(_poly(coef[:4], a), w0, v, degree=3)
+    assert d3.shape == (4,)
+    np.testing.assert_allclose(d3, want[:4], rtol=1e-9, atol=1e-10)
+    # a degree too small leaves a residual
+    _, r2 = t1.one_sided_derivatives(_poly(coef[:4], a), w0, v, degree=2)
+    assert r2 > 1e-4
+
+
+def test_one_sided_derivatives_sample_the_documented_grid():
+    seen = []
+
+    def f(w):
+        seen.append(float(w[0]))
+        return float(w[0]) ** 2
+
+    w0, v = torch.zeros(1, dtype=F64), torch.ones(1, dtype=F64)
+    t1.one_sided_derivatives(f, w0, v)  # degree 8: 19 points on [0.1, 1]
+    np.testing.assert_array_equal(seen, np.linspace(0.1, 1.0, 19))
+    seen.clear()
+    t1.one_sided_derivatives(f, w0, v, degree=3)
+    np.testing.assert_array_equal(seen, np.linspace(0.1, 1.0, 9))
+    seen.clear()
+    t1.one_sided_derivatives(f, w0, v, degree=2, ts=[0.2, 0.4, 0.5, 0.7])
+    assert seen == [0.2, 0.4, 0.5, 0.7]
+    seen.clear()
+    t1.one_sided_derivatives(f, torch.full((1,), 2.0, dtype=F64), -v, degree=2, ts=[0.5, 1.0, 1.5])
+    assert seen == [1.5, 1.0, 0.5]  # w0 + t v, t > 0 only
+
+
+def test_one_sided_derivatives_fit_in_float64_whatever_the_grid_dtype():
+    coef = [0.3, -0.7, 1.1, 0.4, -0.9]
+    a = torch.tensor([1.0], dtype=F64)
+    ts = np.linspace(0.1, 1.0, 11).astype(np.float32)
+    derivs, resid = t1.one_sided_derivatives(_poly(coef, a), torch.zeros(1, dtype=F64),
+                                             torch.ones(1, dtype=F64), degree=4, ts=ts)
+    assert resid < 1e-12
+    np.testing.assert_allclose(derivs, [math.factorial(k) * c for k, c in enumerate(coef)], rtol=1e-9)
+
+
+def test_one_sided_derivatives_refuse_a_bad_degree_by_name():
+    f = _poly([1.0], torch.ones(1, dtype=F64))
+    for bad in (0, 2.5):
+        with pytest.raises(ValueError, match=r"^degree must"):
+            t1.one_sided_derivatives(f, torch.zeros(1, dtype=F64), torch.ones(1, dtype=F64), degree=bad)
+
+
+# -- _kink_threshold: the stated resolution criterion -----------------------------------------
+
+def test_kink_threshold_is_the_stated_formula():
+    thr, crit = t1._kink_threshold(2e-9, [3.0, 5.0e3, 1.0], np.array([0.5, 0.2, 0.9]))
+    assert thr == pytest.approx(1e3 * 2e-9 / 0.2 ** 2 + 100 * EPS * 5.0e3, rel=1e-13)
+    assert "t_min = 0.2" in crit
+    # each term alone
+    thr0, _ = t1._kink_threshold(0.0, [2.0, 7.0], [0.1, 0.3])
+    assert thr0 == pytest.approx(100 * EPS * 7.0, rel=1e-13)
+    thr1, _ = t1._kink_threshold(1e-6, [0.0], [0.5, 0.25])
+    assert thr1 == pytest.approx(1e3 * 1e-6 / 0.25 ** 2, rel=1e-13)
+
+
+# -- relu_kink_check: the defects have closed forms --------------------------------------------
+
+def _mid_defect(net, data, v):
+    """(D2+(v), D2+(-v)) for ReLU at mid, n = 2, R = 1, in closed form."""
+    W = unflatten(v, net)[0]
+    X, Y = data.X, data.Y
+    dp = 2 * float(((X - Y) * (W[1] @ torch.relu(W[0] @ X))).sum()) / data.m
+    dm = 2 * float(((X - Y) * (-W[1] @ torch.relu(-W[0] @ X))).sum()) / data.m
+    return dp, dm
+
+
+def _post_values(net, data, u, w):
+    """D2+ along u + w, u - w, u, w for ReLU at post, u on the first matrix, w on the second."""
+    X, Y = data.X, data.Y
+    out = []
+    for z in (u + w, u - w, u, w):
+        W = unflatten(z, net)[0]
+        out.append(2 * float(((X - Y) * torch.relu(W[1] @ W[0] @ X)).sum()) / data.m)
+    return out
+
+
+def _mid_directions(net, seed, pairs):
+    rng = np.random.default_rng(seed)
+    return [torch.as_tensor(rng.normal(size=net.num_params)) for _ in range(pairs)]
+
+
+def _fit_residual(f, v, degree, ts):
+    return t1.one_sided_derivatives(f, torch.zeros(v.numel(), dtype=F64), v, degree=degree, ts=ts)[1]
+
+
+@pytest.fixture(scope="module")
+def kink_mid(data3):
+    return t1.relu_kink_check(data3, pairs=3)  # position "mid" by default
+
+
+def test_relu_kink_mid_reports_the_closed_form_defects(data3, kink_mid):
+    res = kink_mid
+    net = ShortcutNetwork(3, 2, 1, mid="relu")
+    f = loss_function(net, data3)
+    gaps, mags, resid = [], [], 0.0
+    ts = np.linspace(0.1, 1.0, 11)
+    for v in _mid_directions(net, 0, 3):
+        dp, dm = _mid_defect(net, data3, v)
+        gaps.append(abs(dp - dm))
+        mags.append(max(abs(dp), abs(dm)))
+        resid = max(resid, _fit_residual(f, v, 4, ts), _fit_residual(f, -v, 4, ts))
+    np.testing.assert_allclose(res.values["gaps"], gaps, rtol=1e-9)
+    np.testing.assert_allclose(res.values["mags"], mags, rtol=1e-9)
+    assert res.value == pytest.approx(min(gaps), rel=1e-9)
+    assert res.values["resid"] == resid  # the largest residual of all 2 x pairs exact degree-4 fits
+    assert res.tol == pytest.approx(1e3 * resid / 0.1 ** 2 + 100 * EPS * max(mags), rel=1e-12)
+    assert "t_min = 0.1" in res.criterion
+    assert res.op == ">=" and res.passed
+    assert "D2+(v) - D2+(-v)" in res.compared and "3 directions" in res.compared
+    assert isinstance(res.claim, str) and "relu at mid" in res.claim
+
+
+def test_relu_kink_reports_how_autograd_depends_on_relu_prime_at_zero(data3, kink_mid):
+    hs = kink_mid.values["hessians"]
+    assert sorted(hs) == [0.0, 0.5, 1.0]
+    want = {}
+    for c in (0.0, 0.5, 1.0):
+        net = ShortcutNetwork(3, 2, 1, mid="relu", relu_grad_at_zero=c)
+        want[c] = hessian(net, torch.zeros(net.shape, dtype=F64), data3)
+        assert hs[c].shape == (net.num_params, net.num_params)
+        torch.testing.assert_close(hs[c], want[c], rtol=0, atol=1e-12)
+    spread = max(float((want[a] - want[b]).abs().max()) for a in want for b in want)
+    assert spread > 1e-2
+    assert kink_mid.values["spread"] == pytest.approx(spread, rel=1e-12)
+    assert len(kink_mid.lines) == 1 and f"{spread:.3g}" in kink_mid.lines[0]
+
+
+def test_relu_kink_defaults():
+    # the book calls relu_kink_check(small, "mid") and relu_first_order_check(small)
+    sig = inspect.signature(t1.relu_kink_check).parameters
+    assert sig["seed"].default == 0 and sig["pairs"].default == 6 and sig["position"].default == "mid"
+    assert sig["act"].default == "relu" and sig["d"].default is None
+
+
+def test_relu_kink_post_reports_the_parallelogram_defects(data2):
+    res = t1.relu_kink_check(data2, "post", seed=2, pairs=2)
+    net = ShortcutNetwork(2, 2, 1, post="relu")
+    f = loss_function(net, data2)
+    rng = np.random.default_rng(2)
+    q = 4
+    gaps, mags, resid = [], [], 0.0
+    ts = np.linspace(0.1, 1.0, 11)
+    for _ in range(2):
+        u = torch.zeros(net.num_params, dtype=F64)
+        w = torch.zeros(net.num_params, dtype=F64)
+        u[:q] = torch.as_tensor(rng.normal(size=q))
+        w[q:] = torch.as_tensor(rng.normal(size=q))
+        vals = _post_values(net, data2, u, w)
+        assert vals[2] == 0.0 and vals[3] == 0.0  # one matrix alone does not move the output
+        gaps.append(abs(vals[0] + vals[1] - 2 * vals[2] - 2 * vals[3]))
+        mags.append(max(abs(x) for x in vals))
+        for z in (u + w, u - w, u, w):
+            resid = max(resid, _fit_residual(f, z, 4, ts))
+    np.testing.assert_allclose(res.values["gaps"], gaps, rtol=1e-9)
+    np.testing.assert_allclose(res.values["mags"], mags, rtol=1e-9)
+    assert res.values["resid"] == resid
+    assert res.tol == pytest.approx(1e3 * resid / 0.1 ** 2 + 100 * EPS * max(mags), rel=1e-12)
+    assert "parallelogram defect" in res.compared and "D2+(v)" not in res.compared
+    assert res.passed
+    assert sorted(res.values["hessians"]) == [0.0, 0.5, 1.0]
+
+
+def test_relu_kink_smooth_falsifier_fits_a_short_interval(data3):
+    res = t1.relu_kink_check(data3, "mid", pairs=2, act="tanh")
+    net = ShortcutNetwork(3, 2, 1, mid="tanh")
+    H = hessian(net, torch.zeros(net.shape, dtype=F64), data3)
+    f = loss_function(net, data3)
+    ts = np.linspace(1e-3, 1e-2, 19)
+    resid = 0.0
+    for v, mag in zip(_mid_directions(net, 0, 2), res.values["mags"]):
+        assert mag == pytest.approx(abs(float(v @ H @ v)), rel=1e-4)  # D2+(v) = D2+(-v) = v^T H v
+        resid = max(resid, _fit_residual(f, v, 8, ts), _fit_residual(f, -v, 8, ts))
+    assert res.values["resid"] == resid
+    assert "t_min = 0.001" in res.criterion
+    assert res.tol == pytest.approx(1e3 * resid / 1e-3 ** 2 + 100 * EPS * max(res.values["mags"]), rel=1e-12)
+    assert max(res.values["gaps"]) < 1e-6 * max(res.values["mags"])
+    assert not res.passed
+    assert math.isnan(res.values["spread"]) and res.values["hessians"] == {} and res.lines == []
+
+
+def test_relu_kink_refuses_a_width_other_than_the_datas(data2):
+    with pytest.raises(ValueError, match="d = 3"):
+        t1.relu_kink_check(data2, "mid", d=3, pairs=1)
+
+
+def test_claim_data_are_not_whitened():
+    # _data3: three coordinates, unequal variances and correlations (Sxx far from I), Syx not symmetric
+    data = t1._data3()
+    st = data.stats()
+    assert data.X.dtype == F64 and data.d == 3 and data.m == 40
+    S = st.Sxx
+    assert S[0, 0] > S[1, 1] > S[2, 2] and min(float(S[0, 1]), float(S[1, 2])) > 0.2  # like cov
+    assert float((st.Syx - st.Syx.T).abs().max()) > 0.05
+
+
+# -- relu_first_order_check: n = 1, ReLU at post ------------------------------------------------
+
+def test_relu_first_order_reports_the_closed_form_sums(data3):
+    sig = inspect.signature(t1.relu_first_order_check).parameters
+    assert sig["seed"].default == 0 and sig["directions"].default == 6 and sig["act"].default == "relu"
+    res = t1.relu_first_order_check(data3, directions=3)  # seed 0 by default
+    net = ShortcutNetwork(3, 1, 1, post="relu")
+    f = loss_function(net, data3)
+    ts = np.linspace(0.1, 1.0, 7)
+    X, Y = data3.X, data3.Y
+    sums, mags, resid = [], [], 0.0
+    for v in _mid_directions(net, 0, 3):
+        V = unflatten(v, net)[0, 0]
+        dp = float(((X - Y) * torch.relu(V @ X)).sum()) / data3.m
+        dm = float(((X - Y) * torch.relu(-V @ X)).sum()) / data3.m
+        sums.append(abs(dp + dm))
+        assert abs(dp + dm) == pytest.approx(abs(float(((Y - X) * (V @ X).abs()).sum())) / data3.m)
+        mags.append(max(abs(dp), abs(dm)))
+        resid = max(resid, _fit_residual(f, v, 2, ts), _fit_residual(f, -v, 2, ts))
+    np.testing.assert_allclose(res.values["sums"], sums, rtol=1e-9)
+    assert res.value == pytest.approx(min(sums), rel=1e-9)
+    assert res.values["resid"] == resid
+    assert res.tol == pytest.approx(1e3 * resid / 0.1 + 100 * EPS * max(mags), rel=1e-12)
+    assert "t_min = 0.1" in res.criterion and res.op == ">=" and res.passed
+    assert isinstance(res.claim, str) and "3 directions" in res.compared
+
+
+def test_relu_first_order_smooth_falsifier(data3):
+    res = t1.relu_first_order_check(data3, seed=1, directions=2, act="tanh")
+    net = ShortcutNetwork(3, 1, 1, post="tanh")
+    f = loss_function(net, data3)
+    ts = np.linspace(1e-3, 1e-2, 19)
+    resid = 0.0
+    for v in _mid_directions(net, 1, 2):
+        resid = max(resid, _fit_residual(f, v, 8, ts), _fit_residual(f, -v, 8, ts))
+    assert res.values["resid"] == resid
+    assert "t_min = 0.001" in res.criterion
+    assert max(res.values["sums"]) < 1e-8 and not res.passed
+
+
+# -- the masked Eq. 19 ---------------------------------------------------------------------------
+
+def _masked_blocks(W, data):
+    """sigma(M_r^(j)) with M_r^(j) = (1/m) sum_mu [(W_{r,1} x_mu)_j > 0] (x_mu - y_mu) x_mu^T, by loops."""
+    X, Y = data.X, data.Y
+    out = []
+    for r in range(W.shape[0]):
+        Z = W[r, 0] @ X
+        for j in range(X.shape[0]):
+            keep = Z[j] > 0
+            M = (X - Y)[:, keep] @ X[:, keep].T
+            out.append(torch.linalg.svdvals(M / data.m))
+    return torch.cat(out)
+
+
+def test_masked_singular_values_are_those_of_the_masked_eq19_blocks(data3):
+    net = ShortcutNetwork(3, 2, 2, mid="relu")
+    W = 0.01 * torch.randn(net.shape, generator=torch.Generator().manual_seed(7), dtype=F64)
+    W[1, 1] = 5.0  # the second matrix of a unit plays no part in the masks
+    s = t1.relu_masked_singular_values(net, W, data3)
+    assert s.dtype == F64 and s.shape == (net.R * 3 * 3,)
+    torch.testing.assert_close(s, _masked_blocks(W, data3), rtol=1e-12, atol=1e-14)
+    assert t1.relu_masked_prediction(net, W, data3) == pytest.approx(float(_masked_blocks(W, data3).max()), rel=1e-12)
+    # a hidden unit with a zero row passes nothing: the mask is (W x)_j > 0, strictly
+    W[0, 0, 1] = 0.0
+    s0 = t1.relu_masked_singular_values(net, W, data3)
+    assert float(s0[3:6].abs().max()) == 0.0
+    torch.testing.assert_close(s0, _masked_blocks(W, data3), rtol=1e-12, atol=1e-14)
+
+
+# -- the experiments' networks at their small start, on a stand-in for whitened MNIST ------------
+
+_MNIST_CALLS = []
+
+
+def _fake_mnist(n_per_class=None):
+    _MNIST_CALLS.append(n_per_class)
+    m = 90 if n_per_class is None else 70 + n_per_class % 17
+    seed = 11 if n_per_class is None else n_per_class
+    return synthetic_linear(10, m, noise=0.5, seed=seed)
+
+
+@pytest.fixture(scope="module")
+def fake_mnist():
+    import resnet_nb.experiments.common as common
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(common, "mnist", _fake_mnist)
+        yield _fake_mnist
+
+
+def _start(depth, seed):
+    from resnet_nb.init import initialise
+    lin = ShortcutNetwork(10, 2, depth // 2)
+    return lin, ShortcutNetwork(10, 2, depth // 2, mid="relu"), initialise(lin, "small", seed=seed)
+
+
+def _depth_rows(depths, seeds, data):
+    st = data.stats()
+    sv = torch.linalg.svdvals(st.Sxx - st.Syx)
+    rows = []
+    for depth in depths:
+        for seed in seeds:
+            _, _, W = _start(depth, seed)
+            s = _masked_blocks(W, data)
+            rows.append(dict(depth=depth, seed=seed, lam_max=float(s.max()), cond=float(s.max() / s.min()),
+                             lam_max_linear=float(sv.max()), cond_linear=float(sv.max() / sv.min())))
+    return rows
+
+
+def _same_rows(got, want):
+    assert [sorted(r) for r in got] == [sorted(r) for r in want]
+    for g, w in zip(got, want):
+        assert g["depth"] == w["depth"] and g["seed"] == w["seed"]
+        for k in ("lam_max", "cond", "lam_max_linear", "cond_linear"):
+            assert g[k] == pytest.approx(w[k], rel=1e-10), k
+
+
+def test_relu_depth_table_rows(fake_mnist):
+    data = fake_mnist(3)
+    _same_rows(t1.relu_depth_table((2, 6), (0, 4), data), _depth_rows((2, 6), (0, 4), data))
+
+
+def test_relu_depth_check_growth_and_spread(fake_mnist):
+    sig = inspect.signature(t1.relu_depth_check).parameters
+    assert sig["n_per_class"].default is None and sig["linear_value"].default is False
+    _MNIST_CALLS.clear()
+    res = t1.relu_depth_check()  # depths (2, 96), seeds (0, 1, 2), all digits
+    assert _MNIST_CALLS == [None]
+    rows = _depth_rows((2, 96), (0, 1, 2), fake_mnist(None))
+    _same_rows(res.values["rows"], rows)
+    lo = [r["cond"] for r in rows if r["depth"] == 2]
+    hi = [r["cond"] for r in rows if r["depth"] == 96]
+    growth = min(hi) - max(lo)
+    spread = max(max(lo) - min(lo), max(hi) - min(hi))
+    assert res.value == pytest.approx(growth, rel=1e-9) and res.values["growth"] == res.value
+    assert res.tol == pytest.approx(spread, rel=1e-9) and res.spread == res.tol
+    assert res.values["spread"] == res.tol
+    assert res.op == ">=" and res.passed == (growth >= spread)
+    assert "seeds 0, 1, 2" in res.compared and isinstance(res.claim, str) and res.criterion
+    assert len(res.lines) == 1 and f"{rows[0]['cond_linear']:.3f}" in res.lines[0]
+    assert f"{min(lo):.3f}..{max(lo):.3f}" in res.lines[0] and f"{min(hi):.3f}..{max(hi):.3f}" in res.lines[0]
+
+
+def test_relu_depth_check_falsifier_measures_the_distance_to_theorem1(fake_mnist):
+    _MNIST_CALLS.clear()
+    res = t1.relu_depth_check((6, 2), (1, 0), n_per_class=5, linear_value=True)
+    assert _MNIST_CALLS == [5]
+    rows = _depth_rows((6, 2), (1, 0), fake_mnist(5))
+    _same_rows(res.values["rows"], rows)
+    dev = max(abs(r["cond"] - r["cond_linear"]) for r in rows)
+    by = {dep: [r["cond"] for r in rows if r["depth"] == dep] for dep in (2, 6)}
+    spread = max(max(v) - min(v) for v in by.values())
+    assert res.value == pytest.approx(dev, rel=1e-9) and res.tol == pytest.approx(spread, rel=1e-9)
+    assert res.op == "<=" and res.values["growth"] == pytest.approx(min(by[6]) - max(by[2]), rel=1e-9)
+    assert res.values["spread"] == pytest.approx(spread, rel=1e-9)
+    assert "2 to 6" in res.claim and len(res.lines) == 1 and res.criterion
+
+
+def _exact_relu_spectrum(depth, seed, data):
+    from resnet_nb.experiments.relu_hessian import hessian_mid_relu
+    from resnet_nb.hessians import hessian_linear
+    lin, net, W = _start(depth, seed)
+    st = data.stats()
+    sig = float(torch.linalg.svdvals(st.Sxx - st.Syx).max())
+    lam_lin = float(torch.linalg.eigvalsh(hessian_linear(lin, W, st)).max())
+    ev = torch.linalg.eigvalsh(hessian_mid_relu(net, W, data)).numpy()
+    return sig, lam_lin, ev, _masked_blocks(W, data)
+
+
+def test_relu_spectrum_spot_check_compares_both_ends(fake_mnist):
+    sig_ = inspect.signature(t1.relu_spectrum_spot_check).parameters
+    assert sig_["depth"].default == 4 and sig_["n_per_class"].default == 100 and sig_["seed"].default == 0
+    _MNIST_CALLS.clear()
+    res = t1.relu_spectrum_spot_check(depth=2, n_per_class=4, seed=3)
+    assert _MNIST_CALLS == [4]
+    sig, lam_lin, ev, s = _exact_relu_spectrum(2, 3, fake_mnist(4))
+    a = np.abs(ev)
+    err = max(abs(a.max() - float(s.max())), abs(a.min() - float(s.min())))
+    drift = abs(lam_lin - sig)
+    assert drift > 0
+    assert res.value == pytest.approx(err, rel=1e-6, abs=1e-13)
+    assert res.tol == pytest.approx(drift, rel=1e-9)
+    assert res.nontrivial == pytest.approx(float(s.max() - s.min()), rel=1e-12) and res.nontrivial > 0
+    assert res.op == "<=" and res.nontrivial_what and isinstance(res.claim, str) and res.compared
+    assert res.values["cond_exact"] == pytest.approx(a.max() / a.min(), rel=1e-9)
+    assert res.values["cond_masked"] == pytest.approx(float(s.max() / s.min()), rel=1e-12)
+    assert res.values["drift"] == res.tol
+    assert len(res.lines) == 1
+    assert f"{float(s.min()):.4f} to {float(s.max()):.4f}" in res.lines[0]
+    assert f"cond {a.max() / a.min():.3f}" in res.lines[0]
+
+
+def test_relu_start_check_predictions(fake_mnist):
+    sig_ = inspect.signature(t1.relu_start_check).parameters
+    assert sig_["depth"].default == 16 and sig_["n_per_class"].default is None
+    assert sig_["seed"].default == 0 and sig_["prediction"].default == "masked"
+    sig, lam_lin, ev, s = _exact_relu_spectrum(2, 2, fake_mnist(6))
+    lam, drift = float(ev.max()), abs(lam_lin - sig)
+    preds = {"masked": float(s.max()), "half": sig / 2, "one": sig}
+    said = {"masked": "the masked Eq. 19", "half": "Theorem 1 with relu'(0) = 1/2, sigma_max(M)/2",
+            "one": "Theorem 1 with relu'(0) = 1, sigma_max(M)"}
+    for name, pred in preds.items():
+        _MNIST_CALLS.clear()
+        res = t1.relu_start_check(depth=2, n_per_class=6, seed=2, prediction=name)
+        assert _MNIST_CALLS == [6]
+        assert res.value == pytest.approx(abs(lam - pred), rel=1e-6, abs=1e-12)
+        assert res.tol == pytest.approx(drift, rel=1e-9) and res.op == "<="
+        v = res.values
+        assert v["lam"] == pytest.approx(lam, rel=1e-9) and v["masked"] == pytest.approx(preds["masked"], rel=1e-12)
+        assert v["theorem1_c1"] == pytest.approx(sig, rel=1e-12)
+        assert v["theorem1_half"] == pytest.approx(sig / 2, rel=1e-12)
+        assert v["lam_linear"] == pytest.approx(lam_lin, rel=1e-9) and v["drift"] == res.tol
+        assert res.claim == f"2-shortcut-ReLU network, depth 2, small start: lambda_max is {said[name]}"
+        assert res.compared and res.criterion
+        assert len(res.lines) == 1 and f"with 1/2: {sig / 2:.4f}" in res.lines[0]
+        assert f"masked Eq. 19: {preds['masked']:.4f}" in res.lines[0]
+    # the default prediction is the masked one
+    assert t1.relu_start_check(depth=2, n_per_class=6, seed=2).value == pytest.approx(abs(lam - preds["masked"]),
+                                                                                     rel=1e-6, abs=1e-12)
+    with pytest.raises(ValueError, match=r"^prediction must"):
+        t1.relu_start_check(depth=2, n_per_class=6, prediction="quarter")
