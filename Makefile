@@ -100,7 +100,7 @@ test-unit:
 
 test-notebooks:
 	@if [ -z "$(NOTEBOOKS)" ]; then echo "no notebooks in book/: nothing to run"; else \
-	  set -x; $(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=900 -n 2 --dist loadfile --durations=25 \
+	  set -x; $(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=300 -n 2 --dist loadfile --durations=25 \
 	    -p no:cacheprovider -q $(NOTEBOOKS); fi
 
 test-browser: chromium
