@@ -153,7 +153,7 @@ def test_spectral_summaries():
     assert hs.cond_percentile(eigs, 50) == 8.0 / 2.0
     assert hs.cond_percentile(np.arange(1.0, 11.0), 10) == 10.0 / np.percentile(np.arange(1.0, 11.0), 10)
     assert hs.cond_max_min([0.0, 1.0]) == float("inf")
-    assert hs.resolution_floor(eigs) == pytest.approx(5 * np.finfo(float).eps * 8.0)
+    assert hs.resolution_floor(eigs) == pytest.approx(5 * np.finfo(float).eps * 8.0, rel=1e-12, abs=0)
 
 
 @pytest.mark.parametrize("q", [0, 100, -5, 150, float("nan")])

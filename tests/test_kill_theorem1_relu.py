@@ -109,7 +109,7 @@ def test_kink_threshold_is_the_stated_formula():
     assert "t_min = 0.2" in crit
     # each term alone
     thr0, _ = t1._kink_threshold(0.0, [2.0, 7.0], [0.1, 0.3])
-    assert thr0 == pytest.approx(100 * EPS * 7.0, rel=1e-13)
+    assert thr0 == pytest.approx(100 * EPS * 7.0, rel=1e-13, abs=0)
     thr1, _ = t1._kink_threshold(1e-6, [0.0], [0.5, 0.25])
     assert thr1 == pytest.approx(1e3 * 1e-6 / 0.25 ** 2, rel=1e-13)
 
@@ -164,7 +164,7 @@ def test_relu_kink_mid_reports_the_closed_form_defects(data3, kink_mid):
     np.testing.assert_allclose(res.values["mags"], mags, rtol=1e-9)
     assert res.value == pytest.approx(min(gaps), rel=1e-9)
     assert res.values["resid"] == resid  # the largest residual of all 2 x pairs exact degree-4 fits
-    assert res.tol == pytest.approx(1e3 * resid / 0.1 ** 2 + 100 * EPS * max(mags), rel=1e-12)
+    assert res.tol == pytest.approx(1e3 * resid / 0.1 ** 2 + 100 * EPS * max(mags), rel=1e-12, abs=0)
     assert "t_min = 0.1" in res.criterion
     assert res.op == ">=" and res.passed
     assert "D2+(v) - D2+(-v)" in res.compared and "3 directions" in res.compared
@@ -215,7 +215,7 @@ def test_relu_kink_post_reports_the_parallelogram_defects(data2):
     np.testing.assert_allclose(res.values["gaps"], gaps, rtol=1e-9)
     np.testing.assert_allclose(res.values["mags"], mags, rtol=1e-9)
     assert res.values["resid"] == resid
-    assert res.tol == pytest.approx(1e3 * resid / 0.1 ** 2 + 100 * EPS * max(mags), rel=1e-12)
+    assert res.tol == pytest.approx(1e3 * resid / 0.1 ** 2 + 100 * EPS * max(mags), rel=1e-12, abs=0)
     assert "parallelogram defect" in res.compared and "D2+(v)" not in res.compared
     assert res.passed
     assert sorted(res.values["hessians"]) == [0.0, 0.5, 1.0]
@@ -276,7 +276,7 @@ def test_relu_first_order_reports_the_closed_form_sums(data3):
     np.testing.assert_allclose(res.values["sums"], sums, rtol=1e-9)
     assert res.value == pytest.approx(min(sums), rel=1e-9)
     assert res.values["resid"] == resid
-    assert res.tol == pytest.approx(1e3 * resid / 0.1 + 100 * EPS * max(mags), rel=1e-12)
+    assert res.tol == pytest.approx(1e3 * resid / 0.1 + 100 * EPS * max(mags), rel=1e-12, abs=0)
     assert "t_min = 0.1" in res.criterion and res.op == ">=" and res.passed
     assert isinstance(res.claim, str) and "3 directions" in res.compared
 
