@@ -229,3 +229,14 @@ def test_data3_is_drawn_from_its_stated_covariance():
     assert float((st.Sxx - cov).norm()) < 0.5 * float((st.Sxx - torch.eye(3, dtype=F64)).norm())
     assert float((st.Syx - st.Syx.T).abs().max()) > 0.05
     assert st.Sxx.dtype == F64 and t1._data3().m == 40
+
+
+def test_shifted_sigmoid_values_and_derivative():
+    """The sigmoid activation of the ledger's falsifiers: sigma(0) = 1/2, sigma'(0) = 1/4,
+    sigma''(0) = 0, and its elementwise derivative equals autograd's on a grid."""
+    act = t1.shifted_sigmoid()
+    assert (act.name, act.value_at_zero, act.d1_at_zero, act.d2_at_zero) == ("sigmoid", 0.5, 0.25, 0.0)
+    x = torch.linspace(-4, 4, 17, dtype=F64, requires_grad=True)
+    (g,) = torch.autograd.grad(act(x).sum(), x)
+    assert torch.allclose(act.grad(x.detach()), g, rtol=1e-14, atol=0)
+    assert float(act(torch.zeros((), dtype=F64))) == 0.5
