@@ -395,3 +395,15 @@ def test_drift_table_rows_against_hand_computed_hessians():
             assert abs(r["sigma_max"] - sig) <= tol_of(4, max(1.0, sig))
             assert r["drift"] == r["lam_max"] - r["sigma_max"] and r["drift"] > 10 * tol
             assert r["c"] == pytest.approx(r["drift"] / (R * eps ** 2), rel=1e-14, abs=0)
+
+
+def test_lambda_max_is_reproducible_above_the_dense_size():
+    """Above 400 rows lambda_max uses Lanczos from a fixed start: two calls give the same float,
+    which is numpy's largest eigenvalue to 100 P eps |lambda|max."""
+    g = torch.Generator().manual_seed(5)
+    A = torch.randn(450, 450, generator=g, dtype=F64)
+    H = (A + A.T) / 2
+    a, b = dyn.lambda_max(H), dyn.lambda_max(H)
+    assert a == b
+    ref = float(np.linalg.eigvalsh(H.numpy())[-1])
+    assert a == pytest.approx(ref, abs=tol_of(450, abs(ref)))
