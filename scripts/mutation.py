@@ -356,7 +356,26 @@ def verify_kills(name: str, log) -> int:
     return len(killed)
 
 
-def run_module(name: str, log, retry: bool = False) -> float:
+def forget_new_test_kills(name: str, paths: list[str]) -> int:
+    """Clear the result of every mutant that ``--verify-kills`` recorded as killed (only the kill
+    files were run against it), so that the next run confirms it with the whole suite."""
+    kills_file = KILLS_DIR / f"{name}.json"
+    kills = json.loads(kills_file.read_text()) if kills_file.exists() else {}
+    n = 0
+    for p in paths:
+        meta = ROOT / "mutants" / (p + ".meta")
+        if not meta.exists():
+            continue
+        data = json.loads(meta.read_text())
+        for key, code in data["exit_code_by_key"].items():
+            if key in kills and code is not None:
+                data["exit_code_by_key"][key] = None
+                n += 1
+        meta.write_text(json.dumps(data, indent=4))
+    return n
+
+
+def run_module(name: str, log, retry: bool = False, confirm: bool = False) -> float:
     """Run the pending, non-excluded mutants of one module; return the wall time in seconds.
 
     mutmut maps tests to functions once per run of the whole suite and afterwards only adds new
@@ -367,6 +386,8 @@ def run_module(name: str, log, retry: bool = False) -> float:
     t0 = time.time()
     paths = [p for p in MODULES[name] if (ROOT / p).exists()]
     wanted = [f for p in paths for f in functions(p) if not excluded(f)]
+    if confirm:
+        print(f"[{name}] {forget_new_test_kills(name, paths)} kills by --verify-kills to confirm", flush=True)
     if retry:
         print(f"[{name}] {forget_survivors(paths)} survivors to try again", flush=True)
     known = {}
@@ -518,6 +539,8 @@ def main() -> None:
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--verify-kills", action="store_true",
                     help="only run tests/test_kill_<module>.py against the mutants not killed")
+    ap.add_argument("--confirm-kills", action="store_true",
+                    help="run the mutants killed by --verify-kills again with the whole suite")
     ap.add_argument("--retry-survivors", action="store_true",
                     help="run the mutants not killed again (after adding tests)")
     ap.add_argument("--generate", action="store_true",
@@ -541,7 +564,7 @@ def main() -> None:
                 print(f"[{name}] {verify_kills(name, log)} more mutants killed", flush=True)
                 wall[name] = time.time() - t0
             elif not args.report_only:
-                wall[name] = run_module(name, log, args.retry_survivors)
+                wall[name] = run_module(name, log, args.retry_survivors, args.confirm_kills)
                 print(f"[{name}] {wall[name]:.0f} s", flush=True)
             with _locked():
                 write_report([name] if not args.report_only else names, wall)
