@@ -28,24 +28,12 @@ from resnet_nb.networks import ShortcutNetwork
 from resnet_nb.theorem1 import _data3
 from resnet_nb.train import TrainResult
 
+from helpers import labelled, tol_of
+
 F64 = torch.float64
-EPS = np.finfo(np.float64).eps
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def tol_of(P, scale):
-    """The ledger's rounding tolerance, written out: 100 P eps |scale|."""
-    return 100.0 * P * EPS * scale
-
-
-def labelled(check):
-    """Every check names what it compares, and names its nontrivial part when it has one."""
-    assert isinstance(check.claim, str) and check.claim
-    assert isinstance(check.compared, str) and check.compared
-    assert isinstance(check.criterion, str) and check.criterion
-    if check.nontrivial is not None:
-        assert isinstance(check.nontrivial_what, str) and check.nontrivial_what
-    assert all(isinstance(x, str) and x for x in check.lines)
 
 
 @pytest.fixture(autouse=True)
