@@ -245,9 +245,9 @@ def mutmut_run(names: list[str], paths: list[str], log) -> int:
     return subprocess.run(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT).returncode
 
 
-def forget_survivors(paths: list[str]) -> int:
-    """Clear the result of every mutant not killed, so that the next run tries it again (after
-    tests were added to kill survivors)."""
+def _forget(paths: list[str], which) -> int:
+    """Clear the stored result of every mutant with ``which(key, code)`` true, so that the next
+    run tries it again; return how many were cleared."""
     n = 0
     for p in paths:
         meta = ROOT / "mutants" / (p + ".meta")
@@ -255,11 +255,17 @@ def forget_survivors(paths: list[str]) -> int:
             continue
         data = json.loads(meta.read_text())
         for key, code in data["exit_code_by_key"].items():
-            if code is not None and STATUS.get(code) != "killed":
+            if code is not None and which(key, code):
                 data["exit_code_by_key"][key] = None
                 n += 1
         meta.write_text(json.dumps(data, indent=4))
     return n
+
+
+def forget_survivors(paths: list[str]) -> int:
+    """Clear the result of every mutant not killed, so that the next run tries it again (after
+    tests were added to kill survivors)."""
+    return _forget(paths, lambda key, code: STATUS.get(code) != "killed")
 
 
 KILLS_DIR = OUT / "killed_by_new_tests"  # <module>.json: {mutant: test file}
@@ -361,18 +367,7 @@ def forget_new_test_kills(name: str, paths: list[str]) -> int:
     files were run against it), so that the next run confirms it with the whole suite."""
     kills_file = KILLS_DIR / f"{name}.json"
     kills = json.loads(kills_file.read_text()) if kills_file.exists() else {}
-    n = 0
-    for p in paths:
-        meta = ROOT / "mutants" / (p + ".meta")
-        if not meta.exists():
-            continue
-        data = json.loads(meta.read_text())
-        for key, code in data["exit_code_by_key"].items():
-            if key in kills and code is not None:
-                data["exit_code_by_key"][key] = None
-                n += 1
-        meta.write_text(json.dumps(data, indent=4))
-    return n
+    return _forget(paths, lambda key, code: key in kills)
 
 
 def run_module(name: str, log, retry: bool = False, confirm: bool = False) -> float:
