@@ -75,9 +75,17 @@ setup: venv assets
 # --- the book ------------------------------------------------------------------------------
 
 # A gating build must start clean: a rebuild over an old _build/ can hide a failing notebook.
+# The chapters execute in parallel (one per core, longest first) and are recorded in .cache/exec;
+# a chapter whose notebook, package, results and lock are unchanged is replayed, not executed
+# (scripts/exec_cache.py). EXEC_CACHE=0 executes every chapter again. Per-chapter times:
+# _build/exec_times.tsv.
+EXEC_CACHE ?= 1
+BOOK_JOBS ?= $(shell nproc)
 book-build:
-	rm -rf _build/html _build/.doctrees _build/jupyter_execute _build/.jupyter_cache
-	$(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going
+	rm -rf _build/html _build/.doctrees _build/jupyter_execute _build/.jupyter_cache _build/exec_times.tsv
+	RESNET_NB_EXEC_CACHE=$(EXEC_CACHE) BOOK_JOBS=$(BOOK_JOBS) \
+	  $(BIN)/python scripts/build_book.py build . --warningiserror --nitpick --keep-going
+	@echo "=== chapter execution (chapter, executed/replayed, seconds):"; sort -k3 -n -r _build/exec_times.tsv
 
 book:
 	@rm -f _build/timings.txt
