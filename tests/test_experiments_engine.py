@@ -61,8 +61,10 @@ def test_interrupted_run_resumes_without_losing_work(tmp_path):
     assert sorted(table["y"]) == [1, 4, 9, 16]
 
 
-@pytest.mark.parametrize("damage", ["truncate", "edit_number", "garbage", "foreign_item"])
-def test_damaged_record_is_detected_and_redone(tmp_path, damage):
+@pytest.mark.parametrize("damage, reason", [("truncate", "truncated"), ("edit_number", "tampered"),
+                                            ("garbage", "truncated"), ("old_format", "stale"),
+                                            ("foreign_item", "foreign")])
+def test_damaged_record_is_reported_by_kind_and_redone(tmp_path, capsys, damage, reason):
     calls = []
     mod = _fake_module(calls)
     engine.run_items(mod, {"xs": [1, 2]}, store_dir=tmp_path, progress=False)
@@ -75,14 +77,32 @@ def test_damaged_record_is_detected_and_redone(tmp_path, damage):
         assert '"y":5' in path.read_text()
     elif damage == "garbage":
         path.write_bytes(b"\x00\xff not json")
+    elif damage == "old_format":  # a sound record of an earlier record format
+        rec = json.loads(text)
+        rec["body"]["format"] = engine.RECORD_FORMAT - 1
+        rec["checksum"] = engine.record_checksum(rec["body"])
+        path.write_text(json.dumps(rec))
     else:  # a valid record of item 1 under the name of item 2
         other = tmp_path / f"{engine.item_key({'figure': 'fake', 'x': 1})}.json"
         path.write_text(other.read_text())
+    assert engine.inspect_record(tmp_path, {"figure": "fake", "x": 2}) == (None, reason)
     calls.clear()
+    capsys.readouterr()
     table = engine.run_items(mod, {"xs": [1, 2]}, store_dir=tmp_path, progress=False)
     assert calls == [2]
     assert table.sort_values("x")["y"].tolist() == [1, 4]
+    assert table.attrs["damaged"] == [(path.name, reason)]
+    err = capsys.readouterr().err
+    assert f"{path.name}: {reason}" in err and "redone" in err
     assert engine.read_record(tmp_path, {"figure": "fake", "x": 2}) is not None
+
+
+def test_sound_records_are_not_reported(tmp_path, capsys):
+    mod = _fake_module([])
+    engine.run_items(mod, {"xs": [1, 2]}, store_dir=tmp_path, progress=False)
+    capsys.readouterr()
+    table = engine.run_items(mod, {"xs": [1, 2]}, store_dir=tmp_path, progress=False)
+    assert table.attrs["damaged"] == [] and capsys.readouterr().err == ""
 
 
 def test_no_store_writes_nothing(tmp_path, monkeypatch):

@@ -38,7 +38,8 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-__all__ = ["FIGURES", "SCALE_NAMES", "item_key", "record_checksum", "read_record", "write_record",
+__all__ = ["FIGURES", "SCALE_NAMES", "DAMAGE", "item_key", "record_checksum", "read_record",
+           "inspect_record", "write_record",
            "provenance", "cpu_fingerprint", "run_items", "item_cost", "check_jobs", "load_figure",
            "get_config", "write_summary", "load_results",
            "check_device"]
@@ -108,24 +109,50 @@ def write_record(store_dir, item: dict, rows: list, prov: dict) -> Path:
     return target
 
 
-def read_record(store_dir, item: dict):
-    """The stored record body of ``item``, or ``None`` if absent, partial, corrupt or foreign.
+#: why a stored record was not used (see :func:`inspect_record`)
+DAMAGE = ("truncated", "tampered", "stale", "foreign")
 
-    A damaged record is deleted so that it is redone.
+
+def inspect_record(store_dir, item: dict):
+    """``(body, None)`` for a sound record of ``item``; ``(None, reason)`` otherwise.
+
+    ``reason`` is ``"missing"`` (no file), ``"truncated"`` (not complete JSON, e.g. a write cut
+    short), ``"tampered"`` (its checksum does not match its content), ``"stale"`` (written in
+    another record format) or ``"foreign"`` (it holds another item). Nothing is deleted.
     """
     path = Path(store_dir) / f"{item_key(item)}.json"
     if not path.exists():
-        return None
+        return None, "missing"
     try:
         rec = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError):
+        return None, "truncated"
+    try:
         body = rec["body"]
-        ok = (rec["checksum"] == record_checksum(body) and body.get("format") == RECORD_FORMAT
-              and _canonical(body["item"]) == _canonical(item))
-    except (ValueError, KeyError, TypeError):
-        ok = False
-    if not ok:
+        if rec["checksum"] != record_checksum(body):
+            return None, "tampered"
+        if body.get("format") != RECORD_FORMAT:
+            return None, "stale"
+        if _canonical(body["item"]) != _canonical(item):
+            return None, "foreign"
+    except (KeyError, TypeError, AttributeError):
+        return None, "truncated"
+    return body, None
+
+
+def read_record(store_dir, item: dict, damaged: list | None = None):
+    """The stored record body of ``item``, or ``None`` if absent, truncated, tampered, stale
+    or foreign (see :func:`inspect_record`).
+
+    A damaged record is deleted so that it is redone; with a list ``damaged``, the pair
+    ``(file name, reason)`` is appended to it, so that the caller can say what it redid.
+    """
+    body, reason = inspect_record(store_dir, item)
+    if reason in DAMAGE:
+        path = Path(store_dir) / f"{item_key(item)}.json"
         path.unlink()
-        return None
+        if damaged is not None:
+            damaged.append((path.name, reason))
     return body
 
 
@@ -386,17 +413,20 @@ def run_items(module, config: dict, store_dir=None, device: str = "cpu", progres
     device = check_device(device)
     jobs = check_jobs(jobs)
     items = module.configurations(config) if items is None else items
-    stored, todo = {}, []
+    stored, todo, damaged = {}, [], []
     for item in items:
-        body = read_record(store_dir, item) if store_dir is not None else None
+        body = read_record(store_dir, item, damaged) if store_dir is not None else None
         if body is None:
             todo.append(item)
         else:
             stored[item_key(item)] = body["rows"]
+    if damaged:
+        _report_damaged(store_dir, damaged, redo=compute)
     if not compute:
         rows = [dict(r, item_key=k) for k, rs in stored.items() for r in rs]
         table = pd.DataFrame(rows)
         table.attrs["missing"] = len(todo)
+        table.attrs["damaged"] = damaged
         return table
     name = getattr(module, "__name__", "experiment").rsplit(".", 1)[-1]
     done = [i for i in items if item_key(i) in stored]
@@ -424,7 +454,21 @@ def run_items(module, config: dict, store_dir=None, device: str = "cpu", progres
         rows.extend(dict(r, item_key=k) for r in (stored[k] if k in stored else new_rows[k]))
     table = pd.DataFrame(rows)
     table.attrs["missing"] = 0
+    table.attrs["damaged"] = damaged
     return table
+
+
+def _report_damaged(store_dir, damaged: list, redo: bool) -> None:
+    """Say on stderr which stored records were damaged (and are redone or left missing)."""
+    import sys
+
+    what = "redone" if redo else "left out (collect only)"
+    counts = {r: sum(1 for _, x in damaged if x == r) for r in DAMAGE}
+    summary = ", ".join(f"{n} {r}" for r, n in counts.items() if n)
+    print(f"{store_dir}: {len(damaged)} damaged record(s) deleted and {what}: {summary}",
+          file=sys.stderr, flush=True)
+    for name, reason in damaged:
+        print(f"  {name}: {reason}", file=sys.stderr, flush=True)
 
 
 def _run_parallel(module, todo, device, store_dir, jobs, bar) -> dict:
