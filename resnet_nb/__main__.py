@@ -31,6 +31,10 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--jobs", type=int, default=None,
                    help="worker processes, one thread each (default: every core, "
                         f"{os.cpu_count()} here)")
+    r.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the work items on the Dask cluster whose scheduler is at ADDRESS "
+                        "(tcp://host:8786; needs the optional package distributed); the records "
+                        "go to --out, which every worker must be able to reach")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
     r.add_argument("--collect", action="store_true",
                    help="compute nothing: write table, provenance and figure from the finished records only "
@@ -57,7 +61,7 @@ def check_out(out) -> Path:
 
 
 def reproduce(figure: str, scale: str, device: str, out, progress: bool = True, collect: bool = False,
-              jobs: int = 1) -> Path:
+              jobs: int = 1, scheduler=None) -> Path:
     """Run (or resume) one figure at one scale; return the folder of its results.
 
     ``collect``: compute nothing, summarise the records finished so far."""
@@ -67,7 +71,7 @@ def reproduce(figure: str, scale: str, device: str, out, progress: bool = True, 
     records = Path(out) / _store_name(module, figure) / scale / "records"
     t0 = time.perf_counter()
     table = engine.run_items(module, config, store_dir=records, device=device, progress=progress,
-                             compute=not collect, jobs=jobs)
+                             compute=not collect, jobs=jobs, scheduler=scheduler)
     if table.empty:
         raise LookupError(f"{figure} ({scale}): no finished records under {records}")
     wall = time.perf_counter() - t0
@@ -113,7 +117,7 @@ def main(argv=None) -> int:
     for figure in figures:
         try:
             folder = reproduce(figure, args.scale, device, args.out, progress=not args.no_progress,
-                               collect=args.collect, jobs=jobs)
+                               collect=args.collect, jobs=jobs, scheduler=args.scheduler)
         except KeyboardInterrupt:
             print(f"\ninterrupted during {figure}; finished items are stored, run the same command to resume",
                   file=sys.stderr)

@@ -41,7 +41,7 @@ from tqdm.auto import tqdm
 __all__ = ["FIGURES", "SCALE_NAMES", "DAMAGE", "item_key", "record_checksum", "read_record",
            "inspect_record", "write_record",
            "provenance", "cpu_fingerprint", "run_items", "item_cost", "check_jobs", "load_figure",
-           "get_config", "write_summary", "load_results",
+           "get_config", "write_summary", "load_results", "run_on_dask",
            "check_device"]
 
 #: figure name -> module implementing it
@@ -372,7 +372,15 @@ def _worker_init():
 
 
 def _compute_item(module_name: str, item: dict, device: str, store_dir):
-    """Run one item in a worker process and store its record; return (rows, wall time)."""
+    """Run one item in a worker process and store its record; return (rows, wall time).
+
+    An item whose sound record is already in the store is read back, not computed again: a
+    cluster that reruns a task whose result it lost (a worker gone after writing the record)
+    costs nothing and changes nothing."""
+    if store_dir is not None:
+        body, _ = inspect_record(store_dir, item)
+        if body is not None:
+            return body["rows"], 0.0
     return _run_and_store(importlib.import_module(module_name), item, device, store_dir)
 
 
@@ -399,7 +407,7 @@ def check_jobs(jobs) -> int:
 
 
 def run_items(module, config: dict, store_dir=None, device: str = "cpu", progress: bool = True,
-              items=None, compute: bool = True, jobs: int = 1) -> pd.DataFrame:
+              items=None, compute: bool = True, jobs: int = 1, scheduler=None) -> pd.DataFrame:
     """Run every work item of ``config`` (or the given ``items``) and return the tidy table.
 
     With ``store_dir``, finished items are read back from their records and new ones are
@@ -409,6 +417,10 @@ def run_items(module, config: dict, store_dir=None, device: str = "cpu", progres
     processes (one thread each) over the same store; the rows come back in item order
     whatever order the items finish in. The table has one column ``item_key`` tying each row
     to its record.
+
+    ``scheduler`` (the address of a Dask scheduler, ``"tcp://host:8786"``, or a
+    ``distributed.Client``) runs the items on that Dask cluster instead, through
+    :func:`run_on_dask`; ``jobs`` is then ignored.
     """
     device = check_device(device)
     jobs = check_jobs(jobs)
@@ -438,7 +450,9 @@ def run_items(module, config: dict, store_dir=None, device: str = "cpu", progres
     bar = _Progress(module, name, items, done, min(jobs, max(len(todo), 1)), prior, progress)
     new_rows = {}
     try:
-        if jobs == 1 or len(todo) <= 1:
+        if scheduler is not None and todo:
+            new_rows = run_on_dask(module, todo, device, store_dir, scheduler, bar)
+        elif jobs == 1 or len(todo) <= 1:
             for item in todo:
                 bar.start(item)
                 new, wall = _run_and_store(module, item, device, store_dir)
@@ -509,6 +523,52 @@ def _run_parallel(module, todo, device, store_dir, jobs, bar) -> dict:
                 fut.cancel()
             raise
     return out
+
+
+def run_on_dask(module, todo, device, store_dir, scheduler, bar=None) -> dict:
+    """Run the items ``todo`` on a Dask cluster; return ``{item key: rows}``.
+
+    Each item is one task: the worker that runs it writes its record to ``store_dir`` (which
+    must therefore be a folder every worker can reach, e.g. a shared file system on a Slurm
+    cluster), exactly as a local worker process does. Dask reschedules the task of a worker that
+    is lost mid-item on another worker (its records already written are kept, and only its
+    unfinished item runs again), up to the scheduler's ``allowed-failures``. Needs the optional
+    extra ``distributed`` (``pip install 'resnet_nb[dask]'``).
+    """
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise ImportError("scheduler= needs the optional package 'distributed' "
+                          "(pip install 'resnet_nb[dask]')") from None
+    name = getattr(module, "__name__", None)
+    try:
+        if name is None or importlib.import_module(name) is not module:
+            raise ImportError
+    except ImportError:
+        raise ValueError(f"a Dask run needs a figure module importable by name, got {name!r}") from None
+    own = not isinstance(scheduler, Client)
+    client = Client(scheduler) if own else scheduler
+    store = None if store_dir is None else str(store_dir)
+    try:
+        queue = sorted(todo, key=lambda i: -item_cost(module, i))
+        futures = {}
+        for item in queue:
+            fut = client.submit(_compute_item, name, item, device, store, pure=False,
+                                key=f"{name.rsplit('.', 1)[-1]}-{item_key(item)}")
+            futures[fut] = item
+            if bar is not None:
+                bar.start(item)
+        out = {}
+        for fut in as_completed(list(futures)):
+            item = futures[fut]
+            new, wall = fut.result()
+            out[item_key(item)] = new
+            if bar is not None:
+                bar.finish(item, wall)
+        return out
+    finally:
+        if own:
+            client.close()
 
 
 def reproduce_variant(module, name: str, config: dict, scale: str, out=None, compute: bool = True,
