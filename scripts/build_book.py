@@ -21,7 +21,8 @@ def build_sphinx(*args, **kwargs):
     return _build_sphinx(*args, **kwargs)
 
 
-cli.build_sphinx = build_sphinx
+# `jupyter-book build` imports build_sphinx from jupyter_book.sphinx inside the command
+jb_sphinx.build_sphinx = build_sphinx
 
 if __name__ == "__main__":
     sys.exit(cli.main())

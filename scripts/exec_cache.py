@@ -221,6 +221,13 @@ def _builder_inited(app) -> None:
             ext.parallel_read_safe = True
     if app.parallel > 1:
         import sphinx.builders as builders
+        from sphinx_proof.domain import ProofDomain
+
+        # sphinx-proof declares parallel reading safe but its domain lacks merge_domaindata;
+        # its domain data is empty (the proofs live in env.proof_list, merged by its own
+        # env-merge-info handler), so there is nothing to merge.
+        if "merge_domaindata" not in ProofDomain.__dict__:
+            ProofDomain.merge_domaindata = lambda self, docnames, otherdata: None
 
         builders.make_chunks = _one_task_per_document
 
