@@ -115,6 +115,16 @@ def _install() -> None:
             self._t0 = time.perf_counter()
             super().start_client()
 
+        def code_cell_outputs(self, cell_index):
+            from myst_nb.core.execute import ExecutionError
+
+            try:
+                return super().code_cell_outputs(cell_index)
+            except ExecutionError as err:
+                # a parallel build passes only the message to the main process: put the cell's
+                # error (source and traceback) into it
+                raise ExecutionError(f"{self.path}: cell {cell_index} failed:\n{err.__cause__}") from err
+
         def eval_variable(self, name: str):
             outputs = super().eval_variable(name)
             self._evals.append([name, [dict(o) for o in outputs]])
