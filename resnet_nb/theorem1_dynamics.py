@@ -248,6 +248,9 @@ def sharpness_sweep(data, seeds=range(8), n: int = 2, R: int = 4, lr: float = 0.
     W0 = torch.stack([initialise(net, "small", seed=s) for s in seeds])
     res = gradient_descent(net, W0, stats, lr, epochs, snapshot_epochs=snaps)
     losses = np.asarray(res.losses, dtype=float).reshape(len(seeds), epochs + 1)
+    bad = [s for s, row in zip(seeds, losses) if not np.isfinite(row).all()]
+    if bad:
+        raise ValueError(f"gradient descent diverged at lr = {lr} for seeds {bad}; use a smaller learning rate")
     lam = np.array([[lambda_max(hessian_linear(net, res.snapshots[e][i], stats)) for e in snaps]
                     for i in range(len(seeds))])
     Lmin = float(optimum(stats)[1])
@@ -431,12 +434,14 @@ def evenness_check(data, n: int = 2, R: int = 4, epss=(0.01, 0.02, 0.04), seed: 
     return res
 
 
-def drift_per_unit(table=None, eps: float | None = None) -> "pd.DataFrame":  # noqa: F821
+def drift_per_unit(table=None, eps: float | None = None, sigma_max: float | None = None) -> "pd.DataFrame":  # noqa: F821
     """The drift |lambda|max - sigma_max(M) of the committed Figure 5 runs (2-shortcut linear
     networks at the small start eps V, whitened MNIST), per depth over the runs.
 
     Columns: depth, R, runs, drift (mean), drift_std, c = drift / (R eps^2) (mean, std, standard
     error) and k = drift / eps^2 (mean, std, standard error), the falsifier's depth-free law.
+    ``table`` defaults to the committed paper-scale run, ``eps`` to the small start's scale and
+    ``sigma_max`` to sigma_max(M) of the whitened digits those runs used.
     """
     import pandas as pd
 
@@ -448,8 +453,11 @@ def drift_per_unit(table=None, eps: float | None = None) -> "pd.DataFrame":  # n
     g = t[t["arch"] == "2-shortcut"]
     if g.empty:
         raise ValueError("the table has no 2-shortcut rows")
-    st = mnist().stats()
-    sig = float(torch.linalg.svdvals(st.Sxx - st.Syx).max())
+    if sigma_max is None:
+        st = mnist().stats()
+        sig = float(torch.linalg.svdvals(st.Sxx - st.Syx).max())
+    else:
+        sig = check_float("sigma_max", sigma_max, low=0.0)
     R = (g["depth"] // 2).astype(int)
     drift = g["lam_max"].astype(float) - sig
     df = pd.DataFrame(dict(depth=g["depth"].astype(int), R=R, drift=drift, c=drift / (R * eps ** 2),
@@ -463,7 +471,7 @@ def drift_per_unit(table=None, eps: float | None = None) -> "pd.DataFrame":  # n
     return out
 
 
-def drift_R_law_check(table=None, falsify: bool = False) -> Check:
+def drift_R_law_check(table=None, falsify: bool = False, sigma_max: float | None = None) -> Check:
     """The factor R of the drift law on the committed 10-run means: c = drift / (R eps^2) is the
     same at every depth (2 to 96).
 
@@ -471,7 +479,9 @@ def drift_R_law_check(table=None, falsify: bool = False) -> Check:
     least certain depth's mean (its run-to-run spread). ``falsify=True`` runs the same rule on
     k = drift / eps^2: the drift independent of depth, as Theorem 1's spectrum at eps = 0 is.
     """
-    df = drift_per_unit(table)
+    df = drift_per_unit(table, sigma_max=sigma_max)
+    if len(df) < 2:
+        raise ValueError(f"the law needs at least two depths, got {len(df)}")
     q = "k" if falsify else "c"
     rng = float(df[q].max() - df[q].min())
     se = float(df[q + "_se"].max())
