@@ -8,10 +8,14 @@ The companion of :mod:`resnet_nb.theorem1` for the chapter ``theorem1_dynamics``
   :func:`figure4_skip_all_check` (an implementation test: both sides run one code path);
 * Eqs. 15-16 (the optimum with any generalized inverse): :func:`eq15_16_check`,
   :func:`eq15_16_ginverse_check`;
-* the drift lambda_max(H(eps V)) - sigma_max(M) = c R eps^2: :func:`drift_table`,
-  :func:`drift_law_check`, :func:`figure5_break_depth`;
+* gradient descent from the small start over several seeds (sharpness against 2/lr, loss
+  spikes): :func:`sharpness_trace`, :func:`sharpness_sweep`, :func:`rise_factor`,
+  :func:`plot_sharpness_sweep`;
+* the drift lambda_max(H(eps V)) - sigma_max(M) = c R eps^2: :func:`evenness_check` (the eps^2
+  part is a theorem: H(eps V) is even in eps), :func:`drift_table` (one draw),
+  :func:`drift_per_unit`, :func:`drift_R_law_check` (the factor R, on the committed 10-run table);
 * the pairing of inputs with outputs: :func:`relabel`, :func:`convention_table`,
-  :func:`sign_sweep`, :func:`order_sweep`.
+  :func:`sign_sweep`, :func:`order_sweep`, :func:`controlled_residual`, :func:`residual_table`.
 
 Every check returns a :class:`resnet_nb.ledger.Check`; the claims are declared at the bottom.
 """
@@ -33,9 +37,10 @@ from .networks import ShortcutNetwork, end_to_end
 from .train import gradient_descent
 
 __all__ = ["eq7_update", "eq7_check", "figure4_one_shortcut_check", "figure4_skip_all_check",
-           "eq15_16_check", "rank_deficient_data", "generalized_inverse", "eq15_16_ginverse_check",
-           "lambda_max", "drift_table", "drift_law_check", "figure5_break_depth", "relabel",
-           "convention_table", "sign_sweep", "order_sweep"]
+           "eq15_16_check", "sharpness_trace", "sharpness_sweep", "rise_factor", "plot_sharpness_sweep",
+           "rank_deficient_data", "generalized_inverse", "eq15_16_ginverse_check",
+           "lambda_max", "drift_table", "evenness_check", "drift_per_unit", "drift_R_law_check", "relabel",
+           "convention_table", "sign_sweep", "order_sweep", "controlled_residual", "residual_table"]
 
 
 # ------------------------------------------------------------------------------------------
@@ -212,6 +217,91 @@ def sharpness_trace(data, n: int = 2, R: int = 4, lr: float = 0.5, epochs: int =
     return dict(epochs=np.array(snaps), lam_max=np.array(lam), losses=np.asarray(res.losses), edge=2.0 / lr)
 
 
+def rise_factor(gaps) -> float:
+    """The largest jump of a positive sequence above its running minimum: max over t >= 1 of
+    gaps[t] / min(gaps[:t]). At most 1 when the sequence never rises (monotone descent)."""
+    g = np.asarray(gaps, dtype=float)
+    if g.ndim != 1 or g.size < 2:
+        raise ValueError(f"gaps must be a 1-d sequence of at least 2 values, got shape {g.shape}")
+    if not (np.isfinite(g).all() and (g > 0).all()):
+        raise ValueError("gaps must be positive and finite (loss minus L_min)")
+    return float((g[1:] / np.minimum.accumulate(g)[:-1]).max())
+
+
+def sharpness_sweep(data, seeds=range(8), n: int = 2, R: int = 4, lr: float = 0.5, epochs: int = 1500,
+                    every: int = 50, spike: float = 10.0) -> dict:
+    """:func:`sharpness_trace` for several seeds of the small start, trained together.
+
+    Returns the sampled ``epochs``, ``lam_max`` (seeds x samples), ``gaps`` (loss - L_min, seeds x
+    epochs + 1), ``edge`` = 2 / lr, ``Lmin``, and one row per seed: the largest sampled lambda_max and
+    its epoch, the first sampled epoch above 2 / lr (-1 if none), the number of epochs at which the
+    loss rose, the :func:`rise_factor` of the gap, ``spike`` (that factor above ``spike``, a setting:
+    a jump by an order of magnitude), the final gap and the final lambda_max.
+    """
+    stats = as_stats(data)
+    seeds = [check_int("seed", s, minimum=0) for s in seeds]
+    if not seeds:
+        raise ValueError("seeds must not be empty")
+    spike = check_float("spike", spike, low=1.0, low_open=True)
+    net = ShortcutNetwork(stats.d, n, R)
+    snaps = list(range(0, epochs + 1, every))
+    W0 = torch.stack([initialise(net, "small", seed=s) for s in seeds])
+    res = gradient_descent(net, W0, stats, lr, epochs, snapshot_epochs=snaps)
+    losses = np.asarray(res.losses, dtype=float).reshape(len(seeds), epochs + 1)
+    bad = [s for s, row in zip(seeds, losses) if not np.isfinite(row).all()]
+    if bad:
+        raise ValueError(f"gradient descent diverged at lr = {lr} for seeds {bad}; use a smaller learning rate")
+    lam = np.array([[lambda_max(hessian_linear(net, res.snapshots[e][i], stats)) for e in snaps]
+                    for i in range(len(seeds))])
+    Lmin = float(optimum(stats)[1])
+    gaps = losses - Lmin
+    edge = 2.0 / lr
+    rows = []
+    for i, s in enumerate(seeds):
+        above = [e for e, v in zip(snaps, lam[i]) if v > edge]
+        rf = rise_factor(gaps[i])
+        rows.append(dict(seed=s, lam_peak=float(lam[i].max()), peak_epoch=int(snaps[int(np.argmax(lam[i]))]),
+                         first_above=int(above[0]) if above else -1,
+                         rises=int((np.diff(losses[i]) > 0).sum()), rise=rf, spike=bool(rf > spike),
+                         final_gap=float(gaps[i, -1]), lam_final=float(lam[i, -1])))
+    return dict(epochs=np.array(snaps), seeds=seeds, lam_max=lam, gaps=gaps, Lmin=Lmin, edge=edge, lr=lr,
+                sigma_max=float(torch.linalg.svdvals(stats.Sxx - stats.Syx).max()), rows=rows, spike=spike)
+
+
+def plot_sharpness_sweep(sweep: dict, axes=None):
+    """The key figure of the chapter: loss - L_min (left) and lambda_max of the exact Hessian
+    (right) along gradient descent, one line per seed; seeds with a spike drawn bold."""
+    import matplotlib.pyplot as plt
+
+    from .plotting import COLORS
+
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(10, 3.4))
+    col, grey = COLORS["2-shortcut"], COLORS["plain"]
+    ep_all = np.arange(sweep["gaps"].shape[1])
+    labelled = set()
+    for row, gap, lam in zip(sweep["rows"], sweep["gaps"], sweep["lam_max"]):
+        bold = row["spike"]
+        kind = "with a spike" if bold else "without a spike"
+        n_kind = sum(r["spike"] == bold for r in sweep["rows"])
+        label = None if kind in labelled else f"{n_kind} seed{'s' if n_kind > 1 else ''} {kind}"
+        labelled.add(kind)
+        kw = dict(color=col, lw=1.8 if bold else 0.9, alpha=1.0 if bold else 0.45)
+        axes[0].semilogy(ep_all, gap, label=label, **kw)
+        axes[1].plot(sweep["epochs"], lam, marker="." if bold else None, **kw)
+    axes[1].axhline(sweep["edge"], color=grey, ls="--", lw=1)
+    axes[1].text(sweep["epochs"][-1], sweep["edge"], r"$2/\eta$", ha="right", va="bottom", color=grey)
+    axes[1].axhline(sweep["sigma_max"], color=grey, ls=":", lw=1)
+    axes[1].text(sweep["epochs"][-1], sweep["sigma_max"], r"$\sigma_{\max}(M)$ (Theorem 1)", ha="right",
+                 va="bottom", color=grey)
+    axes[0].set_ylabel(r"loss $-\ L_{\min}$")
+    axes[1].set_ylabel(r"sharpness $\lambda_{\max}(H)$")
+    for ax in axes:
+        ax.set_xlabel("epoch")
+    axes[0].legend(fontsize=8)
+    return axes
+
+
 def rank_deficient_data(d: int = 5, rank: int = 3, m: int = 40, seed: int = 0) -> Dataset:
     """Inputs of rank ``rank`` < d (X = U Z with U of shape (d, rank)), Gaussian targets."""
     d, rank, m = check_int("d", d), check_int("rank", rank), check_int("m", m)
@@ -317,55 +407,94 @@ def _slope(x, y):
     return float(np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)[0])
 
 
-def drift_law_check(data, Rs=(2, 4, 8), epss=(0.01, 0.02), seed: int = 0, falsifier=None) -> Check:
-    """The law lambda_max(H(eps V)) - sigma_max(M) = c R eps^2, as two exponents fitted on a
-    log-log scale: the drift's exponent in eps must be 2 and in R must be 1.
+def evenness_check(data, n: int = 2, R: int = 4, epss=(0.01, 0.02, 0.04), seed: int = 0) -> Check:
+    """H(eps V) = H(-eps V) for a linear n-shortcut network with n even.
 
-    Decision rule: each fitted exponent must lie closer to the law's value than to the
-    competing one (tolerance half their distance): ``falsifier="linear_in_eps"`` states the
-    exponent 1 in eps, ``falsifier="independent_of_R"`` the exponent 0 in R.
+    Every weight of a linear 2-shortcut network enters the loss through the products
+    W_{r,2} W_{r,1}, so L(-w) = L(w) and the Hessian is an even function of w: the odd terms of
+    H(eps V) = H_0 + eps H_1 + eps^2 H_2 + ... vanish, and lambda_max moves by O(eps^2). ``n = 3``
+    (or 1) is the plausible false generalisation "every shortcut network's Hessian is even".
     """
-    rows = drift_table(Rs, epss, data, seed)
-    if min(r["drift"] for r in rows) <= 0:
-        raise ValueError("a drift is not positive; the law's exponents cannot be fitted")
-    e_eps = np.mean([_slope([r["eps"] for r in rows if r["R"] == R], [r["drift"] for r in rows if r["R"] == R])
-                     for R in Rs])
-    e_R = np.mean([_slope([r["R"] for r in rows if r["eps"] == e], [r["drift"] for r in rows if r["eps"] == e])
-                   for e in epss])
-    law_eps = 1.0 if falsifier == "linear_in_eps" else 2.0
-    law_R = 0.0 if falsifier == "independent_of_R" else 1.0
-    parts = [Check(f"drift ~ eps^{law_eps:g}", "|fitted exponent in eps - law|", abs(e_eps - law_eps), 0.5,
-                   "half the distance between the competing exponents 2 and 1"),
-             Check(f"drift ~ R^{law_R:g}", "|fitted exponent in R - law|", abs(e_R - law_R), 0.5,
-                   "half the distance between the competing exponents 1 and 0")]
-    cs = [r["c"] for r in rows]
-    res = all_of(f"depth drift at the small start, R = {list(Rs)}, eps = {list(epss)}", parts,
-                 [f"fitted exponents: eps {e_eps:.3f}, R {e_R:.3f}; c = drift / (R eps^2) from "
-                  f"{min(cs):.2f} to {max(cs):.2f}"])
-    res.values.update(rows=rows, e_eps=float(e_eps), e_R=float(e_R), c_min=min(cs), c_max=max(cs))
+    stats = as_stats(data)
+    epss = [check_float("eps", e, low=0.0, low_open=True) for e in epss]
+    net = ShortcutNetwork(stats.d, n, R)
+    V = initialise(net, "xavier", seed=seed)
+    H0 = hessian_linear(net, torch.zeros(net.shape, dtype=torch.float64), stats)
+    odd, moved, size = 0.0, math.inf, 0.0
+    for e in epss:
+        Hp, Hm = hessian_linear(net, e * V, stats), hessian_linear(net, -e * V, stats)
+        odd = max(odd, float((Hp - Hm).abs().max()))
+        moved = min(moved, float((Hp - H0).abs().max()))
+        size = max(size, float(Hp.abs().max()))
+    tol, crit = eps_criterion(net.num_params, size)
+    res = Check(f"H(eps V) is even in eps ({n}-shortcut, R = {R})",
+                f"max |H(eps V) - H(-eps V)| over eps = {epss}", odd, tol, crit,
+                nontrivial=moved, nontrivial_what="smallest max |H(eps V) - H(0)|")
+    res.values.update(odd=odd, moved=moved)
     return res
 
 
-def figure5_break_depth(table_path=None, arch: str = "2-shortcut", limit: float = 0.01) -> dict:
-    """When would the Figure 5 ledger entry (mean lg cond10 flat within ``limit``) break?
+def drift_per_unit(table=None, eps: float | None = None, sigma_max: float | None = None) -> "pd.DataFrame":  # noqa: F821
+    """The drift |lambda|max - sigma_max(M) of the committed Figure 5 runs (2-shortcut linear
+    networks at the small start eps V, whitened MNIST), per depth over the runs.
 
-    Reads the committed paper-scale Figure 5 table, fits mean lg(cond10) linearly in R = depth/2
-    and returns the depth at which the fitted change from depth 2 reaches ``limit``.
+    Columns: depth, R, runs, drift (mean), drift_std, c = drift / (R eps^2) (mean, std, standard
+    error) and k = drift / eps^2 (mean, std, standard error), the falsifier's depth-free law.
+    ``table`` defaults to the committed paper-scale run, ``eps`` to the small start's scale and
+    ``sigma_max`` to sigma_max(M) of the whitened digits those runs used.
     """
     import pandas as pd
 
-    from .experiments import engine
+    from .experiments.common import committed, mnist
+    from .init import SMALL_SCALE
 
-    path = table_path or (engine.results_dir("fig5", "paper") / "table.csv")
-    t = pd.read_csv(path)
-    g = t[t["arch"] == arch]
-    lg = g.assign(lg=np.log10(g["cond"].astype(float))).groupby("depth")["lg"].mean()
-    R = lg.index.to_numpy() / 2
-    slope, icpt = np.polyfit(R, lg.to_numpy(), 1)
-    spread = float(lg.max() - lg.min())
-    R_break = 1 + limit / slope if slope > 0 else math.inf
-    return dict(limit=limit, slope_per_unit=float(slope), spread=spread, max_depth=int(lg.index.max()),
-                break_depth=2 * R_break, lg=lg)
+    t = committed("fig5") if table is None else table
+    eps = SMALL_SCALE if eps is None else check_float("eps", eps, low=0.0, low_open=True)
+    g = t[t["arch"] == "2-shortcut"]
+    if g.empty:
+        raise ValueError("the table has no 2-shortcut rows")
+    if sigma_max is None:
+        st = mnist().stats()
+        sig = float(torch.linalg.svdvals(st.Sxx - st.Syx).max())
+    else:
+        sig = check_float("sigma_max", sigma_max, low=0.0)
+    R = (g["depth"] // 2).astype(int)
+    drift = g["lam_max"].astype(float) - sig
+    df = pd.DataFrame(dict(depth=g["depth"].astype(int), R=R, drift=drift, c=drift / (R * eps ** 2),
+                           k=drift / eps ** 2))
+    out = df.groupby(["depth", "R"]).agg(runs=("c", "size"), drift_std=("drift", "std"), drift=("drift", "mean"),
+                                         c=("c", "mean"), c_std=("c", "std"), k=("k", "mean"),
+                                         k_std=("k", "std")).reset_index()
+    out["c_se"] = out["c_std"] / np.sqrt(out["runs"])
+    out["k_se"] = out["k_std"] / np.sqrt(out["runs"])
+    out.attrs.update(sigma_max=sig, eps=eps)
+    return out
+
+
+def drift_R_law_check(table=None, falsify: bool = False, sigma_max: float | None = None) -> Check:
+    """The factor R of the drift law on the committed 10-run means: c = drift / (R eps^2) is the
+    same at every depth (2 to 96).
+
+    Decision rule: the range over depths of the mean c is at most 3 standard errors of the
+    least certain depth's mean (its run-to-run spread). ``falsify=True`` runs the same rule on
+    k = drift / eps^2: the drift independent of depth, as Theorem 1's spectrum at eps = 0 is.
+    """
+    df = drift_per_unit(table, sigma_max=sigma_max)
+    if len(df) < 2:
+        raise ValueError(f"the law needs at least two depths, got {len(df)}")
+    q = "k" if falsify else "c"
+    rng = float(df[q].max() - df[q].min())
+    se = float(df[q + "_se"].max())
+    slope = _slope(df["R"], df["drift"])
+    law = "drift / eps^2 (no factor R)" if falsify else "c = drift / (R eps^2)"
+    res = Check(f"{law} the same at every depth, {int(df['depth'].min())} to {int(df['depth'].max())}",
+                f"range over depths of the mean {q} ({int(df['runs'].min())} runs or more per depth)", rng,
+                3 * se, "3 x the largest standard error of a depth's mean over its runs",
+                nontrivial=float(df["drift"].min()), nontrivial_what="smallest mean drift", spread=se,
+                lines=[f"fitted exponent of the mean drift in R: {slope:.3f}; mean c from {df['c'].min():.2f} "
+                       f"to {df['c'].max():.2f}"])
+    res.values.update(range=rng, se=se, slope=slope, c_lo=float(df["c"].min()), c_hi=float(df["c"].max()))
+    return res
 
 
 # ------------------------------------------------------------------------------------------
@@ -446,6 +575,47 @@ def order_sweep(data: Dataset, count: int = 2000, seed: int = 0) -> np.ndarray:
     return _cond_of_M(Sxx, Syx).numpy()
 
 
+def controlled_residual(d: int = 10, size: float = 0.5, smallest: float = 0.5, seed: int = 0) -> torch.Tensor:
+    """A target map Q with a residual I - Q of chosen size and conditioning:
+    I - Q = size * U diag(s) V^T with s geometric from 1 down to ``smallest`` and U, V Haar-random
+    orthogonal, so ||I - Q|| = size and sigma_min(I - Q) = size * smallest."""
+    d = check_int("d", d)
+    size = check_float("size", size, low=0.0, low_open=True)
+    smallest = check_float("smallest", smallest, low=0.0, low_open=True, high=1.0)
+    g = torch.Generator().manual_seed(int(seed))
+    U, _ = torch.linalg.qr(torch.randn(d, d, generator=g, dtype=torch.float64))
+    V, _ = torch.linalg.qr(torch.randn(d, d, generator=g, dtype=torch.float64))
+    s = torch.as_tensor(np.geomspace(1.0, smallest, d), dtype=torch.float64)
+    return torch.eye(d, dtype=torch.float64) - size * (U * s) @ V.T
+
+
+def residual_table(cases) -> list[dict]:
+    """For data y = Q x + noise (:func:`resnet_nb.data.synthetic_linear`), the residual I - Q against
+    the condition number of M = Sigma_XX - Sigma_YX under the natural pairing, with every sign
+    flipped, and over all 2^d sign patterns.
+
+    ``cases``: (name, Dataset) pairs whose ``info["R"]`` is Q. Each row: ||I - Q||, sigma_min(I - Q),
+    cond(I - Q), cond(M) as generated and all signs flipped, the smallest and largest cond(M) over the
+    sign patterns, and the loss at w = 0 (the identity map) over L_min.
+    """
+    rows = []
+    for name, data in cases:
+        if not isinstance(data, Dataset) or "R" not in data.info:
+            raise ValueError(f"{name}: need a Dataset from synthetic_linear (info['R'] is the target map)")
+        Q = data.info["R"]
+        sv = torch.linalg.svdvals(torch.eye(data.d, dtype=torch.float64) - Q)
+        st = data.stats()
+        flipped = relabel(data, [-1] * data.d).stats()
+        sweep = sign_sweep(data)
+        L0 = float(loss_end_to_end(torch.eye(data.d, dtype=torch.float64), st))
+        rows.append(dict(case=name, res_norm=float(sv.max()), res_min=float(sv.min()),
+                         cond_res=float(sv.max() / sv.min()), cond_M=float(_cond_of_M(st.Sxx, st.Syx)),
+                         cond_M_flipped=float(_cond_of_M(flipped.Sxx, flipped.Syx)),
+                         sweep_min=float(sweep.min()), sweep_max=float(sweep.max()),
+                         loss_ratio=L0 / float(optimum(st)[1])))
+    return rows
+
+
 
 
 
@@ -453,20 +623,24 @@ def order_sweep(data: Dataset, count: int = 2000, seed: int = 0) -> np.ndarray:
 # Claims of the chapter (see resnet_nb.ledger)
 # ------------------------------------------------------------------------------------------
 
-_WHERE = ["book/theorem1_dynamics.ipynb", "tests/test_theorem1.py"]
+_WHERE = ["book/theorem1_dynamics.ipynb", "tests/test_theorem1.py", "tests/test_theorem1_dynamics.py"]
 
 
 def _data3():
-    from .theorem1 import _data3 as d3
+    """Three coordinates, not whitened (Sxx != I, Syx not symmetric): the ledger's small data set,
+    the same as the Theorem 1 chapter's."""
+    from .data import synthetic_linear
 
-    return d3()
+    cov = torch.tensor([[2.0, 0.5, 0.0], [0.5, 1.0, 0.3], [0.0, 0.3, 0.5]], dtype=torch.float64)
+    return synthetic_linear(3, 40, cov=cov, seed=1)
 
 
 @ledger.claim("li-eq7-update", source="Li et al., Eq. 7",
               statement=r"The gradient-descent update of every matrix is "
                         r"$\alpha\,(W_{after}W^{r,l}_{after})^\top(\Sigma_{YX} - W\Sigma_{XX})"
                r"(W^{r,l}_{before}W_{before})^\top$.",
-              verdict="holds", falsifier="Eq. 7 without the two transposes", where=_WHERE)
+              verdict="holds", falsifier="Eq. 7 without the two transposes", where=_WHERE,
+              falsifier_kind="plausible false statement")
 def claim_eq7(falsify: bool = False) -> Check:
     data = _data3()
     parts = [eq7_check(ShortcutNetwork(3, n, R, shortcut=sc), data, samples=3, transposes=not falsify)
@@ -478,7 +652,8 @@ def claim_eq7(falsify: bool = False) -> Check:
               statement="A zero-initialised 1-shortcut linear network follows the gradient-descent path of an "
                         "identity-initialised plain linear network ($V_r = I + W_r$ at every epoch).",
               verdict="holds",
-              falsifier="the same path for a plain network from a random orthogonal start", where=_WHERE)
+              falsifier="the same path for a plain network from a random orthogonal start", where=_WHERE,
+              falsifier_kind="plausible false statement")
 def claim_fig4_one(falsify: bool = False) -> Check:
     return figure4_one_shortcut_check(_data3(), R=4, epochs=40,
                                       plain_init="orthogonal" if falsify else "identity")
@@ -488,7 +663,8 @@ def claim_fig4_one(falsify: bool = False) -> Check:
               statement="A single shortcut around all layers trains exactly like the plain network fitting "
                         "$Y - X$ (tanh at mid). Both sides run one trainer on one loss: an implementation test.",
               verdict="holds", kind="regression",
-              falsifier="the plain network fitting $Y$ (targets not shifted)", where=_WHERE)
+              falsifier="the plain network fitting $Y$ (targets not shifted)", where=_WHERE,
+              falsifier_kind="regression test")
 def claim_fig4_skip(falsify: bool = False) -> Check:
     return figure4_skip_all_check(_data3(), n=3, lr=0.05, epochs=40, shift=not falsify, mid="tanh")
 
@@ -497,20 +673,22 @@ def claim_fig4_skip(falsify: bool = False) -> Check:
               statement=r"With a rank-deficient $X$ and a generalized inverse that is not the Moore-Penrose one, "
                         r"$W = \Sigma_{YX}\Sigma_{XX}^-$ attains the least-squares loss $L_{\min}$.",
               verdict="holds",
-              falsifier=r"the same for a $G$ with $\Sigma_{XX}G\Sigma_{XX} \ne \Sigma_{XX}$ "
-                        r"(not a generalized inverse)",
-              where=_WHERE)
+              falsifier=r"the same with the generalized inverse on the other side, $W = G\Sigma_{YX}$",
+              where=_WHERE, falsifier_kind="plausible false statement")
 def claim_eq15_16(falsify: bool = False) -> Check:
-    return eq15_16_ginverse_check(seed=0, not_ginverse=falsify)
+    return eq15_16_ginverse_check(seed=0, left=falsify)
 
 
-@ledger.claim("book-depth-drift", source="the book's law (referee L10); Li et al., Section 5.1 (Figure 5)",
-              statement=r"At the small start $\varepsilon V$, "
-                        r"$\lambda_{\max}(H) - \sigma_{\max}(M) = c R\varepsilon^2$ "
-                        r"for linear 2-shortcut networks: exponent 2 in $\varepsilon$ and 1 in $R$.",
-              verdict="holds", falsifier=r"the drift independent of $R$ (exponent 0)", where=_WHERE)
+@ledger.claim("book-depth-drift", source="Li et al., Section 5.1 (Figure 5, the small start); the book's drift law",
+              statement=r"At the small start $\varepsilon V$ of Section 4.1 ($V$ Xavier) the top of the Hessian "
+                        r"spectrum of a linear 2-shortcut network moves by $|\lambda|_{\max} - \sigma_{\max}(M) = "
+                        r"cR\varepsilon^2$: over the committed runs (depths 2 to 96, 10 runs each) the mean of "
+                        r"$c = (|\lambda|_{\max} - \sigma_{\max}(M))/(R\varepsilon^2)$ is the same at every depth "
+                        r"within 3 standard errors. (The exponent 2 in $\varepsilon$ is proved by symmetry in the "
+                        r"chapter, not checked here.)",
+              verdict="holds", falsifier=r"the drift does not depend on depth, as Theorem 1's spectrum at "
+                                         r"$\varepsilon = 0$ does not ($|\lambda|_{\max} - \sigma_{\max}(M)$ "
+                                         r"$= k\varepsilon^2$ with one $k$ at every depth)",
+              where=_WHERE, falsifier_kind="plausible false statement")
 def claim_drift(falsify: bool = False) -> Check:
-    from .experiments.common import mnist  # cached: 1,000 whitened digits
-
-    return drift_law_check(mnist(100), Rs=(2, 4, 8), epss=(0.01, 0.02),
-                           falsifier="independent_of_R" if falsify else None)
+    return drift_R_law_check(falsify=falsify)

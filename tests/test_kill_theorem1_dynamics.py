@@ -1,4 +1,4 @@
-"""Properties of ``resnet_nb/theorem1_dynamics.py`` (Eq. 7, Eqs. 15-16, the drift law, the pairing
+"""Properties of ``resnet_nb/theorem1_dynamics.py`` (Eq. 7, Eqs. 15-16, the pairing
 convention) that the other tests left unchecked; each was found by a mutant that survived them
 (see results/mutation/report.md). The ledger test only asks that a check passes and that its
 falsifier is rejected; here the numbers a check reports (value, tolerance, nontrivial part,
@@ -18,7 +18,6 @@ from resnet_nb.data import Dataset, synthetic_linear
 from resnet_nb.init import initialise
 from resnet_nb.losses import loss_end_to_end, optimum
 from resnet_nb.networks import ShortcutNetwork, end_to_end
-from resnet_nb.theorem1 import _data3
 from resnet_nb.train import gradient_descent
 
 from helpers import labelled, tol_of
@@ -62,7 +61,7 @@ def one_thread():
 
 @pytest.fixture(scope="module")
 def data3():
-    return _data3()
+    return dyn._data3()
 
 
 @pytest.fixture(scope="module")
@@ -319,74 +318,6 @@ def test_ginverse_check_left_form_and_falsifier():
     _ginv_pinned(bad, own, 3)
     assert any("not a generalized inverse" in line for line in bad.parts[0].lines)
     assert own["is_ginv"] > 1e-3
-
-
-# -- the drift law ---------------------------------------------------------------------------------
-
-def _ls_slope(x, y):
-    """Least-squares slope of log y on log x, written out (cov / var)."""
-    lx, ly = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
-    return float(((lx - lx.mean()) * (ly - ly.mean())).sum() / ((lx - lx.mean()) ** 2).sum())
-
-
-@pytest.fixture(scope="module")
-def ddata():
-    return synthetic_linear(2, 40, seed=0)
-
-
-@pytest.fixture(scope="module")
-def drift_rows(ddata):
-    return {s: dyn.drift_table((1, 2, 4), (0.01, 0.02), ddata, seed=s) for s in (0, 1)}
-
-
-def _drift_pinned(res, rows, law_eps=2.0, law_R=1.0):
-    labelled(res)
-    e_eps = np.mean([_ls_slope([r["eps"] for r in rows if r["R"] == R], [r["drift"] for r in rows if r["R"] == R])
-                     for R in (1, 2, 4)])
-    e_R = np.mean([_ls_slope([r["R"] for r in rows if r["eps"] == e], [r["drift"] for r in rows if r["eps"] == e])
-                   for e in (0.01, 0.02)])
-    assert res.values["rows"] == rows
-    assert res.values["e_eps"] == pytest.approx(e_eps, rel=1e-9, abs=0)
-    assert res.values["e_R"] == pytest.approx(e_R, rel=1e-9, abs=0)
-    cs = [r["drift"] / (r["R"] * r["eps"] ** 2) for r in rows]
-    assert res.values["c_min"] == pytest.approx(min(cs), rel=1e-12, abs=0)
-    assert res.values["c_max"] == pytest.approx(max(cs), rel=1e-12, abs=0)
-    pe, pR = res.parts
-    assert pe.value == pytest.approx(abs(e_eps - law_eps), rel=1e-9, abs=0) and pe.tol == 0.5
-    assert pR.value == pytest.approx(abs(e_R - law_R), rel=1e-9, abs=0) and pR.tol == 0.5
-    assert f"{min(cs):.2f}" in res.lines[0] and f"{max(cs):.2f}" in res.lines[0]
-    return e_eps, e_R
-
-
-def test_drift_law_fits_the_exponents_of_the_drift(ddata, drift_rows):
-    res = dyn.drift_law_check(ddata, Rs=(1, 2, 4), epss=(0.01, 0.02))  # default seed 0
-    e_eps, e_R = _drift_pinned(res, drift_rows[0])
-    assert res.passed and abs(e_eps - 2) < 0.1 and 0.5 < e_R < 1.5
-    res = dyn.drift_law_check(ddata, Rs=(1, 2, 4), epss=(0.01, 0.02), seed=1)
-    _drift_pinned(res, drift_rows[1])
-    # three values of eps: each fit in R uses the rows of its own eps only
-    epss = (0.01, 0.015, 0.02)
-    res = dyn.drift_law_check(ddata, Rs=(1, 2), epss=epss)
-    rows = res.values["rows"]
-    e_R = np.mean([_ls_slope([1, 2], [r["drift"] for r in rows if r["eps"] == e]) for e in epss])
-    assert [(r["R"], r["eps"]) for r in rows] == [(R, e) for R in (1, 2) for e in epss]
-    assert res.values["e_R"] == pytest.approx(e_R, rel=1e-9, abs=0)
-
-
-def test_drift_law_falsifiers_state_the_competing_exponents(ddata, drift_rows):
-    lin = dyn.drift_law_check(ddata, Rs=(1, 2, 4), epss=(0.01, 0.02), falsifier="linear_in_eps")
-    _drift_pinned(lin, drift_rows[0], law_eps=1.0)
-    assert lin.rejected_on_value and not lin.parts[0].passed and lin.parts[1].passed
-    ind = dyn.drift_law_check(ddata, Rs=(1, 2, 4), epss=(0.01, 0.02), falsifier="independent_of_R")
-    _drift_pinned(ind, drift_rows[0], law_R=0.0)
-    assert ind.rejected_on_value and ind.parts[0].passed and not ind.parts[1].passed
-
-
-def test_drift_law_refuses_a_drift_that_is_not_positive():
-    # zero data: H = 0 and M = 0, every drift is exactly 0
-    zero = Dataset(torch.zeros(2, 5, dtype=F64), torch.zeros(2, 5, dtype=F64))
-    with pytest.raises(ValueError, match="not positive"):
-        dyn.drift_law_check(zero, Rs=(1, 2), epss=(0.01, 0.02))
 
 
 # -- Eqs. 15-16 by training, and the sharpness trace (the trainer's arguments by a spy) ------------

@@ -1,23 +1,19 @@
-"""Properties of the Figure 4 checks, the convention table, the Figure 5 break depth and the drift
+"""Properties of the Figure 4 checks, the convention table and the drift
 table of ``resnet_nb/theorem1_dynamics.py`` that no test of the mutation suite looked at (the
 ledger's ``li-fig4-*`` tests are deselected from it for time; see results/mutation/report.md).
 
 Each number a function reports is compared with an independent computation written here:
 gradient descent by hand (autograd on the loss of the samples, with the end-to-end map multiplied
 out in the test), Hessians by ``torch.autograd.functional.hessian`` with eigenvalues and singular
-values from numpy, and a synthetic Figure 5 table whose slope is known. Tolerances are the
+values from numpy. Tolerances are the
 ledger's rounding criterion 100 P eps |scale| (``tol_of``), P being the number of terms.
 
 Kept fast (``--verify-kills`` runs this file once per surviving mutant): tiny sizes (d = 2 or 3,
 a few epochs); the expensive defaults (R = 6, 200 epochs, ...) are read by a stand-in trainer
 that records its arguments and returns the start at every epoch, instead of a real run.
 """
-import math
-import warnings
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 import torch
 
@@ -25,13 +21,11 @@ import resnet_nb.theorem1_dynamics as dyn
 from resnet_nb.data import synthetic_linear
 from resnet_nb.init import initialise
 from resnet_nb.networks import ShortcutNetwork
-from resnet_nb.theorem1 import _data3
 from resnet_nb.train import TrainResult
 
 from helpers import labelled, tol_of
 
 F64 = torch.float64
-ROOT = Path(__file__).resolve().parents[1]
 
 
 
@@ -47,7 +41,7 @@ def one_thread():
 
 @pytest.fixture(scope="module")
 def data3():
-    return _data3()
+    return dyn._data3()
 
 
 @pytest.fixture
@@ -278,79 +272,6 @@ def test_convention_table_rows_against_hand_computed_hessians(data3):
         conds.append(row["cond_M"])
     # the pairings really differ (else the table would not test the convention)
     assert min(abs(x - y) for i, x in enumerate(conds) for y in conds[i + 1:]) > 1
-
-
-# -- Figure 5: when would the flat-cond10 entry break? ---------------------------------------------------
-
-def _table(tmp_path, slope, icpt=0.2, depths=(2, 4, 8, 16), noise=(-0.003, 0.0, 0.003), flat=False):
-    """A Figure 5 table whose mean lg cond per depth is icpt + slope R exactly (the noise of each depth
-    sums to 0); a 1-shortcut family with another slope and depth 32 beside it."""
-    rows = []
-    for depth in depths:
-        for k, e in enumerate(noise):
-            lg = 0.0 if flat else icpt + slope * depth / 2 + e
-            rows.append(dict(P=depth * 100, arch="2-shortcut", cond=10 ** lg, depth=depth, run=k))
-    for depth in (2, 32):
-        for k, e in enumerate(noise):
-            rows.append(dict(P=depth * 50, arch="1-shortcut", cond=10 ** (1.0 - 0.05 * depth / 2 + e),
-                             depth=depth, run=k))
-    path = tmp_path / f"table_{slope}_{flat}.csv"
-    pd.DataFrame(rows).to_csv(path, index=False)
-    return path
-
-
-def test_figure5_break_depth_recovers_a_known_slope(tmp_path):
-    slope, icpt, depths = 0.002, 0.2, (2, 4, 8, 16)
-    path = _table(tmp_path, slope, icpt, depths)
-    out = dyn.figure5_break_depth(path)  # defaults: the 2-shortcut rows, limit 0.01
-    assert set(out) == {"limit", "slope_per_unit", "spread", "max_depth", "break_depth", "lg"}
-    tol = tol_of(12, 1.0)  # 12 rows of lg = log10(10^x), |x| < 1; the fit divides by a spread of R >= 1
-    assert out["limit"] == 0.01
-    assert abs(out["slope_per_unit"] - slope) <= tol
-    assert out["max_depth"] == 16 and isinstance(out["max_depth"], int)
-    assert abs(out["spread"] - slope * (16 - 2) / 2) <= tol
-    assert out["break_depth"] == pytest.approx(2 * (1 + 0.01 / slope), rel=2 * tol / slope, abs=0)
-    lg = out["lg"]
-    assert list(lg.index) == list(depths)
-    assert np.abs(lg.to_numpy() - (icpt + slope * np.array(depths) / 2)).max() <= tol
-    # another limit; another family (decreasing: never breaks)
-    out = dyn.figure5_break_depth(path, limit=0.05)
-    assert out["limit"] == 0.05
-    assert out["break_depth"] == pytest.approx(2 * (1 + 0.05 / slope), rel=2 * tol / slope, abs=0)
-    other = dyn.figure5_break_depth(path, arch="1-shortcut")
-    assert abs(other["slope_per_unit"] + 0.05) <= tol and other["max_depth"] == 32
-    assert other["break_depth"] == math.inf
-
-
-def test_figure5_break_depth_of_flat_and_falling_tables(tmp_path):
-    falling = dyn.figure5_break_depth(_table(tmp_path, -0.002))
-    assert falling["slope_per_unit"] < 0 and falling["break_depth"] == math.inf
-    # exactly flat (cond = 1 everywhere): slope 0, it never breaks, even at limit 0, and no division by 0
-    flat = _table(tmp_path, 0.0, flat=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        for limit in (0.01, 0.0):
-            out = dyn.figure5_break_depth(flat, limit=limit)
-            assert out["slope_per_unit"] == 0.0 and out["spread"] == 0.0 and out["break_depth"] == math.inf
-    # a rising table with limit 0 breaks at once, at the first depth (2)
-    out = dyn.figure5_break_depth(_table(tmp_path, 0.002), limit=0.0)
-    assert out["break_depth"] == 2.0
-
-
-def test_figure5_break_depth_reads_the_committed_table():
-    out = dyn.figure5_break_depth()
-    t = pd.read_csv(ROOT / "results" / "fig5" / "paper" / "table.csv")
-    t = t[t["arch"] == "2-shortcut"]
-    depths = np.array(sorted(set(t["depth"])))
-    lg = np.array([np.log10(t[t["depth"] == dp]["cond"].to_numpy(float)).mean() for dp in depths])
-    R = depths / 2
-    slope = ((R - R.mean()) * (lg - lg.mean())).sum() / ((R - R.mean()) ** 2).sum()
-    tol = tol_of(len(t), max(1.0, np.abs(lg).max()))
-    assert out["max_depth"] == depths.max() and out["limit"] == 0.01
-    assert abs(out["slope_per_unit"] - slope) <= tol and slope > 0
-    assert abs(out["spread"] - (lg.max() - lg.min())) <= tol
-    assert out["break_depth"] == pytest.approx(2 * (1 + 0.01 / slope), rel=2 * tol / slope, abs=0)
-    assert np.abs(out["lg"].to_numpy() - lg).max() <= tol
 
 
 # -- the drift table ----------------------------------------------------------------------------------
