@@ -719,7 +719,7 @@ def reflection_factorisation(l: int) -> np.ndarray:
 
 
 def det_sign_data(ls=(1, 2, 4, 8, 16, 32, 64), search_ls=(2, 4, 8, 16), factor_ls=(4, 16),
-                  restarts: int = 2, steps: int = 100) -> dict:
+                  restarts: int = 2, steps: int = 60) -> dict:
     """The numbers of the chapter's key figure. For ``R = -I_2`` (``det R = +1``) and
     ``R = diag(-1, -2)`` (``det R = +2``): ``|||A|||`` of :func:`theorem21_construction` and the ICLR
     bound at each depth in ``ls``. For ``R = diag(-1, 1)`` (``det R = -1``): ``|||A|||`` of
@@ -759,9 +759,7 @@ def det_sign_figure(data: dict | None = None):
     fig, ax = plt.subplots(1, 2, figsize=(11, 3.8), gridspec_kw=dict(width_ratios=[1.25, 1]))
     ls = data["ls"]
     a = ax[0]
-    a.axhspan(1e-3, 1.0, color=COLORS["1-shortcut"], alpha=0.08)
-    a.text(ls[-1], 0.7, "below 1: unreachable when det R < 0", ha="right", va="top", fontsize=8,
-           color=COLORS["1-shortcut"])
+    a.axhspan(1e-3, 1.0, color=COLORS["1-shortcut"], alpha=0.08, label="|||A||| < 1: unreachable when det R < 0")
     a.loglog(ls, data["-I_2"], "o-", ms=4, color=COLORS["residual"], label="R = -I_2 (det +1): construction")
     a.loglog(ls, data["diag(-1, -2)"], "s-", ms=4, color=COLORS["3-shortcut"],
              label="R = diag(-1, -2) (det +2): construction")
