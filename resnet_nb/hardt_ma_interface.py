@@ -132,6 +132,7 @@ _RHOS = (0.02, 0.1, 0.2)
                r"Eq. (B.1) bounds $\langle \alpha_j, \alpha_i\rangle \le 1 - 2\rho'$",
        falsifier=r"Eq. (B.1)'s bound $1 - 2\rho'$ taken as the largest inner product under B.2's hypotheses "
                  r"(the step the printed proof relies on)",
+       falsifier_kind="plausible false statement",
        where=["book/hardt_ma_expressivity.ipynb", "tests/test_hardt_ma_interface.py"])
 def check_b2_meets_b1(falsify: bool = False) -> Check:
     parts = []

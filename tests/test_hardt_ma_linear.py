@@ -134,12 +134,12 @@ def test_corrected_gradient_bound_holds_on_random_and_adversarial_points(l, d, t
         assert s["lhs"] >= s["printed"] * (1 - 1e-9)
 
 
-def test_quoted_gradient_bound_fails_for_large_covariance():
+def test_exponent_only_repair_fails_for_large_covariance():
     """sigma_min(Sigma)^2 (f - C_opt) grows like Sigma^3, ||grad f||^2 like Sigma^2."""
     A = np.zeros((3, 2, 2))
     s = gradient_bound_sides(A, np.diag([2.0, 0.5]), 4 * np.eye(2), tau=0.0)
-    assert s["lhs"] < s["quoted"] and s["lhs"] < s["printed"]
-    assert math.isclose(s["lhs"] / s["quoted"], 0.25, rel_tol=1e-12)
+    assert s["lhs"] < s["exponent_only"] and s["lhs"] < s["printed"]
+    assert math.isclose(s["lhs"] / s["exponent_only"], 0.25, rel_tol=1e-12)
 
 
 @pytest.mark.parametrize("l, tau", [(2, 0.3), (4, 0.5), (8, 0.1)])
@@ -176,7 +176,7 @@ def test_rotation_step_norm_printed_formula_is_wrong_but_bound_holds():
 def test_adversary_reaches_but_never_crosses_the_corrected_bound():
     r = adversarial_gradient_ratio(3, 2, 0.3, np.diag([0.5, 3.0]), steps=150, start="shrink")
     assert 1 - 1e-9 <= r["ratio"] <= 1.05
-    bad = adversarial_gradient_ratio(3, 2, 0.3, 4 * np.eye(2), form="quoted", steps=100)
+    bad = adversarial_gradient_ratio(3, 2, 0.3, 4 * np.eye(2), form="exponent_only", steps=100)
     assert bad["ratio"] < 1
     bad = adversarial_gradient_ratio(3, 2, 0.3, np.eye(2), form="printed", steps=100)
     assert bad["ratio"] < 1
@@ -310,3 +310,73 @@ def test_adversary_refuses_one_factor_with_a_clear_error():
         adversarial_gradient_ratio(1, 2, 0.3, np.eye(2), steps=1)
     r = adversarial_gradient_ratio(2, 2, 0.3, np.eye(2), steps=2)
     assert np.isfinite(r["ratio"]) and r["ratio"] >= 1 - 1e-12
+
+
+def test_theorem22_check_compares_with_the_bound_not_with_a_rounding_threshold():
+    from resnet_nb.hardt_ma_linear import check_theorem22, theorem22_points, theorem22_rate
+    from resnet_nb.ledger import eps_criterion
+
+    old_threshold = eps_criterion(6 * 3 ** 3, 1.0)[0]  # a rounding tolerance, not a bound
+    ratios = {}
+    for A, R, Sigma, tau in theorem22_points():
+        g2 = float((risk_gradient(A, R, Sigma) ** 2).sum())
+        ex = population_risk(A, R, Sigma, noise=0.0)
+        assert g2 >= (1 - 1e-9) * theorem22_rate(A.shape[0], tau, Sigma) * ex
+        ratios.setdefault(A.shape[0], []).append(g2 / ex)
+    # the true theorem's ratio drops below the old threshold at depths 7 and 8 (not at 6)
+    assert min(ratios[6]) > old_threshold and min(ratios[7]) < old_threshold and min(ratios[8]) < old_threshold
+    good, bad = check_theorem22(), check_theorem22(falsify=True)
+    assert good.passed and not bad.passed
+    assert bad.value == 1.0 and "A_1 = A_2 = -I" in bad.claim  # the exact critical point, nothing else
+    assert theorem22_rate(4, 1.0, np.eye(2)) == 0.0 and theorem22_rate(1, 1.0, np.eye(2)) == 4.0
+
+
+def test_theorem21_det_check_has_no_part_identical_in_check_and_falsifier():
+    from resnet_nb.hardt_ma_linear import check_theorem21_det
+
+    good = check_theorem21_det()
+    assert good.passed and not good.parts and "needs det R > 0" in good.claim
+
+
+def test_reflection_factorisation_and_the_key_figure_data():
+    from resnet_nb.hardt_ma_linear import det_sign_data, reflection_factorisation
+
+    R = np.diag([-1.0, 1.0])
+    norms = []
+    for l in (1, 2, 4, 16):
+        A = reflection_factorisation(l)
+        assert np.abs(residual_product(A) - R).max() < 1e-9
+        norms.append(max_spectral_norm(A))
+    assert all(n >= 1 for n in norms) and norms == sorted(norms, reverse=True) and norms[-1] < 1 + 1e-4
+    data = det_sign_data(ls=(1, 2, 8), search_ls=(2, 4), factor_ls=(4,), restarts=1, steps=20)
+    assert (data["-I_2"] <= data["-I_2 bound"]).all() and (data["search"] >= 1).all()
+    assert data["search_product_error"] < 1e-9
+    for norms_k, dets_k in data["factors"].values():
+        assert not ((dets_k <= 0) & (norms_k < 1)).any()  # the lemma, factor by factor
+
+
+def test_population_gd_batch_is_population_gd_run_by_run():
+    from resnet_nb.hardt_ma_linear import population_gd, population_gd_batch
+
+    R = np.diag([-1.0, 1.0])
+    starts = 0.01 * np.random.default_rng(3).standard_normal((3, 3, 2, 2))
+    lrs = [0.05, 0.3, 0.1]
+    batch = population_gd_batch(R, 3, starts, lrs, steps=50)
+    for A0, lr, out in zip(starts, lrs, batch):
+        one = population_gd(R, 3, lr=lr, steps=50, A0=A0)
+        assert np.allclose(one["curve"], out["curve"], rtol=1e-12, atol=1e-300)
+        assert np.allclose(one["A"], out["A"], rtol=1e-12, atol=1e-15)
+    with pytest.raises(ValueError, match="one step size per run"):
+        population_gd_batch(R, 3, starts, [0.1], steps=2)
+
+
+def test_every_claim_of_the_chapter_states_its_falsifier_kind_and_the_forms_are_renamed():
+    from resnet_nb import hardt_ma_interface  # noqa: F401  (registers its claim)
+    from resnet_nb import ledger
+    from resnet_nb.hardt_ma_linear import FORMS
+
+    mine = [c for cid, c in ledger.all_claims().items() if cid in CLAIMS or cid == "hm-b2-meets-b1"]
+    assert len(mine) == len(CLAIMS) + 1
+    assert all(c.falsifier_kind == "plausible false statement" for c in mine)
+    assert "exponent_only" in FORMS and "quoted" not in FORMS
+    assert "appendix A.1" in ledger.all_claims()["hm-psd-special-case"].source
