@@ -39,8 +39,8 @@ __all__ = ["ReLUResNet", "relu_block", "separation", "paper_rho", "margins", "le
            "projected_margins", "lemma_b1_hypotheses", "lemma_b1_paper", "lemma_b1_counterexamples",
            "construction_view",
            "pad_configuration", "paper_width", "random_lemma_b1_configuration", "surrogate_inner_products",
-           "paper_order_failure", "failure_rate", "clopper_pearson", "random_unit_draw", "construction_steps", "THM32_DRAWS",
-           "construction_figure"]
+           "paper_order_failure", "failure_rate", "clopper_pearson", "random_unit_draw", "construction_steps",
+           "construction_figure", "THM32_DRAWS"]
 
 
 def _as_points(name: str, X) -> np.ndarray:
