@@ -177,9 +177,10 @@ def lemma_block(H, idx, targets, k: int | None = None, safety: float = 0.5):
     b[:m] = -((Z ** 2).sum(0) - delta)
     V[:, :m] = (T - Z) / delta
     out = relu_block(H, U, V, b)
-    rest = np.setdiff1d(np.arange(n), idx)
+    rest = np.ones(n, dtype=bool)
+    rest[idx] = False
     report = dict(margins=mg, moved_error=float(np.abs(out[:, idx] - T).max()),
-                  fixed_error=float(np.abs(out[:, rest] - H[:, rest]).max()) if rest.size else 0.0)
+                  fixed_error=float(np.abs(out[:, rest] - H[:, rest]).max()) if rest.any() else 0.0)
     return U, V, b, report
 
 
@@ -242,11 +243,15 @@ def theorem32_construction(X, labels, k: int | None = None, r: int | None = None
         # columns of moved points change, so each block updates k columns instead of all n.
         M = (H ** 2).sum(0)[:, None] - H.T @ H
         np.fill_diagonal(M, np.inf)
+        # row minima kept up to date: only the k changed columns are scanned, and a row is
+        # rescanned in full only when its minimum sat in a changed column and did not drop
+        rowmin, argmin = M.min(axis=1), M.argmin(axis=1)
+        alive = np.ones(n, dtype=bool)
     while unmoved.size:
         if selection == "paper":
             idx = unmoved[:k]
         else:
-            mg = M[unmoved].min(axis=1)
+            mg = rowmin[unmoved]
             order = np.argsort(-mg)
             idx = unmoved[order[:k]]
             idx = idx[mg[order[:k]] > 0]
@@ -258,11 +263,22 @@ def theorem32_construction(X, labels, k: int | None = None, r: int | None = None
         if selection == "greedy":
             M[:, idx] = (H ** 2).sum(0)[:, None] - H.T @ H[:, idx]
             M[idx, idx] = np.inf
+            alive[idx] = False
+            cols = M[:, idx]
+            cmin, carg = cols.min(axis=1), idx[cols.argmin(axis=1)]
+            in_idx = np.zeros(n, dtype=bool)
+            in_idx[idx] = True
+            stale = in_idx[argmin]
+            better = cmin < rowmin
+            rowmin, argmin = np.where(better, cmin, rowmin), np.where(better, carg, argmin)
+            redo = np.flatnonzero(stale & ~better & alive)
+            if redo.size:
+                rowmin[redo], argmin[redo] = M[redo].min(axis=1), M[redo].argmin(axis=1)
         report["block_margins"].append(rep["margins"])
         # np.max, not max: a NaN error must show in the report, not be dropped by max(0.0, nan)
         report["moved_error"] = float(np.max([report["moved_error"], rep["moved_error"]]))
         report["fixed_error"] = float(np.max([report["fixed_error"], rep["fixed_error"]]))
-        unmoved = np.setdiff1d(unmoved, idx)
+        unmoved = unmoved[~np.isin(unmoved, idx, kind="table")] if idx.size else unmoved
         if pbar is not None:
             pbar.update(idx.size)
     if pbar is not None:
