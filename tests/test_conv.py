@@ -537,3 +537,26 @@ def test_hm_analog_claim_holds_and_its_falsifier_is_rejected():
     c = LEDGER["hm-analog-small-init"]
     assert c.check(falsify=False).require().passed
     assert c.check(falsify=True).rejected_on_value
+
+
+def test_hm_analog_difference_is_welchs_interval():
+    from scipy import stats
+
+    a, b = [0.93, 0.955, 0.96, 0.945, 0.94], [0.95, 0.925, 0.94, 0.945, 0.94]
+    rows = [dict(init=i, seed=s, epoch=e, test_accuracy=v if e == 3 else 0.1)
+            for i, vals in (("hardt_ma_residual", a), ("standard", b)) for s, v in enumerate(vals) for e in range(4)]
+    d = conv.hm_analog_difference(pd.DataFrame(rows))
+    ref = stats.ttest_ind(a, b, equal_var=False)
+    assert d["diff"] == pytest.approx(np.mean(a) - np.mean(b))
+    assert d["diff"] / d["se"] == pytest.approx(ref.statistic, rel=1e-9)
+    assert d["df"] == pytest.approx(ref.df, rel=1e-9)
+    ci = ref.confidence_interval(0.95)
+    assert (d["low"], d["high"]) == (pytest.approx(ci.low, rel=1e-9), pytest.approx(ci.high, rel=1e-9))
+    with pytest.raises(ValueError, match="two runs"):
+        conv.hm_analog_difference(pd.DataFrame(rows[:4]))
+
+
+def test_hm_analog_falsifier_is_the_effect_size():
+    c = conv.check_hm_analog(falsify=True)
+    assert "+0.03" in c.claim and not c.passed and c.value > 0
+    assert conv.check_hm_analog().values["low"] < 0 < conv.check_hm_analog().values["high"]

@@ -45,8 +45,10 @@ def test_construction_fits_separated_points_exactly(selection, d, n, k):
 
 
 def test_construction_fits_1000_points_and_paper_order_needs_the_papers_width():
-    """Greedy fits at k = 30; the paper's order fails at k = 30 but fits at the proof's width
-    k = 10 ln n / rho^2 (rho: the paper's bound on squared distances), as Theorem 3.2 says."""
+    """Greedy fits at k = 30; the paper's order fails at k = 30 and fits at the proof's width
+    k = 10 ln n / rho^2 (rho: the paper's bound on squared distances). That width exceeds d = 50
+    here, where the projection reduces nothing: a regression test of the construction, not
+    evidence for Theorem 3.2's width (see test_paper_order_fails_on_some_draws_below_d)."""
     from resnet_nb.hardt_ma_relu import paper_width, separation
 
     rng = np.random.default_rng(2)
@@ -208,3 +210,97 @@ def test_counterexamples_meet_hypothesis_b_over_their_whole_range():
     assert hr.separation(hull) < 3.06 * 0.12  # the cap is close to where (b) breaks: not a loose bound
     with pytest.raises(ValueError, match=r"rho_prime must lie in \(0.0, 0.12\]"):
         hr.lemma_b1_counterexamples(0.13)
+
+
+def test_paper_rho_is_the_squared_separation():
+    X = np.array([[0.0, 3.0, 0.0], [0.0, 4.0, 1.0]])
+    assert hr.paper_rho(X) == separation(X) ** 2 == 1.0
+    assert hr.paper_rho(np.array([[0.0, 2.0]])) == 4.0  # squared, not the distance 2
+
+
+def test_paper_order_failure_agrees_with_the_construction():
+    """The margin shortcut gives the construction's own decision and the point it names, on draws
+    where the paper's order fails and on draws where it fits (k < d, the paper's width)."""
+    import re
+
+    seen = set()
+    for seed in range(12):
+        X, y = hr.random_unit_draw(seed)
+        k = hr.paper_width(600, hr.paper_rho(X))
+        assert k < 200
+        f = hr.paper_order_failure(X, k, seed=seed)
+        seen.add(f["fails"])
+        if f["fails"]:
+            with pytest.raises(ValueError, match="margin") as exc:
+                theorem32_construction(X, y, k=k, r=10, seed=seed, selection="paper")
+            assert int(re.search(r"point (\d+)", str(exc.value)).group(1)) == f["point"]
+            assert f["point"] // k == f["block"]
+        else:
+            net, _ = theorem32_construction(X, y, k=k, r=10, seed=seed, selection="paper")
+            assert np.abs(net(X) - np.eye(10)[:, y]).max() <= 1e-8
+    assert seen == {True, False}  # both cases occur among these draws
+
+
+def test_paper_order_fails_on_some_draws_below_d():
+    """Theorem 3.2's width is a probability statement: at k < d some draws fail, and the greedy
+    order fits those same draws."""
+    fails = []
+    for seed in range(20):
+        X, y = hr.random_unit_draw(seed)
+        k = hr.paper_width(600, hr.paper_rho(X))
+        f = hr.paper_order_failure(X, k, seed=seed)
+        fails.append(f["fails"])
+        if f["fails"] and sum(fails) <= 2:
+            net, _ = theorem32_construction(X, y, k=k, r=10, seed=seed)
+            assert np.abs(net(X) - np.eye(10)[:, y]).max() <= 1e-8
+    rate = hr.failure_rate(fails)
+    assert 0 < rate["failures"] < 20 and rate["low"] < rate["rate"] < rate["high"]
+
+
+def test_clopper_pearson_known_values():
+    low, high = hr.clopper_pearson(0, 100)
+    assert low == 0.0 and high == pytest.approx(1 - 0.025 ** (1 / 100), rel=1e-9)
+    low, high = hr.clopper_pearson(100, 100)
+    assert high == 1.0 and low == pytest.approx(0.025 ** (1 / 100), rel=1e-9)
+    low, high = hr.clopper_pearson(19, 100)
+    assert 0.11 < low < 0.12 and 0.28 < high < 0.29
+    for bad in ((5, 4), (-1, 4)):
+        with pytest.raises(ValueError):
+            hr.clopper_pearson(*bad)
+    with pytest.raises(ValueError, match="level"):
+        hr.clopper_pearson(1, 4, level=1.0)
+
+
+def test_theorem32_falsifier_is_the_greedy_order_and_reports_its_count():
+    chk = hr.check_theorem32(falsify=True)
+    assert not chk.passed and chk.values["failures"] == 0 and chk.values["draws"] == hr.THM32_DRAWS["greedy_draws"]
+    assert "greedy order" in chk.claim
+
+
+def test_construction_steps_move_every_point_onto_its_surrogate():
+    st_ = hr.construction_steps(6, 3)
+    S, Q, labels = st_["states"], st_["Q"], st_["labels"]
+    assert np.abs(S[-1] - Q[:, labels]).max() <= 1e-12
+    moved = np.concatenate(st_["moved"])
+    assert sorted(moved.tolist()) == list(range(6)) and len(st_["moved"]) == 3
+    for j, idx in enumerate(st_["moved"]):  # a block changes exactly the points it moves
+        rest = np.setdiff1d(np.arange(6), idx)
+        assert np.array_equal(S[j + 1][:, rest], S[j][:, rest])
+        assert np.all(st_["deltas"][j] > 0)
+
+
+def test_construction_figure_has_one_panel_per_block():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = hr.construction_figure(6, 3)
+    assert len(fig.axes) == len(hr.construction_steps(6, 3)["moved"]) == 3
+    assert fig.axes[0].get_title().startswith("block 1 moves points")
+    plt.close(fig)
+
+
+def test_constant_width_size_part_is_labelled_an_implementation_test():
+    chk = hr.check_constant_width()
+    assert chk.passed and any("implementation test" in p.claim for p in chk.parts)
