@@ -226,12 +226,43 @@ class Check:
 
     __repr__ = __str__
 
-    def _repr_html_(self) -> str:
+    def margin_words(self) -> str:
+        """The outcome in words for the one-line summary: the value, on which side of its bound,
+        and by how much ("2.1e-15, below the tolerance 3.6e-12 by 3.6e-12")."""
+        if self.vacuous:
+            return (f"vacuous: {self.nontrivial_what or 'the part that could differ'} = "
+                    f"{_fmt(self.nontrivial)}, not above {_fmt(self.nontrivial_min)}")
+        if self.parts:
+            leaves = self.leaves()
+            bad = [p for p in leaves if not p.passed]
+            if bad:
+                return f"{len(bad)} of {len(leaves)} parts fail: {bad[0].claim}"
+            tight = min(leaves, key=lambda p: (p.rel_margin, p.margin))
+            return f"all {len(leaves)} parts hold; the tightest, {tight.claim}: {tight.margin_words()}"
+        if math.isnan(self.value):
+            return "no value (NaN)"
+        bound = "tolerance" if self.op == "<=" else "threshold"
+        if self.op == "<=":
+            side = "below" if self.within else "above"
+        else:
+            side = "above" if self.within else "below"
+        words = f"value {_fmt(self.value)}, {side} the {bound} {_fmt(self.tol)}"
+        if self.margin != 0:
+            words += f" by {_fmt(abs(self.margin))}"
+        return words
+
+    def html(self, open: bool = False) -> str:
+        """A ``<details>`` block: its one-line ``<summary>`` gives the verdict, the statement and
+        the margin in words; opened, the full box (comparison, tolerance and its criterion, the
+        part that could differ, run-to-run spread, notes and sub-checks, each a block of its own)."""
         ok = self.passed
         color = "#1a7f37" if ok else ("#9a6700" if self.vacuous else "#cf222e")
         e = html.escape
-        rows = [f"<div><b style='color:{color}'>{e(self.verdict)}</b> &nbsp;{e(self.claim)}</div>",
-                f"<div>{e(self.compared)} = <b>{e(_fmt(self.value))}</b> "
+        frag = " <b style='color:#9a6700'>fragile</b>" if self.fragile else ""
+        summary = (f"<summary style='cursor:pointer'><b style='color:{color}'>{e(self.verdict)}</b>"
+                   f" &nbsp;{e(self.claim)} <span class='rn-check-margin' style='color:#57606a'>"
+                   f"&mdash; {e(self.margin_words())}</span>{frag}</summary>")
+        rows = [f"<div>{e(self.compared)} = <b>{e(_fmt(self.value))}</b> "
                 f"<span style='white-space:nowrap'>(must be {e(self.op)} {e(_fmt(self.tol))})</span></div>",
                 f"<div style='color:#57606a'>tolerance: {e(self.criterion)}</div>"]
         if self.nontrivial is not None:
@@ -241,9 +272,14 @@ class Check:
             rows.append(f"<div style='color:#57606a'>margin {e(_fmt(self.margin))} against run-to-run "
                         f"spread {e(_fmt(self.spread))}{' (fragile)' if self.fragile else ''}</div>")
         rows += [f"<div>{e(s)}</div>" for s in self.lines]
-        inner = "".join(rows) + "".join(p._repr_html_() for p in self.parts)
-        return (f"<div class='rn-check' style='border-left:4px solid {color};padding:2px 8px;"
-                f"margin:4px 0;overflow-wrap:anywhere;white-space:normal;font-size:0.9em'>{inner}</div>")
+        inner = "".join(rows) + "".join(p.html(open=open) for p in self.parts)
+        return (f"<details class='rn-check' style='border-left:4px solid {color};padding:2px 8px;"
+                f"margin:4px 0;overflow-wrap:anywhere;white-space:normal;font-size:0.9em'"
+                f"{' open' if open else ''}>{summary}"
+                f"<div class='rn-check-body' style='padding-left:1.2em'>{inner}</div></details>")
+
+    def _repr_html_(self) -> str:
+        return self.html(open=False)
 
 
 def all_of(claim: str, parts: list, lines=()) -> Check:

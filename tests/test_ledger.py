@@ -123,6 +123,28 @@ def test_check_renders_compact_html_with_verdict_first():
     h = c._repr_html_()
     assert h.index("holds") < h.index("Eq. 11") and "overflow-wrap" in h
     assert all(len(line) <= 90 for line in str(c).splitlines())
+    # one line that opens: <details> closed, its <summary> the verdict, the statement, the margin
+    assert h.startswith("<details") and " open" not in h.split(">", 1)[0]
+    summary = h[h.index("<summary"):h.index("</summary>")]
+    assert "holds" in summary and "Eq. 11" in summary and "below the tolerance" in summary
+    body = h[h.index("</summary>"):]
+    assert "tolerance: 100 P eps" in body and "nontrivial part" in body
+    assert c.html(open=True).split(">", 1)[0].endswith(" open")
+    assert str(c).splitlines()[0] == "[holds] Eq. 11"  # the text/plain form (PDF) is unchanged
+
+
+def test_margin_in_words():
+    assert Check("x", "v", 1e-15, 3.6e-12, "c").margin_words() == \
+        "value 1.00e-15, below the tolerance 3.60e-12 by 3.60e-12"
+    assert Check("x", "v", 0.006, 0.03, "c", op=">=").margin_words() == \
+        "value 0.006, below the threshold 0.03 by 0.024"
+    assert Check("x", "v", 3.0, 2.0, "c", op=">=").margin_words() == "value 3, above the threshold 2 by 1"
+    assert Check("x", "v", 0.0, 1.0, "c", nontrivial=0.0).margin_words().startswith("vacuous")
+    weak = Check("weak", "v", 0.9, 1.0, "c")
+    both = all_of("both", [Check("firm", "v", 0.0, 1.0, "c"), weak])
+    assert both.margin_words() == "all 2 parts hold; the tightest, weak: value 0.9, below the tolerance 1 by 0.1"
+    assert all_of("no", [weak, Check("bad", "v", 2.0, 1.0, "c")]).margin_words() == "1 of 2 parts fail: bad"
+    assert "<details" in both._repr_html_().split("</summary>", 1)[1]  # parts open one by one
 
 
 def test_eps_criterion():
