@@ -40,7 +40,7 @@ from pathlib import Path
 
 __all__ = ["Check", "Claim", "LEDGER", "VERDICTS", "KINDS", "claim", "all_claims", "run_all",
            "require_all", "ledger_html", "LedgerError", "eps_criterion", "verdict_summary",
-           "load_quotes", "quotes_html", "mutation_scores", "FALSIFIER_KINDS", "mirrored",
+           "load_quotes", "quotes_html", "FALSIFIER_KINDS", "mirrored",
            "complement", "implied", "falsifier_kind_of", "falsifier_conflict", "falsifier_kind_counts",
            "UNLABELLED", "LEGACY_FALSIFIER_KINDS",
            "effective_verdict", "tolerance_rules", "tolerance_rules_html"]
@@ -658,31 +658,42 @@ def ledger_html(df) -> str:
 
 
 # ==========================================================================================
-# Summaries for the ledger page: verdicts, quoted numbers, mutation scores
+# Summaries for the ledger page: verdicts, falsifier kinds, tolerances, quoted numbers
 # ==========================================================================================
 
-def verdict_summary(df):
-    """How many claims carry each verdict, and how many of them passed and were falsifiable.
+def verdict_summary(df, total: bool = True):
+    """How many claims carry each verdict, how many of them passed and had their falsifier
+    rejected, and of what kind their falsifiers are (one column per kind of
+    :func:`falsifier_kind_counts`); a last row "all claims" when ``total``.
 
     Fragile claims (margin below the run-to-run spread) are counted on a row of their own,
     "<verdict> (fragile)", below the row of the same verdict, which then counts the others.
-    Falsifiers that are the reversed ordering (``falsifier_mirrored``) are counted in a column.
     """
     import pandas as pd
 
     fragile = df["fragile"].astype(bool) if "fragile" in df else pd.Series(False, index=df.index)
-    mirrored_ = (df["falsifier_mirrored"].astype(bool) if "falsifier_mirrored" in df
-                 else pd.Series(False, index=df.index))
+    if "falsifier_kind_shown" in df:
+        shown = df["falsifier_kind_shown"]
+    else:
+        shown = pd.Series([falsifier_kind_of(getattr(r, "falsifier_kind", "") or "", r.kind,
+                                             getattr(r, "falsifier", ""), bool(getattr(r, "falsifier_mirrored", False)))
+                           for r in df.itertuples()], index=df.index)
+
+    def row(name, sub):
+        out = {"verdict": name, "claims": len(sub), "check passed": int(sub.passed.sum()),
+               "falsifier rejected": int(sub.falsifier_rejected.sum())}
+        for k in (PLAUSIBLE, REGRESSION, IMPLIED, UNLABELLED):
+            out[k] = int((shown[sub.index] == k).sum())
+        return out
+
     rows = []
     for v in VERDICTS:
         for frag in (False, True):
             sub = df[(df.verdict == v) & (fragile == frag)]
             if len(sub):
-                rows.append({"verdict": f"{v} (fragile)" if frag else v, "claims": len(sub),
-                             "check passed": int(sub.passed.sum()),
-                             "falsifier rejected": int(sub.falsifier_rejected.sum()),
-                             "of them reversed ordering": int(mirrored_[sub.index].sum()),
-                             "regression tests": int((sub.kind == "regression").sum())})
+                rows.append(row(f"{v} (fragile)" if frag else v, sub))
+    if total and rows:
+        rows.append(row("all claims", df))
     return pd.DataFrame(rows)
 
 
@@ -770,54 +781,3 @@ def quotes_html(df) -> str:
             "overflow-wrap:anywhere'><colgroup><col style='width:20%'><col style='width:11%'>"
             "<col style='width:27%'><col style='width:42%'></colgroup><thead><tr><th>chapter</th>"
             "<th>number</th><th>source</th><th>context</th></tr></thead><tbody>" + rows + "</tbody></table>")
-
-
-def mutation_scores(path=None):
-    """The mutation testing report (``results/mutation/report.json``) as a DataFrame, or None.
-
-    One row per module: killed, survived, timed out, no tests, equivalent, not run, total and the
-    score (the report's own, else killed / (total - equivalent - not run); NaN when no mutant of
-    the module has been run yet, the report's ``"score": null``) and the report's ``note``.
-    Accepts ``{"modules": {name: {...}}}``, ``{"modules":
-    [{"module": name, ...}]}`` or a bare mapping of module names; the total wall time is
-    taken from a top-level ``seconds`` / ``wall_time_s`` / ``wall_seconds`` key when present.
-    """
-    import json
-
-    import pandas as pd
-
-    from .paths import MUTATION_REPORT
-
-    path = Path(MUTATION_REPORT if path is None else path)
-    if not path.exists():
-        return None
-    rep = json.loads(path.read_text())
-    mods = rep.get("modules", rep) if isinstance(rep, dict) else rep
-    if isinstance(mods, dict):
-        mods = [dict(v, module=k) for k, v in mods.items() if isinstance(v, dict)]
-    rows = []
-    for m in mods:
-        def get(*keys):
-            for k in keys:
-                if k in m:
-                    v = m[k]
-                    return len(v) if isinstance(v, (list, dict)) else v
-            return 0
-        killed, survived = get("killed"), get("survived")
-        timeout, equivalent = get("timed_out", "timeout", "timed out"), get("equivalent")
-        not_run, no_tests = get("not run", "not_run"), get("no tests", "no_tests")
-        total = get("total") or killed + survived + timeout + equivalent + not_run + no_tests
-        measured = killed + survived + timeout + no_tests  # mutants that ran (no tests = not killed)
-        if m.get("score") is not None and measured:
-            score = float(m["score"])
-        else:  # killed / (total - equivalent), over the mutants that were actually run
-            score = killed / measured if measured else math.nan
-        rows.append({"module": m.get("module", "?"), "killed": killed, "survived": survived,
-                     "timed out": timeout, "no tests": no_tests, "equivalent": equivalent,
-                     "not run": not_run, "total": total, "score": score,
-                     "commit": str(m.get("commit", ""))[:10], "note": str(m.get("note") or "")})
-    df = pd.DataFrame(rows)
-    seconds = next((rep[k] for k in ("seconds", "wall_time_s", "wall_seconds", "wall_time")
-                    if isinstance(rep, dict) and k in rep), None)
-    df.attrs["seconds"] = seconds
-    return df

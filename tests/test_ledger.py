@@ -1,6 +1,5 @@
 """The ledger: every claim passes its check, is not vacuous, and its falsifier is rejected on the
 comparison itself; plus the semantics of :class:`resnet_nb.ledger.Check` and of ``show``."""
-import json
 import math
 
 import pandas as pd
@@ -184,12 +183,16 @@ def test_require_all_reports_failures_and_accepted_falsifiers(monkeypatch):
 
 def test_verdict_summary_counts():
     df = pd.DataFrame(dict(verdict=["holds", "holds", "reproduced", "reproduced"], passed=[True] * 4,
-                           falsifier_rejected=[True, False, True, True], kind=["claim"] * 4,
-                           fragile=[False, False, True, False], falsifier_mirrored=[False, False, True, True]))
+                           falsifier_rejected=[True, False, True, True], kind=["claim"] * 3 + ["regression"],
+                           falsifier=["f"] * 4, fragile=[False, False, True, False],
+                           falsifier_kind=["plausible false statement", "", "", ""],
+                           falsifier_mirrored=[False, False, True, False]))
     s = ledger.verdict_summary(df)
-    assert s.verdict.tolist() == ["holds", "reproduced", "reproduced (fragile)"]
-    assert s.claims.tolist() == [2, 1, 1] and s["falsifier rejected"].tolist() == [1, 1, 1]
-    assert s["of them reversed ordering"].tolist() == [0, 1, 1]
+    assert s.verdict.tolist() == ["holds", "reproduced", "reproduced (fragile)", "all claims"]
+    assert s.claims.tolist() == [2, 1, 1, 4] and s["falsifier rejected"].tolist() == [1, 1, 1, 3]
+    assert s["implied by the check"].tolist() == [0, 0, 1, 1]
+    assert s["regression test"].tolist() == [0, 1, 0, 1]
+    assert s["plausible false statement"].tolist() == [1, 0, 0, 1] and s["unlabelled"].tolist() == [1, 0, 0, 1]
 
 
 def _ledger_of(check, fal, **kw):
@@ -283,7 +286,7 @@ def test_every_claim_labels_its_falsifier(cid):
     assert shown != ledger.UNLABELLED, f"{cid}: set falsifier_kind= to one of {ledger.FALSIFIER_KINDS}"
 
 
-# ---------------------------------------------------------------------------- quotes, mutation
+# ---------------------------------------------------------------------------- quotes
 def test_quotes_are_read_and_checked(tmp_path):
     (tmp_path / "ch.yml").write_text('- value: "0.182"\n  source: "Li et al., Table 1"\n  context: "c"\n')
     q = ledger.load_quotes(tmp_path)
@@ -300,24 +303,6 @@ def test_committed_quotes_are_well_formed():
     ledger.load_quotes()
 
 
-def test_mutation_scores(tmp_path):
-    assert ledger.mutation_scores(tmp_path / "absent.json") is None
-    p = tmp_path / "report.json"
-    p.write_text(json.dumps({"seconds": 12, "modules": {
-        "losses": {"killed": 9, "survived": 1, "timed_out": 0, "equivalent": 2, "total": 12}}}))
-    df = ledger.mutation_scores(p)
-    assert df.score.tolist() == [0.9] and df.attrs["seconds"] == 12
-    p.write_text(json.dumps({"modules": [{"module": "train", "killed": 0, "survived": 0, "not run": 5,
-                                          "total": 5, "score": 0.0}]}))
-    df = ledger.mutation_scores(p)
-    assert math.isnan(df.score[0]) and df["not run"][0] == 5
-    p.write_text(json.dumps({"modules": [{"module": "train", "killed": 0, "not run": 5, "total": 5,
-                                          "score": None, "note": "not reached yet"}]}))
-    df = ledger.mutation_scores(p)
-    assert math.isnan(df.score[0]) and df.note[0] == "not reached yet"
-
-
-# ---------------------------------------------------------------------------- show
 def test_show_formats():
     assert repr(show.num(2.7e-12)) == "2.7e-12"
     assert repr(show.num(0.25)) == "0.25"
