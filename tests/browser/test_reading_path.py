@@ -94,7 +94,11 @@ async (plumbing) => {
     const r = f.getBoundingClientRect();
     if (r.width < 100 || r.height < 60) continue;
     const t = r.top + scrollY;
-    if (top === null || t < top) { top = t; what = f.tagName.toLowerCase() + ' ' + (f.getAttribute('alt') || f.className.baseVal || f.className || '').toString().slice(0, 40); }
+    if (top === null || t < top) {
+      top = t;
+      const label = f.getAttribute('alt') || f.className.baseVal || f.className || '';
+      what = f.tagName.toLowerCase() + ' ' + label.toString().slice(0, 40);
+    }
   }
   // code lines
   const re = new RegExp(plumbing);
