@@ -41,8 +41,8 @@ from pathlib import Path
 __all__ = ["Check", "Claim", "LEDGER", "VERDICTS", "KINDS", "claim", "all_claims", "run_all",
            "require_all", "ledger_html", "LedgerError", "eps_criterion", "verdict_summary",
            "load_quotes", "quotes_html", "FALSIFIER_KINDS", "mirrored",
-           "complement", "implied", "falsifier_kind_of", "falsifier_conflict", "falsifier_kind_counts",
-           "UNLABELLED", "LEGACY_FALSIFIER_KINDS",
+           "complement", "implied", "verdict_summary_html", "falsifier_kind_of", "falsifier_conflict",
+           "falsifier_kind_counts", "UNLABELLED", "LEGACY_FALSIFIER_KINDS",
            "effective_verdict", "tolerance_rules", "tolerance_rules_html"]
 
 #: verdicts on a precise statement (an equation, a lemma, a constant, an experimental claim).
@@ -695,6 +695,28 @@ def verdict_summary(df, total: bool = True):
     if total and rows:
         rows.append(row("all claims", df))
     return pd.DataFrame(rows)
+
+
+def verdict_summary_html(summary) -> str:
+    """The table of :func:`verdict_summary` in a fixed layout that fits the page column: the
+    falsifier kinds under one heading, headings that break between words only."""
+    if not len(summary):
+        return "<p><i>No claim has been checked.</i></p>"
+    e = html.escape
+    kinds = [PLAUSIBLE, REGRESSION, IMPLIED, UNLABELLED]
+    counts = ["claims", "check passed", "falsifier rejected"]
+    body = ""
+    for r in summary.to_dict("records"):
+        last = r["verdict"] == "all claims"
+        cells = "".join(f"<td>{int(r[c])}</td>" for c in counts + kinds)
+        style = " style='border-top:1px solid #57606a;font-weight:600'" if last else ""
+        body += f"<tr{style}><td>{e(r['verdict'])}</td>{cells}</tr>"
+    head = ("<thead><tr><th rowspan='2'>verdict</th>" + "".join(f"<th rowspan='2'>{e(c)}</th>" for c in counts)
+            + f"<th colspan='{len(kinds)}' style='text-align:center'>falsifiers by kind</th></tr><tr>"
+            + "".join(f"<th>{e(k)}</th>" for k in kinds) + "</tr></thead>")
+    cols = "<col style='width:22%'>" + "<col style='width:8%'>" * 3 + "<col style='width:13.5%'>" * 4
+    return ("<table class='ledger-summary' style='table-layout:fixed;width:100%;font-size:0.85em'>"
+            f"<colgroup>{cols}</colgroup>{head}<tbody>{body}</tbody></table>")
 
 
 def tolerance_rules(df):

@@ -193,6 +193,8 @@ def test_verdict_summary_counts():
     assert s["implied by the check"].tolist() == [0, 0, 1, 1]
     assert s["regression test"].tolist() == [0, 1, 0, 1]
     assert s["plausible false statement"].tolist() == [1, 0, 0, 1] and s["unlabelled"].tolist() == [1, 0, 0, 1]
+    h = ledger.verdict_summary_html(s)
+    assert "falsifiers by kind" in h and "all claims" in h and h.count("<tr") == 2 + len(s)
 
 
 def _ledger_of(check, fal, **kw):

@@ -226,6 +226,8 @@ def test_reading_path_is_measured_on_other_pages(name, measure):
 
 
 def test_chapters_are_listed():
+    if TOC.resolve() != (ROOT / "_toc.yml").resolve():
+        pytest.skip("another table of contents (SITE_TOC): the XFAIL list names the book's chapters")
     assert CHAPTERS and all(c in PAGES for c in XFAIL), sorted(set(XFAIL) - set(PAGES))
     assert TOC.is_file() and re.search(r"book/", TOC.read_text())
     assert SITE.name  # the site folder test_site serves
