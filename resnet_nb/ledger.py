@@ -586,8 +586,8 @@ def _falsifier_note(r) -> str:
                                   getattr(r, "falsifier", ""), detected)
     if shown == IMPLIED:
         words = ("any passing check rejects it, as the numbers show, so the rejection adds no evidence"
-                 if detected else "declared so: the check's comparison with its sides exchanged; its "
-                 "rejection shows that the comparison can fail, little more")
+                 if detected else "declared so by the claim: a passing check rejects it, so its rejection "
+                 "shows only that the comparison can fail")
     else:
         words = {REGRESSION: "its negative is a corrupted input or a value constructed to fail",
                  UNLABELLED: "the claim does not say what its falsifier is"}.get(shown, "")
