@@ -237,3 +237,35 @@ def test_explorer_run_menu_has_the_mean_over_runs():
     spec = views.explore("fig9").spec
     run = next(p for p in _params(spec) if p["name"] == "p_run")
     assert run["value"] == views.MEAN_RUN and run["bind"]["labels"][0] == "mean over runs"
+
+
+def _reading_stats():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "reading_stats.py"
+    spec = importlib.util.spec_from_file_location("reading_stats", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_reading_stats_counts_what_a_reader_sees(tmp_path):
+    import nbformat
+
+    rs = _reading_stats()
+    folded = "Shown words here.\n\n:::{admonition} How we checked this\n:class: dropdown\nhidden hidden\n:::\nafter"
+    assert rs.strip_folded(folded).split() == ["Shown", "words", "here.", "after"]
+    assert rs.count_words("A value {eval}`x` and $a+b$ here.") == 6
+    nb = nbformat.v4.new_notebook()
+    install = nbformat.v4.new_code_cell("%pip install x\nimport y")
+    install.metadata["tags"] = ["remove-input"]
+    nb.cells = [nbformat.v4.new_markdown_cell("# Title\n\nOne two three."), install,
+                nbformat.v4.new_code_cell("fig, ax = plt.subplots()\nax.plot(x)"),
+                nbformat.v4.new_code_cell("show.num(x)\nassert x > 0\ny = x + 1\nz = 2")]
+    path = tmp_path / "ch.ipynb"
+    nbformat.write(nb, path)
+    s = rs.stats(path)
+    assert s["title"] == "Title" and s["visible words"] == 3
+    assert s["visible code lines"] == 6 and s["plumbing lines"] == 2
+    assert s["words before first figure"] == 3 and s["code lines before first figure"] == 0
