@@ -40,7 +40,9 @@ from pathlib import Path
 
 __all__ = ["Check", "Claim", "LEDGER", "VERDICTS", "KINDS", "claim", "all_claims", "run_all",
            "require_all", "ledger_html", "LedgerError", "eps_criterion", "verdict_summary",
-           "load_quotes", "quotes_html", "mutation_scores", "FALSIFIER_KINDS", "mirrored",
+           "load_quotes", "quotes_html", "FALSIFIER_KINDS", "mirrored",
+           "complement", "implied", "verdict_summary_html", "falsifier_kind_of", "falsifier_conflict",
+           "falsifier_kind_counts", "UNLABELLED", "LEGACY_FALSIFIER_KINDS",
            "effective_verdict", "tolerance_rules", "tolerance_rules_html"]
 
 #: verdicts on a precise statement (an equation, a lemma, a constant, an experimental claim).
@@ -49,11 +51,18 @@ VERDICTS = ("holds", "fails as printed", "reproduced", "partly reproduced", "not
 #: value whose only negative is an input corruption (labelled as such in the ledger).
 KINDS = ("claim", "regression")
 _OPS = ("<=", ">=")
-#: what a falsifier is, when it is not simply "a plausible false statement" ("" = shown as given).
-#: "reversed ordering": the falsifier states the opposite ordering of the same quantities; a check
-#: of a strict ordering (tolerance 0) that passes rejects it automatically, so it adds no evidence
-#: beyond the check itself.
-FALSIFIER_KINDS = ("", "reversed ordering", "plausible false statement", "implied by the check", "regression test")
+#: what a falsifier is (``falsifier_kind=`` of :func:`claim`):
+#: "plausible false statement": the printed form, a wrong formula, a dropped hypothesis, a
+#: misreading someone could make, on which the check's own comparison fails;
+#: "implied by the check": any passing check rejects it automatically (the reversed ordering of
+#: a strict comparison, "gap >= spread" against "|gap| <= spread"), so it adds no evidence;
+#: "regression test": the only negative is a corrupted input or a value constructed to fail.
+FALSIFIER_KINDS = ("plausible false statement", "implied by the check", "regression test")
+PLAUSIBLE, IMPLIED, REGRESSION = FALSIFIER_KINDS
+#: what the ledger shows for a claim that declares no kind and whose kind it cannot infer.
+UNLABELLED = "unlabelled"
+#: legacy values still accepted as input: "" (not declared) and "reversed ordering" (= implied).
+LEGACY_FALSIFIER_KINDS = {"": "", "reversed ordering": IMPLIED}
 REVERSED = "reversed ordering"
 FRAGILE_NOTE = "fragile: margin below the run-to-run spread"
 
@@ -217,12 +226,43 @@ class Check:
 
     __repr__ = __str__
 
-    def _repr_html_(self) -> str:
+    def margin_words(self) -> str:
+        """The outcome in words for the one-line summary: the value, on which side of its bound,
+        and by how much ("2.1e-15, below the tolerance 3.6e-12 by 3.6e-12")."""
+        if self.vacuous:
+            return (f"vacuous: {self.nontrivial_what or 'the part that could differ'} = "
+                    f"{_fmt(self.nontrivial)}, not above {_fmt(self.nontrivial_min)}")
+        if self.parts:
+            leaves = self.leaves()
+            bad = [p for p in leaves if not p.passed]
+            if bad:
+                return f"{len(bad)} of {len(leaves)} parts fail: {bad[0].claim}"
+            tight = min(leaves, key=lambda p: (p.rel_margin, p.margin))
+            return f"all {len(leaves)} parts hold; the tightest, {tight.claim}: {tight.margin_words()}"
+        if math.isnan(self.value):
+            return "no value (NaN)"
+        bound = "tolerance" if self.op == "<=" else "threshold"
+        if self.op == "<=":
+            side = "below" if self.within else "above"
+        else:
+            side = "above" if self.within else "below"
+        words = f"value {_fmt(self.value)}, {side} the {bound} {_fmt(self.tol)}"
+        if self.margin != 0:
+            words += f" by {_fmt(abs(self.margin))}"
+        return words
+
+    def html(self, open: bool = False) -> str:
+        """A ``<details>`` block: its one-line ``<summary>`` gives the verdict, the statement and
+        the margin in words; opened, the full box (comparison, tolerance and its criterion, the
+        part that could differ, run-to-run spread, notes and sub-checks, each a block of its own)."""
         ok = self.passed
         color = "#1a7f37" if ok else ("#9a6700" if self.vacuous else "#cf222e")
         e = html.escape
-        rows = [f"<div><b style='color:{color}'>{e(self.verdict)}</b> &nbsp;{e(self.claim)}</div>",
-                f"<div>{e(self.compared)} = <b>{e(_fmt(self.value))}</b> "
+        frag = " <b style='color:#9a6700'>fragile</b>" if self.fragile else ""
+        summary = (f"<summary style='cursor:pointer'><b style='color:{color}'>{e(self.verdict)}</b>"
+                   f" &nbsp;{e(self.claim)} <span class='rn-check-margin' style='color:#57606a'>"
+                   f"&mdash; {e(self.margin_words())}</span>{frag}</summary>")
+        rows = [f"<div>{e(self.compared)} = <b>{e(_fmt(self.value))}</b> "
                 f"<span style='white-space:nowrap'>(must be {e(self.op)} {e(_fmt(self.tol))})</span></div>",
                 f"<div style='color:#57606a'>tolerance: {e(self.criterion)}</div>"]
         if self.nontrivial is not None:
@@ -232,9 +272,14 @@ class Check:
             rows.append(f"<div style='color:#57606a'>margin {e(_fmt(self.margin))} against run-to-run "
                         f"spread {e(_fmt(self.spread))}{' (fragile)' if self.fragile else ''}</div>")
         rows += [f"<div>{e(s)}</div>" for s in self.lines]
-        inner = "".join(rows) + "".join(p._repr_html_() for p in self.parts)
-        return (f"<div class='rn-check' style='border-left:4px solid {color};padding:2px 8px;"
-                f"margin:4px 0;overflow-wrap:anywhere;white-space:normal;font-size:0.9em'>{inner}</div>")
+        inner = "".join(rows) + "".join(p.html(open=open) for p in self.parts)
+        return (f"<details class='rn-check' style='border-left:4px solid {color};padding:2px 8px;"
+                f"margin:4px 0;overflow-wrap:anywhere;white-space:normal;font-size:0.9em'"
+                f"{' open' if open else ''}>{summary}"
+                f"<div class='rn-check-body' style='padding-left:1.2em'>{inner}</div></details>")
+
+    def _repr_html_(self) -> str:
+        return self.html(open=False)
 
 
 def all_of(claim: str, parts: list, lines=()) -> Check:
@@ -284,9 +329,11 @@ def claim(id: str, *, source: str, statement: str, verdict: str, falsifier: str,
     equation, a lemma, a constant, a figure); ``printed`` is the printed form when the verdict
     is "fails as printed"; ``falsifier`` says in words what false statement ``fn(True)``
     checks (or, for ``kind="regression"``, which input corruption). ``falsifier_kind`` is one
-    of :data:`FALSIFIER_KINDS`: set ``"reversed ordering"`` when the falsifier only states the
-    opposite ordering, so that the ledger says it adds nothing beyond the check (the ledger also
-    detects the case by itself, see :func:`mirrored`).
+    of :data:`FALSIFIER_KINDS` ("plausible false statement", "implied by the check", "regression
+    test"); the legacy ``"reversed ordering"`` is read as "implied by the check" and ``""`` as
+    not declared. The ledger infers the kind of an undeclared falsifier where it can (see
+    :func:`falsifier_kind_of`) and shows a conflict where a declared "plausible false statement"
+    is one that any passing check rejects (see :func:`implied`).
     """
     if verdict not in VERDICTS:
         raise ValueError(f"verdict must be one of {VERDICTS}, got {verdict!r}")
@@ -296,8 +343,9 @@ def claim(id: str, *, source: str, statement: str, verdict: str, falsifier: str,
         raise ValueError(f"claim {id!r}: a 'fails as printed' verdict needs the printed form")
     if not falsifier:
         raise ValueError(f"claim {id!r} needs a falsifier")
-    if falsifier_kind not in FALSIFIER_KINDS:
+    if falsifier_kind not in FALSIFIER_KINDS and falsifier_kind not in LEGACY_FALSIFIER_KINDS:
         raise ValueError(f"falsifier_kind must be one of {FALSIFIER_KINDS}, got {falsifier_kind!r}")
+    falsifier_kind = LEGACY_FALSIFIER_KINDS.get(falsifier_kind, falsifier_kind)
 
     def deco(fn):
         if id in LEDGER and LEDGER[id].check.__qualname__ != fn.__qualname__:
@@ -324,16 +372,92 @@ def mirrored(chk: Check | None, fal: Check | None) -> bool:
     if chk is None or fal is None:
         return False
     if chk.parts or fal.parts:
-        if len(chk.parts) != len(fal.parts) or not chk.parts:
-            return False
-        pairs = [mirrored(a, b) for a, b in zip(chk.parts, fal.parts)]
-        return any(pairs) and all(m or not b.rejected_on_value for m, b in zip(pairs, fal.parts))
+        return _pairwise(chk, fal, mirrored)
     if chk.op != fal.op or not (math.isfinite(chk.value) and math.isfinite(fal.value)):
         return False
     scale = max(abs(chk.value), abs(fal.value), 1e-300)
     if abs(chk.value + fal.value) > 1e-12 * scale or chk.value == 0:
         return False
     return chk.tol + fal.tol >= 0 if chk.op == ">=" else chk.tol + fal.tol <= 0
+
+
+def _close(a: float, b: float, rel: float = 1e-9) -> bool:
+    return a == b or abs(a - b) <= rel * max(abs(a), abs(b))
+
+
+def complement(chk: Check | None, fal: Check | None) -> bool:
+    """True when the falsifier's comparison is the logical complement of the check's on the same
+    statistic, so that any check that passes (other than on a tie) rejects it.
+
+    Detected from the numbers, leaf by leaf (a check with parts as in :func:`mirrored`):
+
+    - the same value compared with the opposite operator against a bound at least as strict:
+      ``v <= t`` against ``v >= t'`` with ``t' >= t`` (or ``v >= t`` against ``v <= t'``, ``t' <= t``);
+    - the same quantity against the same bound from the other side, one side in magnitude:
+      ``|g| <= t`` against ``+-g >= t'`` with ``t' >= t`` (``hm-analog-small-init``: "|gap| <=
+      spread" against "gap >= spread"), or ``g >= t`` against ``|g| <= t'`` with ``t' <= t``.
+    """
+    if chk is None or fal is None:
+        return False
+    if chk.parts or fal.parts:
+        return _pairwise(chk, fal, complement)
+    if chk.op == fal.op:
+        return False
+    vc, vf, tc, tf = chk.value, fal.value, chk.tol, fal.tol
+    if not all(math.isfinite(x) for x in (vc, vf, tc, tf)):
+        return False
+    stricter = (tf >= tc or _close(tf, tc)) if chk.op == "<=" else (tf <= tc or _close(tf, tc))
+    if not stricter:
+        return False
+    if _close(vc, vf):
+        return True
+    if chk.op == "<=":  # |g| <= t against +-g >= t'
+        return vc >= 0 and _close(abs(vf), vc)
+    return vf >= 0 and _close(vf, abs(vc))  # g >= t against |g| <= t'
+
+
+def _pairwise(chk: Check, fal: Check, rule) -> bool:
+    """A check with parts: at least one pair of parts satisfies ``rule`` and no other part of the
+    falsifier is rejected on its own."""
+    if len(chk.parts) != len(fal.parts) or not chk.parts:
+        return False
+    pairs = [rule(a, b) for a, b in zip(chk.parts, fal.parts)]
+    return any(pairs) and all(m or not b.rejected_on_value for m, b in zip(pairs, fal.parts))
+
+
+def implied(chk: Check | None, fal: Check | None) -> bool:
+    """True when any passing check rejects the falsifier automatically, as the numbers show: its
+    statistic is the check's negated (:func:`mirrored`) or its comparison is the check's
+    complement (:func:`complement`); part by part for checks with parts."""
+    if chk is None or fal is None:
+        return False
+    if chk.parts or fal.parts:
+        return _pairwise(chk, fal, implied)
+    return mirrored(chk, fal) or complement(chk, fal)
+
+
+def falsifier_kind_of(declared: str, kind: str, falsifier: str, detected_implied: bool) -> str:
+    """The falsifier kind the ledger shows: the declared one if given (the legacy "reversed
+    ordering" read as "implied by the check"); else "regression test" for ``kind="regression"``;
+    else "implied by the check" when the falsifier's words say it is the ordering reversed or the
+    numbers show it implied; else "unlabelled"."""
+    declared = LEGACY_FALSIFIER_KINDS.get(declared, declared)
+    if declared:
+        return declared
+    if kind == "regression":
+        return REGRESSION
+    if detected_implied or _says_reversed(falsifier):
+        return IMPLIED
+    return UNLABELLED
+
+
+def falsifier_conflict(declared: str, detected_implied: bool) -> str:
+    """A sentence when the declared kind disagrees with what the numbers show, else ""."""
+    declared = LEGACY_FALSIFIER_KINDS.get(declared, declared)
+    if detected_implied and declared and declared != IMPLIED:
+        return (f"declared a {declared}, but the numbers show that any passing check rejects it "
+                f"(it is implied by the check)")
+    return ""
 
 
 def _says_reversed(text: str) -> bool:
@@ -395,11 +519,15 @@ def run_all(ids=None, progress: bool = True):
         row["passed"] = bool(chk is not None and chk.passed)
         row["falsifier_rejected"] = bool(fal is not None and fal.rejected_on_value)
         row["fragile"] = bool(chk is not None and chk.fragile)
-        # a reversed-ordering falsifier: declared (falsifier_kind, or its own words), or detected
-        # from the numbers as the check's statistic negated ("implied": rejected by any pass)
-        row["falsifier_implied"] = bool(mirrored(chk, fal))
-        row["falsifier_mirrored"] = bool(c.falsifier_kind == REVERSED or _says_reversed(c.falsifier)
+        # "implied": the numbers show that any passing check rejects the falsifier (its statistic
+        # negated, or the complement of the check's comparison); "mirrored": implied, declared
+        # so, or said so in the falsifier's own words (the ordering reversed)
+        row["falsifier_implied"] = bool(implied(chk, fal))
+        row["falsifier_mirrored"] = bool(c.falsifier_kind == IMPLIED or _says_reversed(c.falsifier)
                                          or row["falsifier_implied"])
+        row["falsifier_kind_shown"] = falsifier_kind_of(c.falsifier_kind, c.kind, c.falsifier,
+                                                        row["falsifier_implied"])
+        row["falsifier_conflict"] = falsifier_conflict(c.falsifier_kind, row["falsifier_implied"])
         row["seconds"] = round(time.perf_counter() - t0, 2)
         rows.append(row)
     return pd.DataFrame(rows)
@@ -447,6 +575,50 @@ def _result(chk: Check | None, err: str, role: str) -> str:
     return s
 
 
+def _falsifier_note(r) -> str:
+    """The falsifier's kind, in words, after its text; a conflict between the declared kind and
+    the numbers in red."""
+    e = html.escape
+    detected = bool(getattr(r, "falsifier_implied", False))
+    shown = getattr(r, "falsifier_kind_shown", None)
+    if not isinstance(shown, str):  # a table from an older run: infer what can be inferred
+        shown = falsifier_kind_of(getattr(r, "falsifier_kind", "") or "", getattr(r, "kind", "claim"),
+                                  getattr(r, "falsifier", ""), detected)
+    if shown == IMPLIED:
+        words = ("any passing check rejects it, as the numbers show, so the rejection adds no evidence"
+                 if detected else "declared so by the claim: a passing check rejects it, so its rejection "
+                 "shows only that the comparison can fail")
+    else:
+        words = {REGRESSION: "its negative is a corrupted input or a value constructed to fail",
+                 UNLABELLED: "the claim does not say what its falsifier is"}.get(shown, "")
+    color = {PLAUSIBLE: "#57606a", UNLABELLED: "#cf222e"}.get(shown, "#9a6700")
+    note = (f" <span class='falsifier-kind' style='color:{color}'>(<b>{e(shown)}</b>"
+            + (f": {e(words)}" if words else "") + ")</span>")
+    conflict = getattr(r, "falsifier_conflict", "")
+    if isinstance(conflict, str) and conflict:
+        note += f" <b class='falsifier-conflict' style='color:#cf222e'>conflict: {e(conflict)}</b>"
+    return note
+
+
+def falsifier_kind_counts(df):
+    """How many falsifiers the ledger shows of each kind (plausible false statement, regression
+    test, implied by the check, unlabelled), and how many declared kinds conflict with the numbers."""
+    import pandas as pd
+
+    order = [PLAUSIBLE, REGRESSION, IMPLIED, UNLABELLED]
+    if "falsifier_kind_shown" in df:
+        shown = df["falsifier_kind_shown"]
+    else:
+        shown = pd.Series([falsifier_kind_of(r.falsifier_kind, r.kind, r.falsifier,
+                                             bool(getattr(r, "falsifier_implied", False)))
+                           for r in df.itertuples()], index=df.index)
+    conflict = (df["falsifier_conflict"].astype(bool) if "falsifier_conflict" in df
+                else pd.Series(False, index=df.index))
+    rows = [{"falsifier kind": k, "claims": int((shown == k).sum()),
+             "declared kind in conflict with the numbers": int(conflict[shown == k].sum())} for k in order]
+    return pd.DataFrame(rows)
+
+
 def ledger_html(df) -> str:
     """The ledger as one block per claim, stacked so that it fits any column; ``$...$`` math in
     statements and falsifiers is typeset by MathJax (the block is marked ``mathjax_process``)."""
@@ -460,12 +632,7 @@ def ledger_html(df) -> str:
         is_fragile = bool(getattr(r, "fragile", False))
         verdict = (f"<i>{e(r.verdict)}</i> <b style='color:#9a6700'>({e(FRAGILE_NOTE)})</b>" if is_fragile
                    else f"<i>{e(r.verdict)}</i>")
-        reversed_ = bool(getattr(r, "falsifier_mirrored", False))
-        implied = bool(getattr(r, "falsifier_implied", False))
-        fal_note = ("" if not reversed_ else
-                    " <span style='color:#9a6700'>(<b>reversed ordering</b>: the check's comparison with its "
-                    "sides exchanged" + ("; its statistic is the check's negated, so any passing check rejects "
-                                         "it and the rejection adds no evidence" if implied else "") + ")</span>")
+        fal_note = _falsifier_note(r)
         secs = f" &middot; {r.seconds:.1f} s" if hasattr(r, "seconds") else ""
         printed = (f"<div><span style='color:#57606a'>printed:</span> {e(r.printed)}</div>" if r.printed else "")
         where = ", ".join(f"<code>{e(w)}</code>" for w in r.where.split("; ") if w)
@@ -491,32 +658,65 @@ def ledger_html(df) -> str:
 
 
 # ==========================================================================================
-# Summaries for the ledger page: verdicts, quoted numbers, mutation scores
+# Summaries for the ledger page: verdicts, falsifier kinds, tolerances, quoted numbers
 # ==========================================================================================
 
-def verdict_summary(df):
-    """How many claims carry each verdict, and how many of them passed and were falsifiable.
+def verdict_summary(df, total: bool = True):
+    """How many claims carry each verdict, how many of them passed and had their falsifier
+    rejected, and of what kind their falsifiers are (one column per kind of
+    :func:`falsifier_kind_counts`); a last row "all claims" when ``total``.
 
     Fragile claims (margin below the run-to-run spread) are counted on a row of their own,
     "<verdict> (fragile)", below the row of the same verdict, which then counts the others.
-    Falsifiers that are the reversed ordering (``falsifier_mirrored``) are counted in a column.
     """
     import pandas as pd
 
     fragile = df["fragile"].astype(bool) if "fragile" in df else pd.Series(False, index=df.index)
-    mirrored_ = (df["falsifier_mirrored"].astype(bool) if "falsifier_mirrored" in df
-                 else pd.Series(False, index=df.index))
+    if "falsifier_kind_shown" in df:
+        shown = df["falsifier_kind_shown"]
+    else:
+        shown = pd.Series([falsifier_kind_of(getattr(r, "falsifier_kind", "") or "", r.kind,
+                                             getattr(r, "falsifier", ""), bool(getattr(r, "falsifier_mirrored", False)))
+                           for r in df.itertuples()], index=df.index)
+
+    def row(name, sub):
+        out = {"verdict": name, "claims": len(sub), "check passed": int(sub.passed.sum()),
+               "falsifier rejected": int(sub.falsifier_rejected.sum())}
+        for k in (PLAUSIBLE, REGRESSION, IMPLIED, UNLABELLED):
+            out[k] = int((shown[sub.index] == k).sum())
+        return out
+
     rows = []
     for v in VERDICTS:
         for frag in (False, True):
             sub = df[(df.verdict == v) & (fragile == frag)]
             if len(sub):
-                rows.append({"verdict": f"{v} (fragile)" if frag else v, "claims": len(sub),
-                             "check passed": int(sub.passed.sum()),
-                             "falsifier rejected": int(sub.falsifier_rejected.sum()),
-                             "of them reversed ordering": int(mirrored_[sub.index].sum()),
-                             "regression tests": int((sub.kind == "regression").sum())})
+                rows.append(row(f"{v} (fragile)" if frag else v, sub))
+    if total and rows:
+        rows.append(row("all claims", df))
     return pd.DataFrame(rows)
+
+
+def verdict_summary_html(summary) -> str:
+    """The table of :func:`verdict_summary` in a fixed layout that fits the page column: the
+    falsifier kinds under one heading, headings that break between words only."""
+    if not len(summary):
+        return "<p><i>No claim has been checked.</i></p>"
+    e = html.escape
+    kinds = [PLAUSIBLE, REGRESSION, IMPLIED, UNLABELLED]
+    counts = ["claims", "check passed", "falsifier rejected"]
+    body = ""
+    for r in summary.to_dict("records"):
+        last = r["verdict"] == "all claims"
+        cells = "".join(f"<td>{int(r[c])}</td>" for c in counts + kinds)
+        style = " style='border-top:1px solid #57606a;font-weight:600'" if last else ""
+        body += f"<tr{style}><td>{e(r['verdict'])}</td>{cells}</tr>"
+    head = ("<thead><tr><th rowspan='2'>verdict</th>" + "".join(f"<th rowspan='2'>{e(c)}</th>" for c in counts)
+            + f"<th colspan='{len(kinds)}' style='text-align:center'>falsifiers by kind</th></tr><tr>"
+            + "".join(f"<th>{e(k)}</th>" for k in kinds) + "</tr></thead>")
+    cols = "<col style='width:22%'>" + "<col style='width:8%'>" * 3 + "<col style='width:13.5%'>" * 4
+    return ("<table class='ledger-summary' style='table-layout:fixed;width:100%;font-size:0.85em'>"
+            f"<colgroup>{cols}</colgroup>{head}<tbody>{body}</tbody></table>")
 
 
 def tolerance_rules(df):
@@ -603,54 +803,3 @@ def quotes_html(df) -> str:
             "overflow-wrap:anywhere'><colgroup><col style='width:20%'><col style='width:11%'>"
             "<col style='width:27%'><col style='width:42%'></colgroup><thead><tr><th>chapter</th>"
             "<th>number</th><th>source</th><th>context</th></tr></thead><tbody>" + rows + "</tbody></table>")
-
-
-def mutation_scores(path=None):
-    """The mutation testing report (``results/mutation/report.json``) as a DataFrame, or None.
-
-    One row per module: killed, survived, timed out, no tests, equivalent, not run, total and the
-    score (the report's own, else killed / (total - equivalent - not run); NaN when no mutant of
-    the module has been run yet, the report's ``"score": null``) and the report's ``note``.
-    Accepts ``{"modules": {name: {...}}}``, ``{"modules":
-    [{"module": name, ...}]}`` or a bare mapping of module names; the total wall time is
-    taken from a top-level ``seconds`` / ``wall_time_s`` / ``wall_seconds`` key when present.
-    """
-    import json
-
-    import pandas as pd
-
-    from .paths import MUTATION_REPORT
-
-    path = Path(MUTATION_REPORT if path is None else path)
-    if not path.exists():
-        return None
-    rep = json.loads(path.read_text())
-    mods = rep.get("modules", rep) if isinstance(rep, dict) else rep
-    if isinstance(mods, dict):
-        mods = [dict(v, module=k) for k, v in mods.items() if isinstance(v, dict)]
-    rows = []
-    for m in mods:
-        def get(*keys):
-            for k in keys:
-                if k in m:
-                    v = m[k]
-                    return len(v) if isinstance(v, (list, dict)) else v
-            return 0
-        killed, survived = get("killed"), get("survived")
-        timeout, equivalent = get("timed_out", "timeout", "timed out"), get("equivalent")
-        not_run, no_tests = get("not run", "not_run"), get("no tests", "no_tests")
-        total = get("total") or killed + survived + timeout + equivalent + not_run + no_tests
-        measured = killed + survived + timeout + no_tests  # mutants that ran (no tests = not killed)
-        if m.get("score") is not None and measured:
-            score = float(m["score"])
-        else:  # killed / (total - equivalent), over the mutants that were actually run
-            score = killed / measured if measured else math.nan
-        rows.append({"module": m.get("module", "?"), "killed": killed, "survived": survived,
-                     "timed out": timeout, "no tests": no_tests, "equivalent": equivalent,
-                     "not run": not_run, "total": total, "score": score,
-                     "commit": str(m.get("commit", ""))[:10], "note": str(m.get("note") or "")})
-    df = pd.DataFrame(rows)
-    seconds = next((rep[k] for k in ("seconds", "wall_time_s", "wall_seconds", "wall_time")
-                    if isinstance(rep, dict) and k in rep), None)
-    df.attrs["seconds"] = seconds
-    return df

@@ -3,24 +3,18 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from cycler import cycler
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-__all__ = ["COLORS", "style", "draw_shortcut_unit", "heatmap", "end_to_end_singular_values"]
+# colours and display names by architecture, used by every chapter: defined once in
+# resnet_nb/palette.py (also re-exported by resnet_nb.experiments.common)
+from .palette import COLORS, CYCLE, LABELS
 
-#: colours by architecture, used by every chapter
-COLORS = {
-    "plain": "#7f7f7f",
-    "xavier": "#7f7f7f",
-    "orthogonal": "#9467bd",
-    "1-shortcut": "#ff7f0e",
-    "2-shortcut": "#1f77b4",
-    "3-shortcut": "#2ca02c",
-    "residual": "#1f77b4",
-}
-
+__all__ = ["COLORS", "LABELS", "style", "draw_shortcut_unit", "heatmap", "end_to_end_singular_values"]
 
 def style():
-    """Apply the book's matplotlib defaults (small, legible, no chart junk)."""
+    """Apply the book's matplotlib defaults (small, legible, no chart junk); the default colour
+    cycle is the palette's (:data:`resnet_nb.palette.CYCLE`)."""
     plt.rcParams.update({
         "figure.dpi": 100,
         "savefig.dpi": 100,
@@ -30,6 +24,7 @@ def style():
         "axes.grid": True,
         "grid.alpha": 0.3,
         "legend.frameon": False,
+        "axes.prop_cycle": cycler(color=list(CYCLE)),
     })
 
 

@@ -1,6 +1,5 @@
 """The ledger: every claim passes its check, is not vacuous, and its falsifier is rejected on the
 comparison itself; plus the semantics of :class:`resnet_nb.ledger.Check` and of ``show``."""
-import json
 import math
 
 import pandas as pd
@@ -123,6 +122,28 @@ def test_check_renders_compact_html_with_verdict_first():
     h = c._repr_html_()
     assert h.index("holds") < h.index("Eq. 11") and "overflow-wrap" in h
     assert all(len(line) <= 90 for line in str(c).splitlines())
+    # one line that opens: <details> closed, its <summary> the verdict, the statement, the margin
+    assert h.startswith("<details") and " open" not in h.split(">", 1)[0]
+    summary = h[h.index("<summary"):h.index("</summary>")]
+    assert "holds" in summary and "Eq. 11" in summary and "below the tolerance" in summary
+    body = h[h.index("</summary>"):]
+    assert "tolerance: 100 P eps" in body and "nontrivial part" in body
+    assert c.html(open=True).split(">", 1)[0].endswith(" open")
+    assert str(c).splitlines()[0] == "[holds] Eq. 11"  # the text/plain form (PDF) is unchanged
+
+
+def test_margin_in_words():
+    assert Check("x", "v", 1e-15, 3.6e-12, "c").margin_words() == \
+        "value 1.00e-15, below the tolerance 3.60e-12 by 3.60e-12"
+    assert Check("x", "v", 0.006, 0.03, "c", op=">=").margin_words() == \
+        "value 0.006, below the threshold 0.03 by 0.024"
+    assert Check("x", "v", 3.0, 2.0, "c", op=">=").margin_words() == "value 3, above the threshold 2 by 1"
+    assert Check("x", "v", 0.0, 1.0, "c", nontrivial=0.0).margin_words().startswith("vacuous")
+    weak = Check("weak", "v", 0.9, 1.0, "c")
+    both = all_of("both", [Check("firm", "v", 0.0, 1.0, "c"), weak])
+    assert both.margin_words() == "all 2 parts hold; the tightest, weak: value 0.9, below the tolerance 1 by 0.1"
+    assert all_of("no", [weak, Check("bad", "v", 2.0, 1.0, "c")]).margin_words() == "1 of 2 parts fail: bad"
+    assert "<details" in both._repr_html_().split("</summary>", 1)[1]  # parts open one by one
 
 
 def test_eps_criterion():
@@ -140,6 +161,7 @@ def test_claim_decorator_rejects_incomplete_declarations():
     with pytest.raises(ValueError):
         ledger.claim("t-x", source="s", statement="t", verdict="holds", falsifier="f",
                      falsifier_kind="reversed")
+    assert ledger.FALSIFIER_KINDS == ("plausible false statement", "implied by the check", "regression test")
 
 
 def test_require_all_reports_failures_and_accepted_falsifiers(monkeypatch):
@@ -161,12 +183,18 @@ def test_require_all_reports_failures_and_accepted_falsifiers(monkeypatch):
 
 def test_verdict_summary_counts():
     df = pd.DataFrame(dict(verdict=["holds", "holds", "reproduced", "reproduced"], passed=[True] * 4,
-                           falsifier_rejected=[True, False, True, True], kind=["claim"] * 4,
-                           fragile=[False, False, True, False], falsifier_mirrored=[False, False, True, True]))
+                           falsifier_rejected=[True, False, True, True], kind=["claim"] * 3 + ["regression"],
+                           falsifier=["f"] * 4, fragile=[False, False, True, False],
+                           falsifier_kind=["plausible false statement", "", "", ""],
+                           falsifier_mirrored=[False, False, True, False]))
     s = ledger.verdict_summary(df)
-    assert s.verdict.tolist() == ["holds", "reproduced", "reproduced (fragile)"]
-    assert s.claims.tolist() == [2, 1, 1] and s["falsifier rejected"].tolist() == [1, 1, 1]
-    assert s["of them reversed ordering"].tolist() == [0, 1, 1]
+    assert s.verdict.tolist() == ["holds", "reproduced", "reproduced (fragile)", "all claims"]
+    assert s.claims.tolist() == [2, 1, 1, 4] and s["falsifier rejected"].tolist() == [1, 1, 1, 3]
+    assert s["implied by the check"].tolist() == [0, 0, 1, 1]
+    assert s["regression test"].tolist() == [0, 1, 0, 1]
+    assert s["plausible false statement"].tolist() == [1, 0, 0, 1] and s["unlabelled"].tolist() == [1, 0, 0, 1]
+    h = ledger.verdict_summary_html(s)
+    assert "falsifiers by kind" in h and "all claims" in h and h.count("<tr") == 2 + len(s)
 
 
 def _ledger_of(check, fal, **kw):
@@ -188,7 +216,7 @@ def test_ledger_shows_fragile_verdict_and_reversed_falsifier():
     assert df.fragile[0] and df.falsifier_mirrored[0] and df.falsifier_implied[0]
     h = ledger.ledger_html(df)
     assert "reproduced</i> <b style='color:#9a6700'>(fragile: margin below the run-to-run spread)" in h
-    assert "reversed ordering" in h and "adds no evidence" in h
+    assert "implied by the check" in h and "adds no evidence" in h
     assert ledger.effective_verdict("reproduced", True) == \
         "reproduced (fragile: margin below the run-to-run spread)"
     rules = ledger.tolerance_rules(df)
@@ -198,15 +226,69 @@ def test_ledger_shows_fragile_verdict_and_reversed_falsifier():
     df = _ledger_of(Check("x", "v", 0.0, 1.0, "c"), Check("x", "v", 2.0, 1.0, "c"),
                     falsifier_kind="reversed ordering")
     assert df.falsifier_mirrored[0] and not df.falsifier_implied[0] and not df.fragile[0]
+    assert df.falsifier_kind[0] == "implied by the check"  # the legacy value, read as the new one
     assert "adds no evidence" not in ledger.ledger_html(df)
     df = _ledger_of(Check("x", "v", 0.0, 1.0, "c", spread=0.1), Check("x", "w", 2.0, 1.0, "c"),
                     falsifier="a different statement")
     h = ledger.ledger_html(df)
-    assert not df.falsifier_mirrored[0] and "reversed ordering" not in h and "fragile:" not in h
+    assert not df.falsifier_mirrored[0] and "implied by the check" not in h and "fragile:" not in h
+    assert df.falsifier_kind_shown[0] == "unlabelled" and "unlabelled" in h
     assert ledger.tolerance_rules(df).rule.tolist() == ["tolerance from its criterion"]
 
 
-# ---------------------------------------------------------------------------- quotes, mutation
+def test_complement_falsifier_is_detected():
+    # hm-analog-small-init: |gap| <= spread against gap >= spread (opposite sides of one bound)
+    chk = Check("within", "|gap|", 0.006, 0.03, "spread")
+    assert ledger.complement(chk, Check("better", "gap", 0.006, 0.03, "spread", op=">="))
+    assert ledger.complement(chk, Check("worse", "-gap", -0.006, 0.03, "spread", op=">="))
+    assert ledger.implied(chk, Check("better", "gap", 0.006, 0.06, "2 spread", op=">="))  # stricter bound
+    # the same value against the opposite operator: eta lambda >= 2 against eta lambda <= 2
+    assert ledger.complement(Check("a", "eta lam", 3.4, 2.0, "c", op=">="), Check("b", "eta lam", 3.4, 2.0, "c"))
+    assert ledger.complement(Check("a", "g", 0.4, 0.1, "c", op=">="), Check("b", "|g|", 0.4, 0.1, "c"))
+    # a bound the check does not imply, another statistic, or the same operator: a real falsifier
+    assert not ledger.complement(chk, Check("better", "gap", 0.006, 0.01, "c", op=">="))
+    assert not ledger.complement(chk, Check("printed", "|gap'|", 0.2, 0.03, "c", op=">="))
+    assert not ledger.complement(chk, Check("printed", "|gap'|", 0.2, 0.03, "c"))
+    assert not ledger.complement(Check("a", "g", 0.4, 0.1, "c", op=">="), Check("b", "|g|", 0.4, 0.5, "c"))
+    assert not ledger.implied(chk, None)
+    # part by part, as mirrored
+    same = Check("critical", "grad", 1e-15, 1e-12, "c")
+    assert ledger.implied(all_of("p", [same, chk]), all_of("q", [same, Check("r", "gap", 0.006, 0.03, "c", op=">=")]))
+
+
+def test_falsifier_kinds_declared_inferred_and_in_conflict():
+    kind_of = ledger.falsifier_kind_of
+    assert kind_of("plausible false statement", "claim", "f", False) == "plausible false statement"
+    assert kind_of("reversed ordering", "claim", "f", False) == "implied by the check"
+    assert kind_of("", "regression", "corrupted input", False) == "regression test"
+    assert kind_of("", "claim", "the ordering reversed", False) == "implied by the check"
+    assert kind_of("", "claim", "f", True) == "implied by the check"
+    assert kind_of("", "claim", "f", False) == "unlabelled"
+    assert ledger.falsifier_conflict("plausible false statement", True)
+    assert not ledger.falsifier_conflict("plausible false statement", False)
+    assert not ledger.falsifier_conflict("implied by the check", True)
+    # a declared plausible false statement that any passing check rejects: the ledger says so
+    chk = Check("within", "|gap|", 0.006, 0.03, "spread")
+    df = _ledger_of(chk, Check("better", "gap", 0.006, 0.03, "spread", op=">="),
+                    falsifier="the small init is better", falsifier_kind="plausible false statement")
+    assert df.falsifier_implied[0] and df.falsifier_kind_shown[0] == "plausible false statement"
+    assert "conflict" in ledger.ledger_html(df) and df.falsifier_conflict[0]
+    counts = ledger.falsifier_kind_counts(df).set_index("falsifier kind")
+    assert counts.index.tolist() == ["plausible false statement", "regression test", "implied by the check",
+                                     "unlabelled"]
+    assert counts.claims.tolist() == [1, 0, 0, 0]
+    assert counts["declared kind in conflict with the numbers"].tolist() == [1, 0, 0, 0]
+
+
+@pytest.mark.xfail(strict=False, reason="labels land from the chapter branches")
+@pytest.mark.parametrize("cid", IDS)
+def test_every_claim_labels_its_falsifier(cid):
+    c = CLAIMS[cid]
+    shown = ledger.falsifier_kind_of(c.falsifier_kind, c.kind, c.falsifier, False)
+    assert shown != ledger.UNLABELLED, f"{cid}: set falsifier_kind= to one of {ledger.FALSIFIER_KINDS}"
+
+
+# ---------------------------------------------------------------------------- quotes
 def test_quotes_are_read_and_checked(tmp_path):
     (tmp_path / "ch.yml").write_text('- value: "0.182"\n  source: "Li et al., Table 1"\n  context: "c"\n')
     q = ledger.load_quotes(tmp_path)
@@ -223,24 +305,6 @@ def test_committed_quotes_are_well_formed():
     ledger.load_quotes()
 
 
-def test_mutation_scores(tmp_path):
-    assert ledger.mutation_scores(tmp_path / "absent.json") is None
-    p = tmp_path / "report.json"
-    p.write_text(json.dumps({"seconds": 12, "modules": {
-        "losses": {"killed": 9, "survived": 1, "timed_out": 0, "equivalent": 2, "total": 12}}}))
-    df = ledger.mutation_scores(p)
-    assert df.score.tolist() == [0.9] and df.attrs["seconds"] == 12
-    p.write_text(json.dumps({"modules": [{"module": "train", "killed": 0, "survived": 0, "not run": 5,
-                                          "total": 5, "score": 0.0}]}))
-    df = ledger.mutation_scores(p)
-    assert math.isnan(df.score[0]) and df["not run"][0] == 5
-    p.write_text(json.dumps({"modules": [{"module": "train", "killed": 0, "not run": 5, "total": 5,
-                                          "score": None, "note": "not reached yet"}]}))
-    df = ledger.mutation_scores(p)
-    assert math.isnan(df.score[0]) and df.note[0] == "not reached yet"
-
-
-# ---------------------------------------------------------------------------- show
 def test_show_formats():
     assert repr(show.num(2.7e-12)) == "2.7e-12"
     assert repr(show.num(0.25)) == "0.25"

@@ -180,3 +180,92 @@ def test_bibliography_labels_are_author_year():
     labels = [e.label for e in find_plugin("pybtex.style.formatting", "authoryear")().format_bibliography(bib)]
     assert "Hardt & Ma 2016" in labels and "Li et al. 2016" in labels
     assert len(labels) == len(set(labels))  # equal labels get a, b
+
+
+def _specs(spec):
+    """Every unit spec of a (possibly concatenated) chart."""
+    if "mark" in spec:
+        return [spec]
+    return [u for key in ("hconcat", "vconcat", "layer", "concat") for s in spec.get(key, []) for u in _specs(s)]
+
+
+def _params(spec):
+    return [p for s in [spec, *_specs(spec)] for p in s.get("params", [])]
+
+
+@pytest.mark.parametrize("figure", ["fig2", "fig3", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10"])
+def test_explorers_use_the_palette_through_an_explicit_scale(figure):
+    from resnet_nb import palette
+
+    spec = views.explore(figure).spec
+    allowed = set(palette.COLORS.values()) | set(palette.SEQUENTIAL)
+    for unit in _specs(spec):
+        enc = unit.get("encoding", {})
+        color = enc.get("color")
+        if color is None:  # one colour, the palette's
+            assert unit["mark"].get("color") in allowed, unit["mark"]
+            continue
+        scale = color.get("scale", {})
+        assert scale.get("domain") and scale.get("range"), f"{figure}: colour without an explicit scale"
+        assert set(scale["range"]) <= allowed
+        if color["field"] == views.NETWORK:  # one colour and one name per network
+            names = {v: k for k, v in palette.LABELS.items()}
+            assert [palette.COLORS[names[d]] for d in scale["domain"]] == scale["range"]
+
+
+@pytest.mark.parametrize("figure, expected", [
+    ("fig5", {"network", "depths", "run"}), ("fig9", {"network", "depths", "learning rate", "run"}),
+    ("fig10", {"network", "depths", "learning rate", "run"}), ("fig3", {"networks", "depths", "run"}),
+    ("fig6", {"network", "quantity", "run"}), ("fig7", {"network", "quantity", "run"}),
+    ("fig8", {"network", "run"}), ("fig2", {"layers", "learning rate", "seed"})])
+def test_explorers_offer_the_choices_of_their_widgets(figure, expected):
+    from resnet_nb import palette
+
+    names = set()
+    for p in _params(views.explore(figure).spec):
+        bind = p.get("bind")
+        if not isinstance(bind, dict) or "name" not in bind:
+            continue
+        name = bind["name"].strip()
+        if bind.get("input") == "checkbox" and name in palette.LABELS.values():
+            name = "network"
+        names.add(name.replace(" from", "").replace(" (right)", ""))
+    assert expected <= names, f"{figure}: offers {sorted(names)}"
+
+
+def test_explorer_run_menu_has_the_mean_over_runs():
+    spec = views.explore("fig9").spec
+    run = next(p for p in _params(spec) if p["name"] == "p_run")
+    assert run["value"] == views.MEAN_RUN and run["bind"]["labels"][0] == "mean over runs"
+
+
+def _reading_stats():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "reading_stats.py"
+    spec = importlib.util.spec_from_file_location("reading_stats", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_reading_stats_counts_what_a_reader_sees(tmp_path):
+    import nbformat
+
+    rs = _reading_stats()
+    folded = "Shown words here.\n\n:::{admonition} How we checked this\n:class: dropdown\nhidden hidden\n:::\nafter"
+    assert rs.strip_folded(folded).split() == ["Shown", "words", "here.", "after"]
+    assert rs.count_words("A value {eval}`x` and $a+b$ here.") == 6
+    nb = nbformat.v4.new_notebook()
+    install = nbformat.v4.new_code_cell("%pip install x\nimport y")
+    install.metadata["tags"] = ["remove-input"]
+    nb.cells = [nbformat.v4.new_markdown_cell("# Title\n\nOne two three."), install,
+                nbformat.v4.new_code_cell("fig, ax = plt.subplots()\nax.plot(x)"),
+                nbformat.v4.new_code_cell("show.num(x)\nassert x > 0\ny = x + 1\nz = 2")]
+    path = tmp_path / "ch.ipynb"
+    nbformat.write(nb, path)
+    s = rs.stats(path)
+    assert s["title"] == "Title" and s["visible words"] == 3
+    assert s["visible code lines"] == 6 and s["plumbing lines"] == 2
+    assert s["words before first figure"] == 3 and s["code lines before first figure"] == 0

@@ -24,15 +24,12 @@ from ..data import whitened_mnist
 from ..init import initialise
 from ..losses import optimum
 from ..networks import ShortcutNetwork
+from ..palette import COLORS, LABELS  # one colour and one display name per architecture, defined once
 
 __all__ = ["ARCHS", "LABELS", "network", "depth_allowed", "depths_for", "initial_weights", "mnist",
            "mnist_optimum", "log_grid", "interpolate_on_grid", "COLORS", "committed", "run_spread"]
 
 ARCHS = ("xavier", "orthogonal", "1-shortcut", "2-shortcut", "3-shortcut")
-LABELS = {"xavier": "Xavier", "orthogonal": "Orthogonal", "1-shortcut": "1-shortcut",
-          "2-shortcut": "2-shortcut", "3-shortcut": "3-shortcut"}
-COLORS = {"xavier": "tab:red", "orthogonal": "tab:orange", "1-shortcut": "tab:green",
-          "2-shortcut": "tab:blue", "3-shortcut": "tab:purple"}
 _N = {"1-shortcut": 1, "2-shortcut": 2, "3-shortcut": 3}
 
 

@@ -13,7 +13,7 @@ import copy
 from .. import paths
 from . import engine
 
-__all__ = ["CHAPTERS", "rerun_times",
+__all__ = ["CHAPTERS", "rerun_times", "color_scale",
     "animation",
     "benchmark_report",
     "experiment_widget",
@@ -352,24 +352,76 @@ def _columnar(spec: dict) -> None:
         walk(spec)
 
 
+NETWORK = "network"  # the column of display names that colours a chart by architecture
+
+
+def _with_names(data, field: str = "arch"):
+    """``data`` with a ``network`` column: the palette's display name of each architecture."""
+    from ..palette import label
+
+    out = data.copy()
+    out[NETWORK] = [label(a) for a in out[field]]
+    return out
+
+
+def color_scale(values, by_arch: bool):
+    """An explicit Vega-Lite colour scale: by architecture (``values`` are display names), the
+    palette's colour of each, in the palette's order; otherwise an ordered quantity (depth,
+    layers), the palette's sequential ramp over the sorted values."""
+    import altair as alt
+
+    from ..palette import COLORS, LABELS, ORDER, sequential
+
+    if by_arch:
+        names = {LABELS.get(a, a): a for a in ORDER}
+        present = set(values)
+        domain = [LABELS.get(a, a) for a in ORDER if LABELS.get(a, a) in present]
+        domain += sorted(v for v in present if v not in domain)
+        return alt.Scale(domain=domain, range=[COLORS.get(names.get(v, v), "#7f7f7f") for v in domain])
+    domain = sorted(set(values))
+    return alt.Scale(domain=domain, range=sequential(len(domain)))
+
+
 def _lg_chart(data, x, y, color, title, xlabel, ylabel, controls=(), detail=None, width=300, height=230,
-              color_title=None):
-    """Lines of ``y`` against ``x`` coloured by ``color``; ``controls``: (field, label, options,
-    default) shown as drop-down menus that filter the data; a click on the legend highlights."""
+              color_title=None, ranges=(), nets=False):
+    """Lines of ``y`` against ``x`` coloured by ``color`` through an explicit scale (the palette's
+    colour of each network when ``color`` is ``network``, its sequential ramp for an ordered
+    quantity such as depth); the controls filter the data, as the live widget's do:
+    ``controls``: (field, label, options, default[, labels]) as drop-down menus; ``ranges``:
+    (field, label, options) as a pair of menus "from" / "to"; ``nets``: one check box per
+    network. A click on the legend highlights."""
     import altair as alt
 
     base = alt.Chart(data)
     params, filters = [], []
-    for field, label, options, default in controls:
-        p = alt.param(name=f"p_{field}", value=default,
-                      bind=alt.binding_select(options=list(options), name=f"{label} "))
-        params.append(p)
-        filters.append(alt.datum[field] == p)
+    if nets:
+        present = color_scale(data[NETWORK].unique(), True).domain
+        expr = []
+        for i, name in enumerate(present):
+            p = alt.param(name=f"p_net{i}", value=True, bind=alt.binding_checkbox(name=f"{name} "))
+            params.append(p)
+            expr.append(f"(datum.{NETWORK} === {name!r} && p_net{i})")
+        filters.append(" || ".join(expr))
+    for field, label, options in ranges:
+        options = list(options)
+        lo = alt.param(name=f"p_{field}_lo", value=options[0],
+                       bind=alt.binding_select(options=options, name=f"{label} from "))
+        hi = alt.param(name=f"p_{field}_hi", value=options[-1],
+                       bind=alt.binding_select(options=options, name="to "))
+        params += [lo, hi]
+        filters.append(f"datum[{field!r}] >= p_{field}_lo && datum[{field!r}] <= p_{field}_hi")
+    for field, label, options, default, *labels in controls:
+        bind = alt.binding_select(options=list(options), name=f"{label} ",
+                                  **({"labels": list(labels[0])} if labels else {}))
+        params.append(alt.param(name=f"p_{field}", value=default, bind=bind))
+        filters.append(f"datum[{field!r}] == p_{field}")
+    by_arch = color == NETWORK
     legend = alt.selection_point(fields=[color], bind="legend")
     enc = {
         "x": alt.X(f"{x}:Q", title=xlabel, scale=alt.Scale(zero=False)),
         "y": alt.Y(f"{y}:Q", title=ylabel, scale=alt.Scale(zero=False)),
-        "color": alt.Color(f"{color}:N", title=color_title or color),
+        "color": alt.Color(f"{color}:{'N' if by_arch else 'O'}", title=color_title or color,
+                           scale=color_scale(data[color].unique(), by_arch)),
         "opacity": alt.condition(legend, alt.value(0.9), alt.value(0.12)),
         "tooltip": [alt.Tooltip(c) for c in data.columns],
     }
@@ -384,9 +436,10 @@ def _lg_chart(data, x, y, color, title, xlabel, ylabel, controls=(), detail=None
 
 def explore(figure: str, root=None):
     """A chart of the committed paper-scale results of ``figure`` that a reader can explore in
-    the static book (no kernel): every run, depth, initialisation and learning rate stored in
-    ``results/<figure>/paper/``. Returns a :class:`Chart` (display it), or a Markdown note when
-    no committed table exists."""
+    the static book (no kernel), with the choices of the chapter's live widget where the
+    committed grid has them (network, depth range, learning rate, run): every run, depth,
+    initialisation and learning rate stored in ``results/<figure>/paper/``. Returns a
+    :class:`Chart` (display it), or a Markdown note when no committed table exists."""
     import numpy as np
     from IPython.display import Markdown
 
@@ -402,20 +455,38 @@ def explore(figure: str, root=None):
         return figures[figure](figure, table)
 
 
+MEAN_RUN = -1  # the "run" of the rows that hold the mean over the runs
+
+
+def _run_menu(runs, with_mean: bool):
+    """(options, labels, default) of a "run" menu: each run, and first the mean over runs."""
+    runs = [int(r) for r in runs]
+    if not with_mean:
+        return runs, [str(r) for r in runs], runs[0]
+    return [MEAN_RUN] + runs, ["mean over runs"] + [str(r) for r in runs], MEAN_RUN
+
+
 def _explore_fig5(figure, t):
     import numpy as np
+    import pandas as pd
 
     d = t[["arch", "depth", "run", "cond", "resolved"]].copy()
     d["lg_depth"] = np.log10(d["depth"])
     d["lg_cond"] = np.log10(d["cond"])
-    d = _round(d[np.isfinite(d["lg_cond"])])
+    d = d[np.isfinite(d["lg_cond"])]
+    mean = d.groupby(["arch", "depth"], as_index=False).agg(lg_cond=("lg_cond", "mean"),
+                                                            resolved=("resolved", "all"))
+    mean["lg_depth"], mean["run"] = np.log10(mean["depth"]), MEAN_RUN
+    d = _with_names(_round(pd.concat([d.drop(columns="cond"), mean], ignore_index=True)))
     d["resolved"] = d["resolved"].map({True: "measured", False: "lower bound"})
-    runs = sorted(d["run"].unique())
-    chart = _lg_chart(d, "lg_depth", "lg_cond", "arch", "Initial condition number (Fig. 5): one run",
-                      "lg(depth)", "lg(|λ|max / |λ|(0.1))", controls=[("run", "run", runs, runs[0])],
-                      color_title="network")
-    return _finish(chart, f"Every run of the committed grid ({len(runs)} runs per network and depth): "
-                          "choose a run; click a network in the legend to pick it out.")
+    options, labels, default = _run_menu(sorted(t["run"].unique()), True)
+    depths = sorted(int(v) for v in d["depth"].unique())
+    chart = _lg_chart(d, "lg_depth", "lg_cond", NETWORK, "Initial condition number (Fig. 5)",
+                      "lg(depth)", "lg(|λ|max / |λ|(0.1))", controls=[("run", "run", options, default, labels)],
+                      ranges=[("depth", "depths", depths)], nets=True, color_title="network")
+    return _finish(chart, f"Every run of the committed grid ({len(options) - 1} runs per network and depth; "
+                          "the mean is over the lg of the condition number): choose the networks, the "
+                          "depths and a run, or the mean; click a network in the legend to pick it out.")
 
 
 def _explore_fig3(figure, t):
@@ -428,13 +499,20 @@ def _explore_fig3(figure, t):
     d["lg_x"] = np.where(d["relu"], np.log10(d["loss"]), np.log10(d["loss"] - opt))
     d["net"] = d["relu"].map({True: "ReLU at mid positions", False: "linear"})
     d = _round(d[np.isfinite(d["lg_x"])].drop(columns=["relu", "loss"]))
-    runs = sorted(d["run"].unique())
+    runs = sorted(int(r) for r in d["run"].unique())
+    depths = sorted(int(v) for v in d["depth"].unique())
     chart = _lg_chart(d, "lg_x", "avg_norm", "depth", "Average weight norm while training (Fig. 3)",
                       "lg(loss − L_min) (linear) / lg(loss) (ReLU)", "average Frobenius norm",
                       controls=[("net", "networks", ["linear", "ReLU at mid positions"], "linear"),
-                                ("run", "run", runs, runs[0])])
-    return _finish(chart, "Every depth and run of the committed grid: choose the networks and a run; "
-                          "click a depth in the legend to pick it out.")
+                                ("run", "run", runs, runs[0])],
+                      ranges=[("depth", "depths", depths)])
+    return _finish(chart, "Every depth and run of the committed grid: choose the networks, the depths "
+                          "and a run; click a depth in the legend to pick it out.")
+
+
+def _single(t, column: str) -> str:
+    values = sorted(t[column].unique()) if column in t else []
+    return ", ".join(f"{v:g}" for v in values)
 
 
 def _explore_fig6(figure, t):
@@ -454,67 +532,85 @@ def _explore_fig6(figure, t):
         v = h[q].where(h["resolved"].astype(bool) | (q == "lam_max"))
         part["lg_value"] = np.log10(v)
         rows.append(part)
-    d = _round(pd.concat(rows))
+    d = _with_names(_round(pd.concat(rows)))
     d = d[np.isfinite(d["lg_value"]) & np.isfinite(d["lg_x"])]
-    runs = sorted(d["run"].unique())
-    chart = _lg_chart(d, "lg_x", "lg_value", "arch",
+    runs = sorted(int(r) for r in d["run"].unique())
+    chart = _lg_chart(d, "lg_x", "lg_value", NETWORK,
                       f"Hessian spectrum along training ({'Fig. 7' if relu else 'Fig. 6'}), depth "
                       f"{int(h['depth'].iloc[0])}", "lg(loss)" if relu else "lg(loss − L_min)", "lg(value)",
                       controls=[("quantity", "quantity", ["|λ|max", "|λ|(0.1)"], "|λ|max"),
-                                ("run", "run", runs, runs[0])], color_title="network")
-    return _finish(chart, "Every run of the committed data: choose the quantity and a run (points where "
-                          "|λ|(0.1) is below the eigensolver's rounding floor are left out).")
+                                ("run", "run", runs, runs[0])], nets=True, color_title="network")
+    lr = _single(t, "lr")
+    return _finish(chart, "Every run of the committed data: choose the networks, the quantity and a run "
+                          "(points where |λ|(0.1) is below the eigensolver's rounding floor are left out). "
+                          f"The committed runs are at depth {_single(h, 'depth')}"
+                          + (f" and learning rate {lr}" if lr else "")
+                          + "; other depths and learning rates need the live widget below.")
 
 
 def _explore_fig8(figure, t):
     import altair as alt
     import numpy as np
 
+    from ..palette import COLORS
     from .common import mnist_optimum
 
     h = t[t["kind"] == "hessian"][["arch", "run", "epoch", "loss", "index", "grad_norm"]].copy()
     h["lg_x"] = np.log10(h["loss"] - mnist_optimum())
     h["lg_grad_norm"] = np.log10(h["grad_norm"])
-    d = _round(h[np.isfinite(h["lg_x"])].drop(columns=["loss", "grad_norm"]))
-    runs = sorted(d["run"].unique())
-    left = _lg_chart(d, "lg_x", "index", "arch", "Index along training (Fig. 8, left)", "lg(loss − L_min)",
-                     "index", controls=[("run", "run", runs, runs[0])], width=230, color_title="network")
+    d = _with_names(_round(h[np.isfinite(h["lg_x"])].drop(columns=["loss", "grad_norm"])))
+    runs = sorted(int(r) for r in d["run"].unique())
+    left = _lg_chart(d, "lg_x", "index", NETWORK, "Index along training (Fig. 8, left)", "lg(loss − L_min)",
+                     "index", controls=[("run", "run", runs, runs[0])], width=230, nets=True,
+                     color_title="network")
     run = alt.param(name="p_run2", value=runs[0], bind=alt.binding_select(options=runs, name="run (right) "))
+    # one 2-shortcut run: its colour, the two quantities told apart by the stroke
     right = (alt.Chart(d).transform_filter(alt.datum.run == run).transform_filter(alt.datum.arch == "2-shortcut")
              .transform_fold(["index", "lg_grad_norm"], as_=["quantity", "value"])
-             .mark_line(point=alt.OverlayMarkDef(size=18)).encode(
+             .mark_line(point=alt.OverlayMarkDef(size=18), color=COLORS["2-shortcut"]).encode(
                  x=alt.X("epoch:Q", scale=alt.Scale(type="symlog")), y=alt.Y("value:Q", title="value"),
-                 color=alt.Color("quantity:N", title="2-shortcut run"), tooltip=["epoch:Q", "quantity:N", "value:Q"])
+                 strokeDash=alt.StrokeDash("quantity:N", title="2-shortcut run"),
+                 tooltip=["epoch:Q", "quantity:N", "value:Q"])
              .add_params(run).properties(title="Index and lg(gradient norm) against the epoch", width=230,
                                          height=230))
     # Legends below the panels: side by side with two legends they would not fit a 700 px column.
     return _finish(alt.hconcat(left, right).resolve_scale(color="independent").configure_legend(orient="bottom"),
-                   "Every run of the committed data; choose a run for each panel.")
+                   "Every run of the committed data; choose the networks and a run for each panel. "
+                   f"The committed runs are at depth {_single(t, 'depth')}; other depths and learning "
+                   "rates need the live widget below.")
 
 
 def _explore_fig9(figure, t):
     import numpy as np
+    import pandas as pd
 
     from .common import mnist_optimum
 
     relu = bool(t["relu"].iloc[0])
     opt = 0.0 if relu else mnist_optimum()
     d = t[["arch", "depth", "lr", "run", "final_loss", "diverged"]].copy()
-    d = d[~d["diverged"].astype(bool)]
-    g = d.groupby(["arch", "depth", "lr"], as_index=False).agg(mean_final_loss=("final_loss", "mean"),
+    d = d[~d["diverged"].astype(bool)].drop(columns="diverged")
+    g = d.groupby(["arch", "depth", "lr"], as_index=False).agg(final_loss=("final_loss", "mean"),
                                                                  runs=("run", "size"))
+    g["run"] = MEAN_RUN
+    d["runs"] = 1
+    g = pd.concat([g, d], ignore_index=True)
     g["lg_depth"] = np.log10(g["depth"])
-    g["lg_y"] = np.log10(g["mean_final_loss"] - opt)
+    g["lg_y"] = np.log10(g["final_loss"] - opt)
     g["lr"] = [float(f"{v:.3g}") for v in g["lr"]]
-    g = _round(g[np.isfinite(g["lg_y"])])
+    g = _with_names(_round(g[np.isfinite(g["lg_y"])].drop(columns="final_loss")))
     lrs = sorted(g["lr"].unique())
     default = min(lrs, key=lambda v: abs(np.log10(v) + 2))
-    chart = _lg_chart(g, "lg_depth", "lg_y", "arch",
+    options, labels, run_default = _run_menu(sorted(t["run"].unique()), True)
+    depths = sorted(int(v) for v in g["depth"].unique())
+    chart = _lg_chart(g, "lg_depth", "lg_y", NETWORK,
                       f"Final loss against depth at one learning rate ({'Fig. 10' if relu else 'Fig. 9'})",
-                      "lg(depth)", "lg(mean final loss)" if relu else "lg(mean final loss − L_min)",
-                      controls=[("lr", "learning rate", lrs, default)], color_title="network")
-    return _finish(chart, "Mean over the runs that did not diverge, for every learning rate of the "
-                          "committed grid: choose a learning rate; click a network in the legend.")
+                      "lg(depth)", "lg(final loss)" if relu else "lg(final loss − L_min)",
+                      controls=[("lr", "learning rate", lrs, default), ("run", "run", options, run_default, labels)],
+                      ranges=[("depth", "depths", depths)], nets=True, color_title="network")
+    return _finish(chart, "Every network, depth, learning rate and run of the committed grid (runs that "
+                          "diverged are left out; the mean is over the others): choose the networks, the "
+                          "depths, a learning rate and a run, or the mean; click a network in the legend.")
 
 
 def _explore_fig2(figure, t):
@@ -524,13 +620,14 @@ def _explore_fig2(figure, t):
     d["lg_loss"] = np.log10(d["loss"])
     d = _round(d[np.isfinite(d["lg_loss"])].drop(columns=["loss"]))
     d["lr"] = [float(f"{v:.3g}") for v in d["lr"]]
-    lrs, seeds = sorted(d["lr"].unique()), sorted(d["seed"].unique())
+    lrs, seeds = sorted(d["lr"].unique()), sorted(int(v) for v in d["seed"].unique())
+    layers = sorted(int(v) for v in d["layers"].unique())
     chart = _lg_chart(d, "lg_loss", "avg_weight_norm", "layers", "Average weight norm against lg(loss) "
                       "(Fig. 2 analog)", "lg(training loss)", "average weight norm",
                       controls=[("lr", "learning rate", lrs, max(lrs)), ("seed", "seed", seeds, seeds[0])],
-                      color_title="layers")
-    return _finish(chart, "Every depth, learning rate and seed of the committed runs: choose a learning "
-                          "rate and a seed; click a depth in the legend.")
+                      ranges=[("layers", "layers", layers)], color_title="layers")
+    return _finish(chart, "Every depth, learning rate and seed of the committed runs: choose the depths, a "
+                          "learning rate and a seed; click a depth in the legend.")
 
 
 #: Where each figure is shown in the book (for the Performance page's table).

@@ -20,7 +20,7 @@ the test fails on:
   bar's container, an empty widget);
 * dead controls: every enabled control in the page's content is driven and the view must
   change (``to_jshtml`` players: step button and slider; charts of
-  ``resnet_nb.experiments.views.explore``: every drop-down menu); saved ipywidgets, which need
+  ``resnet_nb.experiments.views.explore``: every drop-down menu and check box); saved ipywidgets, which need
   a kernel, must have become snapshots (no control, a note with the settings they were run
   with and how to make them live, and their figure) and no page may load a widget manager; an
   enabled control the test does not know how to drive fails the test;
@@ -503,8 +503,21 @@ def _check_charts(page, shot_prefix: Path | None = None) -> int:
             assert svg.inner_html() != before, (
                 f"chart {k}: choosing {choice!r} in menu {name!r} did not change the chart")
             menu.select_option(current)
-        others = chart.locator(".vega-bind input").count()
-        assert others == 0, f"chart {k}: {others} input controls the test does not drive (only menus)"
+        boxes = chart.locator(".vega-bind input[type='checkbox']")
+        for j in range(boxes.count()):  # one check box per network: unticking one must change the chart
+            box = boxes.nth(j)
+            name = box.evaluate("s => (s.closest('.vega-bind').querySelector('.vega-bind-name') || {}).textContent")
+            before = svg.inner_html()
+            box.click()
+            try:
+                page.wait_for_function("([el, s]) => el.innerHTML !== s", arg=[svg.element_handle(), before],
+                                       timeout=5_000)
+            except Exception:  # the assertion below says which
+                pass
+            assert svg.inner_html() != before, f"chart {k}: the check box {name!r} did not change the chart"
+            box.click()
+        others = chart.locator(".vega-bind input:not([type='checkbox'])").count()
+        assert others == 0, f"chart {k}: {others} input controls the test does not drive (menus and check boxes)"
         if shot_prefix is not None:
             chart.screenshot(path=f"{shot_prefix}__chart{k}.png")
     return n
