@@ -641,8 +641,8 @@ def ledger_html(df) -> str:
         fal_word = "rejected" if r.falsifier_rejected else "NOT rejected"
         fal_color = "#1a7f37" if r.falsifier_rejected else "#cf222e"
         blocks.append(
-            f"<div class='ledger-claim' style='border-left:4px solid {color};padding:4px 10px;margin:10px 0;"
-            f"overflow-wrap:anywhere'>"
+            f"<div class='ledger-claim' id='claim-{e(r.id)}' style='border-left:4px solid {color};"
+            f"padding:4px 10px;margin:10px 0;overflow-wrap:anywhere;scroll-margin-top:70px'>"
             f"<div><b>{e(r.source)}</b> &mdash; {verdict}{kind}"
             f"<span style='color:#57606a;font-size:0.9em'> &middot; <code>{e(r.id)}</code>{secs}</span></div>"
             f"<div style='margin:2px 0'>{e(r.statement)}</div>{printed}"

@@ -215,6 +215,7 @@ def test_ledger_shows_fragile_verdict_and_reversed_falsifier():
     df = _ledger_of(chk, Check("b below a", "max (b - a)", 0.1, 0.0, "strict (tolerance 0)"))
     assert df.fragile[0] and df.falsifier_mirrored[0] and df.falsifier_implied[0]
     h = ledger.ledger_html(df)
+    assert "id='claim-test-only-shown'" in h  # each entry is a link target (claims.html#claim-<id>)
     assert "reproduced</i> <b style='color:#9a6700'>(fragile: margin below the run-to-run spread)" in h
     assert "implied by the check" in h and "adds no evidence" in h
     assert ledger.effective_verdict("reproduced", True) == \
