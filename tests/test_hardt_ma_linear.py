@@ -380,3 +380,31 @@ def test_every_claim_of_the_chapter_states_its_falsifier_kind_and_the_forms_are_
     assert all(c.falsifier_kind == "plausible false statement" for c in mine)
     assert "exponent_only" in FORMS and "quoted" not in FORMS
     assert "appendix A.1" in ledger.all_claims()["hm-psd-special-case"].source
+
+
+def test_theorem22_falsifier_refutes_the_statement_where_the_bound_is_vacuous():
+    from resnet_nb import ledger
+    from resnet_nb.hardt_ma_linear import check_theorem22, theorem22_rate
+
+    l, d = 4, 3
+    A = critical_point_at_tau_one(l, d)
+    R = np.diag([2.0, 1.0, 0.5])
+    g2 = float((risk_gradient(A, R, np.eye(d)) ** 2).sum())
+    ex = population_risk(A, R, np.eye(d), noise=0.0)
+    # at tau = 1 the bound's comparison reads 0 >= 0 and cannot fail; the statement itself does
+    assert g2 == 0.0 and ex > 0 and theorem22_rate(l, 1.0, np.eye(d)) * ex == 0.0
+    assert check_theorem22(falsify=True).value == 1.0
+    assert "vacuous" in ledger.all_claims()["hm-thm22"].falsifier
+
+
+def test_reflection_gd_at_odd_depth_settles_only_below_step_one_over_l():
+    from resnet_nb.hardt_ma_linear import population_gd
+
+    R = np.diag([-1.0, 1.0])
+    # slope of the symmetric step at u = -1 is 1 - 2 eta l: eta = 0.3 < 1/3 settles at l = 3, > 1/5 cycles at l = 5
+    assert population_gd(R, 3, lr=0.3, steps=2000)["excess"] < 1e-12
+    tail = population_gd(R, 5, lr=0.3, steps=6000)["curve"][-3:]
+    assert tail.min() > 0.1 and tail.max() - tail.min() > 0.1
+    assert population_gd(R, 5, lr=0.15, steps=6000)["excess"] >= 1  # no crossing below 1/4
+    # from depth 5 on only an exact landing reaches the minimum: eta = 1/2 gives u = 1 - 4 eta = -1
+    assert population_gd(R, 5, lr=0.5, steps=5)["excess"] < 1e-12
