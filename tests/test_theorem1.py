@@ -158,6 +158,15 @@ def test_taylor_remainder(data3, n):
     assert res.passed, str(res)
 
 
+def test_taylor_remainder_two_sided_part_detects_the_relu_kink(data3):
+    # ReLU at mid: the loss along v and along -v are different quadratics, so one Taylor
+    # polynomial cannot describe both sides (the second part is not implied by the first)
+    res = taylor_remainder_check(ShortcutNetwork(3, 2, 2, mid="relu"), data3)
+    fwd, back = res.values["rows"][-1][1:]
+    assert abs(fwd - back) > 1e-3 * abs(res.values["limit"])
+    assert res.parts[1].rejected_on_value
+
+
 # -- the paper's matrices ----------------------------------------------------------------------
 
 def test_shuffle_matrix_is_the_commutation_permutation():
@@ -394,10 +403,10 @@ def test_explorer_title_names_the_activation(data3):
     assert same_picture(ShortcutNetwork(3, 2, 2), ShortcutNetwork(3, 2, 2, mid="silu"), data3) > 1e-3
 
 
-def test_growth_bounds_hold_and_fail_for_two_shortcuts(data3):
+def test_growth_bounds_hold_and_reject_depth_invariance(data3):
     from resnet_nb.theorem1 import growth_check
     assert growth_check(data3.stats(), (2, 4, 8)).passed
-    assert growth_check(data3.stats(), (2, 4, 8), n=2).rejected_on_value
+    assert growth_check(data3.stats(), (2, 4, 8), invariant=True).rejected_on_value
 
 
 def test_ginverse_is_not_moore_penrose_and_reaches_lmin():
