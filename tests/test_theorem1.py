@@ -466,3 +466,12 @@ def test_sharpness_trace_crosses_the_edge_before_the_spike():
     tr = sharpness_trace(data, n=2, R=2, lr=0.1, epochs=100, every=50)
     assert list(tr["epochs"]) == [0, 50, 100] and tr["edge"] == pytest.approx(20.0)
     assert len(tr["losses"]) == 101 and np.all(np.isfinite(tr["lam_max"]))
+
+
+def test_every_claim_of_theorem1_and_hessians_states_its_falsifier_kind():
+    import resnet_nb.hessians as hs
+    import resnet_nb.theorem1 as t1m
+    mine = [c for c in ledger.LEDGER.values() if c.check.__module__ in (hs.__name__, t1m.__name__)]
+    assert len(mine) == 14
+    kinds = {"plausible false statement", "regression test", "implied by the check"}
+    assert all(c.falsifier_kind in kinds for c in mine), [c.id for c in mine if c.falsifier_kind not in kinds]
