@@ -17,7 +17,12 @@ Statements and where they are checked
 * Part 3 (n = 1: block Toeplitz Eq. 13 with Eqs. 23-28): :func:`part3_check`; the growth of
   its condition number with depth (the book's Proposition): :func:`growth_check`.
 * ReLU at 0: :func:`relu_kink_check`, :func:`relu_first_order_check`, and the ReLU networks
-  of the experiments at their small starting point: :func:`relu_start_check`.
+  of the experiments at their small starting point: :func:`relu_start_check`,
+  :func:`relu_spectrum_spot_check` and, over depths and seeds in the paper's statistic
+  |lambda|max/|lambda|(10%), :func:`relu_depth_check` (flatness criterion of the Figure 5 ledger
+  entry, :func:`figure5_flat_tolerance`).
+
+The chapter's key figure is drawn by :mod:`resnet_nb.theorem1_figures`.
 
 Section 4.2 (Eq. 7, Figure 4, Eqs. 15-16) and the shortcut pairing convention live in
 :mod:`resnet_nb.theorem1_dynamics`.
