@@ -81,7 +81,7 @@ def key_figure(table1, table2, n3_depths=(3, 6, 12, 24, 48, 96), data=None, R: i
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("depth (weight matrices)")
-    ax.set_ylabel(r"$|\lambda|_{\max}/|\lambda|_{(10\%)}$ at 0")
+    ax.set_ylabel("|λ|max / |λ|(10%) at 0")
     ax.set_title("condition number at 0 (whitened MNIST, d = 10)", fontsize=9)
     ax.legend(fontsize=8, loc="upper left")
     return fig
