@@ -376,19 +376,20 @@ def test_taylor_remainder_rows_and_criterion():
     assert res.values["limit"] == limit
     ts = (1e-1, 1e-2, 1e-3)
     for (t, a, b), tt in zip(res.values["rows"], ts):
-        diff = float(f(w0 + tt * v)) - L0
-        assert t == tt and a == pytest.approx(diff / tt, abs=0) and b == pytest.approx(diff / tt ** 2, abs=0)
-    rel = abs(res.values["rows"][-1][2] - limit) / abs(limit)
+        assert t == tt
+        assert a == pytest.approx((float(f(w0 + tt * v)) - L0) / tt ** 2, abs=0)
+        assert b == pytest.approx((float(f(w0 - tt * v)) - L0) / tt ** 2, abs=0)
+    rel = abs(res.values["rows"][-1][1] - limit) / abs(limit)
+    rel_back = abs(res.values["rows"][-1][2] - limit) / abs(limit)  # (-1)^2 = 1
     assert res.values["rel"] == rel and res.parts[0].value == rel
+    assert res.values["rel_back"] == rel_back and res.parts[1].value == rel_back
     assert res.parts[0].tol == pytest.approx(1e-2, abs=0) and res.parts[1].tol == pytest.approx(1e-2, abs=0)
-    assert res.parts[0].nontrivial == abs(limit)
-    assert res.parts[1].value == pytest.approx(abs(res.values["rows"][-1][1]) / abs(limit), rel=1e-12, abs=0)
-    assert res.parts[1].claim == "(L(tv) - L(0)) / t^1 tends to 0"
-    assert res.lines[0].startswith("t = 1e-01: ratio to t^1 = ")
+    assert res.parts[0].nontrivial == abs(limit) and res.parts[1].nontrivial == abs(limit)
+    assert "two-sided" in res.parts[1].claim and "(L(-tv) - L(0)) / t^2" in res.parts[1].claim
+    assert res.lines[0].startswith("t = 1e-01: (L(tv) - L(0)) / t^2 = ")
     # the default direction is the aligned one: V2 V1 = u1 v1^T / 2 (two unit matrices, |v| = 1),
     # so the limit is sigma_max(M) / 2, as large as a unit direction allows
     assert abs(limit) == pytest.approx(float(torch.linalg.svdvals(M).max()) / 2, rel=1e-12, abs=0)
-    assert res.values["rows"][-1][1] != 0
 
 
 def test_taylor_remainder_other_orders_and_ts():
@@ -396,19 +397,22 @@ def test_taylor_remainder_other_orders_and_ts():
     net = ShortcutNetwork(2, 3, 1)
     res = t1.taylor_remainder_check(net, data, ts=(1e-1, 1e-2, 5e-3))
     assert res.parts[0].tol == pytest.approx(5e-2, abs=0)
-    assert res.parts[1].claim == "(L(tv) - L(0)) / t^2 tends to 0"
-    assert res.lines[0].startswith("t = 1e-01: ratio to t^2 = ")
+    assert "(-1)^3" in res.parts[1].claim
+    assert res.lines[0].startswith("t = 1e-01: (L(tv) - L(0)) / t^3 = ")
     f = loss_function(net, data)
     w0 = torch.zeros(net.num_params, dtype=F64)
     rng = np.random.default_rng(0)
     v = [d for k, d in t1._part1_directions(net, data, 3, rng) if k == "aligned"][0]
-    diff = float(f(w0 + 5e-3 * v)) - float(f(w0))
-    assert res.values["rows"][-1][1] == pytest.approx(diff / 5e-3 ** 2, rel=1e-9, abs=0)
-    # n = 1: no order-(n-1) part
+    back = float(f(w0 - 5e-3 * v)) - float(f(w0))
+    assert res.values["rows"][-1][2] == pytest.approx(back / 5e-3 ** 3, rel=1e-9, abs=0)
+    # odd n: the backward ratio tends to minus the limit
+    assert res.values["rel_back"] == pytest.approx(
+        abs(res.values["rows"][-1][2] + res.values["limit"]) / abs(res.values["limit"]), rel=1e-12, abs=0)
+    # n = 1: Definition 4 with k = 0 says nothing, and the check says so
     r1 = t1.taylor_remainder_check(ShortcutNetwork(2, 1, 1), data)
-    assert len(r1.parts) == 1 and r1.parts[0].claim == "(L(tv) - L(0)) / t^1 tends to the closed form"
-    # n = 2 has two parts
-    assert len(_taylor(ShortcutNetwork(2, 2, 1), data).parts) == 2
+    assert len(r1.parts) == 2 and r1.parts[0].claim == "(L(tv) - L(0)) / t^1 tends to the closed form"
+    assert any("k = 0" in ln for ln in r1.lines)
+    assert not any("k = 0" in ln for ln in res.lines)
 
 
 def test_taylor_remainder_zero_limit_fails_without_dividing():
@@ -419,7 +423,7 @@ def test_taylor_remainder_zero_limit_fails_without_dividing():
     v[0] = 1.0  # only W[0,0]: the product W2 W1 is zero
     r = t1.taylor_remainder_check(net, data, v=v)
     assert r.values["limit"] == 0 and r.values["rel"] == math.inf
-    assert r.parts[1].value == math.inf and not r.passed
+    assert r.values["rel_back"] == math.inf and r.parts[1].value == math.inf and not r.passed
 
 
 def test_taylor_remainder_default_seed_is_zero():
@@ -932,8 +936,12 @@ def test_growth_check_values_and_falsifier(gstats):
         f"R={r['R']}: {r['cond10']:.3g} >= {r['cond10_bound']:.3g}" for r in rows)]
     assert t1.growth_check(gstats.stats(), (1, 3)).values["rows"] == rows
     assert [r["R"] for r in t1.growth_check(gstats.stats()).values["rows"]] == [2, 4, 8]
-    rf = t1.growth_check(gstats.stats(), (1, 3), n=2)
-    assert not rf.passed and rf.claim.startswith("Proposition (1-shortcut growth), 2-shortcut networks")
+    rf = t1.growth_check(gstats.stats(), (1, 3), invariant=True)
+    assert not rf.passed and "does not depend on depth" in rf.claim
+    c10 = [r["cond10"] for r in rows]
+    assert rf.value == pytest.approx((max(c10) - min(c10)) / min(c10), rel=1e-12, abs=0)
+    assert rf.tol == pytest.approx(100 * P * EPS, rel=1e-12, abs=0)
+    assert rf.values["rows"] == rows and rf.lines == res.lines
 
 
 # -- the exact Hessian at 0 (first autograd use: slow warm-up, so last) -------------------------

@@ -350,24 +350,36 @@ def _start(depth, seed):
     return lin, ShortcutNetwork(10, 2, depth // 2, mid="relu"), initialise(lin, "small", seed=seed)
 
 
+def _cond10(eigs):
+    a = np.abs(np.asarray(eigs))
+    return float(a.max() / np.percentile(a, 10))
+
+
 def _depth_rows(depths, seeds, data):
     st = data.stats()
     sv = torch.linalg.svdvals(st.Sxx - st.Syx)
+    lin = torch.cat([sv, -sv]).numpy()
     rows = []
     for depth in depths:
         for seed in seeds:
             _, _, W = _start(depth, seed)
             s = _masked_blocks(W, data)
+            e = torch.cat([s, -s]).numpy()
             rows.append(dict(depth=depth, seed=seed, lam_max=float(s.max()), cond=float(s.max() / s.min()),
-                             lam_max_linear=float(sv.max()), cond_linear=float(sv.max() / sv.min())))
+                             cond10=_cond10(e), p10=float(np.percentile(np.abs(e), 10)),
+                             lam_max_linear=float(sv.max()), cond_linear=float(sv.max() / sv.min()),
+                             cond10_linear=_cond10(lin)))
     return rows
+
+
+_KEYS = ("lam_max", "cond", "cond10", "p10", "lam_max_linear", "cond_linear", "cond10_linear")
 
 
 def _same_rows(got, want):
     assert [sorted(r) for r in got] == [sorted(r) for r in want]
     for g, w in zip(got, want):
         assert g["depth"] == w["depth"] and g["seed"] == w["seed"]
-        for k in ("lam_max", "cond", "lam_max_linear", "cond_linear"):
+        for k in _KEYS:
             assert g[k] == pytest.approx(w[k], rel=1e-10), k
 
 
@@ -376,40 +388,55 @@ def test_relu_depth_table_rows(fake_mnist):
     _same_rows(t1.relu_depth_table((2, 6), (0, 4), data), _depth_rows((2, 6), (0, 4), data))
 
 
-def test_relu_depth_check_growth_and_spread(fake_mnist):
+def _flatness(rows, depths, stat):
+    lg = {dep: np.log10([r[stat] for r in rows if r["depth"] == dep]) for dep in depths}
+    means = [v.mean() for v in lg.values()]
+    spread = max(v.std(ddof=1) for v in lg.values())
+    gap = min(math.log10(r[stat]) - math.log10(r[stat + "_linear"]) for r in rows)
+    return max(means) - min(means), spread, gap
+
+
+def test_relu_depth_check_defaults_and_the_paper_statistic(fake_mnist):
     sig = inspect.signature(t1.relu_depth_check).parameters
-    assert sig["n_per_class"].default is None and sig["linear_value"].default is False
+    assert sig["n_per_class"].default is None and sig["statistic"].default == "cond10"
+    assert sig["depths"].default == (2, 8, 96) and sig["seeds"].default == (0, 1, 2)
     _MNIST_CALLS.clear()
-    res = t1.relu_depth_check()  # depths (2, 96), seeds (0, 1, 2), all digits
+    res = t1.relu_depth_check(flat_tol=0.05)  # depths (2, 8, 96), seeds (0, 1, 2), all digits
     assert _MNIST_CALLS == [None]
-    rows = _depth_rows((2, 96), (0, 1, 2), fake_mnist(None))
+    rows = _depth_rows((2, 8, 96), (0, 1, 2), fake_mnist(None))
     _same_rows(res.values["rows"], rows)
-    lo = [r["cond"] for r in rows if r["depth"] == 2]
-    hi = [r["cond"] for r in rows if r["depth"] == 96]
-    growth = min(hi) - max(lo)
-    spread = max(max(lo) - min(lo), max(hi) - min(hi))
-    assert res.value == pytest.approx(growth, rel=1e-9) and res.values["growth"] == res.value
-    assert res.tol == pytest.approx(spread, rel=1e-9) and res.spread == res.tol
-    assert res.values["spread"] == res.tol
-    assert res.op == ">=" and res.passed == (growth >= spread)
-    assert "seeds 0, 1, 2" in res.compared and isinstance(res.claim, str) and res.criterion
-    assert len(res.lines) == 1 and f"{rows[0]['cond_linear']:.3f}" in res.lines[0]
-    assert f"{min(lo):.3f}..{max(lo):.3f}" in res.lines[0] and f"{min(hi):.3f}..{max(hi):.3f}" in res.lines[0]
+    rng, spread, gap = _flatness(rows, (2, 8, 96), "cond10")
+    flat, far = res.parts
+    assert flat.value == pytest.approx(rng, rel=1e-9) and flat.tol == 0.05 and flat.op == "<="
+    assert flat.spread == pytest.approx(spread, rel=1e-9) and res.values["spread"] == flat.spread
+    assert far.value == pytest.approx(gap, rel=1e-9) and far.tol == 0.05 and far.op == ">="
+    assert res.passed == (rng <= 0.05 and gap >= 0.05)
+    assert "(10%)" in flat.claim and "seeds 0, 1, 2" in flat.claim and "2 to 96" in flat.claim
+    assert len(res.lines) == 4 and f"{rows[0]['cond10_linear']:.3f}" in res.lines[-1]
 
 
-def test_relu_depth_check_falsifier_measures_the_distance_to_theorem1(fake_mnist):
+def test_relu_depth_check_falsifier_is_eq12_statistic_on_the_same_rows(fake_mnist):
     _MNIST_CALLS.clear()
-    res = t1.relu_depth_check((6, 2), (1, 0), n_per_class=5, linear_value=True)
+    res = t1.relu_depth_check((6, 2), (1, 0), n_per_class=5, statistic="cond", flat_tol=0.01)
     assert _MNIST_CALLS == [5]
     rows = _depth_rows((6, 2), (1, 0), fake_mnist(5))
     _same_rows(res.values["rows"], rows)
-    dev = max(abs(r["cond"] - r["cond_linear"]) for r in rows)
-    by = {dep: [r["cond"] for r in rows if r["depth"] == dep] for dep in (2, 6)}
-    spread = max(max(v) - min(v) for v in by.values())
-    assert res.value == pytest.approx(dev, rel=1e-9) and res.tol == pytest.approx(spread, rel=1e-9)
-    assert res.op == "<=" and res.values["growth"] == pytest.approx(min(by[6]) - max(by[2]), rel=1e-9)
-    assert res.values["spread"] == pytest.approx(spread, rel=1e-9)
-    assert "2 to 6" in res.claim and len(res.lines) == 1 and res.criterion
+    rng, spread, gap = _flatness(rows, (6, 2), "cond")
+    assert res.parts[0].value == pytest.approx(rng, rel=1e-9) and res.parts[1].value == pytest.approx(gap, rel=1e-9)
+    assert "|lambda|min" in res.parts[0].claim
+    # rows are reused, not recomputed
+    _MNIST_CALLS.clear()
+    again = t1.relu_depth_check((6, 2), (1, 0), statistic="cond10", flat_tol=0.01, rows=res.values["rows"])
+    assert _MNIST_CALLS == [] and again.values["rows"] is res.values["rows"]
+    with pytest.raises(ValueError, match="statistic"):
+        t1.relu_depth_check((6, 2), (1, 0), statistic="max", rows=rows)
+
+
+def test_figure5_flat_tolerance_is_the_fig5_ledger_criterion():
+    from resnet_nb.experiments import fig5
+    tol, crit = t1.figure5_flat_tolerance()
+    chk = fig5.flatness(fig5.committed("fig5"), "2-shortcut")
+    assert tol == pytest.approx(chk.tol, rel=1e-12) and "orthogonal" in crit and "Figure 5" in crit
 
 
 def _exact_relu_spectrum(depth, seed, data):

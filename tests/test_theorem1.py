@@ -158,6 +158,15 @@ def test_taylor_remainder(data3, n):
     assert res.passed, str(res)
 
 
+def test_taylor_remainder_two_sided_part_detects_the_relu_kink(data3):
+    # ReLU at mid: the loss along v and along -v are different quadratics, so one Taylor
+    # polynomial cannot describe both sides (the second part is not implied by the first)
+    res = taylor_remainder_check(ShortcutNetwork(3, 2, 2, mid="relu"), data3)
+    fwd, back = res.values["rows"][-1][1:]
+    assert abs(fwd - back) > 1e-3 * abs(res.values["limit"])
+    assert res.parts[1].rejected_on_value
+
+
 # -- the paper's matrices ----------------------------------------------------------------------
 
 def test_shuffle_matrix_is_the_commutation_permutation():
@@ -394,10 +403,10 @@ def test_explorer_title_names_the_activation(data3):
     assert same_picture(ShortcutNetwork(3, 2, 2), ShortcutNetwork(3, 2, 2, mid="silu"), data3) > 1e-3
 
 
-def test_growth_bounds_hold_and_fail_for_two_shortcuts(data3):
+def test_growth_bounds_hold_and_reject_depth_invariance(data3):
     from resnet_nb.theorem1 import growth_check
     assert growth_check(data3.stats(), (2, 4, 8)).passed
-    assert growth_check(data3.stats(), (2, 4, 8), n=2).rejected_on_value
+    assert growth_check(data3.stats(), (2, 4, 8), invariant=True).rejected_on_value
 
 
 def test_ginverse_is_not_moore_penrose_and_reaches_lmin():
@@ -457,3 +466,12 @@ def test_sharpness_trace_crosses_the_edge_before_the_spike():
     tr = sharpness_trace(data, n=2, R=2, lr=0.1, epochs=100, every=50)
     assert list(tr["epochs"]) == [0, 50, 100] and tr["edge"] == pytest.approx(20.0)
     assert len(tr["losses"]) == 101 and np.all(np.isfinite(tr["lam_max"]))
+
+
+def test_every_claim_of_theorem1_and_hessians_states_its_falsifier_kind():
+    import resnet_nb.hessians as hs
+    import resnet_nb.theorem1 as t1m
+    mine = [c for c in ledger.LEDGER.values() if c.check.__module__ in (hs.__name__, t1m.__name__)]
+    assert len(mine) == 14
+    kinds = {"plausible false statement", "regression test", "implied by the check"}
+    assert all(c.falsifier_kind in kinds for c in mine), [c.id for c in mine if c.falsifier_kind not in kinds]
