@@ -27,7 +27,7 @@ unexport MPLBACKEND
 NOTEBOOKS := $(sort $(wildcard book/*.ipynb))
 
 .PHONY: help setup venv assets chromium book book-build test test-unit test-notebooks lint \
-        test-browser test-student student clean mutation lab lab-prepare test-lab teach test-teach
+        test-slow test-browser test-student student clean mutation lab lab-prepare test-lab teach test-teach
 
 help:
 	@echo "make book     - set up .venv and assets, build the site into _build/html"
@@ -103,8 +103,13 @@ lint:
 	$(BIN)/ruff check resnet_nb tests scripts benchmarks
 	$(BIN)/nbqa ruff $(NOTEBOOKS)
 
+# The unit tests without the `slow` ones (every ledger claim, which the claims page runs in the
+# book build and again under nbval); `make test-slow` runs those.
 test-unit:
-	$(BIN)/python -m pytest tests -n 2 --dist loadfile --ignore=tests/browser --ignore=tests/lab --ignore=tests/teach -p no:cacheprovider -q
+	$(BIN)/python -m pytest tests -n 2 --dist loadfile --ignore=tests/browser --ignore=tests/lab --ignore=tests/teach -p no:cacheprovider -q -m "not slow" --durations=15
+
+test-slow:
+	$(BIN)/python -m pytest tests -n 2 --dist loadfile --ignore=tests/browser --ignore=tests/lab --ignore=tests/teach -p no:cacheprovider -q -m slow
 
 # Determinism: nbval executes every chapter a second time and compares every cell's output with
 # the outputs the book build recorded (_build/jupyter_execute, strict mode). Outputs that

@@ -13,6 +13,10 @@ IDS = sorted(CLAIMS)
 
 
 # ---------------------------------------------------------------------------- every claim
+# Running every check and falsifier is `slow`: `make test` runs them on the claims page
+# (book/claims.ipynb, `ledger.require_all`), which the book build and nbval both execute and
+# which fails on a failed check, a vacuous one or an accepted falsifier. `make test-slow` (or
+# `pytest -m slow`) runs them here, one test per claim.
 @pytest.mark.parametrize("cid", IDS)
 def test_claim_is_declared_completely(cid):
     c = CLAIMS[cid]
@@ -22,6 +26,7 @@ def test_claim_is_declared_completely(cid):
         assert c.printed.strip()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cid", IDS)
 def test_claim_check_passes_and_is_not_vacuous(cid):
     res = CLAIMS[cid].check(falsify=False)
@@ -30,6 +35,7 @@ def test_claim_check_passes_and_is_not_vacuous(cid):
     assert res.passed, f"{cid}: the check failed\n{res}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cid", IDS)
 def test_claim_falsifier_is_rejected_on_its_comparison(cid):
     res = CLAIMS[cid].check(falsify=True)
