@@ -26,7 +26,7 @@ __all__ = ["SCALES", "configurations", "run_one", "run", "summarise", "summary_v
            "flatness", "flat_until", "percentile_table"]
 
 SCALES = {
-    "default": {"archs": list(ARCHS), "depths": [2, 3, 4, 6, 8, 12], "runs": 3, "seed": 0},
+    "default": {"archs": list(ARCHS), "depths": [2, 3, 4, 6, 8, 12], "runs": 2, "seed": 0},
     "paper": {"archs": list(ARCHS), "depths": [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96], "runs": 10,
               "seed": 0},
 }
