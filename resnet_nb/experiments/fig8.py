@@ -298,6 +298,7 @@ def overview(fig3_table: pd.DataFrame, stable: pd.DataFrame, dense: pd.DataFrame
 
     fig, ax = plt.subplots(1, 3, figsize=(13, 3.6))
     fig3.plot(fig3_table[~fig3_table["relu"].astype(bool)], ax=[ax[0]])
+    ax[0].set_xlim(-4.5, None)  # depth 2 reaches the minimum; its norm is constant below this
     ax[0].set_title("(a) Fig. 3: weight norm, linear")
     ax[0].legend(fontsize=7, ncol=2)
     grid = fig6.shared_grid(stable, False, "lgc", points=80)
