@@ -43,7 +43,7 @@ SCALES = {
 }
 #: the same runs at a learning rate at which the first step is stable for both architectures
 #: (eta lambda_max(0) < 2 at depth 16), trained ten times as many epochs so that they cover the
-#: stretch of path that 1,000 epochs at 0.1 cover (the book's addition, referee item L3). The
+#: stretch of path that 1,000 epochs at 0.1 cover (the book's addition). The
 #: default scale keeps depth 16 (at depth 6 the first step at 0.1 is not the issue) with 2 runs
 #: and 10 Hessians per run: about 35-40 s of CPU on one thread (4 items of 8-9 s, 2026-11-24).
 STABLE_SCALES = {"default": dict(SCALES["paper"], lr=0.01, epochs=10000, runs=2, points=10),
