@@ -15,7 +15,7 @@ from ..plotting import COLORS
 from .common import LABELS
 
 __all__ = ["SCALES", "SHARES_RECORDS_WITH", "configurations", "run_one", "run", "plot", "DENSE",
-           "dense_index", "reproduce_dense", "load_dense", "index_fall", "peak_lag"]
+           "dense_index", "reproduce_dense", "load_dense", "index_fall", "peak_lag", "plot_dense", "overview"]
 
 SHARES_RECORDS_WITH = "fig6"
 SCALES = fig6.SCALES
