@@ -181,3 +181,90 @@ def test_stable_default_scale_is_the_paper_setting_with_fewer_runs():
     assert {k: d[k] for k in keys} == {k: p[k] for k in keys}
     assert d["runs"] < p["runs"] and d["points"] < p["points"]
     assert fig6.first_step(depth=d["depth"], lr=d["lr"])["eta_lam"] < 2  # the first step is stable
+
+
+# --- falsifier kinds, Figure 5's extrapolated depth, Figure 8's dense timing -------------------
+def test_every_claim_of_the_experiment_figures_states_its_falsifier_kind():
+    from resnet_nb import ledger
+
+    mods = ("fig3", "fig5", "fig6", "fig7", "fig8")
+    mine = [c for c in ledger.all_claims().values() if c.check.__module__.rsplit(".", 1)[-1] in mods]
+    assert len(mine) == 10
+    assert all(c.falsifier_kind in ("plausible false statement", "implied by the check") for c in mine)
+    # the strict orderings (tolerance 0) are rejected reversed by any passing check
+    implied = {c.id for c in mine if c.falsifier_kind == "implied by the check"}
+    assert implied == {"li-fig7-shortcut-better-conditioned-relu", "li-fig8-smaller-index",
+                       "book-fig6-first-step-unstable"}
+
+
+def _fig5_table(two_slope, orth_per_lg, depths=(2, 4, 8, 16, 32, 64, 96)):
+    import numpy as np
+    import pandas as pd
+
+    rows = []
+    for L in depths:
+        two, orth = 0.2 + two_slope * (L - 2), 0.3 + orth_per_lg * np.log10(L / 2)
+        for arch, lg in (("2-shortcut", two), ("orthogonal", orth)):
+            for run, noise in enumerate((-1e-4, 1e-4)):
+                rows.append({"arch": arch, "depth": L, "run": run, "cond": 10 ** (lg + noise), "resolved": True})
+    return pd.DataFrame(rows)
+
+
+def test_fig5_flat_until_solves_the_ledger_criterion_on_exact_trends():
+    import numpy as np
+
+    until = fig5.flat_until(_fig5_table(1e-4, 1.0))
+    L = until["depth"]
+    # at the returned depth the extrapolated drift equals FLAT_FRACTION x the extrapolated growth
+    assert until["slope"] == pytest.approx(1e-4) and until["per_lg"] == pytest.approx(1.0)
+    assert 1e-4 * (L - 2) == pytest.approx(fig5.FLAT_FRACTION * np.log10(L / 2), rel=1e-9)
+    assert 1000 < L < 5000 and until["deepest"] == 96
+    # a steeper drift breaks flatness sooner; no drift never does
+    assert fig5.flat_until(_fig5_table(1e-3, 1.0))["depth"] < L
+    assert fig5.flat_until(_fig5_table(0.0, 1.0))["depth"] == float("inf")
+
+
+def test_fig5_committed_flatness_extrapolates_to_about_two_thousand():
+    until = fig5.flat_until(fig5.committed("fig5"))
+    assert 1500 < until["depth"] < 2500 and until["drift"] < 0.01
+
+
+def _dense(neg, grad, first=0):
+    import numpy as np
+    import pandas as pd
+
+    n = len(grad)
+    return pd.DataFrame({"arch": "2-shortcut", "epoch": np.arange(n), "grad_norm": grad, "P": 100,
+                         "negatives": [-1] * first + list(neg), "index": [np.nan] * first + [k / 100 for k in neg]})
+
+
+def test_index_fall_quartiles_ties_and_lag_on_a_toy_run():
+    # 50 negative eigenvalues falling to 42 over epochs 2..6, two one-epoch falls of 3 (a tie)
+    neg = [50, 50, 50, 47, 45, 42, 42, 42]
+    grad = [0.1, 0.2, 0.5, 0.9, 1.0, 0.7, 0.4, 0.2]
+    f = fig8.index_fall(_dense(neg, grad), "2-shortcut")
+    assert f["peak"] == 4 and f["fall"] == 8 and f["steepest_drop"] == 3
+    assert f["steepest"] == [(2, 3), (4, 5)]
+    assert f["t25"] == pytest.approx(2 + 2 / 3) and f["t50"] == pytest.approx(3.5)
+    assert f["t75"] == pytest.approx(4 + 1 / 3) and f["lag"] == pytest.approx(-0.5)
+    chk = fig8.peak_lag(_dense(neg, grad))
+    assert chk.passed and chk.value == pytest.approx(0.5) and chk.tol == pytest.approx((4 + 1 / 3 - 2 - 2 / 3) / 2)
+    # the peak at the first epoch lies far outside the middle half of the fall
+    assert not fig8.peak_lag(_dense(neg, [1.0] + grad[1:])).passed
+
+
+def test_peak_in_drop_reports_the_margin_to_the_nearer_end():
+    t = fig6.committed("fig6")
+    chk = fig8.peak_in_drop(t)
+    assert chk.value == 1 and chk.values["peaks"] == [36] and chk.values["intervals"] == [(35, 44)]
+    assert "one observation" in chk.lines[0]
+
+
+def test_dense_run_matches_the_committed_run_0():
+    d = fig8.load_dense()
+    assert d is not None and set(d["arch"]) == set(fig8.DENSE["archs"])
+    t = fig6.committed("fig6")
+    for arch in fig8.DENSE["archs"]:
+        traj = t[(t["kind"] == "trajectory") & (t["arch"] == arch) & (t["run"] == 0)].set_index("epoch")
+        mine = d[d["arch"] == arch].set_index("epoch")
+        assert mine["grad_norm"].to_numpy() == pytest.approx(traj.loc[mine.index, "grad_norm"].to_numpy(), rel=1e-9)

@@ -131,13 +131,15 @@ def plot(table: pd.DataFrame, ax=None):
         _, ax = plt.subplots(1, len(kinds), figsize=(5 * len(kinds), 4), squeeze=False)
         ax = ax[0]
     ax = np.atleast_1d(ax)
-    cmap = plt.get_cmap("viridis")
+    from ..plotting import COLORS
+
     depths = sorted(table["depth"].unique())
     for a, relu in zip(ax, kinds):
         c = curves(table, relu)
         for i, depth in enumerate(depths):
             g = c[c["depth"] == depth]
-            a.plot(g["x"], g["avg_norm"], color=cmap(i / max(1, len(depths) - 1)), label=f"depth = {depth}")
+            a.plot(g["x"], g["avg_norm"], color=COLORS["2-shortcut"], alpha=0.25 + 0.75 * i / max(1, len(depths) - 1),
+                   label=f"depth = {depth}")
         a.set_xlabel("lg(loss)" if relu else r"lg(loss $-$ $\ell_{\min}$)")
         a.set_ylabel("average Frobenius norm")
         a.set_title("2-shortcut, ReLU at mid positions" if relu else "2-shortcut, linear")
@@ -212,6 +214,7 @@ def deeper_smaller(table: pd.DataFrame, factor: float = 1.0) -> ledger.Check:
     verdict="reproduced",
     falsifier=r"the norm falls like $1/L$ (each doubling halves it), as if the end-to-end change were split "
               r"equally among the matrices",
+    falsifier_kind="plausible false statement",
     where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
 def check_deeper_smaller(falsify: bool = False) -> ledger.Check:
     return deeper_smaller(committed("fig3"), factor=0.5 if falsify else 1.0)

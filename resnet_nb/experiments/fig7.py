@@ -72,6 +72,7 @@ def per_output_optimum() -> float:
               r"range of losses that the paper's axis does not cover.",
     verdict="partly reproduced",
     falsifier="the orthogonal-ReLU networks are the better conditioned ones (the ordering reversed)",
+    falsifier_kind="implied by the check",
     where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
 def check_shortcut_better_conditioned_relu(falsify: bool = False) -> ledger.Check:
     t = committed("fig7")
