@@ -53,7 +53,7 @@ _OPS = ("<=", ">=")
 #: "reversed ordering": the falsifier states the opposite ordering of the same quantities; a check
 #: of a strict ordering (tolerance 0) that passes rejects it automatically, so it adds no evidence
 #: beyond the check itself.
-FALSIFIER_KINDS = ("", "reversed ordering")
+FALSIFIER_KINDS = ("", "reversed ordering", "plausible false statement", "implied by the check", "regression test")
 REVERSED = "reversed ordering"
 FRAGILE_NOTE = "fragile: margin below the run-to-run spread"
 

@@ -502,7 +502,7 @@ def successive_ratios(table: pd.DataFrame, epoch: int | None = None, column: str
               verdict="partly reproduced",
               falsifier="in every seed the deeper network's curve lies below the shallower one's everywhere in "
                         "the (lg loss, norm) plane: no two curves cross",
-              where=_WHERE)
+              falsifier_kind="plausible false statement", where=_WHERE)
 def check_larger_run_ordered(falsify: bool = False) -> ledger.Check:
     t = committed()
     if falsify:
@@ -532,7 +532,7 @@ def check_larger_run_ordered(falsify: bool = False) -> ledger.Check:
                         "falls with depth.",
               verdict="reproduced",
               falsifier="the ordering is inherited from initialisation: the initial norms already fall with depth",
-              where=_WHERE)
+              falsifier_kind="plausible false statement", where=_WHERE)
 def check_growth_shrinks(falsify: bool = False) -> ledger.Check:
     t = committed()
     if falsify:

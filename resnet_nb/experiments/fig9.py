@@ -351,7 +351,7 @@ def lowest_gap(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: int 
                         "run-to-run spread, so there the order is not established.",
               verdict="partly reproduced",
               falsifier="orthogonal plain networks (dynamical isometry) end closest at every depth",
-              where=_WHERE)
+              falsifier_kind="plausible false statement", where=_WHERE)
 def check_fig9_shortcut_lowest(falsify: bool = False) -> ledger.Check:
     t = committed()
     arch = "orthogonal" if falsify else "2-shortcut"
@@ -370,8 +370,9 @@ def check_fig9_shortcut_lowest(falsify: bool = False) -> ledger.Check:
                         "(the edge of stability of Cohen et al. 2021): the condition at the start does not "
                         "bound the usable rate.",
               verdict="reproduced",
-              falsifier="$\\eta\\lambda_{\\max}(0) < 2$ is necessary for gradient descent to converge",
-              where=_WHERE)
+              falsifier="$\\eta\\lambda_{\\max}(0) < 2$ is necessary for gradient descent to converge (the "
+                        "check's first part reversed)",
+              falsifier_kind="implied by the check", where=_WHERE)
 def check_edge_of_stability(falsify: bool = False, runs: int = 3, data: pd.DataFrame | None = None) -> ledger.Check:
     """``data``: the rows of :func:`stability_run` for the depth-16 2-shortcut networks at their
     best committed rate, if already computed (the chapter passes them)."""
@@ -405,8 +406,9 @@ def check_edge_of_stability(falsify: bool = False, runs: int = 3, data: pd.DataF
                         "regime.",
               verdict="holds", kind="regression",
               falsifier="a wrong prediction, $1 + \\eta\\,\\sigma_{\\max}(M)/\\sigma_{\\min}(M)$, in place of "
-                        "$1 + \\eta\\,\\sigma_{\\max}(M)$ (no one claims it; it shows the comparison resolves a "
-                        "difference of a few percent)", where=_WHERE)
+                        "$1 + \\eta\\,\\sigma_{\\max}(M)$ (constructed to fail, not a reading anyone makes: it "
+                        "shows that the comparison resolves a difference of a few percent)",
+              falsifier_kind="regression test", where=_WHERE)
 def check_escape_rate(falsify: bool = False) -> ledger.Check:
     e = escape_factor()
     sig = e["sigma"]
