@@ -197,7 +197,7 @@ def plot(table: pd.DataFrame, ax=None, loss_opt: float | None = None, relu: bool
             ax_lr.plot(np.log10(e["depth"]), np.log10(e["best_lr"]), "o", ms=9, mfc="white",
                        color=_color(arch), zorder=3)
     if ax_lr is not None and s["lr_at_grid_edge"].any():
-        ax_lr.plot([], [], "o", ms=9, mfc="white", color="gray", label="only eligible rate, at the grid's edge")
+        ax_lr.plot([], [], "o", ms=9, mfc="white", color=COLORS["plain"], label="only eligible rate, at the grid's edge")
         ax_lr.legend(fontsize=8)
     ax_loss.set_xlabel("lg(depth)")
     ax_loss.set_ylabel("lg(final loss)" if relu else r"lg(final loss $-$ $L_{\min}$)")
@@ -207,7 +207,7 @@ def plot(table: pd.DataFrame, ax=None, loss_opt: float | None = None, relu: bool
         ax_lr.set_ylabel("lg(optimal learning rate)")
         ax_lr.set_title("Best learning rate")
     if s["at_rounding_floor"].any():
-        ax_loss.plot([], [], "v", mfc="none", color="gray", label="at the float64 rounding floor")
+        ax_loss.plot([], [], "v", mfc="none", color=COLORS["plain"], label="at the float64 rounding floor")
     ax_loss.legend(fontsize=8)
     return ax
 
