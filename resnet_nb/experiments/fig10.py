@@ -132,7 +132,7 @@ def initial_output_rms(arch: str, depth: int, seed: int = 0, runs: int = 3, n_pe
         W = he_weights(depth, seed, runs=runs, gain_all=gain_all)
     else:
         W = initial_weights(arch, net, seed=seed, runs=runs)
-    X = mnist(n_per_class).X.to(torch.float64)
+    X = (mnist() if n_per_class is None else mnist(n_per_class)).X.to(torch.float64)
     ms = [float((net.forward(W[r], X) ** 2).mean()) for r in range(runs)]
     return math.sqrt(sum(ms) / runs)
 
