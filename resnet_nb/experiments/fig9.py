@@ -199,7 +199,8 @@ def plot(table: pd.DataFrame, ax=None, loss_opt: float | None = None, relu: bool
             ax_lr.plot(np.log10(e["depth"]), np.log10(e["best_lr"]), "o", ms=9, mfc="white",
                        color=_color(arch), zorder=3)
     if ax_lr is not None and s["lr_at_grid_edge"].any():
-        ax_lr.plot([], [], "o", ms=9, mfc="white", color=COLORS["plain"], label="only eligible rate, at the grid's edge")
+        ax_lr.plot([], [], "o", ms=9, mfc="white", color=COLORS["plain"],
+                   label="only eligible rate, at the grid's edge")
         ax_lr.legend(fontsize=8)
     ax_loss.set_xlabel("lg(depth)")
     ax_loss.set_ylabel("lg(final loss)" if relu else r"lg(final loss $-$ $L_{\min}$)")
