@@ -134,3 +134,38 @@ def test_he_against_xavier_decides_with_one_run_to_run_spread():
         else:
             assert r["verdict"] == ("worse" if r["diff"] > 0 else "better")
     assert hx.loc[32, "verdict"] == "unresolved"      # runs 0.388-0.500 against 0.453-0.500
+
+
+def test_every_claim_states_its_falsifier_kind():
+    kinds = {c.claim.id: c.claim.falsifier_kind for c in CLAIMS}
+    assert all(k in ("plausible false statement", "implied by the check", "regression test")
+               for k in kinds.values()), kinds
+    assert kinds["li-escape-rate-2shortcut"] == "regression test"
+    assert kinds["li-eos-2shortcut-depth16"] == "implied by the check"
+
+
+def test_rate_scale_band_is_narrow_while_lambda_max_grows():
+    from resnet_nb.experiments import engine
+
+    rs = fig9.rate_scale(fig9.committed(), engine.load_results("fig5", "paper")[0])
+    assert set(rs["arch"]) == {"orthogonal", "1-shortcut"} and rs["depth"].max() == 96
+    assert rs["eta_lam0"].max() / rs["eta_lam0"].min() < 10
+    assert rs["lam_max0"].max() / rs["lam_max0"].min() > 50
+
+
+def test_figures_use_the_one_palette():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_hex
+
+    from resnet_nb.plotting import COLORS
+
+    fig, ax = plt.subplots()
+    fig9.plot(fig9.committed(), ax=ax)  # one axis: the loss panel only
+    used = {to_hex(line.get_color()) for line in ax.get_lines() if line.get_label()[:1] != "_"}
+    assert used <= {to_hex(c) for c in COLORS.values()}, used
+    plt.close(fig)
+    shades = fig2._colors([1, 2, 4])
+    assert len(set(shades.values())) == 3

@@ -32,6 +32,11 @@ def test_predicted_gain_values():
     assert lim.predicted_gain(3, "he") == 9.0
     assert lim.predicted_gain(3, "he", "relu") == 3.0
     assert lim.predicted_gain(2, "zero") == 1.0
+    # pre-activation units: a ReLU at pre and mid halves n times, 1 + (v/2)^n; 2 for He with n = 2
+    assert lim.predicted_gain(2, "he", "relu", "relu") == 2.0
+    assert lim.predicted_gain(3, "xavier", "relu", "relu") == 1.125
+    # the falsifier of li-4.1-variance ignores every halving
+    assert lim.unhalved_gain(2, "he") == 5.0
     with pytest.raises(ValueError):
         lim.predicted_gain(2, "kaiming")
 
@@ -59,6 +64,31 @@ def test_predicted_log_std_matches_exact_two_point_sum():
 def test_mixed_block_inertia_and_zero_block():
     p = lim.fixup_point()
     assert p["lead_max"] == 0 and p["negative"] == p["positive"] == p["rank_B"] == p["cols_B"]
+
+
+def test_fixup_falsifier_is_theorem1_flatness():
+    # the falsifier states that the start is flat like w = 0: gradient and Hessian vanish; both fail
+    f = lim.check_fixup_not_flat(falsify=True)
+    assert f.rejected_on_value
+    assert "flat" in f.claim and "non-stationary" in lim.check_fixup_not_flat().claim
+    claim = lim.check_fixup_not_flat.claim
+    assert "strict saddle" not in claim.statement and "bottleneck" not in claim.statement
+    assert claim.falsifier_kind == "plausible false statement"
+
+
+def test_pre_activation_gain_measured():
+    # the exact expectation on the digits uses the fraction a pre ReLU keeps there (near 1/2)
+    rho = lim.pre_relu_keep()
+    assert 0.4 < rho < 0.6
+    est, se = lim.unit_gain(2, "he", "relu", draws=200, seed=3, pre="relu")
+    pred = lim.predicted_gain(2, "he", "relu", "relu", keep=rho)
+    assert abs(est - pred) <= 4 * se and abs(est - 3.0) > 4 * se
+
+
+def test_every_claim_states_its_falsifier_kind():
+    for fn in CLAIMS:
+        assert fn.claim.falsifier_kind in ("plausible false statement", "implied by the check",
+                                           "regression test")
 
 
 def test_zero_eigen_counts_named_sources():

@@ -24,14 +24,16 @@ from .. import ledger
 from .._checks import check_choice, check_float, check_int
 from ..train import gradient_descent
 from . import engine
-from .common import ARCHS, COLORS, LABELS, depths_for, initial_weights, log_grid, mnist, mnist_optimum, network
+from ..plotting import COLORS
+from .common import ARCHS, LABELS, depths_for, initial_weights, log_grid, mnist, mnist_optimum, network
 
 __all__ = ["SCALES", "configurations", "run_one", "run", "summarise", "plot", "RELU"]
 
 RELU = False
 SCALES = {
-    "default": {"archs": list(ARCHS), "depths": [2, 3, 4, 6, 8, 12, 16], "lrs": log_grid(1e-3, 10, 2),
-                "runs": 3, "epochs": 1000, "seed": 0},
+    # the live run of the chapter: every architecture (3 | depth for the 3-shortcut), 2 runs per rate
+    "default": {"archs": list(ARCHS), "depths": [2, 6, 12], "lrs": log_grid(1e-3, 10, 2),
+                "runs": 2, "epochs": 1000, "seed": 0},
     "paper": {"archs": list(ARCHS), "depths": [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96],
               "lrs": log_grid(1e-3, 10, 2), "runs": 10, "epochs": 1000, "seed": 0},
 }
@@ -39,7 +41,8 @@ FLAT_TOL = 1e-3
 #: architectures outside Li et al.'s five that the book adds (Figure 10's He-scaled plain ReLU net)
 EXTRA_ARCHS = ("he",)
 EXTRA_LABELS = {"he": "He (plain, gain sqrt 2)"}
-EXTRA_COLORS = {"he": "tab:brown"}
+#: the He baseline is a plain network: the palette's plain colour, drawn dashed to tell it from Xavier
+EXTRA_STYLES = {"he": "--"}
 
 
 def _label(arch):
@@ -47,7 +50,12 @@ def _label(arch):
 
 
 def _color(arch):
-    return COLORS.get(arch, EXTRA_COLORS.get(arch, "gray"))
+    """The architecture's colour in the book's one palette (:data:`resnet_nb.plotting.COLORS`)."""
+    return COLORS.get(arch, COLORS["plain"])
+
+
+def _line(arch):
+    return "o" + EXTRA_STYLES.get(arch, "-")
 
 
 def _archs_in(archs):
@@ -96,7 +104,8 @@ def train_grid(item: dict, device: str = "cpu"):
     lrs = torch.tensor(item["lrs"], dtype=torch.float64, device=device)
     W0 = initial_weights(item["arch"], net, seed=item["seed"], runs=runs, device=device)
     W0 = W0[:, None].expand(runs, len(lrs), *net.shape)
-    data = mnist(item.get("n_per_class")).to(device=device)
+    n = item.get("n_per_class")
+    data = (mnist() if n is None else mnist(n)).to(device=device)  # mnist() and mnist(None): one cache entry
     return gradient_descent(net, W0, data, lr=lrs, epochs=item["epochs"])
 
 
@@ -164,13 +173,13 @@ def summarise(table: pd.DataFrame, loss_opt: float | None = None, flat_tol: floa
 def plot(table: pd.DataFrame, ax=None, loss_opt: float | None = None, relu: bool = False):
     """Two panels: lg(best final loss - L_min) and lg(best learning rate) against lg(depth).
 
-    ``ax``: None (a new figure) or a pair of axes.
+    ``ax``: None (a new figure), a pair of axes, or one axis (the loss panel only).
     """
     import matplotlib.pyplot as plt
 
     if ax is None:
         _, ax = plt.subplots(1, 2, figsize=(10, 4))
-    ax_loss, ax_lr = ax
+    ax_loss, ax_lr = (ax, None) if hasattr(ax, "plot") else ax
     if relu and loss_opt is None:
         loss_opt = 0.0
     s = summarise(table, loss_opt=loss_opt)
@@ -178,26 +187,30 @@ def plot(table: pd.DataFrame, ax=None, loss_opt: float | None = None, relu: bool
     for arch in _archs_in(s["arch"]):
         g = s[s["arch"] == arch]
         label = _label(arch) + suffix
-        ax_loss.plot(np.log10(g["depth"]), g["lg_excess"], "o-", ms=4, color=_color(arch), label=label)
+        ax_loss.plot(np.log10(g["depth"]), g["lg_excess"], _line(arch), ms=4, color=_color(arch), label=label)
         f = g[g["at_rounding_floor"]]
         if len(f):
             ax_loss.plot(np.log10(f["depth"]), f["lg_excess"], "v", ms=9, mfc="none", color=_color(arch))
-        ax_lr.plot(np.log10(g["depth"]), np.log10(g["best_lr"]), "o-", ms=4, color=_color(arch), label=label)
+        if ax_lr is None:
+            continue
+        ax_lr.plot(np.log10(g["depth"]), np.log10(g["best_lr"]), _line(arch), ms=4, color=_color(arch), label=label)
         e = g[g["lr_at_grid_edge"]]
         if len(e):  # the only eligible rate, at the end of the grid: drawn hollow
             ax_lr.plot(np.log10(e["depth"]), np.log10(e["best_lr"]), "o", ms=9, mfc="white",
                        color=_color(arch), zorder=3)
-    if s["lr_at_grid_edge"].any():
-        ax_lr.plot([], [], "o", ms=9, mfc="white", color="gray", label="only eligible rate, at the grid's edge")
+    if ax_lr is not None and s["lr_at_grid_edge"].any():
+        ax_lr.plot([], [], "o", ms=9, mfc="white", color=COLORS["plain"],
+                   label="only eligible rate, at the grid's edge")
         ax_lr.legend(fontsize=8)
     ax_loss.set_xlabel("lg(depth)")
     ax_loss.set_ylabel("lg(final loss)" if relu else r"lg(final loss $-$ $L_{\min}$)")
-    ax_lr.set_xlabel("lg(depth)")
-    ax_lr.set_ylabel("lg(optimal learning rate)")
     ax_loss.set_title(f"Best final loss ({'Fig. 10' if relu else 'Fig. 9'})")
-    ax_lr.set_title("Best learning rate")
+    if ax_lr is not None:
+        ax_lr.set_xlabel("lg(depth)")
+        ax_lr.set_ylabel("lg(optimal learning rate)")
+        ax_lr.set_title("Best learning rate")
     if s["at_rounding_floor"].any():
-        ax_loss.plot([], [], "v", mfc="none", color="gray", label="at the float64 rounding floor")
+        ax_loss.plot([], [], "v", mfc="none", color=COLORS["plain"], label="at the float64 rounding floor")
     ax_loss.legend(fontsize=8)
     return ax
 
@@ -216,7 +229,7 @@ def plot_at_lr(table: pd.DataFrame, lr: float, ax=None, loss_opt: float | None =
         g = t[t["arch"] == arch].groupby("depth").agg(mean=("final_loss", "mean"), div=("diverged", "any"))
         y = np.where(g["div"], np.nan, g["mean"] - loss_opt)
         with np.errstate(divide="ignore", invalid="ignore"):
-            ax.plot(np.log10(g.index.to_numpy(dtype=float)), np.log10(np.maximum(y, ROUNDING_FLOOR)), "o-", ms=4,
+            ax.plot(np.log10(g.index.to_numpy(dtype=float)), np.log10(np.maximum(y, ROUNDING_FLOOR)), _line(arch), ms=4,
                     color=_color(arch), label=_label(arch) + ("-ReLU" if relu else ""))
     ax.set_xlabel("lg(depth)")
     ax.set_ylabel("lg(final loss)" if relu else r"lg(final loss $-$ $L_{\min}$)")
@@ -225,9 +238,37 @@ def plot_at_lr(table: pd.DataFrame, lr: float, ax=None, loss_opt: float | None =
     return ax
 
 
+def key_figure(table9: pd.DataFrame, table10: pd.DataFrame, axes=None):
+    """The chapter's key figure: the best final loss against depth in Figure 9 (linear, lg of the gap to
+    L_min) and Figure 10 (ReLU at mid, lg of the loss itself), side by side."""
+    import matplotlib.pyplot as plt
+
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(11, 3.9))
+    plot(table9, ax=axes[0])
+    plot(table10, ax=axes[1], loss_opt=0.0, relu=True)
+    axes[0].set_title("Figure 9: linear networks")
+    axes[1].set_title("Figure 10: ReLU at the mid positions")
+    return axes
+
+
 # ---------------------------------------------------------------------------------------------
 # What the condition number at zero does and does not tell gradient descent
 # ---------------------------------------------------------------------------------------------
+
+def rate_scale(table9: pd.DataFrame, table5: pd.DataFrame, archs=("orthogonal", "1-shortcut")) -> pd.DataFrame:
+    """Per depth and architecture: the best rate of Figure 9 (``table9``), the mean largest Hessian
+    eigenvalue at the start over the runs of Figure 5 (``table5``, column ``lam_max``) and their
+    product ``eta_lam0 = best_lr * lam_max0``. Where gradient descent converges to a nondegenerate
+    minimum through a region whose curvature is about lambda_max(0), stability asks
+    ``eta_lam0 < 2``; a product that stays within a fixed band while lambda_max(0) grows with depth
+    says that lambda_max(0) sets the scale of the usable rate."""
+    lam = table5.groupby(["arch", "depth"])["lam_max"].mean().rename("lam_max0")
+    s = summarise(table9).set_index(["arch", "depth"])["best_lr"]
+    out = pd.concat([s, lam], axis=1, join="inner").reset_index()
+    out = out[out["arch"].isin(archs) & out["best_lr"].notna()]
+    return out.assign(eta_lam0=out["best_lr"] * out["lam_max0"]).reset_index(drop=True)
+
 
 def stability_run(arch: str, depth: int, lr: float, seed: int = 0, runs: int = 3, epochs: int = 1000) -> pd.DataFrame:
     """Train ``runs`` linear networks of Figure 9 at one rate ``lr`` and measure the Hessian's
@@ -351,7 +392,7 @@ def lowest_gap(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: int 
                         "run-to-run spread, so there the order is not established.",
               verdict="partly reproduced",
               falsifier="orthogonal plain networks (dynamical isometry) end closest at every depth",
-              where=_WHERE)
+              falsifier_kind="plausible false statement", where=_WHERE)
 def check_fig9_shortcut_lowest(falsify: bool = False) -> ledger.Check:
     t = committed()
     arch = "orthogonal" if falsify else "2-shortcut"
@@ -370,8 +411,9 @@ def check_fig9_shortcut_lowest(falsify: bool = False) -> ledger.Check:
                         "(the edge of stability of Cohen et al. 2021): the condition at the start does not "
                         "bound the usable rate.",
               verdict="reproduced",
-              falsifier="$\\eta\\lambda_{\\max}(0) < 2$ is necessary for gradient descent to converge",
-              where=_WHERE)
+              falsifier="$\\eta\\lambda_{\\max}(0) < 2$ is necessary for gradient descent to converge (the "
+                        "check's first part reversed)",
+              falsifier_kind="implied by the check", where=_WHERE)
 def check_edge_of_stability(falsify: bool = False, runs: int = 3, data: pd.DataFrame | None = None) -> ledger.Check:
     """``data``: the rows of :func:`stability_run` for the depth-16 2-shortcut networks at their
     best committed rate, if already computed (the chapter passes them)."""
@@ -405,8 +447,9 @@ def check_edge_of_stability(falsify: bool = False, runs: int = 3, data: pd.DataF
                         "regime.",
               verdict="holds", kind="regression",
               falsifier="a wrong prediction, $1 + \\eta\\,\\sigma_{\\max}(M)/\\sigma_{\\min}(M)$, in place of "
-                        "$1 + \\eta\\,\\sigma_{\\max}(M)$ (no one claims it; it shows the comparison resolves a "
-                        "difference of a few percent)", where=_WHERE)
+                        "$1 + \\eta\\,\\sigma_{\\max}(M)$ (constructed to fail, not a reading anyone makes: it "
+                        "shows that the comparison resolves a difference of a few percent)",
+              falsifier_kind="regression test", where=_WHERE)
 def check_escape_rate(falsify: bool = False) -> ledger.Check:
     e = escape_factor()
     sig = e["sigma"]
