@@ -5,7 +5,7 @@ The introduction is a Markdown page (no kernel), so its figure is a file made by
     PYTHONPATH=. .venv/bin/python scripts/intro_figure.py
 
 Left, Hardt & Ma's Theorem 2.1: the largest layer norm the book's construction needs to write a
-random 4 x 4 matrix R (det R > 0, gamma = 1) as (I + A_l)...(I + A_1), against the theorem's
+random 4 x 4 matrix R (det R > 0, gamma = 1, l >= 3 gamma) as (I + A_l)...(I + A_1), against the theorem's
 bound, and the floor 1 that no factorisation can go below when det R < 0. Right, Li et al.: the
 initial condition number |lambda|_max / |lambda|_(10%) against depth, from the committed run of
 Figure 5 (``results/fig5/paper/table.csv``). The tour (book/tour.ipynb) draws both live.
@@ -44,7 +44,7 @@ def main(out: Path = OUT) -> Path:
     ax1.axhspan(1e-2, floor, color=COLORS["plain"], alpha=0.15)
     ax1.axhline(floor, color=COLORS["plain"], lw=2, label=r"det $R < 0$: none below 1")
     ax1.set(xlabel=r"number of layers $\ell$", ylabel=r"$\max_i \|A_i\|$", ylim=(0.02, 12),
-            title="Hardt & Ma: any map with small layers")
+            title=r"Hardt & Ma: $\det R > 0$, small layers")
     ax1.set_xticks([3, 10, 30, 64], ["3", "10", "30", "64"])
     ax1.minorticks_off()
     ax1.legend(fontsize=8, loc="lower left")
