@@ -534,7 +534,8 @@ def run_all(ids=None, progress: bool = True):
 
 
 def require_all(df) -> None:
-    """Raise :class:`LedgerError` listing every failed claim and every accepted falsifier."""
+    """Raise :class:`LedgerError` listing every failed claim, every accepted falsifier, every
+    falsifier without a kind and every declared kind the numbers contradict."""
     bad = []
     for r in df.itertuples():
         if not r.passed:
@@ -542,6 +543,11 @@ def require_all(df) -> None:
         if not r.falsifier_rejected:
             bad.append(f"{r.id}: the falsifier ({r.falsifier}) was not rejected "
                        f"{r.falsifier_error or ''}\n{r.falsifier_check}")
+        if getattr(r, "falsifier_kind_shown", None) == UNLABELLED:
+            bad.append(f"{r.id}: the falsifier has no kind; declare falsifier_kind= "
+                       f"(one of {FALSIFIER_KINDS})")
+        if getattr(r, "falsifier_conflict", ""):
+            bad.append(f"{r.id}: falsifier kind {r.falsifier_conflict}")
     if bad:
         raise LedgerError("\n\n".join(bad))
 
