@@ -331,7 +331,7 @@ def save_sweep(sweep: dict, out, config: dict | None = None) -> None:
     cols = [f"seed{s}" for s in seeds]
     lam = pd.DataFrame(np.asarray(sweep["lam_max"]).T, columns=cols)
     lam.insert(0, "epoch", np.asarray(sweep["epochs"], dtype=int))
-    lam.to_csv(os.path.join(out, "lam_max.csv"), index=False, float_format="%.12g")
+    lam.to_csv(os.path.join(out, "lam_max.csv"), index=False, float_format="%.17g")
     gaps = pd.DataFrame(np.asarray(sweep["gaps"]).T, columns=cols)
     gaps.insert(0, "epoch", np.arange(gaps.shape[0]))
     gaps.to_csv(os.path.join(out, "gaps.csv"), index=False, float_format="%.6e")
