@@ -10,7 +10,9 @@ The companion of :mod:`resnet_nb.theorem1` for the chapter ``theorem1_dynamics``
   :func:`eq15_16_ginverse_check`;
 * gradient descent from the small start over several seeds (sharpness against 2/lr, loss
   spikes): :func:`sharpness_trace`, :func:`sharpness_sweep`, :func:`rise_factor`,
-  :func:`plot_sharpness_sweep`;
+  :func:`plot_sharpness_sweep`; the longer run stored under ``results/t1d_long_sweep``:
+  :func:`long_sweep_reproduce`, :func:`save_sweep`, :func:`load_sweep`; the mechanism of a
+  catapult: :func:`catapult_steps`;
 * the drift lambda_max(H(eps V)) - sigma_max(M) = c R eps^2: :func:`evenness_check` (the eps^2
   part is a theorem: H(eps V) is even in eps), :func:`drift_table` (one draw),
   :func:`drift_per_unit`, :func:`drift_R_law_check` (the factor R, on the committed 10-run table);
@@ -38,6 +40,7 @@ from .train import gradient_descent
 
 __all__ = ["eq7_update", "eq7_check", "figure4_one_shortcut_check", "figure4_skip_all_check",
            "eq15_16_check", "sharpness_trace", "sharpness_sweep", "rise_factor", "plot_sharpness_sweep",
+           "LONG_SWEEP", "LONG_SWEEP_DIR", "save_sweep", "load_sweep", "long_sweep_reproduce", "catapult_steps",
            "rank_deficient_data", "generalized_inverse", "eq15_16_ginverse_check",
            "lambda_max", "drift_table", "evenness_check", "drift_per_unit", "drift_R_law_check", "relabel",
            "convention_table", "sign_sweep", "order_sweep", "controlled_residual", "residual_table"]
@@ -302,6 +305,117 @@ def plot_sharpness_sweep(sweep: dict, axes=None):
     return axes
 
 
+#: the longer run of the seed sweep, stored under ``results/<LONG_SWEEP_DIR>/`` by
+#: :func:`long_sweep_reproduce` (``scripts/t1d_long_sweep.py``) and read by :func:`load_sweep`
+LONG_SWEEP_DIR = "t1d_long_sweep"
+LONG_SWEEP = dict(seeds=list(range(8)), n=2, R=4, lr=0.5, epochs=6000, every=250, spike=10.0)
+_SWEEP_ROW_TYPES = dict(seed=int, lam_peak=float, peak_epoch=int, first_above=int, rises=int, rise=float,
+                        spike=bool, final_gap=float, lam_final=float)
+
+
+def save_sweep(sweep: dict, out, config: dict | None = None) -> None:
+    """Write a :func:`sharpness_sweep` result to the folder ``out``: ``rows.csv`` (one row per
+    seed), ``lam_max.csv`` (the sampled epochs, one column of lambda_max per seed), ``gaps.csv``
+    (loss - L_min at every epoch, one column per seed) and ``config.json`` (the arguments, the
+    scalars of the sweep and the provenance: git commit, versions, wall time if given)."""
+    import json
+    import os
+    import platform
+    import subprocess
+
+    import pandas as pd
+
+    os.makedirs(out, exist_ok=True)
+    seeds = [int(s) for s in sweep["seeds"]]
+    pd.DataFrame(sweep["rows"]).to_csv(os.path.join(out, "rows.csv"), index=False)
+    cols = [f"seed{s}" for s in seeds]
+    lam = pd.DataFrame(np.asarray(sweep["lam_max"]).T, columns=cols)
+    lam.insert(0, "epoch", np.asarray(sweep["epochs"], dtype=int))
+    lam.to_csv(os.path.join(out, "lam_max.csv"), index=False, float_format="%.17g")
+    gaps = pd.DataFrame(np.asarray(sweep["gaps"]).T, columns=cols)
+    gaps.insert(0, "epoch", np.arange(gaps.shape[0]))
+    gaps.to_csv(os.path.join(out, "gaps.csv"), index=False, float_format="%.6e")
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                                check=False).stdout.strip() or "unknown"
+    except OSError:
+        commit = "unknown"
+    meta = dict(config=dict(config or {}), seeds=seeds, Lmin=float(sweep["Lmin"]), edge=float(sweep["edge"]),
+                lr=float(sweep["lr"]), sigma_max=float(sweep["sigma_max"]), spike=float(sweep["spike"]),
+                git_commit=commit, torch=torch.__version__, numpy=np.__version__,
+                python=platform.python_version(), threads=torch.get_num_threads())
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+
+
+def load_sweep(path=None) -> dict:
+    """A sweep stored by :func:`save_sweep` (default: the committed longer run,
+    ``results/t1d_long_sweep``), as the dict :func:`sharpness_sweep` returns, plus ``config``."""
+    import json
+    from pathlib import Path
+
+    import pandas as pd
+
+    from .paths import results_dir
+
+    d = results_dir(LONG_SWEEP_DIR) if path is None else Path(path)
+    if not (d / "config.json").exists():
+        raise FileNotFoundError(f"{d} holds no stored sweep: run `python scripts/t1d_long_sweep.py` from the "
+                                "repository root")
+    meta = json.loads((d / "config.json").read_text())
+    rows = [{k: _SWEEP_ROW_TYPES.get(k, float)(v) for k, v in r.items()}
+            for r in pd.read_csv(d / "rows.csv").to_dict("records")]
+    lam, gaps = pd.read_csv(d / "lam_max.csv"), pd.read_csv(d / "gaps.csv")
+    cols = [f"seed{s}" for s in meta["seeds"]]
+    return dict(epochs=lam["epoch"].to_numpy(dtype=int), seeds=list(meta["seeds"]),
+                lam_max=lam[cols].to_numpy(dtype=float).T, gaps=gaps[cols].to_numpy(dtype=float).T,
+                Lmin=meta["Lmin"], edge=meta["edge"], lr=meta["lr"], sigma_max=meta["sigma_max"], rows=rows,
+                spike=meta["spike"], config=meta)
+
+
+def long_sweep_reproduce(out=None, data=None, **overrides) -> dict:
+    """Run the longer seed sweep (:data:`LONG_SWEEP`: 8 seeds, 6,000 epochs, exact Hessian every
+    250 epochs) and store it with :func:`save_sweep` under ``out`` (default
+    ``results/t1d_long_sweep``). ``data`` defaults to whitened MNIST, the chapter's data."""
+    import time
+
+    from .data import whitened_mnist
+    from .paths import results_dir
+
+    cfg = dict(LONG_SWEEP, **overrides)
+    source = "whitened_mnist()" if data is None else "given"
+    data = whitened_mnist() if data is None else data
+    t0 = time.time()
+    sweep = sharpness_sweep(data, **cfg)
+    save_sweep(sweep, results_dir(LONG_SWEEP_DIR) if out is None else out,
+               dict(cfg, wall_s=round(time.time() - t0, 1), data=source))
+    return sweep
+
+
+def catapult_steps(data, seed: int = 0, start: int = 400, steps: int = 15, n: int = 2, R: int = 4,
+                   lr: float = 0.5) -> dict:
+    """The mechanism of a catapult: gradient descent from the small start (one seed alone),
+    the top eigenpair (lambda, v) of the exact Hessian at epoch ``start``, and the projections
+    p_t = <w_{t+1} - w_t, v> of the next ``steps`` + 1 steps.
+
+    On the local quadratic model the component along v is multiplied by 1 - lr lambda at every
+    step, so consecutive steps have the ratio p_{t+1} / p_t = 1 - lr lambda: below -1 (a sign flip
+    and growth) when lambda > 2 / lr. Returns ``epochs`` (t), ``proj``, ``ratio`` (p_{t+1} / p_t),
+    ``lam``, ``predicted`` = 1 - lr lambda, ``growth`` (geometric mean of |ratio|) and ``losses``.
+    """
+    stats = as_stats(data)
+    start, steps = check_int("start", start, minimum=0), check_int("steps", steps, minimum=2)
+    net = ShortcutNetwork(stats.d, n, R)
+    ep = list(range(start, start + steps + 2))
+    res = gradient_descent(net, initialise(net, "small", seed=seed), stats, lr, ep[-1], snapshot_epochs=ep)
+    ev, vec = torch.linalg.eigh(hessian_linear(net, res.snapshots[start], stats))
+    v, lam = vec[:, -1], float(ev[-1])
+    proj = np.array([float((res.snapshots[e + 1] - res.snapshots[e]).reshape(-1) @ v) for e in ep[:-1]])
+    ratio = proj[1:] / proj[:-1]
+    return dict(epochs=np.array(ep[:-1]), proj=proj, ratio=ratio, lam=lam, predicted=1.0 - lr * lam,
+                growth=float(np.exp(np.log(np.abs(ratio)).mean())), losses=np.asarray(res.losses), lr=lr)
+
+
 def rank_deficient_data(d: int = 5, rank: int = 3, m: int = 40, seed: int = 0) -> Dataset:
     """Inputs of rank ``rank`` < d (X = U Z with U of shape (d, rank)), Gaussian targets."""
     d, rank, m = check_int("d", d), check_int("rank", rank), check_int("m", m)
@@ -326,16 +440,21 @@ def generalized_inverse(S: torch.Tensor, seed: int = 0, size: float = 1.0) -> to
 
 
 def eq15_16_ginverse_check(data: Dataset | None = None, seed: int = 0, left: bool = False,
-                           not_ginverse: bool = False) -> Check:
+                           not_ginverse: bool = False, unique: bool = False) -> Check:
     """Eqs. 15-16 with *any* generalized inverse, on a rank-deficient X.
 
     W_G = Sigma_YX G with G a non-Moore-Penrose generalized inverse of Sigma_XX reaches the
     least-squares loss L_min (computed independently by a least-squares solve on the samples),
-    although W_G differs from the Moore-Penrose W* (the nontrivial part). ``left=True`` states the
-    false form G Sigma_YX (the inverse on the wrong side). ``not_ginverse=True`` (the ledger's
-    falsifier) takes G = Sxx^+ + Z with a random Z, for which Sxx G Sxx != Sxx, and checks the false
-    statement "W = Sigma_YX G attains L_min for this G too" (it is not a generalized inverse).
+    although W_G differs from the Moore-Penrose W* (the nontrivial part).
+
+    ``unique=True`` (the ledger's falsifier) checks the false statement "Sigma_YX G is the same
+    matrix for every generalized inverse G" (the minimiser is unique): max |W_G - Sigma_YX Sxx^+|
+    against the same rounding tolerance. ``left=True`` states the form G Sigma_YX (the inverse on
+    the other side). ``not_ginverse=True`` drops the hypothesis on G: G = Sxx^+ + Z with a random
+    Z, for which Sxx G Sxx != Sxx, and checks "W = Sigma_YX G attains L_min for this G too".
     """
+    if sum(map(bool, (left, not_ginverse, unique))) > 1:
+        raise ValueError("choose at most one of left, not_ginverse and unique")
     data = rank_deficient_data(seed=seed) if data is None else data
     st = data.stats()
     G = generalized_inverse(st.Sxx, seed=seed + 1)
@@ -358,10 +477,20 @@ def eq15_16_ginverse_check(data: Dataset | None = None, seed: int = 0, left: boo
              Check("Eq. 16 with W = " + ("G Syx" if left else "Syx G"), "|L(W) - L_min(least squares)|",
                    abs(LW - Lmin), tol, crit, nontrivial=float((W - Wmp).abs().max()),
                    nontrivial_what="max |W - Syx Sxx^+|")]
+    title = "Eqs. 15-16 with a non-Moore-Penrose generalized inverse"
     if not_ginverse:  # the falsifier claims the loss only; G's defect is reported beside it
         parts = parts[1:]
         parts[0].lines.append(f"max |Sxx G Sxx - Sxx| = {is_ginv:.2e}: G is not a generalized inverse")
-    res = all_of("Eqs. 15-16 with a non-Moore-Penrose generalized inverse", parts)
+        title = "Falsifier: W = Syx G attains L_min for a G that is not a generalized inverse"
+    elif left:
+        title = "Falsifier: W = G Syx (the generalized inverse on the other side) attains L_min"
+    elif unique:
+        dW = float((W - Wmp).abs().max())
+        parts = [parts[0], Check("Syx G equals Syx Sxx^+", "max |Syx G - Syx Sxx^+|", dW, tol, crit,
+                                 nontrivial=float(Wmp.abs().max()), nontrivial_what="max |Syx Sxx^+|",
+                                 lines=[f"|L(Syx G) - L_min| = {abs(LW - Lmin):.2e}: both attain L_min"])]
+        title = "Falsifier: Syx G is the same matrix for every generalized inverse G (a unique minimiser)"
+    res = all_of(title, parts)
     res.values.update(LW=LW, Lmin=Lmin, rank=rank, dW=float((W - Wmp).abs().max()))
     return res
 
@@ -673,10 +802,11 @@ def claim_fig4_skip(falsify: bool = False) -> Check:
               statement=r"With a rank-deficient $X$ and a generalized inverse that is not the Moore-Penrose one, "
                         r"$W = \Sigma_{YX}\Sigma_{XX}^-$ attains the least-squares loss $L_{\min}$.",
               verdict="holds",
-              falsifier=r"the same with the generalized inverse on the other side, $W = G\Sigma_{YX}$",
+              falsifier=r"the minimiser is unique: $\Sigma_{YX}G$ is the same matrix for every generalized "
+                        r"inverse $G$ (it equals $\Sigma_{YX}\Sigma_{XX}^+$)",
               where=_WHERE, falsifier_kind="plausible false statement")
 def claim_eq15_16(falsify: bool = False) -> Check:
-    return eq15_16_ginverse_check(seed=0, left=falsify)
+    return eq15_16_ginverse_check(seed=0, unique=falsify)
 
 
 @ledger.claim("book-depth-drift", source="Li et al., Section 5.1 (Figure 5, the small start); the book's drift law",

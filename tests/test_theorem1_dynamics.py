@@ -191,9 +191,85 @@ def test_every_claim_of_the_module_states_its_falsifier_kind():
     assert "referee" not in " ".join(c.source + c.statement for c in mine)
 
 
-def test_g_inverse_claim_is_falsified_by_the_inverse_on_the_wrong_side():
+def test_g_inverse_claim_is_falsified_by_the_unique_minimiser_statement():
     c = ledger.LEDGER["li-eq15-16-any-g-inverse"]
-    assert "other side" in c.falsifier
+    assert "unique" in c.falsifier and c.falsifier_kind == "plausible false statement"
     fal = c.check(falsify=True)
-    assert fal.rejected_on_value and "G Syx" in fal.parts[1].claim
-    assert fal.parts[0].passed  # G is a generalized inverse: only the side is wrong
+    assert fal.rejected_on_value and fal.claim.startswith("Falsifier:")
+    assert fal.parts[0].passed  # G is a generalized inverse
+    same = fal.parts[1]
+    assert "equals" in same.claim and not same.passed
+    st = dyn.rank_deficient_data(seed=0).stats()
+    G = dyn.generalized_inverse(st.Sxx, seed=1)
+    dW = float((st.Syx @ G - st.Syx @ torch.linalg.pinv(st.Sxx)).abs().max())
+    assert same.value == pytest.approx(dW, rel=1e-12) and dW > 0.1
+    assert same.tol == fal.parts[0].tol  # the same rounding tolerance as the true statement
+    # the true statement, with the same G: holds, and its title is not the falsifier's
+    ok = c.check()
+    assert ok.passed and not ok.claim.startswith("Falsifier")
+
+
+def test_g_inverse_check_titles_its_falsifiers_and_refuses_two_at_once():
+    for kw, word in ((dict(left=True), "other side"), (dict(not_ginverse=True), "not a generalized inverse"),
+                     (dict(unique=True), "same matrix")):
+        res = dyn.eq15_16_ginverse_check(**kw)
+        assert res.rejected_on_value and res.claim.startswith("Falsifier:") and word in res.claim
+    with pytest.raises(ValueError, match="at most one"):
+        dyn.eq15_16_ginverse_check(left=True, unique=True)
+
+
+# -- the stored longer sweep and the catapult's mechanism ----------------------------------------------
+
+def test_save_and_load_sweep_round_trip(sweep2, tmp_path):
+    dyn.save_sweep(sweep2, tmp_path / "s", config=dict(note="test"))
+    back = dyn.load_sweep(tmp_path / "s")
+    assert back["seeds"] == [0, 1] and back["config"]["config"] == dict(note="test")
+    np.testing.assert_array_equal(back["epochs"], sweep2["epochs"])
+    np.testing.assert_allclose(back["lam_max"], sweep2["lam_max"], rtol=1e-15)
+    np.testing.assert_allclose(back["gaps"], sweep2["gaps"], rtol=1e-6)  # stored with 7 digits
+    for k in ("Lmin", "edge", "lr", "sigma_max", "spike"):
+        assert back[k] == sweep2[k]
+    assert back["rows"] == sweep2["rows"]
+    assert all(type(a) is type(b) for r, q in zip(back["rows"], sweep2["rows"]) for a, b in zip(r.values(), q.values()))
+    with pytest.raises(FileNotFoundError, match="t1d_long_sweep"):
+        dyn.load_sweep(tmp_path / "empty")
+
+
+def test_committed_long_sweep_is_the_documented_run():
+    long = dyn.load_sweep()
+    cfg = long["config"]["config"]
+    assert {k: cfg[k] for k in dyn.LONG_SWEEP} == dyn.LONG_SWEEP
+    assert list(long["epochs"]) == list(range(0, cfg["epochs"] + 1, cfg["every"]))
+    assert long["gaps"].shape == (len(cfg["seeds"]), cfg["epochs"] + 1)
+    for row, gaps, lam in zip(long["rows"], long["gaps"], long["lam_max"]):
+        assert row["rise"] == pytest.approx(dyn.rise_factor(gaps), rel=1e-5)
+        assert row["spike"] == (row["rise"] > long["spike"])
+        assert row["lam_peak"] == pytest.approx(lam.max(), rel=1e-15)
+        assert row["lam_final"] == pytest.approx(lam[-1], rel=1e-15)
+        above = long["epochs"][lam > long["edge"]]
+        assert row["first_above"] == (int(above[0]) if above.size else -1)
+
+
+def test_catapult_steps_alternate_and_grow_as_the_quadratic_model_says(data2, sweep2):
+    gap = sweep2["gaps"][0]
+    start = int(np.flatnonzero(np.diff(gap) > 0)[0]) + 1  # the first epoch at which seed 0's loss rose
+    cat = dyn.catapult_steps(data2, seed=0, start=start, steps=8, n=2, R=2, lr=1.0)
+    assert list(cat["epochs"]) == list(range(start, start + 9))
+    np.testing.assert_allclose(cat["losses"] - sweep2["Lmin"], gap[: cat["losses"].size], rtol=1e-8)
+    # own computation of the projections
+    net = ShortcutNetwork(2, 2, 2)
+    from resnet_nb.train import gradient_descent
+
+    ep = list(range(start, start + 10))
+    res = gradient_descent(net, initialise(net, "small", seed=0), data2.stats(), 1.0, ep[-1], snapshot_epochs=ep)
+    ev, vec = torch.linalg.eigh(hessian_linear(net, res.snapshots[start], data2.stats()))
+    v = vec[:, -1]
+    proj = np.array([float((res.snapshots[e + 1] - res.snapshots[e]).reshape(-1) @ v) for e in ep[:-1]])
+    sign = np.sign(proj[0] * cat["proj"][0])  # an eigenvector is defined up to sign
+    np.testing.assert_allclose(sign * cat["proj"], proj, rtol=1e-8, atol=1e-14)
+    assert cat["lam"] == pytest.approx(float(ev[-1])) and cat["predicted"] == pytest.approx(1 - float(ev[-1]))
+    assert cat["lam"] > 2.0  # above 2 / lr: the quadratic model is unstable along v
+    assert (cat["ratio"] < 0).all()  # every step reverses the previous one
+    assert cat["growth"] == pytest.approx(abs(cat["predicted"]), rel=0.1)
+    with pytest.raises(ValueError):
+        dyn.catapult_steps(data2, steps=1)
