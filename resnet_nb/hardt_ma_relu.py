@@ -565,7 +565,8 @@ def construction_figure(n: int = 6, r: int = 3, seed: int = 3):
     """The chapter's key figure: one panel per residual block of :func:`construction_steps`.
     Each panel shows the points before the block (faint), arrows to where the block sends them,
     the region where each of the block's units fires (beyond a line orthogonal to its centre),
-    and, in the last panel, the surrogates. Returns the figure."""
+    the surrogates (stars), the unit circle (faint) and, in every panel, the number of each point
+    where it sits before the block. Returns the figure."""
     import matplotlib.pyplot as plt
 
     from .plotting import COLORS
@@ -605,9 +606,14 @@ def construction_figure(n: int = 6, r: int = 3, seed: int = 3):
         ax.set(xlim=(-1.35, 1.35), ylim=(-1.35, 1.35), aspect="equal", xticks=[], yticks=[],
                title=f"block {j + 1} moves point{'s' if idx.size > 1 else ''} "
                      f"{' and '.join(str(i) for i in idx)}")
+        ax.add_patch(plt.Circle((0, 0), 1.0, fill=False, color=grey, lw=0.6, alpha=0.35))
+        spots = {}  # every point numbered where it sits before the block; points on one surrogate share a label
         for i in range(before.shape[1]):
-            if j == 0:
-                ax.annotate(str(i), before[:, i] * 1.14, ha="center", va="center", fontsize=8, color=grey)
+            spots.setdefault(tuple(np.round(before[:, i], 9)), []).append(str(i))
+        for p, names in spots.items():
+            p = np.array(p)
+            ax.annotate(",".join(names), p + 0.19 * p / max(np.linalg.norm(p), 1e-12), ha="center",
+                        va="center", fontsize=8, color=grey)
     axes[0].set_xlabel("arrows: the block's move; shaded: where its unit fires", fontsize=8)
     axes[-1].set_xlabel("stars: the surrogates q_c, one per label", fontsize=8)
     fig.tight_layout()
