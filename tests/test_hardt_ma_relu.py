@@ -302,12 +302,19 @@ def test_jl_distortion_against_a_direct_computation():
 
 
 def test_jl_step_reads_rho_both_ways():
-    """The distance reading gives the larger width (rho < 2 for distinct unit points) and a
-    tolerance rho/3 of the distance, not of its square."""
+    """rho is the squared smallest distance under Assumption 3.1 and the distance itself under the
+    proof's reading; on these draws the smallest distance exceeds 1, so the proof's reading gives
+    the larger width."""
     dr = hr.thm32_draw(0)
     sq, dist = dr["rho"][hr.RHO_READINGS[0]], dr["rho"][hr.RHO_READINGS[1]]
     assert sq == pytest.approx(dist ** 2) and hr.paper_width(600, dist) > hr.paper_width(600, sq)
-    assert dr["projection_seed"] != 0  # the projection is not drawn from the data's seed
+    assert dist > 1 and dr["projection_seed"] != 0  # the projection is not drawn from the data's seed
+
+
+def test_constant_width_falsifier_drops_k_at_least_2():
+    """At k = 1 the surrogates of norm s can only be +-s: the construction cannot give 10 classes."""
+    bad = hr.check_constant_width(falsify=True)
+    assert not bad.passed and bad.value == np.inf and "k = 1" in bad.claim and "coincide" in bad.lines[0]
 
 
 def test_committed_thm32_tables_recompute():
