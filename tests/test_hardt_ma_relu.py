@@ -271,10 +271,76 @@ def test_clopper_pearson_known_values():
         hr.clopper_pearson(1, 4, level=1.0)
 
 
-def test_theorem32_falsifier_is_the_greedy_order_and_reports_its_count():
-    chk = hr.check_theorem32(falsify=True)
-    assert not chk.passed and chk.values["failures"] == 0 and chk.values["draws"] == hr.THM32_DRAWS["greedy_draws"]
-    assert "greedy order" in chk.claim
+def test_theorem32_falsifier_is_the_printed_constant_under_both_readings():
+    """The falsifier is the printed c = 10; its comparison fails under each reading of rho, and
+    the claim's c = 30 widths stay below d (a projection that reduces the dimension)."""
+    cfg = hr.THM32_DRAWS
+    bad = hr.check_theorem32(falsify=True)
+    assert not bad.passed and bad.values["c"] == cfg["c_paper"] == 10
+    assert all(not p.passed for p in bad.parts) and len(bad.parts) == len(hr.RHO_READINGS) == 2
+    good = hr.check_theorem32()
+    assert good.passed and good.values["c"] == cfg["c_larger"]
+    for r in hr.RHO_READINGS:
+        assert good.values[r]["k_max"] < cfg["d"] and good.values[r]["draws"] == cfg["draws"]
+        assert bad.values[r]["k_min"] < good.values[r]["k_min"]
+
+
+def test_jl_distortion_against_a_direct_computation():
+    """Every distance among {0, x_i}, one pair at a time, with the construction's projection."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((7, 9))
+    k, seed = 4, 11
+    A0 = hr._projection(7, k, seed)
+    worst = max(abs(np.linalg.norm(A0 @ X[:, i]) / np.linalg.norm(X[:, i]) - 1) for i in range(9))
+    for i in range(9):
+        for j in range(i + 1, 9):
+            u = X[:, i] - X[:, j]
+            worst = max(worst, abs(np.linalg.norm(A0 @ u) / np.linalg.norm(u) - 1))
+    assert hr.jl_distortion(X, k, seed) == pytest.approx(worst, rel=1e-9)
+    with pytest.raises(ValueError, match="equal columns"):
+        hr.jl_distortion(X[:, [0, 0, 1]], k, seed)
+
+
+def test_jl_step_reads_rho_both_ways():
+    """rho is the squared smallest distance under Assumption 3.1 and the distance itself under the
+    proof's reading; on these draws the smallest distance exceeds 1, so the proof's reading gives
+    the larger width."""
+    dr = hr.thm32_draw(0)
+    sq, dist = dr["rho"][hr.RHO_READINGS[0]], dr["rho"][hr.RHO_READINGS[1]]
+    assert sq == pytest.approx(dist ** 2) and hr.paper_width(600, dist) > hr.paper_width(600, sq)
+    assert dist > 1 and dr["projection_seed"] != 0  # the projection is not drawn from the data's seed
+
+
+def test_constant_width_falsifier_drops_k_at_least_2():
+    """At k = 1 the surrogates of norm s can only be +-s: the construction cannot give 10 classes."""
+    bad = hr.check_constant_width(falsify=True)
+    assert not bad.passed and bad.value == np.inf and "k = 1" in bad.claim and "coincide" in bad.lines[0]
+
+
+def test_committed_thm32_tables_recompute():
+    """Rows of results/hm_thm32/ (scripts/hm_thm32.py) recomputed here agree with the stored ones."""
+    import pandas as pd
+
+    from resnet_nb.paths import RESULTS
+
+    draws = pd.read_csv(RESULTS / "hm_thm32" / "draws.csv")
+    assert len(draws) == hr.THM32_DRAWS["draws"]
+    for seed in (0, 7):
+        live = hr.thm32_draw_row(seed, greedy=seed == 0)
+        saved = draws.iloc[seed]
+        for key, value in live.items():
+            if isinstance(value, (bool, np.bool_, int, np.integer)):
+                assert saved[key] == value, key
+            elif key == "greedy_error":
+                assert saved[key] < 1e-8 and value < 1e-8
+            else:
+                assert saved[key] == pytest.approx(value, rel=1e-12), key
+    proj = pd.read_csv(RESULTS / "hm_thm32" / "projections.csv")
+    X = hr.chapter_point_sets()["synthetic"][0]
+    live = hr.projection_row(X, 46, 3)
+    saved = proj[(proj.data == "synthetic") & (proj.k == 46) & (proj.seed == 3)].iloc[0]
+    assert saved.refuses == live["refuses"] and saved.min_margin == pytest.approx(live["min_margin"], rel=1e-12)
+    assert proj.groupby(["data", "k"]).size().eq(hr.THM32_RESULTS["projections"]).all()
 
 
 def test_construction_steps_move_every_point_onto_its_surrogate():
