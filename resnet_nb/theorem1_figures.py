@@ -52,12 +52,13 @@ def _heat(ax, H, net, title):
     return im
 
 
-def key_figure(table1, table2, n3_depths=(3, 6, 12, 24, 48, 96), data=None, R: int = 3):
+def key_figure(table1, table2, data=None, R: int = 3):
     """Three heat maps (the Hessian at 0 for n = 1, 2, 3, ``R`` units, from :func:`key_hessians`)
     and one panel of the paper's condition number |lambda|max/|lambda|(10%) against depth:
     ``table1`` and ``table2`` are rows of :func:`resnet_nb.theorem1.depth_table` for n = 1 and
     n = 2; for n = 3 the Hessian is zero and the condition number is undefined, which the panel
-    marks at ``n3_depths``. Returns the matplotlib figure."""
+    says in its legend (no point is drawn, since any height would read as a value).
+    Returns the matplotlib figure."""
     import matplotlib.pyplot as plt
 
     hs = key_hessians(data, R)
@@ -75,13 +76,17 @@ def key_figure(table1, table2, n3_depths=(3, 6, 12, 24, 48, 96), data=None, R: i
         x = [r["depth"] for r in rows]
         y = [r["cond10"] for r in rows]
         ax.plot(x, y, "o-", ms=3.5, color=COLORS[f"{n}-shortcut"], label=f"n = {n}")
-    y0 = min(r["cond10"] for r in table2) / 1.6
-    ax.plot(list(n3_depths), [y0] * len(n3_depths), "x", ms=6, color=COLORS["3-shortcut"],
-            label="n = 3: H = 0, undefined")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("depth (weight matrices)")
     ax.set_ylabel("|λ|max / |λ|(10%) at 0")
     ax.set_title("condition number at 0 (whitened MNIST, d = 10)", fontsize=9)
-    ax.legend(fontsize=8, loc="upper left")
+    from matplotlib.lines import Line2D
+
+    # n = 3 gets a legend entry without a mark: any height in the panel would read as a value
+    n3 = Line2D([], [], ls="none", label="n = 3: H = 0,\nno condition number")
+    handles = ax.get_legend_handles_labels()[0] + [n3]
+    legend = ax.legend(handles=handles, fontsize=8, loc="lower right", bbox_to_anchor=(1, 0.2),
+                       handlelength=1.2)
+    legend.get_texts()[-1].set_color(COLORS["3-shortcut"])
     return fig

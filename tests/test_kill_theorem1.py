@@ -246,7 +246,8 @@ def test_part2_reports_what_it_compares(p2lin):
     assert res.parts[0].nontrivial == hmax
     assert res.parts[0].nontrivial_what == "max |H|"
     assert "kronecker" in res.parts[0].claim and "[A without P]" not in res.parts[0].claim
-    assert res.parts[2].claim == f"eigenvalues are +-sigma_k(M), each {net.d * net.R} times"
+    assert res.parts[2].claim == f"each level +-sigma_k(M) holds {net.d * net.R} eigenvalues"
+    assert res.parts[5].claim == "eigenvalues lie at the levels +-sigma_k(M)" and res.parts[5].nontrivial == 0.8
     assert "sqrt(cond(M^T M))" in res.parts[3].claim
     # relative tolerance of Eq. 12: 100 P eps, whatever cond(H) (here cond(H) = 4/3 < 2)
     assert v["cond_H"] == pytest.approx(4 / 3, rel=1e-12, abs=0)
@@ -283,9 +284,15 @@ def test_part2_falsifiers_are_labelled_and_rejected(p2lin):
     net, st, _ = p2lin
     r = t1.part2_check(net, st, variant="eq21_without_P")
     assert "[A without P]" in r.parts[0].claim and not r.parts[0].passed
-    r = t1.part2_check(net, st, variant="multiplicity_d")
-    assert r.parts[2].claim == f"eigenvalues are +-sigma_k(M), each {net.d} times"
-    assert not r.parts[2].passed and r.values["err_eigs"] == math.inf
+    ok = t1.part2_check(net, st)
+    assert ok.parts[2].value == 0 and ok.parts[2].tol == 0 and ok.parts[5].passed
+    assert list(ok.values["counts"]) == [net.d * net.R] * (2 * net.d)
+    for variant, mult in (("multiplicity_d", net.d), ("multiplicity_R", net.R)):
+        r = t1.part2_check(net, st, variant=variant)
+        assert r.parts[2].claim == f"each level +-sigma_k(M) holds {mult} eigenvalues"
+        # the values still sit at the levels: only the counts reject the misreading
+        assert r.parts[5].passed and r.parts[2].rejected_on_value
+        assert r.values["err_mult"] == abs(net.d * net.R - mult)
     r = t1.part2_check(net, st, variant="eq12_without_sqrt")
     assert "= cond(M^T M)" in r.parts[3].claim and not r.parts[3].passed
     assert r.values["cond_eq12"] == pytest.approx((4 / 3) ** 2, rel=1e-12, abs=0)
@@ -382,10 +389,15 @@ def test_taylor_remainder_rows_and_criterion():
     rel = abs(res.values["rows"][-1][1] - limit) / abs(limit)
     rel_back = abs(res.values["rows"][-1][2] - limit) / abs(limit)  # (-1)^2 = 1
     assert res.values["rel"] == rel and res.parts[0].value == rel
-    assert res.values["rel_back"] == rel_back and res.parts[1].value == rel_back
-    assert res.parts[0].tol == pytest.approx(1e-2, abs=0) and res.parts[1].tol == pytest.approx(1e-2, abs=0)
-    assert res.parts[0].nontrivial == abs(limit) and res.parts[1].nontrivial == abs(limit)
-    assert "two-sided" in res.parts[1].claim and "(L(-tv) - L(0)) / t^2" in res.parts[1].claim
+    assert res.values["rel_back"] == rel_back
+    gaps = [abs(a - limit) / abs(limit) for _, a, _ in res.values["rows"]]
+    assert res.values["gaps"] == gaps
+    rate = math.log(gaps[0] / gaps[1]) / math.log(10.0)
+    assert res.values["rate"] == pytest.approx(rate, rel=1e-12, abs=0) and res.parts[1].value == res.values["rate"]
+    assert res.parts[0].tol == pytest.approx(1e-2, abs=0) and res.parts[1].tol == 0.5
+    assert res.parts[1].op == ">=" and res.parts[1].passed
+    assert res.parts[0].nontrivial == abs(limit)
+    assert "at least like t" in res.parts[1].claim and "t = 0.1 and 0.01" in res.parts[1].compared
     assert res.lines[0].startswith("t = 1e-01: (L(tv) - L(0)) / t^2 = ")
     # the default direction is the aligned one: V2 V1 = u1 v1^T / 2 (two unit matrices, |v| = 1),
     # so the limit is sigma_max(M) / 2, as large as a unit direction allows
@@ -397,7 +409,7 @@ def test_taylor_remainder_other_orders_and_ts():
     net = ShortcutNetwork(2, 3, 1)
     res = t1.taylor_remainder_check(net, data, ts=(1e-1, 1e-2, 5e-3))
     assert res.parts[0].tol == pytest.approx(5e-2, abs=0)
-    assert "(-1)^3" in res.parts[1].claim
+    assert res.values["rate"] >= 1
     assert res.lines[0].startswith("t = 1e-01: (L(tv) - L(0)) / t^3 = ")
     f = loss_function(net, data)
     w0 = torch.zeros(net.num_params, dtype=F64)
@@ -423,7 +435,11 @@ def test_taylor_remainder_zero_limit_fails_without_dividing():
     v[0] = 1.0  # only W[0,0]: the product W2 W1 is zero
     r = t1.taylor_remainder_check(net, data, v=v)
     assert r.values["limit"] == 0 and r.values["rel"] == math.inf
-    assert r.values["rel_back"] == math.inf and r.parts[1].value == math.inf and not r.passed
+    assert r.values["rel_back"] == math.inf and r.parts[1].value == -math.inf and not r.passed
+    with pytest.raises(ValueError, match="decreasing"):
+        t1.taylor_remainder_check(net, data, ts=(1e-3, 1e-2))
+    with pytest.raises(ValueError, match="reading"):
+        t1.taylor_remainder_check(net, data, reading="3k")
 
 
 def test_taylor_remainder_default_seed_is_zero():
@@ -886,7 +902,7 @@ def gstats():
 
 def test_growth_bounds_rows(gstats):
     st = gstats.stats()
-    rows = t1.growth_bounds(1, (1, 3), st)
+    rows = t1.growth_bounds((1, 3), st)
     blocks = theorem1_blocks(ShortcutNetwork(2, 1, 1), st)
     A, B = blocks["A"], blocks["B"]
     for row, R in zip(rows, (1, 3)):
@@ -913,7 +929,7 @@ def test_growth_bounds_rows(gstats):
         assert row["cond10_bound"] == pytest.approx(row["lower_bound"] / row["p10_bound"], rel=1e-14, abs=0)
         assert row["c_prime"] == pytest.approx(row["cond10_bound"] / math.sqrt(R), rel=1e-14, abs=0)
     with pytest.raises(ValueError, match="^R must be an integer"):
-        t1.growth_bounds(1, (0,), st)
+        t1.growth_bounds((0,), st)
 
 
 def test_growth_check_values_and_falsifier(gstats):
@@ -921,7 +937,7 @@ def test_growth_check_values_and_falsifier(gstats):
     assert res.passed
     _labelled(res)
     rows = res.values["rows"]
-    assert rows == t1.growth_bounds(1, (1, 3), gstats.stats())
+    assert rows == t1.growth_bounds((1, 3), gstats.stats())
     P, lam = 12, max(r["lam_max"] for r in rows)
     tol = 100 * P * EPS * lam
     s0, s1, s2 = res.parts
@@ -936,12 +952,17 @@ def test_growth_check_values_and_falsifier(gstats):
         f"R={r['R']}: {r['cond10']:.3g} >= {r['cond10_bound']:.3g}" for r in rows)]
     assert t1.growth_check(gstats.stats(), (1, 3)).values["rows"] == rows
     assert [r["R"] for r in t1.growth_check(gstats.stats()).values["rows"]] == [2, 4, 8]
-    rf = t1.growth_check(gstats.stats(), (1, 3), invariant=True)
-    assert not rf.passed and "does not depend on depth" in rf.claim
-    c10 = [r["cond10"] for r in rows]
-    assert rf.value == pytest.approx((max(c10) - min(c10)) / min(c10), rel=1e-12, abs=0)
-    assert rf.tol == pytest.approx(100 * P * EPS, rel=1e-12, abs=0)
-    assert rf.values["rows"] == rows and rf.lines == res.lines
+    # the falsifier: each pair of units counted once in tr(H^2); the trace comparison rejects it
+    rf = t1.growth_check(gstats.stats(), (1, 3), variant="pairs_once")
+    assert rf.rejected_on_value and rf.parts[1].rejected_on_value and "[pairs counted once]" in rf.claim
+    assert "R(R-1)/2" in rf.parts[1].claim
+    b = theorem1_blocks(ShortcutNetwork(2, 1, 1), gstats.stats())
+    half = [r["R"] * float((b["B"] ** 2).sum()) + r["R"] * (r["R"] - 1) / 2 * float((b["A"] ** 2).sum())
+            for r in rows]
+    assert [r["trH2_formula"] for r in rf.values["rows"]] == pytest.approx(half, rel=1e-14, abs=0)
+    assert rf.parts[1].value == pytest.approx(max(abs(r["trH2"] - h) for r, h in zip(rows, half)), rel=1e-12)
+    with pytest.raises(ValueError, match="^variant must be one of"):
+        t1.growth_check(gstats.stats(), (1, 3), variant="invariant")
 
 
 # -- the exact Hessian at 0 (first autograd use: slow warm-up, so last) -------------------------

@@ -194,7 +194,7 @@ def test_growth_bounds_count_k_at_a_size_where_the_ceiling_matters(data3):
     """N = R d^2 = 81 (d = 3, R = 9): N - 1 = 80 is a multiple of 10, so k = N - ceil((N-1)/10)
     = 73 and not 72; ub = sqrt(tr(H^2) formula / k)."""
     st = data3.stats()
-    (row,) = t1.growth_bounds(1, [9], st)
+    (row,) = t1.growth_bounds([9], st)
     b = theorem1_blocks(ShortcutNetwork(3, 1, 1), st)
     trH2 = 9 * float((b["B"] ** 2).sum()) + 9 * 8 * float((b["A"] ** 2).sum())
     assert row["P"] == 81

@@ -34,15 +34,16 @@ def test_key_hessians_are_zero_for_n3_block_diagonal_for_n2_and_coupled_for_n1()
 def test_key_figure_panels_and_palette():
     t1rows = [dict(depth=d, cond10=c) for d, c in ((1, 1.0), (2, 3.0), (4, 9.0))]
     t2rows = [dict(depth=d, cond10=1.5) for d in (2, 4, 8)]
-    fig = key_figure(t1rows, t2rows, n3_depths=(3, 6))
+    fig = key_figure(t1rows, t2rows)
     axes = fig.axes
     assert len(axes) == 4
     lines = axes[3].get_lines()
     colors = [matplotlib.colors.to_hex(ln.get_color()) for ln in lines]
-    assert colors == [COLORS["1-shortcut"], COLORS["2-shortcut"], COLORS["3-shortcut"]]
+    assert colors == [COLORS["1-shortcut"], COLORS["2-shortcut"]]  # n = 3 has no value to draw
     np.testing.assert_allclose(lines[0].get_ydata(), [1.0, 3.0, 9.0])
-    assert list(lines[2].get_xdata()) == [3, 6]  # n = 3 marked as undefined, not plotted as a value
-    assert "undefined" in lines[2].get_label()
+    (label,) = [t for t in axes[3].get_legend().get_texts() if "n = 3" in t.get_text()]  # words, no mark
+    assert "no condition number" in label.get_text()
+    assert matplotlib.colors.to_hex(label.get_color()) == COLORS["3-shortcut"]
     assert [ax.get_title().split(":")[0] for ax in axes[:3]] == ["n = 1", "n = 2", "n = 3"]
     import matplotlib.pyplot as plt
     plt.close(fig)
