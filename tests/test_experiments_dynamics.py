@@ -268,3 +268,58 @@ def test_dense_run_matches_the_committed_run_0():
         traj = t[(t["kind"] == "trajectory") & (t["arch"] == arch) & (t["run"] == 0)].set_index("epoch")
         mine = d[d["arch"] == arch].set_index("epoch")
         assert mine["grad_norm"].to_numpy() == pytest.approx(traj.loc[mine.index, "grad_norm"].to_numpy(), rel=1e-9)
+
+
+# --- what fig6.ordering reports: the raw difference, and losses left out ---------------------
+def _two_arch_table(diffs, spread=0.1, x=None):
+    """A toy Hessian table: 2 runs per architecture with index curves 0.5 and 0.5 + diff (+- spread/2)
+    at the losses l_min + 10**x."""
+    import numpy as np
+    import pandas as pd
+
+    x = np.linspace(0, -3, len(diffs)) if x is None else x  # the loss falls along a run
+    rows = []
+    for run, s in enumerate((-spread / 2, spread / 2)):
+        for e, (xv, dv) in enumerate(zip(x, diffs)):
+            loss = fig6.mnist_optimum() + 10 ** xv
+            for arch, v in (("orthogonal", 0.5), ("2-shortcut", 0.5 + dv + s)):
+                rows.append(dict(kind="hessian", relu=False, arch=arch, run=run, epoch=e, loss=loss, index=v,
+                                 lam_max=1.0, lam_p10=0.1, resolved=True))
+    return pd.DataFrame(rows)
+
+
+def test_ordering_stores_the_raw_difference_and_tests_it_minus_the_spread():
+    import numpy as np
+
+    t = _two_arch_table([-0.3, -0.2, 0.05, -0.2, -0.3])
+    c = fig6.ordering(t, "index", False, "2-shortcut", "orthogonal", "index", spreads=1.0)
+    v = c.values
+    exact = np.interp(v["grid"], np.linspace(-3, 0, 5), [-0.3, -0.2, 0.05, -0.2, -0.3])
+    assert np.allclose(v["diff"], exact)  # raw: the run-mean difference, which crosses zero
+    assert np.allclose(v["margin"], v["diff"] - v["sd"], equal_nan=True)
+    assert c.passed and c.value < 0  # within one spread (0.1 * sqrt(2) > 0.05)
+    assert v["excess"] == pytest.approx(exact.max()) and -1.65 <= v["cross_lo"] <= v["cross_hi"] <= -1.35
+    strict = fig6.ordering(t, "index", False, "2-shortcut", "orthogonal", "index")
+    assert not strict.passed  # the same table fails the strict ordering: the raw means do cross
+
+
+def test_ordering_leaves_out_an_excluded_range():
+    import numpy as np
+
+    t = _two_arch_table([-0.3, -0.3, 0.2, -0.3, -0.3], spread=0.01)  # crosses at lg = -1.5
+    assert not fig6.ordering(t, "index", False, "2-shortcut", "orthogonal", "index").passed
+    c = fig6.ordering(t, "index", False, "2-shortcut", "orthogonal", "index", exclude=(-2.0, -1.0))
+    assert c.passed and np.isnan(c.values["diff"][(c.values["grid"] >= -2) & (c.values["grid"] <= -1)]).all()
+
+
+def test_fig8_index_claim_is_decided_outside_the_first_step_gap():
+    c = fig8.check_smaller_index()
+    lo, hi = fig6.first_step_gap(fig6.committed("fig6"))
+    assert c.values["exclude"] == (lo, hi)
+    assert not lo <= c.values["x_closest"] <= hi
+    assert c.spread < -c.value  # the margin exceeds the run-to-run spread (not fragile)
+
+
+def test_fig6_stable_raw_means_cross_at_intermediate_loss_within_the_spread():
+    v = fig6.check_shortcut_better_conditioned().values
+    assert -2.5 < v["cross_lo"] < v["cross_hi"] < 0 and 0 < v["excess"] < v["sd_excess"]

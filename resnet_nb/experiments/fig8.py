@@ -85,14 +85,16 @@ from .common import committed  # noqa: E402
 @ledger.claim(
     "li-fig8-smaller-index", source="Li et al., Section 5.2, Figure 8 left",
     statement=r"At depth 16 (linear, learning rate 0.1, 5 runs each) the index of 2-shortcut networks is below "
-              r"that of orthogonal plain networks at every loss both pass through (run means).",
+              r"that of orthogonal plain networks (run means) at every measured loss of the range both pass "
+              r"through; the stretch that the orthogonal networks' first step jumps over, where no Hessian is "
+              r"recorded and the curve is a straight line between epochs 0 and 1, is left out.",
     verdict="reproduced", falsifier="the orthogonal networks have the smaller index (the ordering reversed)",
     falsifier_kind="implied by the check",
     where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
 def check_smaller_index(falsify: bool = False) -> ledger.Check:
     t = committed("fig6")
     small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")
-    return fig6.ordering(t, "index", False, small, large, "index")
+    return fig6.ordering(t, "index", False, small, large, "index", exclude=fig6.first_step_gap(t))
 
 
 def peak_in_drop(table: pd.DataFrame, arch: str = "2-shortcut") -> ledger.Check:
