@@ -373,12 +373,16 @@ def widget(table: pd.DataFrame | None = None, config: dict | None = None):
             if key not in cache:
                 cache[key] = pd.DataFrame(run_one(item, progress=True))
             frames.append(cache[key])
-        with out:
-            out.clear_output(wait=True)
+        # the figure goes into the Output widget's state directly, not through ``with out:``,
+        # whose output capture can leave a non-interactive executor (nbclient, the book's build)
+        # waiting forever for the cell to finish
+        with plt.ioff():
             fig, ax = plt.subplots(figsize=(6.4, 4.2))
-            plot(pd.concat(frames, ignore_index=True), ax=ax)
-            ax.set_title(f"analog of Li et al. Fig. 2: {cfg['epochs']} epochs, step size {cfg['lr']:.3g}")
-            plt.show()
+        plot(pd.concat(frames, ignore_index=True), ax=ax)
+        ax.set_title(f"analog of Li et al. Fig. 2: {cfg['epochs']} epochs, step size {cfg['lr']:.3g}")
+        out.outputs = ()
+        out.append_display_data(fig)
+        plt.close(fig)
 
     for w in (blocks_w, epochs_w, lr_w):
         w.observe(redraw, names="value")
