@@ -62,16 +62,24 @@ def test_predicted_log_std_matches_exact_two_point_sum():
 
 
 def test_mixed_block_inertia_and_zero_block():
-    p = lim.fixup_point()
-    assert p["lead_max"] == 0 and p["negative"] == p["positive"] == p["rank_B"] == p["cols_B"]
+    # inertia (k, k, p - 2k) with k = R d^2 and p - 2k = (n - 2) R d^2, for n = 3 and n = 2
+    for n in (3, 2):
+        p = lim.fixup_point(n=n, R=2)
+        net = p["net"]
+        k, P = p["rank_B"], net.num_params
+        assert p["lead_max"] == 0 and p["negative"] == p["positive"] == k == p["cols_B"]
+        assert k == net.R * net.d ** 2
+        assert len(p["eigs"]) - 2 * k == P - 2 * k == (n - 2) * net.R * net.d ** 2
 
 
-def test_fixup_falsifier_is_theorem1_flatness():
-    # the falsifier states that the start is flat like w = 0: gradient and Hessian vanish; both fail
+def test_fixup_falsifier_is_the_p_minus_k_count():
+    # the falsifier counts p - k zero eigenvalues (the zero block's size): the zero count fails
     f = lim.check_fixup_not_flat(falsify=True)
     assert f.rejected_on_value
-    assert "flat" in f.claim and "non-stationary" in lim.check_fixup_not_flat().claim
+    assert "p - k" in f.claim and "p - 2k" in lim.check_fixup_not_flat().claim
+    assert [x.passed for x in f.parts][:-1] == [True] * (len(f.parts) - 1) and not f.parts[-1].passed
     claim = lim.check_fixup_not_flat.claim
+    assert "p - 2k" in claim.statement and "p - k)" in claim.falsifier
     assert "strict saddle" not in claim.statement and "bottleneck" not in claim.statement
     assert claim.falsifier_kind == "plausible false statement"
 

@@ -351,19 +351,26 @@ def committed() -> pd.DataFrame | None:
     return engine.load_results("fig9", "paper")[0]
 
 
-def _run_spread(table, arch, depth, lr, loss_opt):
-    """Standard deviation over runs of lg(final loss - loss_opt) at one rate (rounding floor applied)."""
+def _run_lg(table, arch, depth, lr, loss_opt):
+    """lg(final loss - loss_opt) of every run at one rate (rounding floor applied)."""
     g = table[(table["arch"] == arch) & (table["depth"] == depth) & np.isclose(table["lr"], lr)]
     floor = ROUNDING_FLOOR * max(1.0, abs(loss_opt))
-    lg = np.log10(np.maximum(g["final_loss"].to_numpy(dtype=float) - loss_opt, floor))
-    return float(np.std(lg))
+    return np.log10(np.maximum(g["final_loss"].to_numpy(dtype=float) - loss_opt, floor))
+
+
+def _run_spread(table, arch, depth, lr, loss_opt):
+    """Standard deviation over runs of lg(final loss - loss_opt) at one rate (rounding floor applied)."""
+    return float(np.std(_run_lg(table, arch, depth, lr, loss_opt)))
 
 
 def lowest_gap(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: int = 1, others=None) -> dict:
     """Per depth >= ``from_depth``: lg(best final loss - loss_opt) of ``arch`` against the lowest of
     ``others`` (default: every other architecture of the table). ``gap`` > 0 where ``arch`` is lower.
-    Returns the smallest gap, its depth and the run-to-run spread there (largest std over runs of
-    the two compared architectures at their best rates)."""
+
+    ``spread`` is the larger std over single runs of the two compared architectures at their best
+    rates; ``se`` the two-sample standard error of the difference of their means over runs,
+    sqrt(s_a^2 / n_a + s_b^2 / n_b). A depth is ``fragile`` (order not established) when the gap is
+    below 2 se. Returns the smallest gap, its depth, 2 se there (``margin_2se``) and the table."""
     s = summarise(table, loss_opt=loss_opt)
     pv = s.pivot(index="depth", columns="arch", values="lg_excess")
     lr = s.pivot(index="depth", columns="arch", values="best_lr")
@@ -375,33 +382,82 @@ def lowest_gap(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: int 
         if o.empty:
             continue
         rival = o.idxmin()
-        spread = max(_run_spread(table, a, depth, lr.loc[depth, a], loss_opt) for a in (arch, rival)
-                     if np.isfinite(lr.loc[depth, a]))
-        rows.append({"depth": int(depth), "gap": float(o.min() - r[arch]), "rival": rival, "spread": spread})
+        runs = [_run_lg(table, a, depth, lr.loc[depth, a], loss_opt) for a in (arch, rival)
+                if np.isfinite(lr.loc[depth, a])]
+        spread = max(float(np.std(x)) for x in runs)
+        se = float(np.sqrt(sum(np.var(x, ddof=1) / len(x) for x in runs if len(x) > 1)))
+        rows.append({"depth": int(depth), "gap": float(o.min() - r[arch]), "rival": rival,
+                     "spread": spread, "se": se})
     g = pd.DataFrame(rows)
-    g["fragile"] = g["gap"] < g["spread"]
+    g["fragile"] = g["gap"] < 2 * g["se"]
     worst = g.loc[g["gap"].idxmin()]
     return {"gap": float(worst["gap"]), "depth": int(worst["depth"]), "rival": worst["rival"],
-            "spread": float(worst["spread"]), "table": g, "fragile": [int(d) for d in g.loc[g["fragile"], "depth"]]}
+            "spread": float(worst["spread"]), "margin_2se": float(2 * worst["se"]), "table": g,
+            "fragile": [int(d) for d in g.loc[g["fragile"], "depth"]]}
+
+
+#: depths from which Figure 9's comparison is read: at depth 2 the best runs of the 2-shortcut and
+#: the orthogonal networks both end at lg excess below -12, where the order compares rounding errors
+FIG9_FROM_DEPTH = 3
+#: our reading of the paper's "stay close to optimal": the final loss within 1e-4 of L_min
+#: (about 3e-4 of L_min itself), from depth 4 on (at depths 2 and 3 every trainable network does)
+NEAR_OPT_EXCESS = 1e-4
+
+
+def near_optimal(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: int = 4) -> dict:
+    """The largest lg(best mean final loss - loss_opt) of ``arch`` over depths >= ``from_depth``,
+    its depth, and two standard errors of the mean over runs of lg(final loss - loss_opt) there."""
+    s = summarise(table, loss_opt=loss_opt)
+    s = s[(s["arch"] == arch) & (s["depth"] >= from_depth)].dropna(subset=["lg_excess"])
+    worst = s.loc[s["lg_excess"].idxmax()]
+    x = _run_lg(table, arch, int(worst["depth"]), float(worst["best_lr"]), loss_opt)
+    margin_2se = float(2 * np.std(x, ddof=1) / np.sqrt(len(x)))
+    return {"lg_excess": float(worst["lg_excess"]), "depth": int(worst["depth"]), "margin_2se": margin_2se,
+            "depths": [int(d) for d in s["depth"]]}
 
 
 @ledger.claim("li-fig9-near-optimal", source="Li et al., Section 5.3, Figure 9",
-              statement="At every depth from 2 to 96 (committed run, 10 runs per rate, 1,000 epochs), the "
+              statement="At every depth from 4 to 96 (committed run, 10 runs per rate, 1,000 epochs), the "
+                        "2-shortcut linear networks at their best rate end with a mean final loss within "
+                        "$10^{-4}$ of $L_{\\min}$ (our reading of the paper's \"stay close to optimal\").",
+              verdict="reproduced",
+              falsifier="1-shortcut networks (the plain-ResNet case the paper contrasts) also end within "
+                        "$10^{-4}$ of $L_{\\min}$ at every depth from 4 to 96",
+              falsifier_kind="plausible false statement", where=_WHERE)
+def check_fig9_near_optimal(falsify: bool = False) -> ledger.Check:
+    arch = "1-shortcut" if falsify else "2-shortcut"
+    w = near_optimal(committed(), arch, mnist_optimum())
+    bound = float(np.log10(NEAR_OPT_EXCESS))
+    return ledger.Check(f"Figure 9: {arch} within 1e-4 of L_min from depth 4 on",
+                        f"largest lg(final loss - L_min) of {arch}", w["lg_excess"], bound,
+                        "lg 1e-4 (our reading of 'close to optimal'); fragile when the margin is below "
+                        "2 standard errors of the mean over runs of lg(final loss - L_min) at that depth",
+                        op="<=", spread=w["margin_2se"],
+                        lines=[f"largest at depth {w['depth']}"],
+                        values={"lg_excess": w["lg_excess"], "depth": w["depth"]})
+
+
+@ledger.claim("li-fig9-shortcut-lowest", source="Li et al., Section 5.3, Figure 9",
+              statement="At every depth from 3 to 96 (committed run, 10 runs per rate, 1,000 epochs), the "
                         "2-shortcut linear networks at their best rate end closest to $L_{\\min}$ of the five "
-                        "architectures; at several depths (listed by the check) the gap to the next is below the "
-                        "run-to-run spread, so there the order is not established.",
+                        "architectures; at the depths listed by the check the gap to the next is below two "
+                        "standard errors of the difference of the means over runs, so there the order is not "
+                        "established (depth 2 is left out: both best architectures end at rounding level).",
               verdict="partly reproduced",
               falsifier="orthogonal plain networks (dynamical isometry) end closest at every depth",
               falsifier_kind="plausible false statement", where=_WHERE)
 def check_fig9_shortcut_lowest(falsify: bool = False) -> ledger.Check:
     t = committed()
     arch = "orthogonal" if falsify else "2-shortcut"
-    g = lowest_gap(t, arch, mnist_optimum())
-    return ledger.Check(f"Figure 9: {arch} lowest at every depth", "smallest gap lg(rival) - lg(" + arch + ")",
-                        g["gap"], 0.0, "strictly lowest (gap > 0); fragile when the gap is below the "
-                        "std over runs of lg(final loss - L_min)", op=">=", spread=g["spread"],
+    g = lowest_gap(t, arch, mnist_optimum(), from_depth=FIG9_FROM_DEPTH)
+    return ledger.Check(f"Figure 9: {arch} lowest at every depth from {FIG9_FROM_DEPTH}",
+                        "smallest gap lg(rival) - lg(" + arch + ")",
+                        g["gap"], 0.0, "strictly lowest (gap > 0); fragile when the gap is below 2 standard "
+                        "errors of the difference of the means over runs of lg(final loss - L_min)", op=">=",
+                        spread=g["margin_2se"],
                         lines=[f"smallest at depth {g['depth']}, against {g['rival']}",
-                               "gap below the spread at depths " + (", ".join(map(str, g["fragile"])) or "none")],
+                               "gap below 2 standard errors at depths "
+                               + (", ".join(map(str, g["fragile"])) or "none")],
                         values={"gap": g["gap"], "depth": g["depth"], "fragile": g["fragile"]})
 
 
