@@ -254,3 +254,39 @@ def test_assigned_names_reads_python_with_magics():
     src = ("%matplotlib inline\ntry:\n    import x\nexcept ImportError:\n    %pip install x\n"
            "a, b = 1, 2\nfor i in []: pass\n")
     assert {"a", "b", "i", "x"} <= assigned_names(src)
+
+
+def _silenced_before_eval(nb: dict) -> list[str]:
+    """Code cells whose last statement ends with ';' and that are followed, before the next code
+    cell, by prose with an {eval} role."""
+    cells, found = nb["cells"], []
+    for i, cell in enumerate(cells):
+        if cell["cell_type"] != "code":
+            continue
+        lines = [s for s in "".join(cell["source"]).splitlines() if s.strip() and not s.strip().startswith("#")]
+        if not lines or not lines[-1].rstrip().endswith(";"):
+            continue
+        for later in cells[i + 1:]:
+            if later["cell_type"] == "code":
+                break
+            if "{eval}" in "".join(later["source"]):
+                found.append(f"cell {i} ({cell.get('id')}) ends with ';' before {{eval}} prose")
+                break
+    return found
+
+
+@pytest.mark.parametrize("path", sorted(BOOK.glob("*.ipynb")), ids=lambda p: p.name)
+def test_no_eval_follows_a_cell_silenced_by_a_semicolon(path):
+    """myst-nb evaluates an {eval} expression without storing it in IPython's history, and IPython
+    decides whether to silence a value by the last stored cell: after a cell ending with ';' the
+    expression shows nothing and the page loses its number."""
+    found = _silenced_before_eval(json.loads(path.read_text(encoding="utf8")))
+    assert not found, f"{path.name}: " + "; ".join(found)
+
+
+def test_semicolon_scan_finds_a_silenced_cell_before_eval_prose():
+    nb = {"cells": [{"cell_type": "code", "source": ["ax.set_title('t');\n"]},
+                    {"cell_type": "markdown", "source": ["depth {eval}`d`"]},
+                    {"cell_type": "code", "source": ["x = 1;"]},
+                    {"cell_type": "code", "source": ["y"]}]}
+    assert _silenced_before_eval(nb) == ["cell 0 (None) ends with ';' before {eval} prose"]
