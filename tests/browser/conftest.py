@@ -2,6 +2,16 @@
 count, controls driven) at the end of the run, and write it to ``<screenshots>/report.txt``."""
 from __future__ import annotations
 
+import functools
+import http.server
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from test_site import CHROMIUM, CHROMIUM_FLAGS, SHOTS, SITE, _GzipHandler
+
+
 
 def _lines(report: dict) -> list[str]:
     lines = []
@@ -39,3 +49,41 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.write_line(line)
     SHOTS.mkdir(parents=True, exist_ok=True)
     (SHOTS / "report.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+# One server and one Chromium for the whole run, shared by every browser test module.
+@pytest.fixture(scope="session")
+def site_url():
+    if not (SITE / "index.html").is_file():
+        pytest.skip(f"no built site at {SITE}: run `make book` first")
+    handler = functools.partial(_GzipHandler, directory=str(SITE))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser(site_url):
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium`")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def screenshot_dir():
+    if SHOTS.exists():
+        shutil.rmtree(SHOTS)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    return SHOTS

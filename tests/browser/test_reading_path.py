@@ -27,7 +27,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_site import PAGES, ROOT, SITE, TOC, VIEWPORT, browser, site_url  # noqa: F401 (fixtures)
+from test_site import PAGES, ROOT, SITE, TOC, VIEWPORT  # noqa: F401
 
 REPORT_PATH = Path(os.environ.get("READING_PATH_REPORT", ROOT / "_build" / "reading_path.md"))
 FIGURE_TOP_PX = 900

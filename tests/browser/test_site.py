@@ -36,13 +36,11 @@ view. The test is skipped only when the site has not been built. Run it with
 
 from __future__ import annotations
 
-import functools
 import gzip
 import http.server
 import mimetypes
 import os
 import re
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -142,41 +140,7 @@ class _GzipHandler(http.server.SimpleHTTPRequestHandler):
         super().do_GET()
 
 
-@pytest.fixture(scope="session")
-def site_url():
-    if not (SITE / "index.html").is_file():
-        pytest.skip(f"no built site at {SITE}: run `make book` first")
-    handler = functools.partial(_GzipHandler, directory=str(SITE))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-@pytest.fixture(scope="session")
-def browser(site_url):
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium`")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
-@pytest.fixture(scope="session", autouse=True)
-def screenshot_dir():
-    if SHOTS.exists():
-        shutil.rmtree(SHOTS)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    return SHOTS
+# The fixtures site_url, browser and screenshot_dir are in conftest.py (one Chromium per run).
 
 
 # JavaScript run in the page ------------------------------------------------------------
