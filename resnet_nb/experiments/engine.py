@@ -485,17 +485,23 @@ def _report_damaged(store_dir, damaged: list, redo: bool) -> None:
         print(f"  {name}: {reason}", file=sys.stderr, flush=True)
 
 
-def _run_parallel(module, todo, device, store_dir, jobs, bar) -> dict:
-    """Run ``todo`` in ``jobs`` worker processes; records are written by the workers."""
-    import multiprocessing as mp
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-
+def _importable_name(module, what: str) -> str:
+    """The module's import name, which another process can import to reach the same module."""
     name = getattr(module, "__name__", None)
     try:
         if name is None or importlib.import_module(name) is not module:
             raise ImportError
     except ImportError:
-        raise ValueError(f"jobs > 1 needs a figure module importable by name, got {name!r}") from None
+        raise ValueError(f"{what} needs a figure module importable by name, got {name!r}") from None
+    return name
+
+
+def _run_parallel(module, todo, device, store_dir, jobs, bar) -> dict:
+    """Run ``todo`` in ``jobs`` worker processes; records are written by the workers."""
+    import multiprocessing as mp
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    name = _importable_name(module, "jobs > 1")
     if device != "cpu" and jobs > 1:
         raise ValueError("jobs > 1 runs several processes on the CPU; use jobs=1 with a GPU")
     out = {}
@@ -540,12 +546,7 @@ def run_on_dask(module, todo, device, store_dir, scheduler, bar=None) -> dict:
     except ImportError:
         raise ImportError("scheduler= needs the optional package 'distributed' "
                           "(pip install 'resnet_nb[dask]')") from None
-    name = getattr(module, "__name__", None)
-    try:
-        if name is None or importlib.import_module(name) is not module:
-            raise ImportError
-    except ImportError:
-        raise ValueError(f"a Dask run needs a figure module importable by name, got {name!r}") from None
+    name = _importable_name(module, "a Dask run")
     own = not isinstance(scheduler, Client)
     client = Client(scheduler) if own else scheduler
     store = None if store_dir is None else str(store_dir)
