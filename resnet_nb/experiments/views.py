@@ -564,12 +564,15 @@ def _explore_fig8(figure, t):
                      "index", controls=[("run", "run", runs, runs[0])], width=230, nets=True,
                      color_title="network")
     run = alt.param(name="p_run2", value=runs[0], bind=alt.binding_select(options=runs, name="run (right) "))
-    # one 2-shortcut run: its colour, the two quantities told apart by the stroke
+    # one 2-shortcut run: its colour (set on the line, its points and the legend's symbols, which
+    # would otherwise take Vega's default blue), the two quantities told apart by the stroke
+    two = COLORS["2-shortcut"]
     right = (alt.Chart(d).transform_filter(alt.datum.run == run).transform_filter(alt.datum.arch == "2-shortcut")
              .transform_fold(["index", "lg_grad_norm"], as_=["quantity", "value"])
-             .mark_line(point=alt.OverlayMarkDef(size=18), color=COLORS["2-shortcut"]).encode(
+             .mark_line(point=alt.OverlayMarkDef(size=18, color=two), color=two).encode(
                  x=alt.X("epoch:Q", scale=alt.Scale(type="symlog")), y=alt.Y("value:Q", title="value"),
-                 strokeDash=alt.StrokeDash("quantity:N", title="2-shortcut run"),
+                 strokeDash=alt.StrokeDash("quantity:N", title="2-shortcut run",
+                                           legend=alt.Legend(symbolStrokeColor=two)),
                  tooltip=["epoch:Q", "quantity:N", "value:Q"])
              .add_params(run).properties(title="Index and lg(gradient norm) against the epoch", width=230,
                                          height=230))
