@@ -40,18 +40,7 @@ CHAPTERS = [p for p in PAGES if p not in NOT_CHAPTERS]
 
 # Targets a chapter does not meet yet (from scripts/reading_stats.py on the notebooks before the
 # reading-path changes land from the chapter branches): chapter -> metrics. The lead removes entries.
-XFAIL: dict[str, set[str]] = {
-    "book/notation": {"first figure", "plumbing"},
-    "book/hardt_ma_linear": {"first figure", "plumbing", "words"},
-    "book/hardt_ma_expressivity": {"first figure", "plumbing", "words"},
-    "book/theorem1": {"first figure", "plumbing", "words"},
-    "book/theorem1_dynamics": {"first figure", "plumbing"},
-    "book/exp_initial_point": {"first figure", "plumbing"},
-    "book/exp_dynamics": {"first figure", "plumbing"},
-    "book/exp_learning": {"first figure", "plumbing", "words"},
-    "book/exp_fig2_analog": {"first figure", "plumbing"},
-    "book/li_limitations": {"first figure", "plumbing"},
-}
+XFAIL: dict[str, set[str]] = {}
 METRICS = ("first figure", "plumbing", "words", "colours")
 
 PLUMBING_JS = r"show\.|\bassert\b|\bdisplay\(|ipywidgets|\binteract|%pip|\.require\(\)|\.refute\(\)"
