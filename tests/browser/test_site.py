@@ -284,6 +284,7 @@ BLANK_GAPS = """
   const reported = [];
   for (const el of document.querySelectorAll('.cell_output > *, .cell_output .jupyter-widgets')) {
     if (reported.some(r => r.contains(el))) continue;      // the outermost blank box only
+    if (el.closest('details:not([open])')) continue;       // folded: not on the page until opened
     const r = el.getBoundingClientRect();
     if (r.height > 30 && r.width > 0 && !visible(el)) {
       reported.push(el);
