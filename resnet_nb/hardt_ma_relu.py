@@ -34,7 +34,7 @@ from tqdm.auto import tqdm
 from ._checks import check_choice, check_float, check_int
 from .ledger import Check, all_of, claim, eps_criterion
 
-__all__ = ["ReLUResNet", "relu_block", "separation", "paper_rho", "margins", "lemma_block",
+__all__ = ["ReLUResNet", "relu_block", "projection_A0", "separation", "paper_rho", "margins", "lemma_block",
            "surrogate_vectors", "theorem32_construction", "parameter_count", "unit_norm_columns",
            "projected_margins", "lemma_b1_hypotheses", "lemma_b1_paper", "lemma_b1_counterexamples",
            "construction_view",
@@ -470,8 +470,9 @@ def surrogate_inner_products(r: int, k: int, draws: int = 2000, seed: int = 0) -
                 abs_below=float((np.abs(off).max(axis=1) < 0.5).mean()))
 
 
-def _projection(d: int, k: int, seed: int) -> np.ndarray:
-    """The projection ``A0 = G / sqrt(k)`` that :func:`theorem32_construction` draws from ``seed``."""
+def projection_A0(d: int, k: int, seed: int) -> np.ndarray:
+    """The random projection ``A0 = G / sqrt(k)`` of the proof of Theorem 3.2, drawn from ``seed``
+    as :func:`theorem32_construction` draws it."""
     return np.random.default_rng(seed).standard_normal((k, d)) / math.sqrt(k)
 
 
@@ -488,7 +489,7 @@ def paper_order_failure(X, k: int, seed: int = 0) -> dict:
     X = _as_points("X", X)
     k = check_int("k", k)
     d, n = X.shape
-    H = _projection(d, k, seed) @ X
+    H = projection_A0(d, k, seed) @ X
     M = (H ** 2).sum(0)[:, None] - H.T @ H  # M[i, j] = ||h_i||^2 - <h_i, h_j>
     blk = np.arange(n) // k
     M[blk[None, :] < blk[:, None]] = np.inf  # j moved before i's block: never blocks i
@@ -652,7 +653,7 @@ def jl_distortion(X, k: int, seed: int = 0) -> float:
     The proof of Theorem 3.2 asks that it be at most ``rho / 3`` ("with high probability")."""
     X = _as_points("X", X)
     k = check_int("k", k)
-    H = _projection(X.shape[0], k, seed) @ X
+    H = projection_A0(X.shape[0], k, seed) @ X
     sq0, sq = (X ** 2).sum(0), (H ** 2).sum(0)
     if np.any(sq0 == 0):
         raise ValueError("X has a zero column: its distance to 0 is 0")

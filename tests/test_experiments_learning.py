@@ -177,5 +177,5 @@ def test_figures_use_the_one_palette():
     used = {to_hex(line.get_color()) for line in ax.get_lines() if line.get_label()[:1] != "_"}
     assert used <= {to_hex(c) for c in COLORS.values()}, used
     plt.close(fig)
-    shades = fig2._colors([1, 2, 4])
+    shades = fig2.depth_colors([1, 2, 4])
     assert len(set(shades.values())) == 3

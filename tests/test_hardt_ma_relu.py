@@ -290,7 +290,7 @@ def test_jl_distortion_against_a_direct_computation():
     rng = np.random.default_rng(3)
     X = rng.standard_normal((7, 9))
     k, seed = 4, 11
-    A0 = hr._projection(7, k, seed)
+    A0 = hr.projection_A0(7, k, seed)
     worst = max(abs(np.linalg.norm(A0 @ X[:, i]) / np.linalg.norm(X[:, i]) - 1) for i in range(9))
     for i in range(9):
         for j in range(i + 1, 9):

@@ -215,7 +215,7 @@ def test_part3_falsifier_is_labelled_and_rejected(p3):
     net, st, _ = p3
     r = t1.part3_check(net, st, variant="eq25_without_P")
     assert r.parts[2].claim == "the paper's Eq. 25 without P" and not r.parts[2].passed
-    with pytest.raises(ValueError, match="^variant must be one of"):
+    with pytest.raises(ValueError, match="variant"):
         t1.part3_check(net, st, variant="bogus")
     with pytest.raises(ValueError, match="^part 3 is about n = 1"):
         t1.part3_check(ShortcutNetwork(2, 2, 1), st)
@@ -296,7 +296,7 @@ def test_part2_falsifiers_are_labelled_and_rejected(p2lin):
     r = t1.part2_check(net, st, variant="eq12_without_sqrt")
     assert "= cond(M^T M)" in r.parts[3].claim and not r.parts[3].passed
     assert r.values["cond_eq12"] == pytest.approx((4 / 3) ** 2, rel=1e-12, abs=0)
-    with pytest.raises(ValueError, match="^variant must be one of"):
+    with pytest.raises(ValueError, match="variant"):
         t1.part2_check(net, st, variant="bogus")
 
 
@@ -961,7 +961,7 @@ def test_growth_check_values_and_falsifier(gstats):
             for r in rows]
     assert [r["trH2_formula"] for r in rf.values["rows"]] == pytest.approx(half, rel=1e-14, abs=0)
     assert rf.parts[1].value == pytest.approx(max(abs(r["trH2"] - h) for r, h in zip(rows, half)), rel=1e-12)
-    with pytest.raises(ValueError, match="^variant must be one of"):
+    with pytest.raises(ValueError, match="variant"):
         t1.growth_check(gstats.stats(), (1, 3), variant="invariant")
 
 

@@ -35,6 +35,7 @@ from .._checks import check_choice, check_float, check_int
 from . import engine
 
 __all__ = ["SCALES", "configurations", "run_one", "run", "layers", "summarise", "lr_drops", "plot", "norm_path",
+           "depth_colors",
            "crossing_table", "same_epoch_worst",
            "animate", "widget"]
 
@@ -245,7 +246,7 @@ def summarise(table: pd.DataFrame) -> pd.DataFrame:
 # Pictures
 # ---------------------------------------------------------------------------------------------
 
-def _colors(blocks_values):
+def depth_colors(blocks_values):
     """One colour per depth: shades of the palette's residual-network colour
     (:data:`resnet_nb.plotting.COLORS`), light for the shallowest, dark for the deepest."""
     from matplotlib.colors import to_rgb
@@ -277,7 +278,7 @@ def plot(table: pd.DataFrame, ax=None, upto: int | None = None, first_epoch: int
     c = curves(table, column)
     drops = lr_drops(table)
     blocks_values = sorted(c["blocks"].unique())
-    colors = _colors(blocks_values)
+    colors = depth_colors(blocks_values)
     for b in blocks_values:
         g = c[(c["blocks"] == b) & (c["epoch"] >= first_epoch)]
         if upto is not None:
