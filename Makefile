@@ -98,10 +98,12 @@ student: setup
 # --- tests ---------------------------------------------------------------------------------
 
 # ruff over the package, tests and scripts (ruff.toml), and over the chapters' code cells
-# through nbqa (book/ruff.toml: lines of at most 100 characters).
+# through nbqa (book/ruff.toml: lines of at most 100 characters); the package's layers
+# (.importlinter: core -> papers -> book, imports only downward).
 lint:
 	$(BIN)/ruff check resnet_nb tests scripts benchmarks
 	$(BIN)/nbqa ruff $(NOTEBOOKS)
+	$(BIN)/lint-imports --no-cache
 
 # The unit tests without the `slow` ones (every ledger claim, which the claims page runs in the
 # book build and again under nbval); `make test-slow` runs those.

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from resnet_nb import hessians
+from resnet_nb.core import hessians
 from resnet_nb.experiments.common import initial_weights, mnist, network
-from resnet_nb.losses import loss_samples
-from resnet_nb.networks import flatten, unflatten
+from resnet_nb.core.losses import loss_samples
+from resnet_nb.core.networks import flatten, unflatten
 
 
 def fig9_item(item: dict, device: str = "cpu") -> list[dict]:

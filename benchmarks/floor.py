@@ -70,7 +70,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from resnet_nb import conv  # noqa: E402
+from resnet_nb.core import conv  # noqa: E402
 from resnet_nb.experiments import engine  # noqa: E402
 from resnet_nb.experiments.common import initial_weights, mnist, network  # noqa: E402
 
@@ -515,9 +515,9 @@ def measure_figure(figure, plan, repeats, log):
 
 def hessian_build_diagnostic(repeats, log):
     """Figure 7's Hessian: the exact Hessian of the depth-16 ReLU network on the 5,000 digits
-    (:func:`resnet_nb.experiments.relu_hessian.hessian_mid_relu`) against eigvalsh of its size,
+    (:func:`resnet_nb.core.relu_hessian.hessian_mid_relu`) against eigvalsh of its size,
     interleaved; medians."""
-    from resnet_nb.experiments.relu_hessian import hessian_mid_relu
+    from resnet_nb.core.relu_hessian import hessian_mid_relu
 
     net = network("2-shortcut", 16, relu=True)
     W = initial_weights("2-shortcut", net, seed=0)

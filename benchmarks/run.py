@@ -33,7 +33,7 @@ sys.path.insert(0, str(HERE))
 
 HESSIAN_SCRIPT = r"""
 import json, resource, sys, time, torch
-from resnet_nb import hessians
+from resnet_nb.core import hessians
 from resnet_nb.experiments.common import initial_weights, mnist, network
 depth, device, what = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 net = network("orthogonal", depth)
@@ -112,7 +112,7 @@ def bench_relu_train(device, quick):
     import baseline
     import torch
 
-    from resnet_nb import train
+    from resnet_nb.core import train
     from resnet_nb.experiments import fig10
 
     config = {"archs": ["xavier", "2-shortcut"], "depths": [8] if quick else [8, 16], "lrs": [0.01, 0.1, 1.0, 10.0],

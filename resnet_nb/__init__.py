@@ -21,13 +21,14 @@ Modules mirror the papers: :mod:`data`, :mod:`networks` (Definitions 2-3), :mod:
 machinery of the book: :mod:`ledger` (checks and the claims they decide), :mod:`show` (numbers
 as the prose shows them), :mod:`paths` (where results and benchmarks live).
 """
-from . import data, hessians, init, ledger, losses, networks, paths, show, train
-from .data import Dataset, SufficientStats, synthetic_linear, whitened_mnist
-from .hessians import (cond_max_min, cond_percentile, hessian, hessian_at_zero, hessian_linear,
+from resnet_nb.core import data, hessians, init, losses, networks, paths, train
+from resnet_nb.book import ledger, show
+from resnet_nb.core.data import Dataset, SufficientStats, synthetic_linear, whitened_mnist
+from resnet_nb.core.hessians import (cond_max_min, cond_percentile, hessian, hessian_at_zero, hessian_linear,
                        index, spectrum, theorem1_blocks)
-from .init import initialise
-from .losses import loss, loss_samples, loss_stats, optimum
-from .networks import ShortcutNetwork, activation, end_to_end, flatten, plain_network, unflatten
-from .train import gradient_descent
+from resnet_nb.core.init import initialise
+from resnet_nb.core.losses import loss, loss_samples, loss_stats, optimum
+from resnet_nb.core.networks import ShortcutNetwork, activation, end_to_end, flatten, plain_network, unflatten
+from resnet_nb.core.train import gradient_descent
 
 __version__ = "0.1.0"

@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .experiments import engine
+from resnet_nb.experiments import engine
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -16,7 +16,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from resnet_nb import hardt_ma_relu as hr
+from resnet_nb.hardt_ma import relu as hr
 
 
 def main(out="results/hm_thm32"):
@@ -37,7 +37,7 @@ def main(out="results/hm_thm32"):
     pd.DataFrame(rows).to_csv(os.path.join(out, "projections.csv"), index=False, float_format="%.17g")
     t2 = time.time()
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    dirty = bool(subprocess.run(["git", "status", "--porcelain", "resnet_nb/hardt_ma_relu.py"],
+    dirty = bool(subprocess.run(["git", "status", "--porcelain", "resnet_nb/hardt_ma/relu.py"],
                                 capture_output=True, text=True).stdout.strip())
     prov = dict(git_commit=commit, hardt_ma_relu_modified=dirty, numpy=np.__version__,
                 python=platform.python_version(), machine=f"{platform.machine()} {os.cpu_count()} cores",

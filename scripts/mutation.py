@@ -42,12 +42,12 @@ SEP = "ǁ"  # mutmut's separator in mangled method names
 
 # Module -> files it is made of (a module split in two keeps one line of the report).
 MODULES = {
-    "losses": ["resnet_nb/losses.py"],
-    "train": ["resnet_nb/train.py"],
-    "hessians": ["resnet_nb/hessians.py"],
-    "theorem1": ["resnet_nb/theorem1.py", "resnet_nb/theorem1_dynamics.py"],
-    "hardt_ma_linear": ["resnet_nb/hardt_ma_linear.py"],
-    "hardt_ma_relu": ["resnet_nb/hardt_ma_relu.py"],
+    "losses": ["resnet_nb/core/losses.py"],
+    "train": ["resnet_nb/core/train.py"],
+    "hessians": ["resnet_nb/core/hessians.py"],
+    "theorem1": ["resnet_nb/li/theorem1.py", "resnet_nb/li/dynamics.py"],
+    "hardt_ma_linear": ["resnet_nb/hardt_ma/linear.py"],
+    "hardt_ma_relu": ["resnet_nb/hardt_ma/relu.py"],
 }
 
 # Functions whose mutants are not run: pictures, widgets, animations, HTML and text rendering.

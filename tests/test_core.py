@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import resnet_nb as rn
-from resnet_nb import data as D
+from resnet_nb.core import data as D
 
 from helpers import random_dataset
 
@@ -271,7 +271,7 @@ def test_data_errors():
 
 
 def test_as_stats_accepts_data_and_stats_and_refuses_the_rest():
-    from resnet_nb.data import as_stats
+    from resnet_nb.core.data import as_stats
 
     data = rn.synthetic_linear(3, 20, seed=0)
     s = as_stats(data)
@@ -281,7 +281,7 @@ def test_as_stats_accepts_data_and_stats_and_refuses_the_rest():
 
 
 def test_sign_convention_is_the_one_whitened_mnist_uses(mnist):
-    from resnet_nb.data import sign_convention
+    from resnet_nb.core.data import sign_convention
 
     base = rn.whitened_mnist(n_per_class=50)
     for conv in ("positive_diagonal", "negative_diagonal"):
@@ -297,9 +297,9 @@ def test_sign_convention_is_the_one_whitened_mnist_uses(mnist):
 
 
 def test_paths_point_into_the_repository():
-    from resnet_nb import paths
+    from resnet_nb.core import paths
 
-    assert (paths.ROOT / "resnet_nb" / "paths.py").exists()
+    assert (paths.ROOT / "resnet_nb" / "core" / "paths.py").exists()
     assert paths.results_dir("fig5", "paper") == paths.RESULTS / "fig5" / "paper"
     assert paths.BOOK.is_dir() and paths.QUOTES.parent == paths.BOOK
     with pytest.raises(ValueError):
@@ -308,7 +308,7 @@ def test_paths_point_into_the_repository():
 
 @pytest.mark.parametrize("check", ["check_loss_statistics", "check_optimum"])
 def test_core_claims_pass_and_their_falsifiers_fail(check):
-    from resnet_nb import losses
+    from resnet_nb.core import losses
 
     fn = getattr(losses, check)
     assert fn().passed

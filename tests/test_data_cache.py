@@ -3,7 +3,7 @@ cache file is parsed again, never trusted."""
 import numpy as np
 import pytest
 
-from resnet_nb import data, paths
+from resnet_nb.core import data, paths
 
 
 @pytest.fixture

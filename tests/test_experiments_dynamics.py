@@ -18,7 +18,7 @@ def test_claim_holds_and_falsifier_is_rejected(check):
 
 def test_minimiser_is_a_minimiser():
     from resnet_nb.experiments.common import mnist, network
-    from resnet_nb.losses import loss_stats
+    from resnet_nb.core.losses import loss_stats
 
     for arch in ("orthogonal", "2-shortcut"):
         W = fig6.minimiser(arch, 6)
@@ -101,7 +101,7 @@ def test_spikes_of_the_committed_figure3_are_relu_depths_4_and_8():
 def test_top_eigenvalue_is_the_top_of_the_spectrum_not_the_largest_magnitude(monkeypatch):
     import torch
 
-    import resnet_nb.losses as losses
+    import resnet_nb.core.losses as losses
 
     # a quadratic loss 1/2 w^T A w whose largest |eigenvalue| is negative: the top is 2, not -5
     Q, _ = torch.linalg.qr(torch.randn(6, 6, generator=torch.Generator().manual_seed(1), dtype=torch.float64))
@@ -117,7 +117,7 @@ def test_top_eigenvalue_matches_the_exact_hessian_of_a_small_relu_network():
     import torch
 
     from resnet_nb.experiments.common import initial_weights, mnist, network
-    from resnet_nb.losses import loss_samples
+    from resnet_nb.core.losses import loss_samples
 
     net = network("2-shortcut", 2, relu=True)
     data = mnist(5)
@@ -185,7 +185,7 @@ def test_stable_default_scale_is_the_paper_setting_with_fewer_runs():
 
 # --- falsifier kinds, Figure 5's extrapolated depth, Figure 8's dense timing -------------------
 def test_every_claim_of_the_experiment_figures_states_its_falsifier_kind():
-    from resnet_nb import ledger
+    from resnet_nb.book import ledger
 
     mods = ("fig3", "fig5", "fig6", "fig7", "fig8")
     mine = [c for c in ledger.all_claims().values() if c.check.__module__.rsplit(".", 1)[-1] in mods]

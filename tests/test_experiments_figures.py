@@ -9,10 +9,10 @@ import pytest
 import torch
 
 import resnet_nb as rn
-from resnet_nb import hessians
+from resnet_nb.core import hessians
 from resnet_nb.experiments import engine, fig3, fig5, fig6, fig9, fig10
 from resnet_nb.experiments.common import interpolate_on_grid, mnist, network, initial_weights
-from resnet_nb.experiments.relu_hessian import hessian_mid_relu
+from resnet_nb.core.relu_hessian import hessian_mid_relu
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 

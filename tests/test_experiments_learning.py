@@ -7,7 +7,7 @@ import torch
 
 from resnet_nb.experiments import fig2, fig9, fig10
 from resnet_nb.experiments.common import initial_weights, mnist, network
-from resnet_nb.train import gradient_descent
+from resnet_nb.core.train import gradient_descent
 
 CLAIMS = [fig9.check_fig9_shortcut_lowest, fig9.check_fig9_near_optimal, fig9.check_escape_rate,
           fig9.check_edge_of_stability,
@@ -170,7 +170,7 @@ def test_figures_use_the_one_palette():
     import matplotlib.pyplot as plt
     from matplotlib.colors import to_hex
 
-    from resnet_nb.plotting import COLORS
+    from resnet_nb.book.plotting import COLORS
 
     fig, ax = plt.subplots()
     fig9.plot(fig9.committed(), ax=ax)  # one axis: the loss panel only

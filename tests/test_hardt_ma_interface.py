@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from resnet_nb import hardt_ma_relu as hr
-from resnet_nb.hardt_ma_interface import (SEARCH_TOL, b1_preactivations, check_b2_meets_b1, extremal_pair,
+from resnet_nb.hardt_ma import relu as hr
+from resnet_nb.hardt_ma.interface import (SEARCH_TOL, b1_preactivations, check_b2_meets_b1, extremal_pair,
                                           max_inner_product_search, required_sq_separation,
                                           worst_inner_product)
 

@@ -7,7 +7,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from resnet_nb.hardt_ma_linear import (adversarial_gradient_ratio, critical_point_at_tau_one,
+from resnet_nb.hardt_ma.linear import (adversarial_gradient_ratio, critical_point_at_tau_one,
                                        gamma_of, gradient_bound_sides, max_spectral_norm,
                                        min_max_norm_lower_bound, population_risk,
                                        random_ball_point, residual_product, risk_gradient,
@@ -154,7 +154,7 @@ def test_printed_gradient_bound_fails_even_for_identity_covariance(l, tau):
 @settings(max_examples=20, deadline=None)
 @given(d=st.integers(1, 5), l=st.integers(3, 60), seed=st.integers(0, 10_000))
 def test_paper_recipe_product_and_bound(d, l, seed):
-    from resnet_nb.hardt_ma_linear import random_positive_det, theorem21_paper_recipe
+    from resnet_nb.hardt_ma.linear import random_positive_det, theorem21_paper_recipe
     rng = np.random.default_rng(seed)
     R = random_positive_det(d, rng, gamma=float(rng.uniform(0, 3)))
     A, info = theorem21_paper_recipe(R, l)
@@ -164,7 +164,7 @@ def test_paper_recipe_product_and_bound(d, l, seed):
 
 
 def test_rotation_step_norm_printed_formula_is_wrong_but_bound_holds():
-    from resnet_nb.hardt_ma_linear import rotation_step_norm
+    from resnet_nb.hardt_ma.linear import rotation_step_norm
     for phi in np.linspace(-math.pi, math.pi, 41):
         r = rotation_step_norm(float(phi))
         assert math.isclose(r["norm"], r["formula"], rel_tol=1e-9, abs_tol=1e-12)
@@ -191,7 +191,7 @@ def test_critical_point_on_the_boundary_is_not_a_global_minimum():
 
 
 def test_bound_ratios_corrected_holds_and_printed_fails_where_the_chapter_says():
-    from resnet_nb import hardt_ma_linear as hm
+    from resnet_nb.hardt_ma import linear as hm
 
     # The chapter's histogram: the corrected form of Eq. (2.3) is >= 1 at every sampled point;
     # the printed form is violated once Sigma is scaled up.
@@ -213,7 +213,7 @@ def test_printed_form_at_the_extremal_point_is_one_minus_tau_power_over_sigma_mi
     """Exercise hm-ex-whiten: at A_i = -tau I, E = e v^T the printed form's ratio is
     (1 - tau)^(l - 1) / sigma_min(Sigma): below 1 for Sigma = I, above 1 for a small Sigma unless
     (1 - tau)^(l - 1) < sigma_min."""
-    from resnet_nb import hardt_ma_linear as hm
+    from resnet_nb.hardt_ma import linear as hm
 
     Sigma = scale * np.diag([0.5, 1.0, 2.0])
     A = hm.random_ball_point(l, 3, tau, np.random.default_rng(0), "shrink")
@@ -234,7 +234,7 @@ def test_version_labels():
 
 
 def test_population_gd_from_zero_stalls_for_a_reflection_and_converges_for_a_rotation():
-    from resnet_nb.hardt_ma_linear import population_gd
+    from resnet_nb.hardt_ma.linear import population_gd
 
     stall = population_gd(np.diag([-1.0, 1.0]), 4, lr=0.05, steps=3000)
     assert stall["excess"] > 0.999 and stall["norm"] < 1
@@ -252,7 +252,7 @@ CLAIMS = ["hm-thm21-bound", "hm-thm21-det", "hm-lemma24-order", "hm-eq23", "hm-t
 
 
 def test_min_max_norm_search_finds_exact_factorisations_and_respects_the_lemma():
-    from resnet_nb.hardt_ma_linear import min_max_norm_search
+    from resnet_nb.hardt_ma.linear import min_max_norm_search
 
     for R in (np.diag([-1.0, 1.0]), -np.eye(2)):
         found = min_max_norm_search(R, 6, restarts=2, steps=60)
@@ -262,7 +262,7 @@ def test_min_max_norm_search_finds_exact_factorisations_and_respects_the_lemma()
 
 
 def test_gd_step_size_threshold_for_a_reflection():
-    from resnet_nb.hardt_ma_linear import GD_STEP_LIMIT, population_gd
+    from resnet_nb.hardt_ma.linear import GD_STEP_LIMIT, population_gd
 
     R = np.diag([-1.0, 1.0])
     below = population_gd(R, 3, lr=0.9 * GD_STEP_LIMIT, steps=200)
@@ -275,8 +275,8 @@ def test_gd_step_size_threshold_for_a_reflection():
 
 @pytest.mark.parametrize("cid", CLAIMS)
 def test_claim_holds_and_its_falsifier_is_rejected(cid):
-    from resnet_nb import hardt_ma_linear  # noqa: F401  (declares the claims)
-    from resnet_nb.ledger import LEDGER
+    from resnet_nb.hardt_ma import linear as hardt_ma_linear  # noqa: F401  (declares the claims)
+    from resnet_nb.book.ledger import LEDGER
 
     c = LEDGER[cid]
     assert c.check(falsify=False).require().passed
@@ -285,14 +285,14 @@ def test_claim_holds_and_its_falsifier_is_rejected(cid):
 
 
 def test_views_draw_without_error():
-    from resnet_nb import hardt_ma_linear as hm
+    from resnet_nb.hardt_ma import linear as hm
 
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from resnet_nb import hardt_ma_relu as hr
+    from resnet_nb.hardt_ma import relu as hr
 
     fig, ax = plt.subplots()
     hm.factor_norms_plot(6, 1.0, ax=ax)
@@ -313,8 +313,8 @@ def test_adversary_refuses_one_factor_with_a_clear_error():
 
 
 def test_theorem22_check_compares_with_the_bound_not_with_a_rounding_threshold():
-    from resnet_nb.hardt_ma_linear import check_theorem22, theorem22_points, theorem22_rate
-    from resnet_nb.ledger import eps_criterion
+    from resnet_nb.hardt_ma.linear import check_theorem22, theorem22_points, theorem22_rate
+    from resnet_nb.book.ledger import eps_criterion
 
     old_threshold = eps_criterion(6 * 3 ** 3, 1.0)[0]  # a rounding tolerance, not a bound
     ratios = {}
@@ -332,14 +332,14 @@ def test_theorem22_check_compares_with_the_bound_not_with_a_rounding_threshold()
 
 
 def test_theorem21_det_check_has_no_part_identical_in_check_and_falsifier():
-    from resnet_nb.hardt_ma_linear import check_theorem21_det
+    from resnet_nb.hardt_ma.linear import check_theorem21_det
 
     good = check_theorem21_det()
     assert good.passed and not good.parts and "needs det R > 0" in good.claim
 
 
 def test_reflection_factorisation_and_the_key_figure_data():
-    from resnet_nb.hardt_ma_linear import det_sign_data, reflection_factorisation
+    from resnet_nb.hardt_ma.linear import det_sign_data, reflection_factorisation
 
     R = np.diag([-1.0, 1.0])
     norms = []
@@ -356,7 +356,7 @@ def test_reflection_factorisation_and_the_key_figure_data():
 
 
 def test_population_gd_batch_is_population_gd_run_by_run():
-    from resnet_nb.hardt_ma_linear import population_gd, population_gd_batch
+    from resnet_nb.hardt_ma.linear import population_gd, population_gd_batch
 
     R = np.diag([-1.0, 1.0])
     starts = 0.01 * np.random.default_rng(3).standard_normal((3, 3, 2, 2))
@@ -371,9 +371,9 @@ def test_population_gd_batch_is_population_gd_run_by_run():
 
 
 def test_every_claim_of_the_chapter_states_its_falsifier_kind_and_the_forms_are_renamed():
-    from resnet_nb import hardt_ma_interface  # noqa: F401  (registers its claim)
-    from resnet_nb import ledger
-    from resnet_nb.hardt_ma_linear import FORMS
+    from resnet_nb.hardt_ma import interface as hardt_ma_interface  # noqa: F401  (registers its claim)
+    from resnet_nb.book import ledger
+    from resnet_nb.hardt_ma.linear import FORMS
 
     mine = [c for cid, c in ledger.all_claims().items() if cid in CLAIMS or cid == "hm-b2-meets-b1"]
     assert len(mine) == len(CLAIMS) + 1
@@ -383,8 +383,8 @@ def test_every_claim_of_the_chapter_states_its_falsifier_kind_and_the_forms_are_
 
 
 def test_theorem22_falsifier_refutes_the_statement_where_the_bound_is_vacuous():
-    from resnet_nb import ledger
-    from resnet_nb.hardt_ma_linear import check_theorem22, theorem22_rate
+    from resnet_nb.book import ledger
+    from resnet_nb.hardt_ma.linear import check_theorem22, theorem22_rate
 
     l, d = 4, 3
     A = critical_point_at_tau_one(l, d)
@@ -398,7 +398,7 @@ def test_theorem22_falsifier_refutes_the_statement_where_the_bound_is_vacuous():
 
 
 def test_reflection_gd_at_odd_depth_settles_only_below_step_one_over_l():
-    from resnet_nb.hardt_ma_linear import population_gd
+    from resnet_nb.hardt_ma.linear import population_gd
 
     R = np.diag([-1.0, 1.0])
     # slope of the symmetric step at u = -1 is 1 - 2 eta l: eta = 0.3 < 1/3 settles at l = 3, > 1/5 cycles at l = 5

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import resnet_nb.hardt_ma_relu as hr
-from resnet_nb.hardt_ma_relu import (lemma_block, margins, parameter_count, projected_margins, relu_block,
+import resnet_nb.hardt_ma.relu as hr
+from resnet_nb.hardt_ma.relu import (lemma_block, margins, parameter_count, projected_margins, relu_block,
                                      separation, surrogate_vectors, theorem32_construction,
                                      unit_norm_columns)
 
@@ -49,7 +49,7 @@ def test_construction_fits_1000_points_and_paper_order_needs_the_papers_width():
     k = 10 ln n / rho^2 (rho: the paper's bound on squared distances). That width exceeds d = 50
     here, where the projection reduces nothing: a regression test of the construction, not
     evidence for Theorem 3.2's width (see test_paper_order_fails_on_some_draws_below_d)."""
-    from resnet_nb.hardt_ma_relu import paper_width, separation
+    from resnet_nb.hardt_ma.relu import paper_width, separation
 
     rng = np.random.default_rng(2)
     X = unit_norm_columns(rng.standard_normal((50, 1000)))
@@ -77,7 +77,7 @@ def test_greedy_fits_at_constant_width():
 
 
 def test_padded_lemma_b1_counterexamples_keep_failing():
-    from resnet_nb.hardt_ma_relu import (lemma_b1_counterexamples, lemma_b1_hypotheses, lemma_b1_paper,
+    from resnet_nb.hardt_ma.relu import (lemma_b1_counterexamples, lemma_b1_hypotheses, lemma_b1_paper,
                                          pad_configuration)
 
     ce = lemma_b1_counterexamples(0.1)
@@ -91,7 +91,7 @@ def test_padded_lemma_b1_counterexamples_keep_failing():
 
 
 def test_surrogate_inner_products_fraction():
-    from resnet_nb.hardt_ma_relu import surrogate_inner_products
+    from resnet_nb.hardt_ma.relu import surrogate_inner_products
 
     lo = surrogate_inner_products(10, 10, draws=500)
     hi = surrogate_inner_products(10, 200, draws=500)
@@ -100,8 +100,8 @@ def test_surrogate_inner_products_fraction():
 
 @pytest.mark.parametrize("cid", ["hm-thm32", "hm-lemma-b1", "hm-constant-width"])
 def test_claim_holds_and_its_falsifier_is_rejected(cid):
-    from resnet_nb import hardt_ma_relu  # noqa: F401  (declares the claims)
-    from resnet_nb.ledger import LEDGER
+    from resnet_nb.hardt_ma import relu as hardt_ma_relu  # noqa: F401  (declares the claims)
+    from resnet_nb.book.ledger import LEDGER
 
     c = LEDGER[cid]
     assert c.check(falsify=False).require().passed
@@ -153,7 +153,7 @@ def test_projected_margins_agree_with_the_construction():
 
 
 def test_lemma_b1_as_printed_fails_on_its_own_hypotheses():
-    from resnet_nb.hardt_ma_relu import lemma_b1_counterexamples, lemma_b1_hypotheses, lemma_b1_paper
+    from resnet_nb.hardt_ma.relu import lemma_b1_counterexamples, lemma_b1_hypotheses, lemma_b1_paper
     ce = lemma_b1_counterexamples(0.1)
     pair = ce["pair"]
     h = lemma_b1_hypotheses(pair, [0], 0.1)
@@ -175,7 +175,7 @@ def test_lemma_b1_as_printed_fails_on_its_own_hypotheses():
 
 
 def test_lemma_b1_as_printed_works_when_its_proof_inequality_holds():
-    from resnet_nb.hardt_ma_relu import lemma_b1_paper
+    from resnet_nb.hardt_ma.relu import lemma_b1_paper
     rng = np.random.default_rng(7)
     A = unit_norm_columns(rng.standard_normal((30, 40)))  # ||a_i - a_j||^2 about 2 >= 6 rho'
     S = np.arange(5)
@@ -321,7 +321,7 @@ def test_committed_thm32_tables_recompute():
     """Rows of results/hm_thm32/ (scripts/hm_thm32.py) recomputed here agree with the stored ones."""
     import pandas as pd
 
-    from resnet_nb.paths import RESULTS
+    from resnet_nb.core.paths import RESULTS
 
     draws = pd.read_csv(RESULTS / "hm_thm32" / "draws.csv")
     assert len(draws) == hr.THM32_DRAWS["draws"]

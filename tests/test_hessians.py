@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import resnet_nb as rn
-from resnet_nb import hessians as hs
+from resnet_nb.core import hessians as hs
 
 from helpers import random_dataset
 

@@ -1,5 +1,5 @@
 """Properties of Theorem 2.1's constructions, the factorisation search, the random matrices and
-the argument checks of ``resnet_nb/hardt_ma_linear.py`` that the other tests left unchecked;
+the argument checks of ``resnet_nb/hardt_ma/linear.py`` that the other tests left unchecked;
 each was found by a mutant that survived them (see results/mutation/report.md)."""
 import math
 import signal
@@ -10,7 +10,7 @@ import pytest
 import scipy.linalg
 import torch
 
-from resnet_nb.hardt_ma_linear import (_as_stack, _rotation_root, _stack_t, as_square,
+from resnet_nb.hardt_ma.linear import (_as_stack, _rotation_root, _stack_t, as_square,
                                        critical_point_at_tau_one, gamma_of, max_spectral_norm,
                                        min_max_norm_lower_bound, min_max_norm_search, polar_factors,
                                        random_positive_det, residual_product, rotation_step_norm,

@@ -1,6 +1,6 @@
 """Properties of Theorem 2.2's landscape helpers (population risk, Lemma 2.4's gradient, the sides
 of Eq. (2.3), the random points of the ball, the adversary, the surveys and gradient descent)
-that the other tests left unchecked; each was found by a mutant of ``resnet_nb/hardt_ma_linear.py``
+that the other tests left unchecked; each was found by a mutant of ``resnet_nb/hardt_ma/linear.py``
 that survived them (see results/mutation/report.md). Second half of the module's survivors; the
 first half is tests/test_kill_hardt_ma_linear.py."""
 import re
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from resnet_nb import hardt_ma_linear as hm
-from resnet_nb.hardt_ma_linear import (FORMS, adversarial_gradient_ratio, bound_ratios,
+from resnet_nb.hardt_ma import linear as hm
+from resnet_nb.hardt_ma.linear import (FORMS, adversarial_gradient_ratio, bound_ratios,
                                        gradient_bound_sides, gradient_bound_survey,
                                        max_spectral_norm, population_gd, population_risk,
                                        random_ball_point, residual_product, risk_gradient)

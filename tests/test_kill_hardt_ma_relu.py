@@ -1,5 +1,5 @@
 """Properties of the ReLU expressivity construction (Hardt & Ma, section 3) that the other tests
-left unchecked; each was found by a mutant of ``resnet_nb/hardt_ma_relu.py`` that survived them
+left unchecked; each was found by a mutant of ``resnet_nb/hardt_ma/relu.py`` that survived them
 (see results/mutation/report.md). Cheap tests first: ``--verify-kills`` runs this file once per
 surviving mutant."""
 import math
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from resnet_nb.hardt_ma_relu import (ReLUResNet, _as_points, _fit_error, lemma_b1_counterexamples,
+from resnet_nb.hardt_ma.relu import (ReLUResNet, _as_points, _fit_error, lemma_b1_counterexamples,
                                      lemma_b1_hypotheses, lemma_b1_paper, lemma_block, margins,
                                      pad_configuration, paper_width, parameter_count, projected_margins,
                                      random_lemma_b1_configuration, relu_block, separation,

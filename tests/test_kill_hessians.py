@@ -1,5 +1,5 @@
 """Properties of the Hessians, Theorem 1's closed forms and the spectral summaries that the other
-tests left unchecked; each was found by a mutant of ``resnet_nb/hessians.py`` that survived them
+tests left unchecked; each was found by a mutant of ``resnet_nb/core/hessians.py`` that survived them
 (see results/mutation/report.md)."""
 import math
 import warnings
@@ -9,12 +9,12 @@ import pytest
 import torch
 
 import resnet_nb as rn
-from resnet_nb.data import SufficientStats
-from resnet_nb.hessians import (_auto_chunk, _random_data, cond_max_min, cond_percentile,
+from resnet_nb.core.data import SufficientStats
+from resnet_nb.core.hessians import (_auto_chunk, _random_data, cond_max_min, cond_percentile,
                                 directional_derivatives, hessian, hessian_at_zero, hessian_linear,
                                 index, loss_function, resolution_floor, spectrum,
                                 stationarity_profile, theorem1_blocks)
-from resnet_nb.networks import Activation, flatten, unflatten
+from resnet_nb.core.networks import Activation, flatten, unflatten
 
 from helpers import random_dataset
 

@@ -1,13 +1,13 @@
 """Properties of the loss (Eq. 6, Eqs. 8-9) and the optimum (Eqs. 15-16) that the other tests
-left unchecked; each was found by a mutant of ``resnet_nb/losses.py`` that survived them
+left unchecked; each was found by a mutant of ``resnet_nb/core/losses.py`` that survived them
 (see results/mutation/report.md)."""
 import numpy as np
 import pytest
 import torch
 
 import resnet_nb as rn
-from resnet_nb.data import Dataset
-from resnet_nb.losses import loss_end_to_end
+from resnet_nb.core.data import Dataset
+from resnet_nb.core.losses import loss_end_to_end
 
 from helpers import random_dataset
 

@@ -1,4 +1,4 @@
-"""Properties of Theorem 1's proof-step checks (resnet_nb/theorem1.py) that the other tests left
+"""Properties of Theorem 1's proof-step checks (resnet_nb/li/theorem1.py) that the other tests left
 unchecked: the values each ledger check reports, its tolerance, the labels it prints, the
 falsifier it must reject and its sampling design, each recomputed independently at small sizes.
 Each was found by a mutant that survived the suite (see results/mutation/report.md)."""
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import torch
 
-import resnet_nb.theorem1 as t1
+import resnet_nb.li.theorem1 as t1
 from resnet_nb import Dataset, ShortcutNetwork
-from resnet_nb.data import SufficientStats
-from resnet_nb.hessians import hessian, hessian_linear, loss_function, spectrum, theorem1_blocks
+from resnet_nb.core.data import SufficientStats
+from resnet_nb.core.hessians import hessian, hessian_linear, loss_function, spectrum, theorem1_blocks
 
 from helpers import random_dataset
 
@@ -801,7 +801,7 @@ def test_part1_directions_have_their_documented_kinds():
 
 @pytest.mark.parametrize("n, kw", [(1, {}), (2, {"mid": "silu"}), (3, {})])
 def test_order_n_directional_against_autodiff(n, kw):
-    from resnet_nb.hessians import directional_derivatives
+    from resnet_nb.core.hessians import directional_derivatives
     net = ShortcutNetwork(2, n, 2, **kw)
     data = random_dataset(2, 10, seed=3)
     g = torch.Generator().manual_seed(0)
@@ -812,7 +812,7 @@ def test_order_n_directional_against_autodiff(n, kw):
 
 
 def test_part1_check_reports_its_values():
-    from resnet_nb.hessians import directional_derivatives
+    from resnet_nb.core.hessians import directional_derivatives
     net = ShortcutNetwork(2, 3, 1)
     data = random_dataset(2, 10, seed=3)
     res = t1.part1_check(net, data, directions=4, seed=1)

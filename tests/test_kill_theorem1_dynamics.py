@@ -1,4 +1,4 @@
-"""Properties of ``resnet_nb/theorem1_dynamics.py`` (Eq. 7, Eqs. 15-16, the pairing
+"""Properties of ``resnet_nb/li/dynamics.py`` (Eq. 7, Eqs. 15-16, the pairing
 convention) that the other tests left unchecked; each was found by a mutant that survived them
 (see results/mutation/report.md). The ledger test only asks that a check passes and that its
 falsifier is rejected; here the numbers a check reports (value, tolerance, nontrivial part,
@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 import torch
 
-import resnet_nb.theorem1_dynamics as dyn
-from resnet_nb.data import Dataset, synthetic_linear
-from resnet_nb.init import initialise
-from resnet_nb.losses import loss_end_to_end, optimum
-from resnet_nb.networks import ShortcutNetwork, end_to_end
-from resnet_nb.train import gradient_descent
+import resnet_nb.li.dynamics as dyn
+from resnet_nb.core.data import Dataset, synthetic_linear
+from resnet_nb.core.init import initialise
+from resnet_nb.core.losses import loss_end_to_end, optimum
+from resnet_nb.core.networks import ShortcutNetwork, end_to_end
+from resnet_nb.core.train import gradient_descent
 
 from helpers import labelled, tol_of
 

@@ -1,5 +1,5 @@
 """Properties of the Figure 4 checks, the convention table and the drift
-table of ``resnet_nb/theorem1_dynamics.py`` that no test of the mutation suite looked at (the
+table of ``resnet_nb/li/dynamics.py`` that no test of the mutation suite looked at (the
 ledger's ``li-fig4-*`` tests are deselected from it for time; see results/mutation/report.md).
 
 Each number a function reports is compared with an independent computation written here:
@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 import torch
 
-import resnet_nb.theorem1_dynamics as dyn
-from resnet_nb.data import synthetic_linear
-from resnet_nb.init import initialise
-from resnet_nb.networks import ShortcutNetwork
-from resnet_nb.train import TrainResult
+import resnet_nb.li.dynamics as dyn
+from resnet_nb.core.data import synthetic_linear
+from resnet_nb.core.init import initialise
+from resnet_nb.core.networks import ShortcutNetwork
+from resnet_nb.core.train import TrainResult
 
 from helpers import labelled, tol_of
 

@@ -1,4 +1,4 @@
-"""More properties of Theorem 1's proof-step helpers (resnet_nb/theorem1.py) that the suite left
+"""More properties of Theorem 1's proof-step helpers (resnet_nb/li/theorem1.py) that the suite left
 unchecked: the progress bars of the long loops, the rows of the depth table against eigenvalues
 computed here, the sampling design of Lemma 1's tuples and Part 1's directions, the closed form's
 chain test at n = 3, the Proposition's count k at a size where the rounding matters, the limit of
@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 import torch
 
-import resnet_nb.theorem1 as t1
+import resnet_nb.li.theorem1 as t1
 from resnet_nb import Dataset, ShortcutNetwork
-from resnet_nb.data import synthetic_linear
-from resnet_nb.hessians import hessian, loss_function, theorem1_blocks
+from resnet_nb.core.data import synthetic_linear
+from resnet_nb.core.hessians import hessian, loss_function, theorem1_blocks
 
 
 F64 = torch.float64

@@ -1,4 +1,4 @@
-"""The ReLU part of ``resnet_nb/theorem1.py`` (ReLU at 0 breaks Theorem 1's hypotheses; the
+"""The ReLU part of ``resnet_nb/li/theorem1.py`` (ReLU at 0 breaks Theorem 1's hypotheses; the
 ReLU networks of the experiments at their small start): what the ledger's checks compute, pinned
 against independent computations at small sizes. Each property was found by a mutant that
 survived the other tests (see results/mutation/report.md).
@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 import torch
 
-import resnet_nb.theorem1 as t1
-from resnet_nb.data import synthetic_linear
-from resnet_nb.hessians import hessian, loss_function
-from resnet_nb.networks import ShortcutNetwork, unflatten
+import resnet_nb.li.theorem1 as t1
+from resnet_nb.core.data import synthetic_linear
+from resnet_nb.core.hessians import hessian, loss_function
+from resnet_nb.core.networks import ShortcutNetwork, unflatten
 
 F64 = torch.float64
 EPS = 2.0 ** -52
@@ -345,7 +345,7 @@ def fake_mnist():
 
 
 def _start(depth, seed):
-    from resnet_nb.init import initialise
+    from resnet_nb.core.init import initialise
     lin = ShortcutNetwork(10, 2, depth // 2)
     return lin, ShortcutNetwork(10, 2, depth // 2, mid="relu"), initialise(lin, "small", seed=seed)
 
@@ -440,8 +440,8 @@ def test_figure5_flat_tolerance_is_the_fig5_ledger_criterion():
 
 
 def _exact_relu_spectrum(depth, seed, data):
-    from resnet_nb.experiments.relu_hessian import hessian_mid_relu
-    from resnet_nb.hessians import hessian_linear
+    from resnet_nb.core.relu_hessian import hessian_mid_relu
+    from resnet_nb.core.hessians import hessian_linear
     lin, net, W = _start(depth, seed)
     st = data.stats()
     sig = float(torch.linalg.svdvals(st.Sxx - st.Syx).max())

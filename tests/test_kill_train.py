@@ -1,13 +1,13 @@
 """Properties of gradient descent (Eq. 7, Appendix B) and of the hand-written backpropagation that
-the other tests left unchecked; each was found by a mutant of ``resnet_nb/train.py`` that survived
+the other tests left unchecked; each was found by a mutant of ``resnet_nb/core/train.py`` that survived
 them (see results/mutation/report.md)."""
 import numpy as np
 import pytest
 import torch
 
 import resnet_nb as rn
-from resnet_nb.data import SufficientStats
-from resnet_nb.train import (_samples_loss, batched_forward, gradient_descent, linear_loss_and_grad,
+from resnet_nb.core.data import SufficientStats
+from resnet_nb.core.train import (_samples_loss, batched_forward, gradient_descent, linear_loss_and_grad,
                              samples_loss_and_grad)
 
 from helpers import random_dataset

@@ -1,12 +1,13 @@
 """The ledger: every claim passes its check, is not vacuous, and its falsifier is rejected on the
-comparison itself; plus the semantics of :class:`resnet_nb.ledger.Check` and of ``show``."""
+comparison itself; plus the semantics of :class:`resnet_nb.core.claims.Check` and of ``show``."""
 import math
 
 import pandas as pd
 import pytest
 
-from resnet_nb import ledger, show
-from resnet_nb.ledger import Check, all_of
+from resnet_nb.core import claims
+from resnet_nb.book import ledger, show
+from resnet_nb.book.ledger import Check, all_of
 
 CLAIMS = ledger.all_claims()
 IDS = sorted(CLAIMS)
@@ -21,7 +22,7 @@ IDS = sorted(CLAIMS)
 def test_claim_is_declared_completely(cid):
     c = CLAIMS[cid]
     assert c.source.strip() and c.statement.strip() and c.falsifier.strip()
-    assert c.verdict in ledger.VERDICTS and c.kind in ledger.KINDS
+    assert c.verdict in claims.VERDICTS and c.kind in claims.KINDS
     if c.verdict == "fails as printed":
         assert c.printed.strip()
 
@@ -91,15 +92,15 @@ def test_fragile_part_makes_the_whole_check_fragile():
 
 def test_mirrored_falsifier_is_detected():
     chk = Check("rank trend", "rho(loss, index)", 0.9, 0.5, "99th percentile", op=">=")
-    assert ledger.mirrored(chk, Check("reversed", "rho(loss, -index)", -0.9, 0.55, "99th pct", op=">="))
-    assert ledger.mirrored(Check("a", "v", -0.3, 0.0, "c"), Check("b", "v", 0.3, 0.0, "c"))
+    assert claims.mirrored(chk, Check("reversed", "rho(loss, -index)", -0.9, 0.55, "99th pct", op=">="))
+    assert claims.mirrored(Check("a", "v", -0.3, 0.0, "c"), Check("b", "v", 0.3, 0.0, "c"))
     # another statistic, or tolerances that let both pass, is a real falsifier
-    assert not ledger.mirrored(chk, Check("other", "rho(loss, size)", 0.2, 0.5, "c", op=">="))
-    assert not ledger.mirrored(Check("x", "v", 0.1, 0.5, "c"), Check("x", "v", -0.1, 0.5, "c"))
-    assert not ledger.mirrored(chk, None)
+    assert not claims.mirrored(chk, Check("other", "rho(loss, size)", 0.2, 0.5, "c", op=">="))
+    assert not claims.mirrored(Check("x", "v", 0.1, 0.5, "c"), Check("x", "v", -0.1, 0.5, "c"))
+    assert not claims.mirrored(chk, None)
     same = Check("critical", "grad", 1e-15, 1e-12, "c")
-    assert ledger.mirrored(all_of("p", [same, chk]), all_of("q", [same, Check("r", "v", -0.9, 0.5, "c", op=">=")]))
-    assert not ledger.mirrored(all_of("p", [same]), all_of("q", [same]))
+    assert claims.mirrored(all_of("p", [same, chk]), all_of("q", [same, Check("r", "v", -0.9, 0.5, "c", op=">=")]))
+    assert not claims.mirrored(all_of("p", [same]), all_of("q", [same]))
 
 
 def test_all_of_needs_every_part_and_reports_the_worst():
@@ -125,7 +126,7 @@ def test_require_and_refute():
 
 def test_check_renders_compact_html_with_verdict_first():
     c = Check("Eq. 11", "max |H - H11|", 1e-15, 1e-12, "100 P eps |H|", nontrivial=2.0)
-    h = c._repr_html_()
+    h = ledger.check_html(c)
     assert h.index("holds") < h.index("Eq. 11") and "overflow-wrap" in h
     assert all(len(line) <= 90 for line in str(c).splitlines())
     # one line that opens: <details> closed, its <summary> the verdict, the statement, the margin
@@ -134,7 +135,7 @@ def test_check_renders_compact_html_with_verdict_first():
     assert "holds" in summary and "Eq. 11" in summary and "below the tolerance" in summary
     body = h[h.index("</summary>"):]
     assert "tolerance: 100 P eps" in body and "nontrivial part" in body
-    assert c.html(open=True).split(">", 1)[0].endswith(" open")
+    assert ledger.check_html(c, open=True).split(">", 1)[0].endswith(" open")
     assert str(c).splitlines()[0] == "[holds] Eq. 11"  # the text/plain form (PDF) is unchanged
 
 
@@ -149,40 +150,40 @@ def test_margin_in_words():
     both = all_of("both", [Check("firm", "v", 0.0, 1.0, "c"), weak])
     assert both.margin_words() == "all 2 parts hold; the tightest, weak: value 0.9, below the tolerance 1 by 0.1"
     assert all_of("no", [weak, Check("bad", "v", 2.0, 1.0, "c")]).margin_words() == "1 of 2 parts fail: bad"
-    assert "<details" in both._repr_html_().split("</summary>", 1)[1]  # parts open one by one
+    assert "<details" in ledger.check_html(both).split("</summary>", 1)[1]  # parts open one by one
 
 
 def test_eps_criterion():
-    tol, crit = ledger.eps_criterion(100, 2.0)
+    tol, crit = claims.eps_criterion(100, 2.0)
     assert tol == pytest.approx(100 * 100 * 2.0 ** -52 * 2.0) and "P = 100" in crit
 
 
 def test_claim_decorator_rejects_incomplete_declarations():
     with pytest.raises(ValueError):
-        ledger.claim("t-x", source="s", statement="t", verdict="true", falsifier="f")
+        claims.claim("t-x", source="s", statement="t", verdict="true", falsifier="f")
     with pytest.raises(ValueError):
-        ledger.claim("t-x", source="s", statement="t", verdict="fails as printed", falsifier="f")
+        claims.claim("t-x", source="s", statement="t", verdict="fails as printed", falsifier="f")
     with pytest.raises(ValueError):
-        ledger.claim("t-x", source="s", statement="t", verdict="holds", falsifier="")
+        claims.claim("t-x", source="s", statement="t", verdict="holds", falsifier="")
     with pytest.raises(ValueError):
-        ledger.claim("t-x", source="s", statement="t", verdict="holds", falsifier="f",
+        claims.claim("t-x", source="s", statement="t", verdict="holds", falsifier="f",
                      falsifier_kind="reversed")
-    assert ledger.FALSIFIER_KINDS == ("plausible false statement", "implied by the check", "regression test")
+    assert claims.FALSIFIER_KINDS == ("plausible false statement", "implied by the check", "regression test")
 
 
 def test_require_all_reports_failures_and_accepted_falsifiers(monkeypatch):
-    @ledger.claim("test-only-bad", source="nowhere", statement="s", verdict="holds", falsifier="f")
+    @claims.claim("test-only-bad", source="nowhere", statement="s", verdict="holds", falsifier="f")
     def bad(falsify=False):
         return Check("x", "v", 0.0, 1.0, "c")  # the falsifier passes too: not rejected
 
     try:
         df = ledger.run_all(ids=["test-only-bad"], progress=False)
         assert df.passed.all() and not df.falsifier_rejected.any()
-        with pytest.raises(ledger.LedgerError, match="not rejected"):
+        with pytest.raises(claims.LedgerError, match="not rejected"):
             ledger.require_all(df)
         assert "NOT rejected" in ledger.ledger_html(df)
     finally:
-        ledger.LEDGER.pop("test-only-bad")
+        claims.LEDGER.pop("test-only-bad")
     with pytest.raises(ValueError, match="unknown claim"):
         ledger.run_all(ids=["no-such-claim"], progress=False)
 
@@ -191,7 +192,7 @@ def test_require_all_refuses_unlabelled_and_contradicted_falsifier_kinds():
     def make(kind, implied):
         # implied: the falsifier states the check's comparison from the other side (gap <= spread
         # against gap >= spread), so any passing check rejects it; otherwise a different value
-        @ledger.claim("test-only-kind", source="nowhere", statement="s", verdict="holds",
+        @claims.claim("test-only-kind", source="nowhere", statement="s", verdict="holds",
                       falsifier="another statement", falsifier_kind=kind)
         def fn(falsify=False):
             if falsify:
@@ -209,10 +210,10 @@ def test_require_all_refuses_unlabelled_and_contradicted_falsifier_kinds():
             if message is None:
                 ledger.require_all(df)
             else:
-                with pytest.raises(ledger.LedgerError, match=message):
+                with pytest.raises(claims.LedgerError, match=message):
                     ledger.require_all(df)
         finally:
-            ledger.LEDGER.pop("test-only-kind")
+            claims.LEDGER.pop("test-only-kind")
 
 
 def test_verdict_summary_counts():
@@ -234,14 +235,14 @@ def test_verdict_summary_counts():
 def _ledger_of(check, fal, **kw):
     kw.setdefault("falsifier", "the ordering reversed")
 
-    @ledger.claim("test-only-shown", source="nowhere", statement="s", verdict="reproduced", **kw)
+    @claims.claim("test-only-shown", source="nowhere", statement="s", verdict="reproduced", **kw)
     def fn(falsify=False):
         return fal if falsify else check
 
     try:
         return ledger.run_all(ids=["test-only-shown"], progress=False)
     finally:
-        ledger.LEDGER.pop("test-only-shown")
+        claims.LEDGER.pop("test-only-shown")
 
 
 def test_ledger_shows_fragile_verdict_and_reversed_falsifier():
@@ -252,7 +253,7 @@ def test_ledger_shows_fragile_verdict_and_reversed_falsifier():
     assert "id='claim-test-only-shown'" in h  # each entry is a link target (claims.html#claim-<id>)
     assert "reproduced</i> <b style='color:#9a6700'>(fragile: margin below the run-to-run spread)" in h
     assert "implied by the check" in h and "adds no evidence" in h
-    assert ledger.effective_verdict("reproduced", True) == \
+    assert claims.effective_verdict("reproduced", True) == \
         "reproduced (fragile: margin below the run-to-run spread)"
     rules = ledger.tolerance_rules(df)
     assert rules.rule.tolist() == ["strict ordering (tolerance 0)"] and rules.fragile.tolist() == [True]
@@ -274,34 +275,34 @@ def test_ledger_shows_fragile_verdict_and_reversed_falsifier():
 def test_complement_falsifier_is_detected():
     # hm-analog-small-init: |gap| <= spread against gap >= spread (opposite sides of one bound)
     chk = Check("within", "|gap|", 0.006, 0.03, "spread")
-    assert ledger.complement(chk, Check("better", "gap", 0.006, 0.03, "spread", op=">="))
-    assert ledger.complement(chk, Check("worse", "-gap", -0.006, 0.03, "spread", op=">="))
-    assert ledger.implied(chk, Check("better", "gap", 0.006, 0.06, "2 spread", op=">="))  # stricter bound
+    assert claims.complement(chk, Check("better", "gap", 0.006, 0.03, "spread", op=">="))
+    assert claims.complement(chk, Check("worse", "-gap", -0.006, 0.03, "spread", op=">="))
+    assert claims.implied(chk, Check("better", "gap", 0.006, 0.06, "2 spread", op=">="))  # stricter bound
     # the same value against the opposite operator: eta lambda >= 2 against eta lambda <= 2
-    assert ledger.complement(Check("a", "eta lam", 3.4, 2.0, "c", op=">="), Check("b", "eta lam", 3.4, 2.0, "c"))
-    assert ledger.complement(Check("a", "g", 0.4, 0.1, "c", op=">="), Check("b", "|g|", 0.4, 0.1, "c"))
+    assert claims.complement(Check("a", "eta lam", 3.4, 2.0, "c", op=">="), Check("b", "eta lam", 3.4, 2.0, "c"))
+    assert claims.complement(Check("a", "g", 0.4, 0.1, "c", op=">="), Check("b", "|g|", 0.4, 0.1, "c"))
     # a bound the check does not imply, another statistic, or the same operator: a real falsifier
-    assert not ledger.complement(chk, Check("better", "gap", 0.006, 0.01, "c", op=">="))
-    assert not ledger.complement(chk, Check("printed", "|gap'|", 0.2, 0.03, "c", op=">="))
-    assert not ledger.complement(chk, Check("printed", "|gap'|", 0.2, 0.03, "c"))
-    assert not ledger.complement(Check("a", "g", 0.4, 0.1, "c", op=">="), Check("b", "|g|", 0.4, 0.5, "c"))
-    assert not ledger.implied(chk, None)
+    assert not claims.complement(chk, Check("better", "gap", 0.006, 0.01, "c", op=">="))
+    assert not claims.complement(chk, Check("printed", "|gap'|", 0.2, 0.03, "c", op=">="))
+    assert not claims.complement(chk, Check("printed", "|gap'|", 0.2, 0.03, "c"))
+    assert not claims.complement(Check("a", "g", 0.4, 0.1, "c", op=">="), Check("b", "|g|", 0.4, 0.5, "c"))
+    assert not claims.implied(chk, None)
     # part by part, as mirrored
     same = Check("critical", "grad", 1e-15, 1e-12, "c")
-    assert ledger.implied(all_of("p", [same, chk]), all_of("q", [same, Check("r", "gap", 0.006, 0.03, "c", op=">=")]))
+    assert claims.implied(all_of("p", [same, chk]), all_of("q", [same, Check("r", "gap", 0.006, 0.03, "c", op=">=")]))
 
 
 def test_falsifier_kinds_declared_inferred_and_in_conflict():
-    kind_of = ledger.falsifier_kind_of
+    kind_of = claims.falsifier_kind_of
     assert kind_of("plausible false statement", "claim", "f", False) == "plausible false statement"
     assert kind_of("reversed ordering", "claim", "f", False) == "implied by the check"
     assert kind_of("", "regression", "corrupted input", False) == "regression test"
     assert kind_of("", "claim", "the ordering reversed", False) == "implied by the check"
     assert kind_of("", "claim", "f", True) == "implied by the check"
     assert kind_of("", "claim", "f", False) == "unlabelled"
-    assert ledger.falsifier_conflict("plausible false statement", True)
-    assert not ledger.falsifier_conflict("plausible false statement", False)
-    assert not ledger.falsifier_conflict("implied by the check", True)
+    assert claims.falsifier_conflict("plausible false statement", True)
+    assert not claims.falsifier_conflict("plausible false statement", False)
+    assert not claims.falsifier_conflict("implied by the check", True)
     # a declared plausible false statement that any passing check rejects: the ledger says so
     chk = Check("within", "|gap|", 0.006, 0.03, "spread")
     df = _ledger_of(chk, Check("better", "gap", 0.006, 0.03, "spread", op=">="),
@@ -318,9 +319,9 @@ def test_falsifier_kinds_declared_inferred_and_in_conflict():
 @pytest.mark.parametrize("cid", IDS)
 def test_every_claim_labels_its_falsifier(cid):
     c = CLAIMS[cid]
-    assert c.falsifier_kind in ledger.FALSIFIER_KINDS, f"{cid}: declare falsifier_kind= explicitly"
-    shown = ledger.falsifier_kind_of(c.falsifier_kind, c.kind, c.falsifier, False)
-    assert shown != ledger.UNLABELLED, f"{cid}: set falsifier_kind= to one of {ledger.FALSIFIER_KINDS}"
+    assert c.falsifier_kind in claims.FALSIFIER_KINDS, f"{cid}: declare falsifier_kind= explicitly"
+    shown = claims.falsifier_kind_of(c.falsifier_kind, c.kind, c.falsifier, False)
+    assert shown != claims.UNLABELLED, f"{cid}: set falsifier_kind= to one of {claims.FALSIFIER_KINDS}"
 
 
 # ---------------------------------------------------------------------------- quotes

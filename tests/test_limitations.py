@@ -1,11 +1,12 @@
-"""Tests of resnet_nb.limitations: each claim of the chapter passes, each falsifier is rejected
+"""Tests of resnet_nb.li.limitations: each claim of the chapter passes, each falsifier is rejected
 on its comparison, and the helpers behave as their docstrings say."""
 import numpy as np
 import pytest
 import torch
 
-from resnet_nb import ShortcutNetwork, ledger
-from resnet_nb import limitations as lim
+from resnet_nb import ShortcutNetwork
+from resnet_nb.core import claims
+from resnet_nb.li import limitations as lim
 
 CLAIMS = [lim.check_fixup_not_flat, lim.check_variance_growth, lim.check_product_band,
           lim.check_index_vs_loss]
@@ -13,7 +14,7 @@ CLAIMS = [lim.check_fixup_not_flat, lim.check_variance_growth, lim.check_product
 
 @pytest.mark.parametrize("fn", CLAIMS, ids=lambda f: f.__name__)
 def test_claim_passes_and_falsifier_rejected(fn):
-    assert fn.claim.id in ledger.LEDGER
+    assert fn.claim.id in claims.LEDGER
     fn(falsify=False).require()
     assert fn(falsify=True).rejected_on_value
 

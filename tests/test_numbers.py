@@ -190,7 +190,7 @@ def test_every_decimal_number_is_computed_or_a_listed_quote(path):
 def test_quote_files_are_complete():
     """Each entry of book/quotes/*.yml has a value (a string), a source and a context, and each
     file belongs to a chapter."""
-    from resnet_nb import ledger
+    from resnet_nb.book import ledger
 
     df = ledger.load_quotes(QUOTES)
     chapters = {p.stem for p in CHAPTERS}

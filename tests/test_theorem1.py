@@ -1,4 +1,4 @@
-"""Tests of resnet_nb.theorem1: every check must pass where the statement is true and fail
+"""Tests of resnet_nb.li.theorem1: every check must pass where the statement is true and fail
 where it is false (a check that cannot fail is a defect)."""
 
 import numpy as np
@@ -10,14 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from resnet_nb import ShortcutNetwork, synthetic_linear
-from resnet_nb.hessians import directional_derivatives, hessian, loss_function, theorem1_blocks
-from resnet_nb import ledger
-from resnet_nb.theorem1 import (covers_unit, depth_table, eq11_assemble, eq13_assemble, eq21_A, eq25_B,
+from resnet_nb.core.hessians import directional_derivatives, hessian, loss_function, theorem1_blocks
+from resnet_nb.core import claims
+from resnet_nb.li.theorem1 import (covers_unit, depth_table, eq11_assemble, eq13_assemble, eq21_A, eq25_B,
                                 eq28_A, lemma1_check, lemma2_check, mixed_partial, one_sided_derivatives,
                                 order_n_closed_form, param_coords, param_index, part1_check,
                                 part2_check, part3_check, relu_kink_check, shifted_sigmoid,
                                 shuffle_matrix, taylor_remainder_check)
-from resnet_nb.theorem1_dynamics import (eq7_check, eq7_update, eq15_16_check, figure4_one_shortcut_check,
+from resnet_nb.li.dynamics import (eq7_check, eq7_update, eq15_16_check, figure4_one_shortcut_check,
                                          figure4_skip_all_check)
 
 torch.set_num_threads(1)
@@ -322,7 +322,7 @@ def test_eq7_wrong_sign_would_be_caught(data3):
     W = torch.randn(net.shape, dtype=torch.float64, generator=torch.Generator().manual_seed(1)) * 0.5
     upd = eq7_update(net, W, data3.stats(), 0.1)
     Wg = W.clone().requires_grad_(True)
-    from resnet_nb.losses import loss_stats
+    from resnet_nb.core.losses import loss_stats
     (g,) = torch.autograd.grad(loss_stats(net, Wg, data3.stats()), Wg)
     assert float((upd - 0.1 * g).abs().max()) > 1e-3
 
@@ -340,7 +340,7 @@ def test_eq15_16(data3):
 
 
 def test_relu_first_order_kink(data3):
-    from resnet_nb.theorem1 import relu_first_order_check
+    from resnet_nb.li.theorem1 import relu_first_order_check
     res = relu_first_order_check(data3, directions=3)
     assert res.passed, str(res)
 
@@ -349,7 +349,7 @@ def test_relu_first_order_kink(data3):
 
 def test_relabel_matches_whitened_mnist():
     from resnet_nb import whitened_mnist
-    from resnet_nb.theorem1_dynamics import relabel
+    from resnet_nb.li.dynamics import relabel
     base = whitened_mnist(n_per_class=15)
     order = [3, 1, 0, 2, 4, 5, 9, 8, 7, 6]
     for signs in ("positive_diagonal", "negative_diagonal", [1, -1] * 5):
@@ -359,7 +359,7 @@ def test_relabel_matches_whitened_mnist():
 
 
 def test_relabel_rejects_bad_input(data3):
-    from resnet_nb.theorem1_dynamics import relabel
+    from resnet_nb.li.dynamics import relabel
     with pytest.raises(ValueError, match="order must be a permutation"):
         relabel(data3, order=[0, 0, 1])
     with pytest.raises(ValueError, match="signs must be"):
@@ -367,7 +367,7 @@ def test_relabel_rejects_bad_input(data3):
 
 
 def test_sign_and_order_sweeps_agree_with_relabel(data3):
-    from resnet_nb.theorem1_dynamics import order_sweep, relabel, sign_sweep
+    from resnet_nb.li.dynamics import order_sweep, relabel, sign_sweep
     conds = sign_sweep(data3)
     assert conds.shape == (8,)
     for k in (0, 5, 7):
@@ -385,7 +385,7 @@ def test_sign_and_order_sweeps_agree_with_relabel(data3):
 
 
 def test_one_short_tuples_never_cover():
-    from resnet_nb.theorem1 import lemma1_tuples
+    from resnet_nb.li.theorem1 import lemma1_tuples
     for n in (2, 3):
         net = ShortcutNetwork(3, n, 3)
         tuples = lemma1_tuples(net, n + 1, 30, seed=n)
@@ -401,7 +401,7 @@ def test_widget_and_animation(data3):
     import matplotlib
     matplotlib.use("Agg")
     import ipywidgets as widgets
-    from resnet_nb.theorem1 import depth_animation, hessian_explorer
+    from resnet_nb.li.theorem1 import depth_animation, hessian_explorer
     box = hessian_explorer(mnist=synthetic_linear(10, 30, seed=0))  # stands in for MNIST (d = 10)
     sliders = [w for row in box.children[:2] for w in row.children if isinstance(w, widgets.IntSlider)]
     assert len(sliders) == 3 and all(not s.continuous_update for s in sliders)
@@ -412,7 +412,7 @@ def test_widget_and_animation(data3):
 
 
 def test_explorer_title_names_the_activation(data3):
-    from resnet_nb.theorem1 import explorer_title, same_picture
+    from resnet_nb.li.theorem1 import explorer_title, same_picture
     assert "mid=tanh" in explorer_title(ShortcutNetwork(3, 2, 2, mid="tanh"))
     assert explorer_title(ShortcutNetwork(3, 2, 2)).endswith("linear")
     # tanh'(0) = 1: the Hessian at 0 with tanh at mid is the linear one
@@ -421,13 +421,13 @@ def test_explorer_title_names_the_activation(data3):
 
 
 def test_growth_bounds_hold_and_reject_depth_invariance(data3):
-    from resnet_nb.theorem1 import growth_check
+    from resnet_nb.li.theorem1 import growth_check
     assert growth_check(data3.stats(), (2, 4, 8)).passed
     assert growth_check(data3.stats(), (2, 4, 8), variant="pairs_once").parts[1].rejected_on_value
 
 
 def test_ginverse_is_not_moore_penrose_and_reaches_lmin():
-    from resnet_nb.theorem1_dynamics import eq15_16_ginverse_check, generalized_inverse, rank_deficient_data
+    from resnet_nb.li.dynamics import eq15_16_ginverse_check, generalized_inverse, rank_deficient_data
     data = rank_deficient_data(d=5, rank=2, seed=3)
     S = data.stats().Sxx
     G = generalized_inverse(S, seed=1)
@@ -450,17 +450,17 @@ THEOREM1_CLAIMS = ["core-kronecker-hessian", "li-thm1-closed-forms", "li-lemma1"
 
 @pytest.mark.parametrize("cid", THEOREM1_CLAIMS)
 def test_claim_and_falsifier(cid):
-    import resnet_nb.hessians  # noqa: F401  (declares its claims)
-    import resnet_nb.theorem1  # noqa: F401
-    import resnet_nb.theorem1_dynamics  # noqa: F401
-    c = ledger.LEDGER[cid]
+    import resnet_nb.core.hessians  # noqa: F401  (declares its claims)
+    import resnet_nb.li.theorem1  # noqa: F401
+    import resnet_nb.li.dynamics  # noqa: F401
+    c = claims.LEDGER[cid]
     res = c.check(falsify=False)
-    assert isinstance(res, ledger.Check) and res.passed, str(res)
+    assert isinstance(res, claims.Check) and res.passed, str(res)
     assert c.check(falsify=True).rejected_on_value
 
 
 def test_relu_masked_spectrum_and_depth_table(data3):
-    from resnet_nb.theorem1 import relu_masked_prediction, relu_masked_singular_values
+    from resnet_nb.li.theorem1 import relu_masked_prediction, relu_masked_singular_values
 
     net = ShortcutNetwork(3, 2, 3, mid="relu")
     W = 0.01 * torch.randn(net.shape, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
@@ -470,14 +470,14 @@ def test_relu_masked_spectrum_and_depth_table(data3):
 
 
 def test_relu_start_prediction_choices():
-    from resnet_nb.theorem1 import relu_start_check
+    from resnet_nb.li.theorem1 import relu_start_check
 
     with pytest.raises(ValueError):
         relu_start_check(depth=2, n_per_class=20, prediction="quarter")
 
 
 def test_sharpness_trace_crosses_the_edge_before_the_spike():
-    from resnet_nb.theorem1_dynamics import sharpness_trace
+    from resnet_nb.li.dynamics import sharpness_trace
 
     data = synthetic_linear(4, 200, seed=0)
     tr = sharpness_trace(data, n=2, R=2, lr=0.1, epochs=100, every=50)
@@ -486,9 +486,9 @@ def test_sharpness_trace_crosses_the_edge_before_the_spike():
 
 
 def test_every_claim_of_theorem1_and_hessians_states_its_falsifier_kind():
-    import resnet_nb.hessians as hs
-    import resnet_nb.theorem1 as t1m
-    mine = [c for c in ledger.LEDGER.values() if c.check.__module__ in (hs.__name__, t1m.__name__)]
+    import resnet_nb.core.hessians as hs
+    import resnet_nb.li.theorem1 as t1m
+    mine = [c for c in claims.LEDGER.values() if c.check.__module__ in (hs.__name__, t1m.__name__)]
     assert len(mine) == 14
     kinds = {"plausible false statement", "regression test", "implied by the check"}
     assert all(c.falsifier_kind in kinds for c in mine), [c.id for c in mine if c.falsifier_kind not in kinds]

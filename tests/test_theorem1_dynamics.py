@@ -13,13 +13,13 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 
-from resnet_nb import ledger  # noqa: E402
-from resnet_nb import theorem1_dynamics as dyn  # noqa: E402
-from resnet_nb.data import Dataset, synthetic_linear  # noqa: E402
-from resnet_nb.hessians import hessian_linear  # noqa: E402
-from resnet_nb.init import initialise  # noqa: E402
-from resnet_nb.networks import ShortcutNetwork  # noqa: E402
-from resnet_nb.plotting import COLORS  # noqa: E402
+from resnet_nb.core import claims
+from resnet_nb.li import dynamics as dyn  # noqa: E402
+from resnet_nb.core.data import Dataset, synthetic_linear  # noqa: E402
+from resnet_nb.core.hessians import hessian_linear  # noqa: E402
+from resnet_nb.core.init import initialise  # noqa: E402
+from resnet_nb.core.networks import ShortcutNetwork  # noqa: E402
+from resnet_nb.book.plotting import COLORS  # noqa: E402
 
 torch.set_num_threads(1)
 F64 = torch.float64
@@ -183,16 +183,16 @@ def test_residual_table_follows_the_residual_under_the_natural_pairing():
 # -- the ledger's claims of the module ------------------------------------------------------------------
 
 def test_every_claim_of_the_module_states_its_falsifier_kind():
-    mine = [c for c in ledger.LEDGER.values() if c.check.__module__ == dyn.__name__]
+    mine = [c for c in claims.LEDGER.values() if c.check.__module__ == dyn.__name__]
     assert len(mine) == 5
     kinds = {"plausible false statement", "regression test", "implied by the check"}
     assert all(c.falsifier_kind in kinds for c in mine)
-    assert ledger.LEDGER["li-fig4-skip-all"].falsifier_kind == "regression test"
+    assert claims.LEDGER["li-fig4-skip-all"].falsifier_kind == "regression test"
     assert "referee" not in " ".join(c.source + c.statement for c in mine)
 
 
 def test_g_inverse_claim_is_falsified_by_the_unique_minimiser_statement():
-    c = ledger.LEDGER["li-eq15-16-any-g-inverse"]
+    c = claims.LEDGER["li-eq15-16-any-g-inverse"]
     assert "unique" in c.falsifier and c.falsifier_kind == "plausible false statement"
     fal = c.check(falsify=True)
     assert fal.rejected_on_value and fal.claim.startswith("Falsifier:")
@@ -258,7 +258,7 @@ def test_catapult_steps_alternate_and_grow_as_the_quadratic_model_says(data2, sw
     np.testing.assert_allclose(cat["losses"] - sweep2["Lmin"], gap[: cat["losses"].size], rtol=1e-8)
     # own computation of the projections
     net = ShortcutNetwork(2, 2, 2)
-    from resnet_nb.train import gradient_descent
+    from resnet_nb.core.train import gradient_descent
 
     ep = list(range(start, start + 10))
     res = gradient_descent(net, initialise(net, "small", seed=0), data2.stats(), 1.0, ep[-1], snapshot_epochs=ep)

@@ -8,9 +8,9 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from resnet_nb.hessians import hessian  # noqa: E402
-from resnet_nb.plotting import COLORS  # noqa: E402
-from resnet_nb.theorem1_figures import key_figure, key_hessians  # noqa: E402
+from resnet_nb.core.hessians import hessian  # noqa: E402
+from resnet_nb.book.plotting import COLORS  # noqa: E402
+from resnet_nb.book.theorem1_figures import key_figure, key_hessians  # noqa: E402
 
 
 def test_key_hessians_are_zero_for_n3_block_diagonal_for_n2_and_coupled_for_n1():
@@ -27,7 +27,7 @@ def test_key_hessians_are_zero_for_n3_block_diagonal_for_n2_and_coupled_for_n1()
     assert float(H1[q1:2 * q1, :q1].abs().max()) > 1e-3  # n = 1: units couple
     # the drawn matrices are the exact Hessians (autograd agrees)
     torch.testing.assert_close(H2, hessian(net2, torch.zeros(net2.shape, dtype=torch.float64),
-                                           __import__("resnet_nb.theorem1", fromlist=["_data3"])._data3()),
+                                           __import__("resnet_nb.li.theorem1", fromlist=["_data3"])._data3()),
                                rtol=0, atol=1e-12)
 
 

@@ -20,7 +20,7 @@ import nbformat
 import numpy as np
 import yaml
 
-from resnet_nb import ledger
+from resnet_nb.book import ledger
 
 ROOT = Path(__file__).resolve().parents[1]
 TOUR = ROOT / "book" / "tour.ipynb"

@@ -4,8 +4,8 @@ import pytest
 import torch
 
 import resnet_nb as rn
-from resnet_nb.losses import loss_samples, loss_stats
-from resnet_nb.train import (_samples_loss, gradient_descent, linear_loss_and_grad, prefix_products,
+from resnet_nb.core.losses import loss_samples, loss_stats
+from resnet_nb.core.train import (_samples_loss, gradient_descent, linear_loss_and_grad, prefix_products,
                              samples_loss_and_grad, suffix_products)
 
 
@@ -180,7 +180,7 @@ def test_bad_arguments(data):
                                               ((3, 5), (2, 5))])
 def test_samples_loss_and_grad_refuses_data_of_the_wrong_shape(shape_x, shape_y):
     # found by mutation testing: a 3-D X used to give a loss and an uninitialised gradient
-    from resnet_nb.train import samples_loss_and_grad
+    from resnet_nb.core.train import samples_loss_and_grad
 
     net = rn.ShortcutNetwork(3, 2, 2, mid="relu")
     W = torch.zeros(net.shape, dtype=torch.float64)

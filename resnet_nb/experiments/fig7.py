@@ -2,7 +2,7 @@
 
 The same runs as :mod:`.fig6` (orthogonal plain networks with ReLUs at the 2-shortcut
 positions, and 2-shortcut networks with ReLUs at mid), with the exact Hessian of the ReLU
-network from :func:`resnet_nb.experiments.relu_hessian.hessian_mid_relu`. The optimum of a
+network from :func:`resnet_nb.core.relu_hessian.hessian_mid_relu`. The optimum of a
 ReLU network is unknown, so the x-axis is lg(loss). The default scale uses depth 6 and a
 subset of the digits (``n_per_class`` per class) to fit the book's time budget.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import engine, fig6
+from resnet_nb.experiments import engine, fig6
 
 __all__ = ["SCALES", "configurations", "run_one", "run", "plot"]
 
@@ -47,8 +47,8 @@ def plot(table: pd.DataFrame, ax=None):
 # ------------------------------------------------------------------------------------------
 # Claims (decided on the committed paper-scale table)
 # ------------------------------------------------------------------------------------------
-from .. import ledger  # noqa: E402
-from .common import committed, mnist_optimum  # noqa: E402
+from resnet_nb.core import claims  # noqa: E402
+from resnet_nb.experiments.common import committed, mnist_optimum  # noqa: E402
 
 
 def resolved_runs(table: pd.DataFrame) -> dict:
@@ -63,7 +63,7 @@ def per_output_optimum() -> float:
     return mnist_optimum() / mnist().d
 
 
-@ledger.claim(
+@claims.claim(
     "li-fig7-shortcut-better-conditioned-relu", source="Li et al., Section 5.2, Figure 7 (read as ReLU networks)",
     statement=r"Reading Figure 7 as Figure 6 with ReLUs at the mid positions (an inference: the paper does not "
               r"say so), the condition number of 2-shortcut-ReLU networks (depth 16) is below that of "
@@ -74,10 +74,10 @@ def per_output_optimum() -> float:
     falsifier="the orthogonal-ReLU networks are the better conditioned ones (the ordering reversed)",
     falsifier_kind="implied by the check",
     where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
-def check_shortcut_better_conditioned_relu(falsify: bool = False) -> ledger.Check:
+def check_shortcut_better_conditioned_relu(falsify: bool = False) -> claims.Check:
     t = committed("fig7")
     small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")
     return fig6.ordering(t, "lgc", True, small, large, "lg cond")
 
 
-from .common import mnist  # noqa: E402
+from resnet_nb.experiments.common import mnist  # noqa: E402

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import engine, fig6
-from ..plotting import COLORS
-from .common import LABELS
+from resnet_nb.experiments import engine, fig6
+from resnet_nb.book.plotting import COLORS
+from resnet_nb.experiments.common import LABELS
 
 __all__ = ["SCALES", "SHARES_RECORDS_WITH", "configurations", "run_one", "run", "plot", "DENSE",
            "dense_index", "reproduce_dense", "load_dense", "index_fall", "peak_lag", "plot_dense", "overview"]
@@ -78,11 +78,11 @@ def plot(table: pd.DataFrame, ax=None, run_index: int = 0):
 # ------------------------------------------------------------------------------------------
 # Claims (decided on the committed paper-scale table of Figure 6)
 # ------------------------------------------------------------------------------------------
-from .. import ledger  # noqa: E402
-from .common import committed  # noqa: E402
+from resnet_nb.core import claims  # noqa: E402
+from resnet_nb.experiments.common import committed  # noqa: E402
 
 
-@ledger.claim(
+@claims.claim(
     "li-fig8-smaller-index", source="Li et al., Section 5.2, Figure 8 left",
     statement=r"At depth 16 (linear, learning rate 0.1, 5 runs each) the index of 2-shortcut networks is below "
               r"that of orthogonal plain networks (run means) at every measured loss of the range both pass "
@@ -91,13 +91,13 @@ from .common import committed  # noqa: E402
     verdict="reproduced", falsifier="the orthogonal networks have the smaller index (the ordering reversed)",
     falsifier_kind="implied by the check",
     where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
-def check_smaller_index(falsify: bool = False) -> ledger.Check:
+def check_smaller_index(falsify: bool = False) -> claims.Check:
     t = committed("fig6")
     small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")
     return fig6.ordering(t, "index", False, small, large, "index", exclude=fig6.first_step_gap(t))
 
 
-def peak_in_drop(table: pd.DataFrame, arch: str = "2-shortcut") -> ledger.Check:
+def peak_in_drop(table: pd.DataFrame, arch: str = "2-shortcut") -> claims.Check:
     """Each run's gradient-norm peak against the interval (between two recorded Hessians) in which
     its index fell the most. The value is the smallest distance, in epochs, from a run's peak to the
     nearer end of its interval, negative when the peak lies outside it: the margin by which the peak
@@ -116,7 +116,7 @@ def peak_in_drop(table: pd.DataFrame, arch: str = "2-shortcut") -> ledger.Check:
     worst = min(r["inside"] for r in rows)
     peaks = sorted({r["peak"] for r in rows})
     ends = sorted({(r["drop_from"], r["drop_to"]) for r in rows})
-    return ledger.Check(
+    return claims.Check(
         f"{arch}: gradient peak inside the steepest fall of the index ({len(rows)} runs)",
         "smallest distance (epochs) from a run's gradient peak to the nearer end of its interval "
         "(negative: outside)", float(worst), 0.0,
@@ -143,9 +143,9 @@ def dense_index(arch: str = "2-shortcut", depth: int = DENSE["depth"], lr: float
     """Retrain run ``run`` of Figure 8 (linear, the seed that :func:`fig6.configurations` gives it) for
     ``last`` epochs; one row per epoch with the loss and the gradient norm, and for epochs ``first`` to
     ``last`` the index of the exact Hessian and its number of negative eigenvalues."""
-    from .. import hessians
-    from ..train import gradient_descent
-    from .common import initial_weights, mnist, network
+    from resnet_nb.core import hessians
+    from resnet_nb.core.train import gradient_descent
+    from resnet_nb.experiments.common import initial_weights, mnist, network
 
     net = network(arch, depth)
     stats = mnist().stats()
@@ -166,7 +166,7 @@ def dense_index(arch: str = "2-shortcut", depth: int = DENSE["depth"], lr: float
 def _dense_folder(out=None):
     from pathlib import Path
 
-    from ..paths import RESULTS
+    from resnet_nb.core.paths import RESULTS
 
     return (Path(out) if out is not None else RESULTS).joinpath(*DENSE_DIR)
 
@@ -220,13 +220,13 @@ def index_fall(dense: pd.DataFrame, arch: str = "2-shortcut") -> dict:
     return out
 
 
-def peak_lag(dense: pd.DataFrame, arch: str = "2-shortcut") -> ledger.Check:
+def peak_lag(dense: pd.DataFrame, arch: str = "2-shortcut") -> claims.Check:
     """The gradient peak against the middle of the index's fall in one densely sampled run: the lag
     ``|t50 - peak|`` must not exceed half the width ``(t75 - t25)/2`` of the middle half of the fall."""
     f = index_fall(dense, arch)
     lag, half = abs(f["lag"]), (f["t75"] - f["t25"]) / 2
     ok = np.isfinite(lag)
-    return ledger.Check(
+    return claims.Check(
         f"{arch}: gradient peak within the middle half of the index's fall (one run, Hessian every epoch "
         f"{f['first']}-{f['last']})", "|epoch of half the fall - epoch of the gradient peak|",
         float(lag) if ok else float("inf"), float(half) if ok else 0.0,
@@ -238,7 +238,7 @@ def peak_lag(dense: pd.DataFrame, arch: str = "2-shortcut") -> ledger.Check:
         values=f)
 
 
-@ledger.claim(
+@claims.claim(
     "li-fig8-gradient-peak-at-index-drop", source="Li et al., Section 5.2, Figure 8 right",
     statement=r"Along the 2-shortcut runs (depth 16, linear, learning rate 0.1) the gradient norm peaks while "
               r"the index falls: in each of the 5 committed runs (which nearly coincide: one observation) the "
@@ -250,13 +250,13 @@ def peak_lag(dense: pd.DataFrame, arch: str = "2-shortcut") -> ledger.Check:
               "in the orthogonal runs",
     falsifier_kind="plausible false statement",
     where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
-def check_peak_at_drop(falsify: bool = False) -> ledger.Check:
+def check_peak_at_drop(falsify: bool = False) -> claims.Check:
     arch = "orthogonal" if falsify else "2-shortcut"
     dense = load_dense()
     if dense is None:
         raise FileNotFoundError("results/fig8/dense is missing: run "
                                 "`python -c 'from resnet_nb.experiments import fig8; fig8.reproduce_dense()'`")
-    return ledger.all_of(f"{arch}: gradient peak at the fall of the index",
+    return claims.all_of(f"{arch}: gradient peak at the fall of the index",
                          [peak_in_drop(committed("fig6"), arch), peak_lag(dense, arch)])
 
 
@@ -296,7 +296,7 @@ def overview(fig3_table: pd.DataFrame, stable: pd.DataFrame, dense: pd.DataFrame
 
     import matplotlib.pyplot as plt
 
-    from . import fig3
+    from resnet_nb.experiments import fig3
 
     fig, ax = plt.subplots(1, 3, figsize=(13, 3.6))
     fig3.plot(fig3_table[~fig3_table["relu"].astype(bool)], ax=[ax[0]])

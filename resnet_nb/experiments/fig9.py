@@ -20,12 +20,12 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .. import ledger
-from .._checks import check_choice, check_float, check_int
-from ..train import gradient_descent
-from . import engine
-from ..plotting import COLORS
-from .common import ARCHS, LABELS, depths_for, initial_weights, log_grid, mnist, mnist_optimum, network
+from resnet_nb.core import claims
+from resnet_nb.core.checks import check_choice, check_float, check_int
+from resnet_nb.core.train import gradient_descent
+from resnet_nb.experiments import engine
+from resnet_nb.book.plotting import COLORS
+from resnet_nb.experiments.common import ARCHS, LABELS, depths_for, initial_weights, log_grid, mnist, mnist_optimum, network
 
 __all__ = ["SCALES", "configurations", "run_one", "run", "summarise", "plot", "RELU"]
 
@@ -50,7 +50,7 @@ def _label(arch):
 
 
 def _color(arch):
-    """The architecture's colour in the book's one palette (:data:`resnet_nb.plotting.COLORS`)."""
+    """The architecture's colour in the book's one palette (:data:`resnet_nb.book.plotting.COLORS`)."""
     return COLORS.get(arch, COLORS["plain"])
 
 
@@ -284,7 +284,7 @@ def stability_run(arch: str, depth: int, lr: float, seed: int = 0, runs: int = 3
 @functools.lru_cache(maxsize=4)
 def _stability_run(arch, depth, lr, seed, runs, epochs):
     # cached: the ledger runs the check and its falsifier on the same training runs
-    from ..hessians import hessian_linear
+    from resnet_nb.core.hessians import hessian_linear
 
     net = network(arch, depth)
     data = mnist()
@@ -319,9 +319,9 @@ def escape_factor(depth: int = 2, lr: float = 0.1, scale: float = 1e-8, epochs: 
 @functools.lru_cache(maxsize=4)
 def _escape_factor(depth, lr, scale, epochs, seed, window):
     # cached: the ledger runs the check and its falsifier on the same run
-    from ..hessians import hessian_at_zero
-    from ..init import initialise
-    from ..networks import flatten
+    from resnet_nb.core.hessians import hessian_at_zero
+    from resnet_nb.core.init import initialise
+    from resnet_nb.core.networks import flatten
 
     net = network("2-shortcut", depth)
     data = mnist()
@@ -416,7 +416,7 @@ def near_optimal(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: in
             "depths": [int(d) for d in s["depth"]]}
 
 
-@ledger.claim("li-fig9-near-optimal", source="Li et al., Section 5.3, Figure 9",
+@claims.claim("li-fig9-near-optimal", source="Li et al., Section 5.3, Figure 9",
               statement="At every depth from 4 to 96 (committed run, 10 runs per rate, 1,000 epochs), the "
                         "2-shortcut linear networks at their best rate end with a mean final loss within "
                         "$10^{-4}$ of $L_{\\min}$ (our reading of the paper's \"stay close to optimal\").",
@@ -424,11 +424,11 @@ def near_optimal(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: in
               falsifier="1-shortcut networks (the plain-ResNet case the paper contrasts) also end within "
                         "$10^{-4}$ of $L_{\\min}$ at every depth from 4 to 96",
               falsifier_kind="plausible false statement", where=_WHERE)
-def check_fig9_near_optimal(falsify: bool = False) -> ledger.Check:
+def check_fig9_near_optimal(falsify: bool = False) -> claims.Check:
     arch = "1-shortcut" if falsify else "2-shortcut"
     w = near_optimal(committed(), arch, mnist_optimum())
     bound = float(np.log10(NEAR_OPT_EXCESS))
-    return ledger.Check(f"Figure 9: {arch} within 1e-4 of L_min from depth 4 on",
+    return claims.Check(f"Figure 9: {arch} within 1e-4 of L_min from depth 4 on",
                         f"largest lg(final loss - L_min) of {arch}", w["lg_excess"], bound,
                         "lg 1e-4 (our reading of 'close to optimal'); fragile when the margin is below "
                         "2 standard errors of the mean over runs of lg(final loss - L_min) at that depth",
@@ -437,7 +437,7 @@ def check_fig9_near_optimal(falsify: bool = False) -> ledger.Check:
                         values={"lg_excess": w["lg_excess"], "depth": w["depth"]})
 
 
-@ledger.claim("li-fig9-shortcut-lowest", source="Li et al., Section 5.3, Figure 9",
+@claims.claim("li-fig9-shortcut-lowest", source="Li et al., Section 5.3, Figure 9",
               statement="At every depth from 3 to 96 (committed run, 10 runs per rate, 1,000 epochs), the "
                         "2-shortcut linear networks at their best rate end closest to $L_{\\min}$ of the five "
                         "architectures; at the depths listed by the check the gap to the next is below two "
@@ -446,11 +446,11 @@ def check_fig9_near_optimal(falsify: bool = False) -> ledger.Check:
               verdict="partly reproduced",
               falsifier="orthogonal plain networks (dynamical isometry) end closest at every depth",
               falsifier_kind="plausible false statement", where=_WHERE)
-def check_fig9_shortcut_lowest(falsify: bool = False) -> ledger.Check:
+def check_fig9_shortcut_lowest(falsify: bool = False) -> claims.Check:
     t = committed()
     arch = "orthogonal" if falsify else "2-shortcut"
     g = lowest_gap(t, arch, mnist_optimum(), from_depth=FIG9_FROM_DEPTH)
-    return ledger.Check(f"Figure 9: {arch} lowest at every depth from {FIG9_FROM_DEPTH}",
+    return claims.Check(f"Figure 9: {arch} lowest at every depth from {FIG9_FROM_DEPTH}",
                         "smallest gap lg(rival) - lg(" + arch + ")",
                         g["gap"], 0.0, "strictly lowest (gap > 0); fragile when the gap is below 2 standard "
                         "errors of the difference of the means over runs of lg(final loss - L_min)", op=">=",
@@ -461,7 +461,7 @@ def check_fig9_shortcut_lowest(falsify: bool = False) -> ledger.Check:
                         values={"gap": g["gap"], "depth": g["depth"], "fragile": g["fragile"]})
 
 
-@ledger.claim("li-eos-2shortcut-depth16", source="Li et al., Section 5.3, Figure 9 (best rate at depth 16)",
+@claims.claim("li-eos-2shortcut-depth16", source="Li et al., Section 5.3, Figure 9 (best rate at depth 16)",
               statement="The depth-16 2-shortcut networks converge at their best rate $\\eta$ although "
                         "$\\eta\\lambda_{\\max}(0) > 2$, and end at a minimum with $\\eta\\lambda_{\\max} \\approx 2$ "
                         "(the edge of stability of Cohen et al. 2021): the condition at the start does not "
@@ -470,7 +470,7 @@ def check_fig9_shortcut_lowest(falsify: bool = False) -> ledger.Check:
               falsifier="$\\eta\\lambda_{\\max}(0) < 2$ is necessary for gradient descent to converge (the "
                         "check's first part reversed)",
               falsifier_kind="implied by the check", where=_WHERE)
-def check_edge_of_stability(falsify: bool = False, runs: int = 3, data: pd.DataFrame | None = None) -> ledger.Check:
+def check_edge_of_stability(falsify: bool = False, runs: int = 3, data: pd.DataFrame | None = None) -> claims.Check:
     """``data``: the rows of :func:`stability_run` for the depth-16 2-shortcut networks at their
     best committed rate, if already computed (the chapter passes them)."""
     t = committed()
@@ -480,22 +480,22 @@ def check_edge_of_stability(falsify: bool = False, runs: int = 3, data: pd.DataF
     if not (np.isclose(d["lr"], lr).all() and (d["arch"] == "2-shortcut").all() and (d["depth"] == 16).all()):
         raise ValueError("data must be stability_run('2-shortcut', 16, best rate) rows")
     e0 = float(d["eta_lam0"].min())
-    start = (ledger.Check("start beyond the classical bound", "min over runs of eta lambda_max(0)", e0, 2.0,
+    start = (claims.Check("start beyond the classical bound", "min over runs of eta lambda_max(0)", e0, 2.0,
                           "GD on a quadratic with curvature lambda is stable only for eta lambda < 2",
                           op="<=" if falsify else ">="))
     excess = float(d["final_loss"].max() - mnist_optimum())
-    conv = ledger.Check("converged", "max over runs of final loss - L_min", excess,
+    conv = claims.Check("converged", "max over runs of final loss - L_min", excess,
                         float(d["final_loss"].std() + 1e-3 * mnist_optimum()),
                         "1e-3 L_min plus the std over runs of the final loss", op="<=")
     end = d["eta_lam_end"].to_numpy()
     spread = float(np.std(end))
-    edge = ledger.Check("ends at the edge", "|mean eta lambda_max(end) - 2|", abs(float(end.mean()) - 2.0),
+    edge = claims.Check("ends at the edge", "|mean eta lambda_max(end) - 2|", abs(float(end.mean()) - 2.0),
                         3 * spread, "3 x the std over runs of eta lambda_max(end)", op="<=", spread=spread)
-    return ledger.all_of(f"depth-16 2-shortcut at eta = {lr:.3g}", [start, conv, edge],
+    return claims.all_of(f"depth-16 2-shortcut at eta = {lr:.3g}", [start, conv, edge],
                          lines=[f"eta lambda_max(0) = {e0:.3g}, eta lambda_max(end) = {end.mean():.4g}"])
 
 
-@ledger.claim("li-escape-rate-2shortcut", source="Li et al., Theorem 1 (n = 2), applied to gradient descent",
+@claims.claim("li-escape-rate-2shortcut", source="Li et al., Theorem 1 (n = 2), applied to gradient descent",
               statement="Implementation check: near the 2-shortcut saddle at zero, the book's gradient descent at "
                         "rate $\\eta$ moves away along the most negative curvature direction by the factor "
                         "$1 + \\eta\\,\\sigma_{\\max}(M)$ per step, $M = \\Sigma_{XX} - \\Sigma_{YX}$, which is "
@@ -506,12 +506,12 @@ def check_edge_of_stability(falsify: bool = False, runs: int = 3, data: pd.DataF
                         "$1 + \\eta\\,\\sigma_{\\max}(M)$ (constructed to fail, not a reading anyone makes: it "
                         "shows that the comparison resolves a difference of a few percent)",
               falsifier_kind="regression test", where=_WHERE)
-def check_escape_rate(falsify: bool = False) -> ledger.Check:
+def check_escape_rate(falsify: bool = False) -> claims.Check:
     e = escape_factor()
     sig = e["sigma"]
     predicted = 1 + e["lr"] * (sig[0] / sig[-1] if falsify else sig[0])
     tol = 10 * e["lr"] * e["norm_end"] * sig[0]
-    return ledger.Check("escape factor per step (depth 2, eta = 0.1)", "|measured - predicted factor|",
+    return claims.Check("escape factor per step (depth 2, eta = 0.1)", "|measured - predicted factor|",
                         abs(e["measured"] - predicted), tol,
                         "10 eta ||w|| sigma_max(M): the gradient's second-order terms near 0",
                         nontrivial=e["measured"] - 1, nontrivial_what="measured factor - 1", nontrivial_min=1e-3,

@@ -11,7 +11,7 @@ For each page of _toc.yml the test loads the page in headless Chromium and measu
   them are plumbing: a line with ``show.``, ``assert``, ``display(``, ipywidgets or
   ``interact``, ``%pip``, ``.require()`` or ``.refute()``;
 * the colours of the kernel-free charts' lines and points, against the palette
-  (:mod:`resnet_nb.palette`).
+  (:mod:`resnet_nb.book.palette`).
 
 It writes the table to ``_build/reading_path.md`` (``READING_PATH_REPORT`` overrides) and asserts,
 on each chapter (the pages outside the appendix and the introduction): first figure top <= 900 px,
@@ -122,7 +122,7 @@ def _palette() -> set[str]:
     import sys
 
     sys.path.insert(0, str(ROOT))
-    from resnet_nb import palette
+    from resnet_nb.book import palette
 
     return {c.lower() for c in (*palette.COLORS.values(), *palette.SEQUENTIAL)}
 

@@ -20,7 +20,7 @@ the test fails on:
   bar's container, an empty widget);
 * dead controls: every enabled control in the page's content is driven and the view must
   change (``to_jshtml`` players: step button and slider; charts of
-  ``resnet_nb.experiments.views.explore``: every drop-down menu and check box); saved ipywidgets, which need
+  ``resnet_nb.book.views.explore``: every drop-down menu and check box); saved ipywidgets, which need
   a kernel, must have become snapshots (no control, a note with the settings they were run
   with and how to make them live, and their figure) and no page may load a widget manager; an
   enabled control the test does not know how to drive fails the test;

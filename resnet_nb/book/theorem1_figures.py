@@ -2,17 +2,17 @@
 condition number against depth.
 
 Everything is computed live: the heat maps are the exact Hessians at ``w = 0`` of small linear
-networks (matrix calculus, no autograd), and the curves come from :func:`resnet_nb.theorem1.depth_table`.
-Colours are the book's palette, :data:`resnet_nb.plotting.COLORS`, keyed by architecture.
+networks (matrix calculus, no autograd), and the curves come from :func:`resnet_nb.li.theorem1.depth_table`.
+Colours are the book's palette, :data:`resnet_nb.book.plotting.COLORS`, keyed by architecture.
 """
 from __future__ import annotations
 
 import numpy as np
 import torch
 
-from .hessians import hessian_linear
-from .networks import ShortcutNetwork
-from .plotting import COLORS
+from resnet_nb.core.hessians import hessian_linear
+from resnet_nb.core.networks import ShortcutNetwork
+from resnet_nb.book.plotting import COLORS
 
 __all__ = ["key_hessians", "key_figure"]
 
@@ -23,7 +23,7 @@ def key_hessians(data=None, R: int = 3) -> dict:
     ``data`` defaults to the chapter's three-coordinate data set (not whitened, so no block is an
     identity by accident). Returns ``{n: (net, H)}`` with ``H`` in Definition-5 order.
     """
-    from .theorem1 import _data3
+    from resnet_nb.li.theorem1 import _data3
 
     data = _data3() if data is None else data
     out = {}
@@ -55,7 +55,7 @@ def _heat(ax, H, net, title):
 def key_figure(table1, table2, data=None, R: int = 3):
     """Three heat maps (the Hessian at 0 for n = 1, 2, 3, ``R`` units, from :func:`key_hessians`)
     and one panel of the paper's condition number |lambda|max/|lambda|(10%) against depth:
-    ``table1`` and ``table2`` are rows of :func:`resnet_nb.theorem1.depth_table` for n = 1 and
+    ``table1`` and ``table2`` are rows of :func:`resnet_nb.li.theorem1.depth_table` for n = 1 and
     n = 2; for n = 3 the Hessian is zero and the condition number is undefined, which the panel
     says in its legend (no point is drawn, since any height would read as a value).
     Returns the matplotlib figure."""

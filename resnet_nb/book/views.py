@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import copy
 
-from .. import paths
-from . import engine
+from resnet_nb.core import paths
+from resnet_nb.experiments import engine
 
 __all__ = ["CHAPTERS", "rerun_times", "color_scale",
     "animation",
@@ -357,7 +357,7 @@ NETWORK = "network"  # the column of display names that colours a chart by archi
 
 def _with_names(data, field: str = "arch"):
     """``data`` with a ``network`` column: the palette's display name of each architecture."""
-    from ..palette import label
+    from resnet_nb.book.palette import label
 
     out = data.copy()
     out[NETWORK] = [label(a) for a in out[field]]
@@ -370,7 +370,7 @@ def color_scale(values, by_arch: bool):
     layers), the palette's sequential ramp over the sorted values."""
     import altair as alt
 
-    from ..palette import COLORS, LABELS, ORDER, sequential
+    from resnet_nb.book.palette import COLORS, LABELS, ORDER, sequential
 
     if by_arch:
         names = {LABELS.get(a, a): a for a in ORDER}
@@ -492,7 +492,7 @@ def _explore_fig5(figure, t):
 def _explore_fig3(figure, t):
     import numpy as np
 
-    from .common import mnist_optimum
+    from resnet_nb.experiments.common import mnist_optimum
 
     d = t[["depth", "relu", "run", "epoch", "loss", "avg_norm"]].copy()
     opt = mnist_optimum()
@@ -519,7 +519,7 @@ def _explore_fig6(figure, t):
     import numpy as np
     import pandas as pd
 
-    from .common import mnist_optimum
+    from resnet_nb.experiments.common import mnist_optimum
 
     h = t[t["kind"] == "hessian"].copy()
     relu = bool(h["relu"].iloc[0])
@@ -552,8 +552,8 @@ def _explore_fig8(figure, t):
     import altair as alt
     import numpy as np
 
-    from ..palette import COLORS
-    from .common import mnist_optimum
+    from resnet_nb.book.palette import COLORS
+    from resnet_nb.experiments.common import mnist_optimum
 
     h = t[t["kind"] == "hessian"][["arch", "run", "epoch", "loss", "index", "grad_norm"]].copy()
     h["lg_x"] = np.log10(h["loss"] - mnist_optimum())
@@ -587,7 +587,7 @@ def _explore_fig9(figure, t):
     import numpy as np
     import pandas as pd
 
-    from .common import mnist_optimum
+    from resnet_nb.experiments.common import mnist_optimum
 
     relu = bool(t["relu"].iloc[0])
     opt = 0.0 if relu else mnist_optimum()

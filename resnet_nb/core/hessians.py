@@ -30,11 +30,11 @@ from torch.func import grad as _fgrad
 from torch.func import jvp as _jvp
 from torch.func import vmap as _vmap
 
-from . import ledger as _ledger
-from ._checks import check_float, check_int
-from .data import Dataset, SufficientStats, as_stats
-from .losses import loss_end_to_end, loss_samples
-from .networks import ShortcutNetwork, end_to_end, flatten, unflatten
+from resnet_nb.core import claims
+from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.data import Dataset, SufficientStats, as_stats
+from resnet_nb.core.losses import loss_end_to_end, loss_samples
+from resnet_nb.core.networks import ShortcutNetwork, end_to_end, flatten, unflatten
 
 # torch 2.13 registers its forward-mode decompositions with the deprecated torch.jit.script the
 # first time forward AD runs, which prints a DeprecationWarning into every notebook that takes a
@@ -440,7 +440,7 @@ def stationarity_profile(net: ShortcutNetwork, W, data, order: int, directions: 
 
 
 # ------------------------------------------------------------------------------------------
-# Claims decided here (see resnet_nb.ledger)
+# Claims decided here (see resnet_nb.book.ledger)
 # ------------------------------------------------------------------------------------------
 
 def _random_data(d: int, m: int, seed: int):
@@ -450,7 +450,7 @@ def _random_data(d: int, m: int, seed: int):
                    torch.randn(d, m, generator=g, dtype=torch.float64))
 
 
-@_ledger.claim(
+@claims.claim(
     "core-kronecker-hessian", source="matrix calculus (the book's derivation)",
     statement=r"The Hessian of a linear network assembled from Kronecker products, Gauss-Newton part "
               r"plus the second-order part built from the residual $G = W\Sigma_{XX} - \Sigma_{YX}$, equals "
@@ -458,8 +458,8 @@ def _random_data(d: int, m: int, seed: int):
     verdict="holds",
     falsifier="the Hessian of a linear network is its Gauss-Newton part alone (second-order term dropped)",
     where=["tests/test_hessians.py", "book/theorem1.ipynb"], falsifier_kind="plausible false statement")
-def claim_kronecker_hessian(falsify: bool = False) -> _ledger.Check:
-    from .init import initialise
+def claim_kronecker_hessian(falsify: bool = False) -> claims.Check:
+    from resnet_nb.core.init import initialise
 
     worst, size, P = 0.0, 0.0, 0
     for n, R, sc in [(1, 3, True), (2, 2, True), (3, 2, True), (2, 2, False)]:
@@ -471,20 +471,20 @@ def claim_kronecker_hessian(falsify: bool = False) -> _ledger.Check:
         worst = max(worst, float((Ha - Hk).abs().max()))
         size = max(size, float(Ha.abs().max()))
         P = max(P, net.num_params)
-    tol, crit = _ledger.eps_criterion(P, size)
-    return _ledger.Check("Kronecker Hessian of linear networks" + (" (Gauss-Newton only)" if falsify else ""),
+    tol, crit = claims.eps_criterion(P, size)
+    return claims.Check("Kronecker Hessian of linear networks" + (" (Gauss-Newton only)" if falsify else ""),
                          "max |H_autograd - H_Kronecker| over 4 networks at Xavier points", worst, tol, crit,
                          nontrivial=size, nontrivial_what="max |H_autograd|")
 
 
-@_ledger.claim(
+@claims.claim(
     "li-thm1-closed-forms", source="Li et al., Theorem 1 (Eqs. 11 and 13)",
     statement=r"At $w = 0$ the Hessian equals the closed forms: zero for $n \ge 3$, Eq. 11 for $n = 2$, "
               r"Eq. 13 for $n = 1$ (with the book's general $A$ and $B$ when activations are present).",
     verdict="holds",
     falsifier=r"Eqs. 11 and 13 with $A$ and $A^\top$ exchanged (A above the diagonal)",
     where=["tests/test_hessians.py", "book/theorem1.ipynb"], falsifier_kind="plausible false statement")
-def claim_closed_forms(falsify: bool = False) -> _ledger.Check:
+def claim_closed_forms(falsify: bool = False) -> claims.Check:
     worst, size, P = 0.0, 0.0, 0
     for n in (1, 2, 3):
         for acts in ({}, {"pre": "tanh", "mid": "tanh", "post": "tanh"}, {"post": "silu"}):
@@ -499,7 +499,7 @@ def claim_closed_forms(falsify: bool = False) -> _ledger.Check:
             worst = max(worst, float((Ha - Hc).abs().max()))
             size = max(size, float(Ha.abs().max()))
             P = max(P, net.num_params)
-    tol, crit = _ledger.eps_criterion(P, size)
-    return _ledger.Check("Theorem 1 closed forms at 0" + (", A transposed" if falsify else ""),
+    tol, crit = claims.eps_criterion(P, size)
+    return claims.Check("Theorem 1 closed forms at 0" + (", A transposed" if falsify else ""),
                          "max |H_autograd - H_closed form|, n = 1, 2, 3, three activation settings",
                          worst, tol, crit, nontrivial=size, nontrivial_what="max |H_autograd|")

@@ -1,9 +1,9 @@
 """One colour and one display name per architecture, for every figure and chart of the book.
 
 A leaf module (it imports nothing from the package), so that the core and paper layers may use
-it without importing the book layer: :mod:`resnet_nb.plotting` and
+it without importing the book layer: :mod:`resnet_nb.book.plotting` and
 :mod:`resnet_nb.experiments.common` re-export :data:`COLORS` and :data:`LABELS` from here, and the
-kernel-free charts of :mod:`resnet_nb.experiments.views` use the same colours through an explicit
+kernel-free charts of :mod:`resnet_nb.book.views` use the same colours through an explicit
 Vega-Lite scale. Colours are hex strings (matplotlib, Vega and CSS read them alike).
 """
 from __future__ import annotations

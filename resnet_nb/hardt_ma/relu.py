@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from tqdm.auto import tqdm
 
-from ._checks import check_choice, check_float, check_int
-from .ledger import Check, all_of, claim, eps_criterion
+from resnet_nb.core.checks import check_choice, check_float, check_int
+from resnet_nb.core.claims import Check, all_of, claim, eps_criterion
 
 __all__ = ["ReLUResNet", "relu_block", "projection_A0", "separation", "paper_rho", "margins", "lemma_block",
            "surrogate_vectors", "theorem32_construction", "parameter_count", "unit_norm_columns",
@@ -390,7 +390,7 @@ def construction_view(n: int, k: int, r: int, axes=None, step=None, seed: int = 
     blocks (``step=None``), or the state after block ``step``."""
     import matplotlib.pyplot as plt
 
-    from .plotting import COLORS
+    from resnet_nb.book.plotting import COLORS
 
     palette = list(dict.fromkeys(COLORS.values()))  # the book's distinct colours, repeated beyond them
     g = np.random.default_rng(seed)
@@ -570,7 +570,7 @@ def construction_figure(n: int = 6, r: int = 3, seed: int = 3):
     where it sits before the block. Returns the figure."""
     import matplotlib.pyplot as plt
 
-    from .plotting import COLORS
+    from resnet_nb.book.plotting import COLORS
 
     steps = construction_steps(n, r, seed)
     palette = [COLORS[key] for key in ("2-shortcut", "1-shortcut", "3-shortcut", "orthogonal")]
@@ -705,7 +705,7 @@ def chapter_point_sets(n: int = 2000) -> dict:
     """The chapter's two point sets, ``{"synthetic": (X, y), "MNIST": (X, y)}``: ``n`` random unit
     vectors in R^100 with 10 random labels (seed 2), and ``n`` MNIST digits (a fixed random
     subset, seed 1) scaled to unit norm. Shared by the chapter and ``scripts/hm_thm32.py``."""
-    from .data import mnist_digits
+    from resnet_nb.core.data import mnist_digits
 
     n = check_int("n", n, minimum=2)
     g = np.random.default_rng(2)

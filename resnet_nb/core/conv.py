@@ -1,6 +1,6 @@
 """A small all-convolutional residual network for MNIST digits, written with ``torch.nn`` only.
 
-This is the convolutional counterpart of :mod:`resnet_nb.networks`: the linear and
+This is the convolutional counterpart of :mod:`resnet_nb.core.networks`: the linear and
 fully connected networks of the theory chapters become a pre-activation residual network
 of the kind used in the experiments of both papers (Hardt & Ma, section 4, on CIFAR;
 Li et al., Figure 2, with ``fb.resnet.torch`` on CIFAR-10), made small enough to train on
@@ -61,7 +61,7 @@ draws come from a ``torch.Generator`` seeded with ``seed``: the global RNG is ne
 The call for Hardt & Ma's experiment (fixed random last layer, no batch norm, their
 initialisation)::
 
-    from resnet_nb import conv
+    from resnet_nb.core import conv
     data = conv.mnist_tensors(downsample=True, seed=0)
     model = conv.ConvResNet(blocks=4, channels=8, fixed_last_layer=True, init="hardt_ma", seed=0)
     history = conv.train(model, data.x_train, data.y_train, epochs=3, lr=0.05,
@@ -91,8 +91,8 @@ from torch import nn
 from torch.nn import functional as F
 from tqdm.auto import tqdm
 
-from ._checks import check_choice, check_float, check_int
-from .ledger import Check, claim
+from resnet_nb.core.checks import check_choice, check_float, check_int
+from resnet_nb.core.claims import Check, claim
 
 __all__ = [
     "INITS",
@@ -335,7 +335,7 @@ class DigitTensors:
 
 def mnist_tensors(downsample: bool = True, seed: int = 0, test_fraction: float = 0.2,
                   n_per_class: int | None = None, images=None, labels=None) -> DigitTensors:
-    """The 5,000 MNIST digits of :func:`resnet_nb.data.mnist_digits` as image tensors.
+    """The 5,000 MNIST digits of :func:`resnet_nb.core.data.mnist_digits` as image tensors.
 
     * ``downsample``: average 2x2 blocks of pixels, 28x28 -> 14x14 (four times cheaper).
     * The split is stratified and seeded: in each class a permutation drawn from a generator
@@ -351,7 +351,7 @@ def mnist_tensors(downsample: bool = True, seed: int = 0, test_fraction: float =
     seed = check_int("seed", seed, minimum=0)
     test_fraction = check_float("test_fraction", test_fraction, low=0.0, high=1.0, high_open=True)
     if images is None:
-        from .data import mnist_digits
+        from resnet_nb.core.data import mnist_digits
         images, labels = mnist_digits()
     elif labels is None:
         raise ValueError("labels must be given together with images")
@@ -692,7 +692,7 @@ def hm_analog_reproduce(out: str, config: dict | None = None) -> pd.DataFrame:
             try:
                 commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                                         check=False).stdout.strip()
-                dirty = bool(subprocess.run(["git", "status", "--porcelain", "--", "resnet_nb/conv.py"],
+                dirty = bool(subprocess.run(["git", "status", "--porcelain", "--", "resnet_nb/core/conv.py"],
                                             capture_output=True, text=True, check=False).stdout.strip())
             except OSError:
                 commit, dirty = "unknown", None
@@ -781,7 +781,7 @@ def hm_analog_difference(table: pd.DataFrame, a: str = "hardt_ma_residual", b: s
 def check_hm_analog(falsify: bool = False) -> Check:
     """The committed analog (``results/hm_conv``): is a hypothesised mean difference of held-out
     accuracy (0 for the check, :data:`HM_EFFECT` for the falsifier) inside the 95% interval?"""
-    from .paths import RESULTS
+    from resnet_nb.core.paths import RESULTS
 
     d = hm_analog_difference(hm_analog_load(RESULTS / "hm_conv"))
     h = HM_EFFECT if falsify else 0.0

@@ -22,9 +22,9 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from ._checks import check_float, check_int
-from .data import Dataset, SufficientStats
-from .networks import ShortcutNetwork
+from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.data import Dataset, SufficientStats
+from resnet_nb.core.networks import ShortcutNetwork
 
 __all__ = ["TrainResult", "gradient_descent", "linear_loss_and_grad", "samples_loss_and_grad",
            "prefix_products", "suffix_products", "batched_forward"]

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import torch
 
-from ._checks import check_choice, check_float, check_int
-from .networks import ShortcutNetwork
+from resnet_nb.core.checks import check_choice, check_float, check_int
+from resnet_nb.core.networks import ShortcutNetwork
 
 __all__ = ["INITS", "SMALL_SCALE", "initialise"]
 

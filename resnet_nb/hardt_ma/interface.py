@@ -24,8 +24,8 @@ import math
 import numpy as np
 from scipy.optimize import minimize
 
-from ._checks import check_float, check_int
-from .ledger import Check, all_of, claim
+from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.claims import Check, all_of, claim
 
 __all__ = ["worst_inner_product", "required_sq_separation", "extremal_pair", "max_inner_product_search",
            "b1_preactivations", "check_b2_meets_b1", "SEARCH_TOL"]

@@ -22,9 +22,9 @@ import scipy.linalg
 import torch
 from tqdm.auto import tqdm
 
-from ._checks import check_float, check_int
-from .ledger import Check, all_of, claim, eps_criterion
-from .plotting import COLORS
+from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.claims import Check, all_of, claim, eps_criterion
+from resnet_nb.book.plotting import COLORS
 
 __all__ = [
     "as_square", "gamma_of", "theorem21_bound", "residual_product", "max_spectral_norm",

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ._checks import as_matrix, check_choice, check_float, check_int
+from resnet_nb.core.checks import as_matrix, check_choice, check_float, check_int
 
 __all__ = ["Activation", "activation", "ACTIVATIONS", "ShortcutNetwork", "plain_network",
            "flatten", "unflatten", "end_to_end"]

@@ -1,6 +1,6 @@
 """Where the repository keeps what the package reads and writes: one place for every path.
 
-``ROOT`` is the repository checkout (the parent of the package folder). The stored experiment
+``ROOT`` is the repository checkout (two folders above this file). The stored experiment
 results live under ``RESULTS`` (``results/<figure>/<scale>/``), the performance measurements
 under ``BENCHMARKS``, the chapters under ``BOOK`` and the lists of numbers quoted from the
 papers under ``QUOTES``. Set ``RESNET_NB_RESULTS`` to read and write results elsewhere.
@@ -15,7 +15,7 @@ from pathlib import Path
 __all__ = ["ROOT", "RESULTS", "BENCHMARKS", "BOOK", "QUOTES", "MUTATION_REPORT", "results_dir",
            "benchmark_file", "CACHE"]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RESULTS = Path(os.environ.get("RESNET_NB_RESULTS", ROOT / "results"))
 BENCHMARKS = ROOT / "benchmarks"
 BOOK = ROOT / "book"

@@ -1,10 +1,10 @@
 """Theorem 1 of Li et al. (Demystifying ResNet), checked step by step.
 
 Every public ``*_check`` function computes the two sides of one statement independently and
-returns a :class:`resnet_nb.ledger.Check`: the largest discrepancy, a tolerance with its stated
+returns a :class:`resnet_nb.book.claims.Check`: the largest discrepancy, a tolerance with its stated
 criterion, and the size of the part that could differ (so that zeros compared with zeros are
 reported as vacuous). The claims of the chapter are declared at the bottom of this module with
-:func:`resnet_nb.ledger.claim`, each with a falsifier that the same check must reject.
+:func:`resnet_nb.book.claims.claim`, each with a falsifier that the same check must reject.
 
 Statements and where they are checked
 -------------------------------------
@@ -22,10 +22,10 @@ Statements and where they are checked
   |lambda|max/|lambda|(10%), :func:`relu_depth_check` (flatness criterion of the Figure 5 ledger
   entry, :func:`figure5_flat_tolerance`).
 
-The chapter's key figure is drawn by :mod:`resnet_nb.theorem1_figures`.
+The chapter's key figure is drawn by :mod:`resnet_nb.book.theorem1_figures`.
 
 Section 4.2 (Eq. 7, Figure 4, Eqs. 15-16) and the shortcut pairing convention live in
-:mod:`resnet_nb.theorem1_dynamics`.
+:mod:`resnet_nb.li.dynamics`.
 
 Parameters are addressed in Definition 5 order: the flat index of ``W[r, l][i, j]`` (zero-based
 unit r, matrix l, row i, column j) is ``((r n + l) d + j) d + i``.
@@ -41,13 +41,13 @@ import torch
 from torch.func import jvp as _jvp
 from tqdm.auto import tqdm
 
-from . import ledger
-from ._checks import check_choice, check_int
-from .data import Dataset, SufficientStats, as_stats
-from .hessians import (cond_max_min, cond_percentile, directional_derivatives, eq11_assemble,
+from resnet_nb.core import claims
+from resnet_nb.core.checks import check_choice, check_int
+from resnet_nb.core.data import Dataset, SufficientStats, as_stats
+from resnet_nb.core.hessians import (cond_max_min, cond_percentile, directional_derivatives, eq11_assemble,
                        eq13_assemble, hessian, hessian_linear, loss_function, spectrum, theorem1_blocks)
-from .ledger import Check, all_of, eps_criterion
-from .networks import Activation, ShortcutNetwork, flatten, unflatten
+from resnet_nb.core.claims import Check, all_of, eps_criterion
+from resnet_nb.core.networks import Activation, ShortcutNetwork, flatten, unflatten
 
 # torch's forward-mode AD loads its jvp decompositions on first use, and that import emits a
 # DeprecationWarning about torch.jit.script from inside torch. Load them once here, quietly,
@@ -871,7 +871,7 @@ def _kink_threshold(resid, mags, ts):
     """What a one-sided derivative can be trusted to: the fit residual propagated to the
     coefficient of t^2 (divide by t_min^2), times 1000, and never below 100 eps |D2|."""
     t_min = float(np.min(ts))
-    thr = 1e3 * resid / t_min ** 2 + 100 * ledger.EPS64 * max(mags)
+    thr = 1e3 * resid / t_min ** 2 + 100 * claims.EPS64 * max(mags)
     return thr, f"1000 x fit residual / t_min^2 + 100 eps |D2| (t_min = {t_min:g})"
 
 
@@ -961,7 +961,7 @@ def relu_first_order_check(data, seed: int = 0, directions: int = 6, act: str = 
         mags.append(max(abs(dp[1]), abs(dm[1])))
         resid = max(resid, r1, r2)
     t_min = float(np.min(ts))
-    thr = 1e3 * resid / t_min + 100 * ledger.EPS64 * max(mags)
+    thr = 1e3 * resid / t_min + 100 * claims.EPS64 * max(mags)
     res = Check(f"{act} at post, n = 1: the loss is not differentiable at 0 (kink detected)",
                 f"smallest |D1+(v) + D1+(-v)| over {directions} directions", float(min(sums)), thr,
                 f"1000 x fit residual / t_min + 100 eps |D1| (t_min = {t_min:g})", op=">=")
@@ -1002,7 +1002,7 @@ def relu_depth_table(depths, seeds, data: Dataset) -> list[dict]:
     cond10 = |lambda|max/|lambda|(10%) and |lambda|(10%) itself (the eigenvalues are plus and minus
     the masked singular values); beside them the linear network's Theorem 1 values (the same at
     every depth and seed). Different depths and seeds draw their masks independently."""
-    from .experiments.common import initial_weights, network
+    from resnet_nb.experiments.common import initial_weights, network
 
     stats = data.stats()
     sv_lin = torch.linalg.svdvals(stats.Sxx - stats.Syx).numpy()
@@ -1027,7 +1027,7 @@ def figure5_flat_tolerance() -> tuple[float, str]:
     """The ledger's criterion for "flat in depth" (entry li-fig5-flat-to-depth-96): a fraction
     ``fig5.FLAT_FRACTION`` of the growth of the orthogonal networks' mean lg cond10 over depths
     2 to 96, read from the committed Figure 5 table. Returns ``(tol, criterion)``."""
-    from .experiments import fig5
+    from resnet_nb.experiments import fig5
 
     ref = fig5.lg_cond_by_depth(fig5.committed("fig5"), "orthogonal")
     growth = float(ref["mean"].iloc[-1] - ref["mean"].iloc[0])
@@ -1056,7 +1056,7 @@ def relu_depth_check(depths=(2, 8, 96), seeds=(0, 1, 2), n_per_class: int | None
     printed depth invariance read in Eq. 12's statistic, whose extremes spread with depth.
     ``rows`` reuses a table already computed for the same depths and seeds.
     """
-    from .experiments.common import mnist
+    from resnet_nb.experiments.common import mnist
 
     check_choice("statistic", statistic, ("cond10", "cond"))
     if rows is None:
@@ -1094,8 +1094,8 @@ def relu_spectrum_spot_check(depth: int = 4, n_per_class: int | None = 100, seed
     experiments) with the largest and smallest masked singular value; the tolerance is the distance
     the same start moves a linear 2-shortcut network's lambda_max away from Theorem 1 (its drift).
     """
-    from .experiments.common import initial_weights, mnist, network
-    from .experiments.relu_hessian import hessian_mid_relu
+    from resnet_nb.experiments.common import initial_weights, mnist, network
+    from resnet_nb.core.relu_hessian import hessian_mid_relu
 
     data = mnist(n_per_class)
     stats = data.stats()
@@ -1129,8 +1129,8 @@ def relu_start_check(depth: int = 16, n_per_class: int | None = None, seed: int 
     ``"one"`` (Theorem 1 with relu'(0) = 1). The tolerance is the distance the same start moves a
     *linear* 2-shortcut network's lambda_max away from Theorem 1 (the c R eps^2 drift).
     """
-    from .experiments.common import initial_weights, mnist, network
-    from .experiments.relu_hessian import hessian_mid_relu
+    from resnet_nb.experiments.common import initial_weights, mnist, network
+    from resnet_nb.core.relu_hessian import hessian_mid_relu
 
     check_choice("prediction", prediction, ("masked", "half", "one"))
     data = mnist(n_per_class)
@@ -1218,7 +1218,7 @@ def plot_spectrum(eigs, ax=None, predicted=None, title=None):
 
 def _network_and_data(n, R, d, act, position, source, mnist=None, seed=0):
     """The network and data set the widgets describe (MNIST forces d = 10)."""
-    from .data import synthetic_linear, whitened_mnist
+    from resnet_nb.core.data import synthetic_linear, whitened_mnist
 
     if source == "MNIST":
         data = whitened_mnist(n_per_class=20) if mnist is None else mnist
@@ -1320,13 +1320,13 @@ def depth_animation(n: int, Rs, data, **activations) -> str:
 
 
 # ------------------------------------------------------------------------------------------
-# Claims of the chapter (see resnet_nb.ledger); small, unfriendly instances
+# Claims of the chapter (see resnet_nb.book.ledger); small, unfriendly instances
 # ------------------------------------------------------------------------------------------
 
 def _data3():
     """Three coordinates, not whitened (Sxx != I, Syx not symmetric): formulas that silently
     assume Sxx = I or a symmetric M fail here."""
-    from .data import synthetic_linear
+    from resnet_nb.core.data import synthetic_linear
 
     cov = torch.tensor([[2.0, 0.5, 0.0], [0.5, 1.0, 0.3], [0.0, 0.3, 0.5]], dtype=torch.float64)
     return synthetic_linear(3, 40, cov=cov, seed=1)
@@ -1336,7 +1336,7 @@ _WHERE = ["book/theorem1.ipynb", "tests/test_theorem1.py"]
 PLAUSIBLE = "plausible false statement"
 
 
-@ledger.claim("li-lemma1", source="Li et al., Lemma 1",
+@claims.claim("li-lemma1", source="Li et al., Lemma 1",
               statement=r"At $w = 0$ a mixed partial derivative vanishes unless its parameters cover all $n$ "
                         r"matrices of one unit; this needs only $\sigma_{mid}(0) = 0$.",
               verdict="holds", falsifier=r"the same with $\sigma_{mid}(0) \ne 0$ (logistic sigmoid at mid)",
@@ -1346,7 +1346,7 @@ def claim_lemma1(falsify: bool = False) -> Check:
     return lemma1_check(ShortcutNetwork(3, 2, 2, mid=mid), _data3(), samples=6, seed=2)
 
 
-@ledger.claim("li-lemma2", source="Li et al., Lemma 2",
+@claims.claim("li-lemma2", source="Li et al., Lemma 2",
               statement=r"At $w = 0$ a second derivative depends on the two units only through whether they "
                         r"coincide; this needs only $\sigma_{post}(0) = 0$.",
               verdict="holds", falsifier=r"the same with $\sigma_{post}(0) \ne 0$ (logistic sigmoid at post)",
@@ -1356,7 +1356,7 @@ def claim_lemma2(falsify: bool = False) -> Check:
     return lemma2_check(ShortcutNetwork(3, 1, 3, pre="tanh", post=post), _data3(), samples=9)
 
 
-@ledger.claim("li-thm1-part1-stationary", source="Li et al., Theorem 1 part 1 and Definition 4",
+@claims.claim("li-thm1-part1-stationary", source="Li et al., Theorem 1 part 1 and Definition 4",
               statement=r"For $n \ge 2$ the zero point is an $(n-1)$-th order stationary point: directional "
                         r"derivatives of orders $1..n-1$ vanish, order $n$ does not ($n = 2, 3$).",
               verdict="holds",
@@ -1370,7 +1370,7 @@ def claim_part1(falsify: bool = False) -> Check:
     return all_of("Theorem 1, part 1, n = 2 and 3", parts)
 
 
-@ledger.claim("li-thm1-eq11", source="Li et al., Theorem 1 part 2, Eqs. 11 and 21",
+@claims.claim("li-thm1-eq11", source="Li et al., Theorem 1 part 2, Eqs. 11 and 21",
               statement=r"For $n = 2$ the Hessian at $0$ is block diagonal over units with blocks "
                         r"$\begin{pmatrix}0 & A^\top\\ A & 0\end{pmatrix}$, $A = \mathrm{diag}(M,\dots,M)P^\top$.",
               verdict="holds", falsifier=r"Eq. 21 without the permutation: $A = \mathrm{diag}(M,\dots,M)$",
@@ -1381,7 +1381,7 @@ def claim_eq11(falsify: bool = False) -> Check:
     return res.parts[0]
 
 
-@ledger.claim("li-thm1-part2-spectrum", source="Li et al., Theorem 1 part 2, Eq. 18",
+@claims.claim("li-thm1-part2-spectrum", source="Li et al., Theorem 1 part 2, Eq. 18",
               statement=r"For $n = 2$ the eigenvalues at $0$ are $\pm\sigma_k(M)$, each with multiplicity $dR$.",
               verdict="holds", falsifier=r"$R$ copies of each $\pm\sigma_k(M)$ (the paper's 'copies equal to the "
                                          r"number of shortcut connections' read as copies of the singular values)",
@@ -1392,7 +1392,7 @@ def claim_part2_spectrum(falsify: bool = False) -> Check:
     return all_of("Theorem 1, part 2: the spectrum (levels and their counts)", [res.parts[5], res.parts[2]])
 
 
-@ledger.claim("li-thm1-eq12-cond", source="Li et al., Theorem 1 part 2, Eq. 12",
+@claims.claim("li-thm1-eq12-cond", source="Li et al., Theorem 1 part 2, Eq. 12",
               statement=r"For $n = 2$, $\mathrm{cond}(H) = \sqrt{\mathrm{cond}(M^\top M)}$ at $0$.",
               verdict="holds", falsifier=r"Eq. 12 without the square root: "
                         r"$\mathrm{cond}(H) = \mathrm{cond}(M^\top M)$",
@@ -1403,7 +1403,7 @@ def claim_eq12(falsify: bool = False) -> Check:
     return res.parts[3]
 
 
-@ledger.claim("li-thm1-eq13", source="Li et al., Theorem 1 part 3, Eqs. 13, 25 and 28",
+@claims.claim("li-thm1-eq13", source="Li et al., Theorem 1 part 3, Eqs. 13, 25 and 28",
               statement=r"For $n = 1$ the Hessian at $0$ is block Toeplitz (Eq. 13) with "
                         r"$B = P\,\mathrm{diag}(\Sigma_{XX},\dots)P^\top$ (Eq. 25) and $A$ of Eq. 28.",
               verdict="holds",
@@ -1415,7 +1415,7 @@ def claim_eq13(falsify: bool = False) -> Check:
                        variant="eq25_without_P" if falsify else None)
 
 
-@ledger.claim("li-thm1-depth-invariant", source="Li et al., Theorem 1 part 2 (depth invariance)",
+@claims.claim("li-thm1-depth-invariant", source="Li et al., Theorem 1 part 2 (depth invariance)",
               statement=r"For linear 2-shortcut networks cond$(H)$ at $0$ is the same at every depth "
                         r"(full eigendecompositions, $R = 1, 2, 4, 8$).",
               verdict="holds", falsifier=r"the same depth invariance for $n = 1$",
@@ -1424,7 +1424,7 @@ def claim_depth_invariant(falsify: bool = False) -> Check:
     return depth_invariance_check(1 if falsify else 2, (1, 2, 4, 8), _data3().stats())
 
 
-@ledger.claim("book-one-shortcut-growth", source="the book's Proposition (1-shortcut growth); Li et al., Section 4",
+@claims.claim("book-one-shortcut-growth", source="the book's Proposition (1-shortcut growth); Li et al., Section 4",
               statement=r"For a linear 1-shortcut network at $0$, "
                         r"$\lambda_{\max} \ge \lambda_{\max}(B + (R-1)(A+A^\top)/2)$ "
                         r"and $|\lambda|_{(10\%)} \le \sqrt{\mathrm{tr}(H^2)/N_{90}}$ "
@@ -1436,12 +1436,12 @@ def claim_depth_invariant(falsify: bool = False) -> Check:
                         r"counted once, although $A$ and $A^\top$ both occur), same comparisons",
               where=_WHERE, falsifier_kind=PLAUSIBLE)
 def claim_growth(falsify: bool = False) -> Check:
-    from .experiments.common import mnist  # cached: 1,000 whitened digits
+    from resnet_nb.experiments.common import mnist  # cached: 1,000 whitened digits
 
     return growth_check(mnist(100).stats(), (2, 4, 8), variant="pairs_once" if falsify else None)
 
 
-@ledger.claim("li-thm1-relu-hypothesis", source="Li et al., remark after Theorem 1 (ReLU)",
+@claims.claim("li-thm1-relu-hypothesis", source="Li et al., remark after Theorem 1 (ReLU)",
               statement=r"With ReLU at the mid position the loss is not twice differentiable at $0$: the "
                         r"one-sided second derivatives along $v$ and $-v$ differ, so Theorem 1's hypotheses fail.",
               verdict="fails as printed", printed="ReLU satisfies the assumptions of Theorem 1 (by a local "
@@ -1452,7 +1452,7 @@ def claim_relu_kink(falsify: bool = False) -> Check:
     return relu_kink_check(_data3(), "mid", pairs=3, act="tanh" if falsify else "relu")
 
 
-@ledger.claim("li-thm1-relu-experiments", source="Li et al., abstract ('with or without nonlinearities')",
+@claims.claim("li-thm1-relu-experiments", source="Li et al., abstract ('with or without nonlinearities')",
               statement=r"At the small starting point of the experiments, $\lambda_{\max}$ of a 2-shortcut network "
                         r"with ReLU at mid is the largest singular value of Eq. 19 with the start's ReLU masks, "
                         r"which is neither Theorem 1's value with $\mathrm{relu}'(0) = 1$ nor with $1/2$.",
@@ -1464,7 +1464,7 @@ def claim_relu_experiments(falsify: bool = False) -> Check:
     return relu_start_check(depth=4, n_per_class=100, prediction="half" if falsify else "masked")
 
 
-@ledger.claim("li-thm1-relu-depth", source="Li et al., abstract ('with or without nonlinearities'); "
+@claims.claim("li-thm1-relu-depth", source="Li et al., abstract ('with or without nonlinearities'); "
                                            "Theorem 1 part 2 (depth invariance); Appendix B (the statistic)",
               statement=r"At the small starting point, the paper's condition number "
                         r"$|\lambda|_{\max}/|\lambda|_{(10\%)}$ of a 2-shortcut network with ReLU at mid "
@@ -1490,6 +1490,6 @@ RELU_DEPTHS, RELU_SEEDS = (2, 8, 32, 96), tuple(range(10))
 def _relu_rows_all_digits(depths, seeds):
     """:func:`relu_depth_table` on all 5,000 digits, cached: the claim and its falsifier read the
     same table (the falsifier only changes the statistic)."""
-    from .experiments.common import mnist
+    from resnet_nb.experiments.common import mnist
 
     return relu_depth_table(depths, seeds, mnist(None))

@@ -1,7 +1,7 @@
 """Section 4.2 of Li et al. (learning dynamics of linear shortcut networks), Eqs. 15-16, the drift
 of Theorem 1's spectrum away from 0, and the shortcut pairing convention.
 
-The companion of :mod:`resnet_nb.theorem1` for the chapter ``theorem1_dynamics``:
+The companion of :mod:`resnet_nb.li.theorem1` for the chapter ``theorem1_dynamics``:
 
 * Eq. 7 (the gradient-descent update written with products): :func:`eq7_update`, :func:`eq7_check`;
 * Figure 4 (left, Eq. 14): :func:`figure4_one_shortcut_check`; Figure 4 (right):
@@ -19,7 +19,7 @@ The companion of :mod:`resnet_nb.theorem1` for the chapter ``theorem1_dynamics``
 * the pairing of inputs with outputs: :func:`relabel`, :func:`convention_table`,
   :func:`sign_sweep`, :func:`order_sweep`, :func:`controlled_residual`, :func:`residual_table`.
 
-Every check returns a :class:`resnet_nb.ledger.Check`; the claims are declared at the bottom.
+Every check returns a :class:`resnet_nb.book.claims.Check`; the claims are declared at the bottom.
 """
 from __future__ import annotations
 
@@ -28,15 +28,15 @@ import math
 import numpy as np
 import torch
 
-from . import ledger
-from ._checks import check_float, check_int
-from .data import Dataset, SufficientStats, as_stats, check_order, sign_convention
-from .hessians import cond_max_min, cond_percentile, hessian_linear, spectrum
-from .init import initialise
-from .ledger import Check, all_of, eps_criterion
-from .losses import loss_end_to_end, optimum
-from .networks import ShortcutNetwork, end_to_end
-from .train import gradient_descent
+from resnet_nb.core import claims
+from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.data import Dataset, SufficientStats, as_stats, check_order, sign_convention
+from resnet_nb.core.hessians import cond_max_min, cond_percentile, hessian_linear, spectrum
+from resnet_nb.core.init import initialise
+from resnet_nb.core.claims import Check, all_of, eps_criterion
+from resnet_nb.core.losses import loss_end_to_end, optimum
+from resnet_nb.core.networks import ShortcutNetwork, end_to_end
+from resnet_nb.core.train import gradient_descent
 
 __all__ = ["eq7_update", "eq7_check", "figure4_one_shortcut_check", "figure4_skip_all_check",
            "eq15_16_check", "sharpness_trace", "sharpness_sweep", "rise_factor", "plot_sharpness_sweep",
@@ -276,7 +276,7 @@ def plot_sharpness_sweep(sweep: dict, axes=None):
     (right) along gradient descent, one line per seed; seeds with a spike drawn bold."""
     import matplotlib.pyplot as plt
 
-    from .plotting import COLORS
+    from resnet_nb.book.plotting import COLORS
 
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(10, 3.4))
@@ -356,7 +356,7 @@ def load_sweep(path=None) -> dict:
 
     import pandas as pd
 
-    from .paths import results_dir
+    from resnet_nb.core.paths import results_dir
 
     d = results_dir(LONG_SWEEP_DIR) if path is None else Path(path)
     if not (d / "config.json").exists():
@@ -379,8 +379,8 @@ def long_sweep_reproduce(out=None, data=None, **overrides) -> dict:
     ``results/t1d_long_sweep``). ``data`` defaults to whitened MNIST, the chapter's data."""
     import time
 
-    from .data import whitened_mnist
-    from .paths import results_dir
+    from resnet_nb.core.data import whitened_mnist
+    from resnet_nb.core.paths import results_dir
 
     cfg = dict(LONG_SWEEP, **overrides)
     source = "whitened_mnist()" if data is None else "given"
@@ -574,8 +574,8 @@ def drift_per_unit(table=None, eps: float | None = None, sigma_max: float | None
     """
     import pandas as pd
 
-    from .experiments.common import committed, mnist
-    from .init import SMALL_SCALE
+    from resnet_nb.experiments.common import committed, mnist
+    from resnet_nb.core.init import SMALL_SCALE
 
     t = committed("fig5") if table is None else table
     eps = SMALL_SCALE if eps is None else check_float("eps", eps, low=0.0, low_open=True)
@@ -633,8 +633,8 @@ def drift_R_law_check(table=None, falsify: bool = False, sigma_max: float | None
 def relabel(data: Dataset, signs="svd_flip", order=None) -> Dataset:
     """Re-pair inputs with outputs: input coordinate i becomes ``signs[i] * X[order[i]]``.
 
-    The conventions of :func:`resnet_nb.data.whitened_mnist` (``order`` first, then ``signs``,
-    through the same :func:`resnet_nb.data.sign_convention`), applied to an existing data set so
+    The conventions of :func:`resnet_nb.core.data.whitened_mnist` (``order`` first, then ``signs``,
+    through the same :func:`resnet_nb.core.data.sign_convention`), applied to an existing data set so
     that no new PCA is needed. Targets are unchanged.
     """
     if not isinstance(data, Dataset):
@@ -719,7 +719,7 @@ def controlled_residual(d: int = 10, size: float = 0.5, smallest: float = 0.5, s
 
 
 def residual_table(cases) -> list[dict]:
-    """For data y = Q x + noise (:func:`resnet_nb.data.synthetic_linear`), the residual I - Q against
+    """For data y = Q x + noise (:func:`resnet_nb.core.data.synthetic_linear`), the residual I - Q against
     the condition number of M = Sigma_XX - Sigma_YX under the natural pairing, with every sign
     flipped, and over all 2^d sign patterns.
 
@@ -749,7 +749,7 @@ def residual_table(cases) -> list[dict]:
 
 
 # ------------------------------------------------------------------------------------------
-# Claims of the chapter (see resnet_nb.ledger)
+# Claims of the chapter (see resnet_nb.book.ledger)
 # ------------------------------------------------------------------------------------------
 
 _WHERE = ["book/theorem1_dynamics.ipynb", "tests/test_theorem1.py", "tests/test_theorem1_dynamics.py"]
@@ -758,13 +758,13 @@ _WHERE = ["book/theorem1_dynamics.ipynb", "tests/test_theorem1.py", "tests/test_
 def _data3():
     """Three coordinates, not whitened (Sxx != I, Syx not symmetric): the ledger's small data set,
     the same as the Theorem 1 chapter's."""
-    from .data import synthetic_linear
+    from resnet_nb.core.data import synthetic_linear
 
     cov = torch.tensor([[2.0, 0.5, 0.0], [0.5, 1.0, 0.3], [0.0, 0.3, 0.5]], dtype=torch.float64)
     return synthetic_linear(3, 40, cov=cov, seed=1)
 
 
-@ledger.claim("li-eq7-update", source="Li et al., Eq. 7",
+@claims.claim("li-eq7-update", source="Li et al., Eq. 7",
               statement=r"The gradient-descent update of every matrix is "
                         r"$\alpha\,(W_{after}W^{r,l}_{after})^\top(\Sigma_{YX} - W\Sigma_{XX})"
                r"(W^{r,l}_{before}W_{before})^\top$.",
@@ -777,7 +777,7 @@ def claim_eq7(falsify: bool = False) -> Check:
     return all_of("Eq. 7 against autograd, four networks", parts)
 
 
-@ledger.claim("li-fig4-one-shortcut", source="Li et al., Section 4.2, Eq. 14, Figure 4 (left)",
+@claims.claim("li-fig4-one-shortcut", source="Li et al., Section 4.2, Eq. 14, Figure 4 (left)",
               statement="A zero-initialised 1-shortcut linear network follows the gradient-descent path of an "
                         "identity-initialised plain linear network ($V_r = I + W_r$ at every epoch).",
               verdict="holds",
@@ -788,7 +788,7 @@ def claim_fig4_one(falsify: bool = False) -> Check:
                                       plain_init="orthogonal" if falsify else "identity")
 
 
-@ledger.claim("li-fig4-skip-all", source="Li et al., Section 4.2, Figure 4 (right)",
+@claims.claim("li-fig4-skip-all", source="Li et al., Section 4.2, Figure 4 (right)",
               statement="A single shortcut around all layers trains exactly like the plain network fitting "
                         "$Y - X$ (tanh at mid). Both sides run one trainer on one loss: an implementation test.",
               verdict="holds", kind="regression",
@@ -798,7 +798,7 @@ def claim_fig4_skip(falsify: bool = False) -> Check:
     return figure4_skip_all_check(_data3(), n=3, lr=0.05, epochs=40, shift=not falsify, mid="tanh")
 
 
-@ledger.claim("li-eq15-16-any-g-inverse", source="Li et al., Eqs. 15-16",
+@claims.claim("li-eq15-16-any-g-inverse", source="Li et al., Eqs. 15-16",
               statement=r"With a rank-deficient $X$ and a generalized inverse that is not the Moore-Penrose one, "
                         r"$W = \Sigma_{YX}\Sigma_{XX}^-$ attains the least-squares loss $L_{\min}$.",
               verdict="holds",
@@ -809,7 +809,7 @@ def claim_eq15_16(falsify: bool = False) -> Check:
     return eq15_16_ginverse_check(seed=0, unique=falsify)
 
 
-@ledger.claim("book-depth-drift", source="Li et al., Section 5.1 (Figure 5, the small start); the book's drift law",
+@claims.claim("book-depth-drift", source="Li et al., Section 5.1 (Figure 5, the small start); the book's drift law",
               statement=r"At the small start $\varepsilon V$ of Section 4.1 ($V$ Xavier) the top of the Hessian "
                         r"spectrum of a linear 2-shortcut network moves by $|\lambda|_{\max} - \sigma_{\max}(M) = "
                         r"cR\varepsilon^2$: over the committed runs (depths 2 to 96, 10 runs each) the mean of "

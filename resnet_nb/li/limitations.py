@@ -1,7 +1,7 @@
 """Limitations of Li et al. (2016): four of their remarks checked on the book's networks.
 
 The chapter ``book/li_limitations.ipynb`` calls these functions; each section's claim is
-declared here, beside the function that checks it (see :mod:`resnet_nb.ledger`).
+declared here, beside the function that checks it (see :mod:`resnet_nb.book.ledger`).
 
 * (a) :func:`fixup_start`, :func:`fixup_point`: the zero-last-layer start of Fixup and zero-gamma
   (a unit's last matrix zero, the others random) is not the flat all-zero point of Theorem 1.
@@ -20,13 +20,13 @@ import numpy as np
 import torch
 from torch.func import grad as _fgrad
 
-from . import ledger
-from ._checks import check_choice, check_int
-from .data import Dataset, synthetic_linear, whitened_mnist
-from .hessians import hessian, hessian_linear, loss_function, resolution_floor, spectrum
-from .init import initialise
-from .losses import loss
-from .networks import ShortcutNetwork, flatten
+from resnet_nb.core import claims
+from resnet_nb.core.checks import check_choice, check_int
+from resnet_nb.core.data import Dataset, synthetic_linear, whitened_mnist
+from resnet_nb.core.hessians import hessian, hessian_linear, loss_function, resolution_floor, spectrum
+from resnet_nb.core.init import initialise
+from resnet_nb.core.losses import loss
+from resnet_nb.core.networks import ShortcutNetwork, flatten
 
 __all__ = ["fixup_start", "fixup_point", "predicted_gain", "pre_relu_keep", "unhalved_gain", "GAIN_CASES",
            "unit_gain", "depth_profile",
@@ -126,7 +126,7 @@ def _fixup_point(n, R, seed, data):
                 rank_B=rank_B, cols_B=cols_B, zero_grad_norm=float(g0.norm()), zero_max_H=float(H0.abs().max()))
 
 
-@ledger.claim(
+@claims.claim(
     "lim-fixup-not-flat", source="Li et al., Section 1 (reading of He et al.) and Theorem 1, n >= 3",
     statement=r"At a zero-last-layer start (each unit's last matrix zero, the others random, as in "
               r"Fixup and zero-$\gamma$), a linear 3-shortcut network on whitened MNIST ($R = 2$) is a "
@@ -141,36 +141,36 @@ def _fixup_point(n, R, seed, data):
               r"$B^\top$ inside that block, $p - 2k$ of them); the check's own zero count run on $p - k$",
     falsifier_kind="plausible false statement",
     where=["book/li_limitations.ipynb", "tests/test_limitations.py"])
-def check_fixup_not_flat(falsify: bool = False) -> ledger.Check:
+def check_fixup_not_flat(falsify: bool = False) -> claims.Check:
     p = fixup_point()
     Ha, Hk = p["H_autograd"], p["H_kronecker"]
     P = p["net"].num_params
     size = p["max_H"]
-    tol, crit = ledger.eps_criterion(P, size)
-    agree = ledger.Check("Hessian at the zero-last-layer start, two routes",
+    tol, crit = claims.eps_criterion(P, size)
+    agree = claims.Check("Hessian at the zero-last-layer start, two routes",
                          "max |H_autograd - H_Kronecker|", float((Ha - Hk).abs().max()), tol, crit,
                          nontrivial=size, nontrivial_what="max |H|")
-    gtol, gcrit = ledger.eps_criterion(P, max(size, 1.0))
+    gtol, gcrit = claims.eps_criterion(P, max(size, 1.0))
     k = p["rank_B"]
     zeros = len(p["eigs"]) - p["negative"] - p["positive"]
     z_pred = P - k if falsify else P - 2 * k
     z_what = "p - k" if falsify else "p - 2k"
     parts = [agree,
-             ledger.Check("mixed block B has full column rank", "cols B - rank B", p["cols_B"] - k, 0,
+             claims.Check("mixed block B has full column rank", "cols B - rank B", p["cols_B"] - k, 0,
                           "exact rank (singular values above P eps |lambda|max)"),
-             ledger.Check("block of the W_{r,l}, l < n, of all units is zero", "max |H_block|",
+             claims.Check("block of the W_{r,l}, l < n, of all units is zero", "max |H_block|",
                           p["lead_max"], tol, crit, nontrivial=size, nontrivial_what="max |H|"),
-             ledger.Check("gradient is not zero", "||grad L||", p["grad_norm"], gtol,
+             claims.Check("gradient is not zero", "||grad L||", p["grad_norm"], gtol,
                           gcrit + " (rounding level)", op=">="),
-             ledger.Check("negative eigenvalues = rank of the mixed block B", "|#negative - rank B|",
+             claims.Check("negative eigenvalues = rank of the mixed block B", "|#negative - rank B|",
                           abs(p["negative"] - k), 0, "exact count (floor P eps |lambda|max)",
                           nontrivial=k, nontrivial_what="rank B"),
-             ledger.Check("positive eigenvalues = rank of the mixed block B", "|#positive - rank B|",
+             claims.Check("positive eigenvalues = rank of the mixed block B", "|#positive - rank B|",
                           abs(p["positive"] - k), 0, "exact count (floor P eps |lambda|max)",
                           nontrivial=k, nontrivial_what="rank B"),
-             ledger.Check(f"zero eigenvalues = {z_what} = {z_pred}", f"|#zero - ({z_what})|",
+             claims.Check(f"zero eigenvalues = {z_what} = {z_pred}", f"|#zero - ({z_what})|",
                           abs(zeros - z_pred), 0, "exact count (floor P eps |lambda|max)")]
-    return ledger.all_of("zero-last-layer start of a linear 3-shortcut network: non-stationary, "
+    return claims.all_of("zero-last-layer start of a linear 3-shortcut network: non-stationary, "
                          f"indefinite Hessian of inertia (k, k, {z_what})", parts,
                          lines=[f"at w = 0: ||grad L|| = {p['zero_grad_norm']:.1e}, "
                                 f"max |H| = {p['zero_max_H']:.1e}"])
@@ -273,7 +273,7 @@ GAIN_CASES = (("xavier", "identity", "identity"), ("he", "identity", "identity")
               ("he", "relu", "relu"))
 
 
-@ledger.claim(
+@claims.claim(
     "li-4.1-variance", source="Li et al., Section 4.1 (output variance under MSRA initialisation)",
     statement=r"Without batch normalisation, each unit of an identity-shortcut network multiplies the "
               r"output second moment by $1 + v^n$ (linear), $1 + v^n/2^{n-1}$ (ReLU in the middle) or "
@@ -286,19 +286,19 @@ GAIN_CASES = (("xavier", "identity", "identity"), ("he", "identity", "identity")
               r"activations (5 for He with $n = 2$, where the ReLU cases give 3 and 2)",
     falsifier_kind="plausible false statement",
     where=["book/li_limitations.ipynb", "tests/test_limitations.py"])
-def check_variance_growth(falsify: bool = False) -> ledger.Check:
+def check_variance_growth(falsify: bool = False) -> claims.Check:
     parts = []
     for scheme, mid, pre in GAIN_CASES:
         est, se = unit_gain(2, scheme, mid, draws=300, seed=1, pre=pre)
         pred = unhalved_gain(2, scheme) if falsify else predicted_gain(2, scheme, mid, pre, keep=pre_relu_keep())
         acts = "linear" if mid == pre == "identity" else ("ReLU mid" if pre == "identity" else "ReLU pre + mid")
-        parts.append(ledger.Check(
+        parts.append(claims.Check(
             f"n = 2, {scheme}, {acts}: factor per unit {pred:g}" + (" (halving ignored)" if falsify else ""),
             "|measured - predicted factor|", abs(est - pred), 4 * se,
             "4 standard errors of the Monte Carlo mean over 300 random units",
             nontrivial=est - 1.0, nontrivial_what="measured growth beyond 1",
             nontrivial_min=4 * se, spread=se))
-    return ledger.all_of("Section 4.1: second moment grows geometrically with depth", parts)
+    return claims.all_of("Section 4.1: second moment grows geometrically with depth", parts)
 
 
 # ==========================================================================================
@@ -385,7 +385,7 @@ def gain_table(ns=(2, 3), draws: int = 200):
     return pd.DataFrame(rows)
 
 
-@ledger.claim(
+@claims.claim(
     "li-2-unit-norm", source="Li et al., Section 2 (singular values near one; unit-norm remark)",
     statement=r"Read with the sentence before it (singular values 'are not supposed to be deviating "
               r"too much from one'): a product of $L$ factors $1 \pm a$ with random signs explodes or "
@@ -398,13 +398,13 @@ def gain_table(ns=(2, 3), draws: int = 200):
               r"$L = 10$ to $L = 10{,}000$ by more than 4 standard errors)",
     falsifier_kind="implied by the check",
     where=["book/li_limitations.ipynb", "tests/test_limitations.py"])
-def check_product_band(falsify: bool = False) -> ledger.Check:
+def check_product_band(falsify: bool = False) -> claims.Check:
     if falsify:
         L0, L1 = PRODUCT_DEPTHS[0], PRODUCT_DEPTHS[-1]
         sd = [float(product_log_spread(L, PRODUCT_C, "sqrt", draws=PRODUCT_DRAWS, seed=L + 1).std(ddof=1))
               for L in (L0, L1)]
         se = math.hypot(*sd) / math.sqrt(2 * (PRODUCT_DRAWS - 1))
-        return ledger.Check(f"literal reading: with a = {PRODUCT_C:g}/sqrt(L) the spread of log prod grows "
+        return claims.Check(f"literal reading: with a = {PRODUCT_C:g}/sqrt(L) the spread of log prod grows "
                             f"from L = {L0:,} to L = {L1:,}", "std(L_max) - std(L_min)", sd[1] - sd[0], 4 * se,
                             f"4 standard errors of the difference of two sample stds over {PRODUCT_DRAWS:,} draws",
                             op=">=", nontrivial=sd[1], nontrivial_what="measured std at L_max", spread=se)
@@ -417,11 +417,11 @@ def check_product_band(falsify: bool = False) -> ledger.Check:
             pred = predicted_log_std(L, a)
             what = f"a = {size:g}" if scaling == "fixed" else f"a = {size:g}/sqrt(L)"
             se = sd / math.sqrt(2 * (PRODUCT_DRAWS - 1))  # standard error of a sample std
-            parts.append(ledger.Check(
+            parts.append(claims.Check(
                 f"L = {L:,}, {what}: spread of log prod = {pred:.3g}", "|measured - predicted| std",
                 abs(sd - pred), 4 * se, f"4 standard errors of a sample std over {PRODUCT_DRAWS:,} draws",
                 nontrivial=sd, nontrivial_what="measured std", spread=se))
-    return ledger.all_of("Section 2: products of factors 1 +- a", parts)
+    return claims.all_of("Section 2: products of factors 1 +- a", parts)
 
 
 # ==========================================================================================
@@ -537,7 +537,7 @@ def zero_eigen_counts(df) -> dict:
                 idle=(net.R - 1) * net.n * d2, predicted_full=d2 + (net.R - 1) * net.n * d2)
 
 
-@ledger.claim(
+@claims.claim(
     "li-5.2-index-loss", source="Li et al., Section 5.2 (citing Dauphin et al., 2014)",
     statement=r"At the exact critical points of a linear 2-shortcut network ($d = 4$, $R = 2$, whitened "
               r"synthetic data) built from subsets of the target's singular directions, the index "
@@ -547,25 +547,25 @@ def zero_eigen_counts(df) -> dict:
     falsifier="the index decreases with the loss (the same rank test on minus the index)",
     falsifier_kind="implied by the check",
     where=["book/li_limitations.ipynb", "tests/test_limitations.py"])
-def check_index_vs_loss(falsify: bool = False) -> ledger.Check:
+def check_index_vs_loss(falsify: bool = False) -> claims.Check:
     df = critical_points()
     P = df.attrs["P"]
     size = float(df["H_size"].max())
-    tol, crit = ledger.eps_criterion(P, size)
-    gtol, gcrit = ledger.eps_criterion(P, max(size, 1.0))
+    tol, crit = claims.eps_criterion(P, size)
+    gtol, gcrit = claims.eps_criterion(P, max(size, 1.0))
     sign = -1.0 if falsify else 1.0
     rho, thr = spearman_test(df["loss"].to_numpy(), sign * df["index"].to_numpy())
     spread = float(df["index"].max() - df["index"].min())
     parts = [
-        ledger.Check("the points are critical", "max ||grad L||", float(df["grad"].max()), gtol, gcrit),
-        ledger.Check("Hessians, two routes", "max |H_autograd - H_Kronecker|", float(df["H_diff"].max()),
+        claims.Check("the points are critical", "max ||grad L||", float(df["grad"].max()), gtol, gcrit),
+        claims.Check("Hessians, two routes", "max |H_autograd - H_Kronecker|", float(df["H_diff"].max()),
                      tol, crit, nontrivial=size, nontrivial_what="max |H|"),
-        ledger.Check("index " + ("decreases" if falsify else "increases") + " with loss",
+        claims.Check("index " + ("decreases" if falsify else "increases") + " with loss",
                      "Spearman rho(loss, " + ("-" if falsify else "") + "index)", rho, thr,
                      "99th percentile of rho over 10,000 random pairings", op=">=",
                      nontrivial=spread, nontrivial_what="range of the index"),
     ]
-    return ledger.all_of("Section 5.2: larger loss, larger index", parts,
+    return claims.all_of("Section 5.2: larger loss, larger index", parts,
                          lines=[f"{len(df)} critical points; discordant pairs: {discordant_pairs(df)}"])
 
 
@@ -578,10 +578,10 @@ def key_figure(point: dict, profiles: dict, axes=None):
     start ``point`` (from :func:`fixup_point`: k negative, k positive, the rest zero) beside the zero
     point of Theorem 1 (all zero); and the second moment of the output against the number of units
     for each start in ``profiles`` (name -> array over r = 0..R, from :func:`depth_profile`).
-    Colours come from :data:`resnet_nb.plotting.COLORS` only."""
+    Colours come from :data:`resnet_nb.book.plotting.COLORS` only."""
     import matplotlib.pyplot as plt
 
-    from .plotting import COLORS
+    from resnet_nb.book.plotting import COLORS
 
     palette = [COLORS[k] for k in ("2-shortcut", "3-shortcut", "xavier", "1-shortcut", "orthogonal")]
     if axes is None:

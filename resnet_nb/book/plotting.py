@@ -7,14 +7,14 @@ from cycler import cycler
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 # colours and display names by architecture, used by every chapter: defined once in
-# resnet_nb/palette.py (also re-exported by resnet_nb.experiments.common)
-from .palette import COLORS, CYCLE, LABELS
+# resnet_nb/book/palette.py (also re-exported by resnet_nb.experiments.common)
+from resnet_nb.book.palette import COLORS, CYCLE, LABELS
 
 __all__ = ["COLORS", "LABELS", "style", "draw_shortcut_unit", "heatmap", "end_to_end_singular_values"]
 
 def style():
     """Apply the book's matplotlib defaults (small, legible, no chart junk); the default colour
-    cycle is the palette's (:data:`resnet_nb.palette.CYCLE`)."""
+    cycle is the palette's (:data:`resnet_nb.book.palette.CYCLE`)."""
     plt.rcParams.update({
         "figure.dpi": 100,
         "savefig.dpi": 100,
@@ -93,8 +93,8 @@ def end_to_end_singular_values(ax, make_net, scheme: str, depths, runs: int = 20
     ``scheme``, ``runs`` draws at each depth L (x jittered so the points do not overlap)."""
     import torch  # local: plotting stays importable without torch in tools that only draw
 
-    from .init import initialise
-    from .networks import end_to_end
+    from resnet_nb.core.init import initialise
+    from resnet_nb.core.networks import end_to_end
 
     rng = np.random.default_rng(seed)
     for L in depths:
