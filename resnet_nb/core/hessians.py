@@ -49,6 +49,7 @@ with warnings.catch_warnings():
         pass
 
 __all__ = [
+    "hvp_chunk_size",
     "loss_function",
     "hessian",
     "hessian_linear",
@@ -97,7 +98,9 @@ def loss_function(net: ShortcutNetwork, data, device=None, dtype=torch.float64):
     return lambda w: loss_samples(net, unflatten(w, net), data)
 
 
-def _auto_chunk(net, data, budget_bytes=1.5e9):
+def hvp_chunk_size(net, data, budget_bytes=1.5e9):
+    """How many Hessian-vector products to batch (vmap) so that their working memory stays
+    within ``budget_bytes``; at least one."""
     # Working memory of one vmapped Hessian-vector product, estimated from the tensors that
     # forward-over-reverse keeps alive (primal and tangent activations of every layer).
     P = net.num_params
@@ -118,7 +121,7 @@ def hessian(net: ShortcutNetwork, W, data, chunk: int | None = None) -> torch.Te
     W = net.check_weights(W)
     data = _check_net_data(net, data)
     if chunk is None:
-        chunk = _auto_chunk(net, data)
+        chunk = hvp_chunk_size(net, data)
     chunk = check_int("chunk", chunk)
     w0 = flatten(W).detach().to(torch.float64)
     f = loss_function(net, data, device=w0.device, dtype=w0.dtype)

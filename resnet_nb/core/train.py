@@ -27,7 +27,7 @@ from resnet_nb.core.data import Dataset, SufficientStats
 from resnet_nb.core.networks import ShortcutNetwork
 
 __all__ = ["TrainResult", "gradient_descent", "linear_loss_and_grad", "samples_loss_and_grad",
-           "prefix_products", "suffix_products", "batched_forward"]
+           "prefix_products", "suffix_products", "batched_forward", "batched_sample_loss", "torch_threads"]
 
 
 @dataclass
@@ -127,7 +127,8 @@ def batched_forward(net: ShortcutNetwork, W: torch.Tensor, X: torch.Tensor) -> t
     return h
 
 
-def _samples_loss(net, W, X, Y):
+def batched_sample_loss(net, W, X, Y):
+    """Eq. 6 on samples for a batch of weight tensors: one loss per leading index of ``W``."""
     out = batched_forward(net, W, X)
     return 0.5 * ((Y - out) ** 2).sum((-2, -1)) / X.shape[1]
 
@@ -203,7 +204,7 @@ def samples_loss_and_grad(net: ShortcutNetwork, W: torch.Tensor, X: torch.Tensor
 
 
 @contextlib.contextmanager
-def _torch_threads(n):
+def torch_threads(n):
     """Temporarily run torch's CPU kernels on ``n`` threads (``None``: leave as is)."""
     old = torch.get_num_threads()
     if n is not None and n != old:
@@ -272,7 +273,7 @@ def gradient_descent(net: ShortcutNetwork, W0: torch.Tensor, data, lr, epochs: i
     # The same holds for a network on samples while the activations are small.
     per_matrix = net.d * (1 if net.is_linear else X.shape[1]) * max(1, int(np.prod(tuple(batch))))
     single = W.device.type == "cpu" and net.d <= 64 and (net.is_linear or per_matrix <= 2_000_000)
-    with _torch_threads(1 if single else None):
+    with torch_threads(1 if single else None):
         W, loss_hist, gnorm_hist, alive, snapshots = _descend(
             net, W, lr_t, epochs, snapshot_epochs, blowup, progress, callback, batch,
             stats if net.is_linear else None, None if net.is_linear else (X, Y))

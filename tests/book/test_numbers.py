@@ -30,6 +30,7 @@ Not scanned, because they are not numbers of the book's results:
 """
 from __future__ import annotations
 
+from resnet_nb.core import paths
 import ast
 import json
 import re
@@ -38,7 +39,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = paths.ROOT
 BOOK = ROOT / "book"
 QUOTES = BOOK / "quotes"
 

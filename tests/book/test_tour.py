@@ -11,6 +11,7 @@ must lead somewhere, and the tour must stay a ten-minute read.
 * the tour and the notation chapter open with at most ~120 words before their first code cell;
 * ``book/figures/intro_overview.png`` is what ``scripts/intro_figure.py`` draws now.
 """
+from resnet_nb.core import paths
 import importlib.util
 import re
 from pathlib import Path
@@ -22,7 +23,7 @@ import yaml
 
 from resnet_nb.book import ledger
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = paths.ROOT
 TOUR = ROOT / "book" / "tour.ipynb"
 INTRO = ROOT / "book" / "intro.md"
 DOC = re.compile(r"\{doc\}`([^`<]*?)\s*<([^>]+)>`|\{doc\}`([^`<]+)`")

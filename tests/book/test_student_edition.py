@@ -1,12 +1,12 @@
 """The student edition's solution stripper (scripts/build_student.py)."""
 
+from resnet_nb.core import paths
 import importlib.util
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = paths.ROOT
 _spec = importlib.util.spec_from_file_location("build_student", ROOT / "scripts" / "build_student.py")
 build_student = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(build_student)

@@ -1,0 +1,83 @@
+"""n-shortcut networks (Definitions 2-3, the parameter order of Definition 5) and their
+initialisations."""
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import resnet_nb as rn
+
+
+# ---------------------------------------------------------------- networks
+def test_flatten_follows_definition_5():
+    net = rn.ShortcutNetwork(3, 2, 2)
+    W = torch.arange(net.num_params, dtype=torch.float64)
+    Wt = rn.unflatten(W, net)
+    d, n = 3, 2
+    for r in range(2):
+        for l in range(2):
+            for i in range(3):
+                for j in range(3):
+                    assert Wt[r, l, i, j].item() == ((r * n + l) * d + j) * d + i
+    assert torch.equal(rn.flatten(Wt), W)
+
+
+@settings(max_examples=25, deadline=None)
+@given(d=st.integers(1, 5), n=st.integers(1, 3), R=st.integers(1, 4), shortcut=st.booleans(),
+       seed=st.integers(0, 1000))
+def test_end_to_end_matches_forward(d, n, R, shortcut, seed):
+    net = rn.ShortcutNetwork(d, n, R, shortcut=shortcut)
+    W = rn.initialise(net, "xavier", seed=seed)
+    X = torch.randn(d, 7, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    assert torch.allclose(net.forward(W, X), rn.end_to_end(net, W) @ X, atol=1e-10)
+
+
+def test_plain_network_is_product_and_unit_formula():
+    net = rn.plain_network(3, 4)
+    W = rn.initialise(net, "xavier", seed=0)
+    prod = W[3, 0] @ W[2, 0] @ W[1, 0] @ W[0, 0]
+    assert torch.allclose(rn.end_to_end(net, W), prod)
+    res = rn.ShortcutNetwork(3, 2, 2, pre="tanh", mid="relu", post="tanh")
+    W = rn.initialise(res, "xavier", seed=1)
+    x = torch.randn(3, 5, dtype=torch.float64)
+    h = x
+    for r in range(2):
+        h = h + torch.tanh(W[r, 1] @ torch.relu(W[r, 0] @ torch.tanh(h)))
+    assert torch.allclose(res.forward(W, x), h)
+
+
+def test_network_errors():
+    for bad in [dict(d=0, n=1, R=1), dict(d=2, n=0, R=1), dict(d=2, n=1, R=0), dict(d=2.5, n=1, R=1)]:
+        with pytest.raises(ValueError, match=next(k for k, v in bad.items() if v in (0, 2.5))):
+            rn.ShortcutNetwork(**bad)
+    with pytest.raises(ValueError, match="activation"):
+        rn.ShortcutNetwork(2, 1, 1, mid="sigmoidish")
+    net = rn.ShortcutNetwork(2, 1, 1)
+    with pytest.raises(ValueError, match="shape"):
+        net.forward(torch.zeros(1, 1, 3, 3), torch.zeros(2, 4))
+    with pytest.raises(ValueError, match="NaN"):
+        net.forward(torch.zeros(1, 1, 2, 2, dtype=torch.float64), torch.full((2, 4), float("nan")))
+    with pytest.raises(ValueError, match="rows"):
+        net.forward(torch.zeros(1, 1, 2, 2, dtype=torch.float64), torch.zeros(3, 4))
+    with pytest.raises(ValueError, match="linear"):
+        rn.end_to_end(rn.ShortcutNetwork(2, 1, 1, mid="tanh"), torch.zeros(1, 1, 2, 2))
+    with pytest.raises(ValueError, match="relu_grad_at_zero"):
+        rn.activation("relu", relu_grad_at_zero=0.3)
+
+
+# ---------------------------------------------------------------- initialisations
+def test_initialisations():
+    net = rn.ShortcutNetwork(8, 2, 50)
+    xav = rn.initialise(net, "xavier", seed=4)
+    assert abs(xav.var().item() - 1 / 8) < 0.01  # 6,400 entries: sd of the estimate ~ 0.002
+    assert torch.allclose(rn.initialise(net, "small", seed=4), 0.01 * xav)
+    orth = rn.initialise(net, "orthogonal", seed=4)
+    eye = torch.eye(8, dtype=torch.float64)
+    assert (orth @ orth.transpose(-1, -2) - eye).abs().max() < 1e-12
+    assert torch.equal(rn.initialise(net, "zero"), torch.zeros(net.shape, dtype=torch.float64))
+    assert torch.equal(rn.initialise(net, "identity"), eye.expand(net.shape))
+    assert torch.equal(rn.initialise(net, "xavier", seed=4), xav)  # deterministic
+    assert not torch.equal(rn.initialise(net, "xavier", seed=5), xav)
+    assert rn.initialise(net, "orthogonal", seed=1, runs=3).shape == (3,) + net.shape
+    with pytest.raises(ValueError, match="scheme"):
+        rn.initialise(net, "he")
