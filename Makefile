@@ -42,7 +42,7 @@ help:
 	@echo "make test-lab - the JupyterLab browser test (two chapters run in Chromium)"
 	@echo "make test-teach - the checks of _build/teach (answers in the keys, no '??')"
 	@echo "make lint     - ruff over the package and, through nbqa, the chapters' code cells"
-	@echo "make mutation - mutation testing of the mathematics (hours; resumable; not in make test)"
+	@echo "make mutation - the mutation audit of the mathematics (hours; SAMPLE=60: a sample; not in make test)"
 	@echo "make clean    - remove _build"
 
 # --- setup ---------------------------------------------------------------------------------
@@ -173,10 +173,11 @@ teach: setup chromium
 test-teach:
 	$(BIN)/python -m pytest tests/teach -p no:cacheprovider -q
 
-# Mutation testing (mutmut, configured in setup.cfg): resumable, rewrites results/mutation/.
-# Hours on two cores; MODULES="losses train" restricts it. See results/mutation/README.md.
+# The mutation audit (mutmut, configured in setup.cfg; CONTRIBUTING.md, "Mutation testing"):
+# resumable, writes results/mutation/report.md. Every mutant takes hours on two cores;
+# SAMPLE=60 runs a seeded random sample of 60 mutants per module (minutes to an hour).
 mutation: venv
-	nice -n 10 $(BIN)/python scripts/mutation.py $(MODULES)
+	nice -n 10 $(BIN)/python scripts/mutation_audit.py $(if $(SAMPLE),--sample $(SAMPLE))
 
 clean:
 	rm -rf _build

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["ROOT", "RESULTS", "BENCHMARKS", "BOOK", "QUOTES", "MUTATION_REPORT", "results_dir",
+__all__ = ["ROOT", "RESULTS", "BENCHMARKS", "BOOK", "QUOTES", "results_dir",
            "benchmark_file", "CACHE"]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,8 +21,6 @@ BENCHMARKS = ROOT / "benchmarks"
 BOOK = ROOT / "book"
 QUOTES = BOOK / "quotes"
 CACHE = Path(os.environ.get("RESNET_NB_CACHE", ROOT / ".cache" / "resnet_nb"))
-#: written by ``make mutation``: killed / survived / equivalent mutants per module
-MUTATION_REPORT = RESULTS / "mutation" / "report.json"
 
 
 def results_dir(figure: str | None = None, scale: str | None = None, root=None) -> Path:

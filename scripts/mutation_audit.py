@@ -1,0 +1,149 @@
+"""The mutation audit: can the tests tell when the mathematics changes?
+
+    python scripts/mutation_audit.py                    # every mutant (hours), then the report
+    python scripts/mutation_audit.py --sample 60        # 60 mutants per module, drawn with --seed
+    python scripts/mutation_audit.py --report-only      # the report from mutmut's stored results
+
+mutmut 3 (configured in ``setup.cfg``: which modules are mutated, which tests form the suite)
+changes the code one small edit at a time and runs the tests that reach the edited function
+against each changed copy. This script drives it through its command line only (``mutmut run
+[NAMES]``, ``mutmut results --all true``) and writes ``results/mutation/report.md``: per module
+the mutants run, killed and not killed, the score killed / run with a 95% Wilson interval, the
+functions covered, the commit measured, and every mutant not killed (``mutmut show NAME`` prints
+its diff). Results live in ``mutants/`` (git-ignored): an interrupted run resumes, and a function
+whose source changed gets new mutants. ``--sample`` draws a seeded random sample of each
+module's mutants: an estimate of the score with its interval, in minutes instead of hours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import re
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REPORT = ROOT / "results" / "mutation" / "report.md"
+MUTMUT = [str(Path(sys.executable).parent / "mutmut")]
+#: mutmut's statuses; every one but "killed" counts against the score.
+KILLED = "killed"
+
+
+def results() -> dict[str, str]:
+    """{mutant name: status} as ``mutmut results --all true`` prints them."""
+    out = subprocess.run(MUTMUT + ["results", "--all", "true"], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout
+    found = {}
+    for line in out.splitlines():
+        name, sep, status = line.strip().rpartition(": ")
+        if sep and "__mutmut_" in name:
+            found[name] = status.strip()
+    return found
+
+
+def module_of(name: str) -> str:
+    """``resnet_nb.core.losses.x_optimum__mutmut_3`` -> ``resnet_nb.core.losses``."""
+    return name.split(".x_")[0] if ".x_" in name else name.rsplit(".", 1)[0].split(".xǁ")[0]
+
+
+def function_of(name: str) -> str:
+    tail = name[len(module_of(name)) + 1:]
+    tail = tail[2:] if tail.startswith("x_") else tail
+    return tail.split("__mutmut_")[0].replace("ǁ", ".").strip(".").removeprefix("x")
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return (math.nan, math.nan)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def commit() -> str:
+    head = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "resnet_nb", "tests"], cwd=ROOT,
+                           capture_output=True, text=True).stdout.strip()
+    return head.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
+
+
+def report(statuses: dict[str, str], note: str, seconds: float | None) -> str:
+    by_module: dict[str, dict[str, str]] = defaultdict(dict)
+    for name, status in statuses.items():
+        by_module[module_of(name)][name] = status
+    lines = ["# Mutation audit", "",
+             f"mutmut 3.8.1 via `scripts/mutation_audit.py`; written {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC "
+             f"at commit `{commit()}`. {note}", "",
+             "Score = killed / run; every mutant run and not killed (survived, timeout, no test reaches it) "
+             "counts against it. Interval: 95% Wilson. Target: at least 90% per module.", "",
+             "| module | mutants | run | killed | not killed | score | 95% interval |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    details = []
+    for module in sorted(by_module):
+        st = by_module[module]
+        run = {k: v for k, v in st.items() if v != "not checked"}
+        killed = sum(v == KILLED for v in run.values())
+        lo, hi = wilson(killed, len(run))
+        score = f"{100 * killed / len(run):.1f}%" if run else "n/a"
+        interval = f"{100 * lo:.0f}-{100 * hi:.0f}%" if run else "n/a"
+        lines.append(f"| {module} | {len(st)} | {len(run)} | {killed} | {len(run) - killed} | {score} | {interval} |")
+        functions = sorted({function_of(k) for k in run})
+        survivors = sorted(k for k, v in run.items() if v != KILLED)
+        details += ["", f"## {module}", "", "Functions covered by the mutants run: "
+                    + (", ".join(f"`{f}`" for f in functions) or "none") + "."]
+        if survivors:
+            details += ["", "Not killed (`mutmut show NAME` prints the edit):", ""]
+            details += [f"- `{k}`: {run[k]}" for k in survivors]
+    if seconds is not None:
+        lines += ["", f"Wall time of this run: {seconds / 60:.0f} minutes."]
+    return "\n".join(lines + details) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sample", type=int, help="mutants per module (a seeded random sample)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--modules", nargs="*", help="only these modules (dotted names, e.g. resnet_nb.core.losses)")
+    ap.add_argument("--report-only", action="store_true")
+    args = ap.parse_args(argv)
+    start = time.time()
+    note = "Every mutant of every mutated module."
+    if not args.report_only:
+        if args.sample is None and not args.modules:
+            subprocess.run(MUTMUT + ["run"], cwd=ROOT, check=True)
+        else:
+            # mutmut generates every mutant and maps tests to functions on its first run; a pattern
+            # that matches no mutant does that and runs none, so the names can be drawn from it
+            subprocess.run(MUTMUT + ["run", "resnet_nb.no_such_module*"], cwd=ROOT, check=False)
+            names = sorted(results())
+            by_module = defaultdict(list)
+            for name in names:
+                if not args.modules or module_of(name) in args.modules:
+                    by_module[module_of(name)].append(name)
+            rng = random.Random(args.seed)
+            chosen = []
+            for module in sorted(by_module):
+                pool = by_module[module]
+                chosen += pool if args.sample is None else rng.sample(pool, min(args.sample, len(pool)))
+            note = (f"A random sample (seed {args.seed}) of {args.sample} mutants per module."
+                    if args.sample else "Every mutant of the modules listed.")
+            for i in range(0, len(chosen), 50):  # keep the command line short
+                subprocess.run(MUTMUT + ["run"] + chosen[i:i + 50], cwd=ROOT, check=False)
+    statuses = results()
+    if args.modules:
+        statuses = {k: v for k, v in statuses.items() if module_of(k) in args.modules}
+    REPORT.parent.mkdir(parents=True, exist_ok=True)
+    REPORT.write_text(report(statuses, note, None if args.report_only else time.time() - start))
+    print(REPORT.read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
