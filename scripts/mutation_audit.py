@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import math
 import random
-import re
 import subprocess
 import sys
 import time
