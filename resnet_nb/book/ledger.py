@@ -1,4 +1,4 @@
-"""The claims ledger of the book: every claim run, summarised and shown as HTML.
+"""The claims ledger (book/claims.ipynb): every claim run, summarised and shown as HTML.
 
 The claims are declared in the modules of :data:`CLAIM_MODULES` with
 :func:`resnet_nb.core.claims.claim`. :func:`run_all` imports those modules (which registers every

@@ -1,4 +1,4 @@
-"""One colour and one display name per architecture, for every figure and chart of the book.
+"""One colour and one display name per architecture, for every figure and chart of the book (book/*.ipynb).
 
 A leaf module (it imports nothing from the package), so that the core and paper layers may use
 it without importing the book layer: :mod:`resnet_nb.book.plotting` and

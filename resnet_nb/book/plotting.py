@@ -1,4 +1,5 @@
-"""One plotting style for the whole book, and the few drawings the Notation chapter needs."""
+"""One plotting style for every chapter (book/*.ipynb), and the few drawings the Notation chapter
+(book/notation.ipynb) needs."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt

@@ -1,4 +1,4 @@
-"""Numbers as the prose shows them.
+"""Numbers as every chapter's prose shows them (book/*.ipynb).
 
 A number a reader sees in a chapter's text is inserted from the cell that computes it with
 MyST's ``{eval}`` role, which works both in the built book (myst-nb, inline execution) and in a

@@ -1,4 +1,4 @@
-"""Argument checks shared by the package: every public function checks its input at the door.
+"""Argument checks for every chapter (book/*.ipynb): each public function checks its input at the door.
 
 Each helper raises ``ValueError`` with a message that names the argument, what it got and
 what is allowed, so a reader never meets a NaN or a traceback from deep inside torch.

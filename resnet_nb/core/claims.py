@@ -1,4 +1,5 @@
-"""The check-and-claim type of every chapter: a comparison that can fail, and a claim it decides.
+"""Checks and claims for every chapter, collected by the ledger (book/claims.ipynb): a comparison that
+can fail, and the claim it decides.
 
 A :class:`Check` compares two independently computed quantities (or a statistic against a
 threshold) with a tolerance that follows from a stated criterion, and it records the size of the

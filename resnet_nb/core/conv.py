@@ -1,4 +1,5 @@
-"""A small all-convolutional residual network for MNIST digits, written with ``torch.nn`` only.
+"""Hardt & Ma's convolutional residual network, for the expressivity chapter
+(book/hardt_ma_expressivity.ipynb) and Figure 2's analogue (book/exp_fig2_analog.ipynb).
 
 This is the convolutional counterpart of :mod:`resnet_nb.core.networks`: the linear and
 fully connected networks of the theory chapters become a pre-activation residual network

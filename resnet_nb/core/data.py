@@ -1,4 +1,5 @@
-"""Data: whitened MNIST (Li et al., Appendix B) and Hardt & Ma's linear model ``Y = R X + xi``.
+"""Data for the Notation chapter (book/notation.ipynb) and all that follow: whitened MNIST (Li et al.,
+Appendix B) and Hardt & Ma's linear model ``Y = R X + xi``.
 
 Shapes follow the book: samples are *columns*. ``X`` has shape ``(d, m)`` and ``Y`` has shape
 ``(d_y, m)``; for networks with identity shortcuts ``d_y = d``.

@@ -1,6 +1,7 @@
-"""Hessians of the loss: exact (autograd), exact for linear networks (Kronecker form), and the
-closed forms of Theorem 1 of Li et al. at the zero point; spectral summaries; a check of k-th
-order stationarity (Definition 4) through directional derivatives.
+"""Hessians of the loss, for the Theorem 1 chapter (book/theorem1.ipynb) and the experiments: exact
+(autograd), exact for linear networks (Kronecker form), and the closed forms of Theorem 1 of Li et
+al. at the zero point; spectral summaries; a check of k-th order stationarity (Definition 4) through
+directional derivatives.
 
 All Hessians are laid out in the paper's parameter order (Definition 5: unit, matrix within the
 unit, column, row), so block (a, b) of size d^2 x d^2 belongs to matrices a and b, counted in

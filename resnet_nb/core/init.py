@@ -1,4 +1,5 @@
-"""Initialisations of Li et al. section 5: zero, small, Xavier, orthogonal, identity.
+"""Initialisations of Li et al. section 5 (book/notation.ipynb, book/exp_initial_point.ipynb): zero,
+small, Xavier, orthogonal, identity.
 
 All return a weight tensor of shape (R, n, d, d) (or (runs, R, n, d, d) with ``runs``),
 deterministic given ``seed``.

@@ -1,4 +1,5 @@
-"""The Frobenius loss (Eq. 6) and the least-squares optimum (Eqs. 15-16) of Li et al.
+"""The Frobenius loss (Eq. 6) and the least-squares optimum (Eqs. 15-16) of Li et al., for the Notation
+chapter (book/notation.ipynb).
 
 ``L(w) = 1/(2m) ||Y - f(X)||_F^2``. For a linear network with end-to-end matrix ``W`` it
 equals ``1/2 tr(W Sxx W^T) - tr(W Syx^T) + 1/2 tr(Syy)``: no pass over the samples is needed.

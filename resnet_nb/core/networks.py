@@ -1,4 +1,5 @@
-"""Networks: n-shortcut networks (Li et al., Definitions 2 and 3) and plain deep networks.
+"""Networks of the Notation chapter (book/notation.ipynb): n-shortcut networks (Li et al., Definitions
+2 and 3) and plain deep networks.
 
 A network is a small immutable description (:class:`ShortcutNetwork`); its weights are one
 tensor ``W`` of shape ``(R, n, d, d)``: ``W[r, l]`` is the matrix ``W_{r+1, l+1}`` of the paper

@@ -1,4 +1,4 @@
-"""Where the repository keeps what the package reads and writes: one place for every path.
+"""Where the repository keeps what every chapter reads and writes (book/*.ipynb): one place for every path.
 
 ``ROOT`` is the repository checkout (two folders above this file). The stored experiment
 results live under ``RESULTS`` (``results/<figure>/<scale>/``), the performance measurements

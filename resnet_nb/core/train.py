@@ -1,4 +1,5 @@
-"""Full-batch gradient descent (Li et al., Eq. 7 and Appendix B), batched over runs.
+"""Full-batch gradient descent (Li et al., Eq. 7 and Appendix B), batched over runs, for the experiment
+chapters (book/exp_learning.ipynb, book/exp_dynamics.ipynb).
 
 ``W0`` may carry leading axes (runs, learning rates, ...): every slice is an independent
 run, and all of them advance in the same tensor operations.
