@@ -237,3 +237,18 @@ def test_check_renders_compact_html_with_verdict_first():
     weak = Check("weak", "v", 0.9, 1.0, "c")
     both = all_of("both", [Check("firm", "v", 0.0, 1.0, "c"), weak])
     assert "<details" in ledger.check_html(both).split("</summary>", 1)[1]  # parts open one by one
+
+
+def test_every_claim_is_declared_in_a_module_the_ledger_collects():
+    import importlib
+    import pkgutil
+
+    import resnet_nb
+
+    for mod in pkgutil.walk_packages(resnet_nb.__path__, "resnet_nb."):
+        if not mod.name.endswith("__main__"):
+            importlib.import_module(mod.name)
+    outside = {cid: c.check.__module__ for cid, c in claims.LEDGER.items()
+               if c.check.__module__ not in ledger.CLAIM_MODULES and not cid.startswith("test-")}
+    assert not outside, f"claims declared outside resnet_nb.book.ledger.CLAIM_MODULES: {outside}"
+    assert set(ledger.all_claims()) >= {cid for cid in claims.LEDGER if not cid.startswith("test-")}
