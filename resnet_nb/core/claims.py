@@ -57,7 +57,6 @@ PLAUSIBLE, IMPLIED, REGRESSION = FALSIFIER_KINDS
 UNLABELLED = "unlabelled"
 #: legacy values still accepted as input: "" (not declared) and "reversed ordering" (= implied).
 LEGACY_FALSIFIER_KINDS = {"": "", "reversed ordering": IMPLIED}
-REVERSED = "reversed ordering"
 FRAGILE_NOTE = "fragile: margin below the run-to-run spread"
 
 EPS64 = 2.0 ** -52

@@ -370,7 +370,7 @@ def download_mnist(cache_dir=None, mirror: str = MNIST_MIRROR, files=None, split
     for kind in ("images-idx3-ubyte.gz", "labels-idx1-ubyte.gz"):
         name = f"{prefix}-{kind}"
         target = cache / name
-        for attempt in range(2):
+        for _ in range(2):
             if not target.exists():
                 tmp = target.with_suffix(".part")
                 urllib.request.urlretrieve(mirror + name, tmp)
