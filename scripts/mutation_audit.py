@@ -48,13 +48,15 @@ def results() -> dict[str, str]:
 
 def module_of(name: str) -> str:
     """``resnet_nb.core.losses.x_optimum__mutmut_3`` -> ``resnet_nb.core.losses``."""
-    return name.split(".x_")[0] if ".x_" in name else name.rsplit(".", 1)[0].split(".xǁ")[0]
+    return name.split(".xǁ")[0] if ".xǁ" in name else name.split(".x_")[0]
 
 
 def function_of(name: str) -> str:
-    tail = name[len(module_of(name)) + 1:]
-    tail = tail[2:] if tail.startswith("x_") else tail
-    return tail.split("__mutmut_")[0].replace("ǁ", ".").strip(".").removeprefix("x")
+    """``...losses.x_optimum__mutmut_3`` -> ``optimum``; ``...xǁCheckǁmargin__mutmut_1`` -> ``Check.margin``."""
+    tail = name[len(module_of(name)) + 1:].split("__mutmut_")[0]
+    if tail.startswith("xǁ"):
+        return ".".join(part for part in tail[2:].split("ǁ") if part)
+    return tail[2:] if tail.startswith("x_") else tail
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
