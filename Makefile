@@ -98,12 +98,17 @@ student: setup
 # --- tests ---------------------------------------------------------------------------------
 
 # ruff over the package, tests and scripts (ruff.toml), and over the chapters' code cells
-# through nbqa (book/ruff.toml: lines of at most 100 characters); the package's layers
-# (.importlinter: core -> papers -> book, imports only downward).
+# through nbqa (book/ruff.toml: lines of at most 100 characters); ruff's formatter; the
+# package's layers (.importlinter: core -> papers -> book, imports only downward); the code's
+# shape (scripts/check_layout.py); dead code (vulture, configured in pyproject.toml).
 lint:
 	$(BIN)/ruff check resnet_nb tests scripts benchmarks
+	$(BIN)/ruff format --check resnet_nb tests scripts benchmarks $(NOTEBOOKS)
 	$(BIN)/nbqa ruff $(NOTEBOOKS)
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/python scripts/check_layout.py
+	$(BIN)/python scripts/notebook_code.py .cache/notebook_code.py
+	$(BIN)/vulture
 
 # The unit tests without the `slow` ones (every ledger claim, which the claims page runs in the
 # book build and again under nbval); `make test-slow` runs those.
