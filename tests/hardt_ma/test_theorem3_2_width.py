@@ -127,7 +127,7 @@ def test_committed_thm32_tables_recompute():
     assert proj.groupby(["data", "k"]).size().eq(hr.THM32_RESULTS["projections"]).all()
 
 
-def test_paper_width_formula_and_default_constant():
+def test_paper_width_is_the_proofs_formula_with_the_papers_constant_c_10():
     for n, rho in ((2, 1.0), (100, 0.5), (600, 0.3)):
         assert paper_width(n, rho) == math.ceil(10 * math.log(n) / rho ** 2)
         assert paper_width(n, rho, c=0.5) == math.ceil(0.5 * math.log(n) / rho ** 2)
