@@ -4,7 +4,7 @@ book/hardt_ma_expressivity.ipynb): matplotlib drawings of what :mod:`resnet_nb.h
 * linear chapter: :func:`ratio_histogram` (Eq. (2.3)'s two forms at random points,
   :func:`~resnet_nb.hardt_ma.linear.theorem22.bound_ratios`), :func:`factor_norms_plot` (Theorem 2.1's
   factors) and :func:`det_sign_figure`, the key figure
-  (:func:`~resnet_nb.hardt_ma.linear.det_hypothesis.det_sign_data`);
+  (:func:`~resnet_nb.hardt_ma.linear.theorem21.det_sign_data`);
 * expressivity chapter: :func:`construction_view` (the Theorem 3.2 network moving random points) and
   :func:`construction_figure`, the key figure
   (:func:`~resnet_nb.hardt_ma.relu.theorem32.construction_steps`).
@@ -16,9 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from resnet_nb.book.palette import COLORS
-from resnet_nb.hardt_ma.linear.det_hypothesis import det_sign_data
 from resnet_nb.hardt_ma.linear.network import random_positive_det, residual_product
-from resnet_nb.hardt_ma.linear.theorem21 import theorem21_bound, theorem21_construction
+from resnet_nb.hardt_ma.linear.theorem21 import det_sign_data, theorem21_bound, theorem21_construction
 from resnet_nb.hardt_ma.linear.theorem22 import bound_ratios
 from resnet_nb.hardt_ma.relu.network import parameter_count, unit_norm_columns
 from resnet_nb.hardt_ma.relu.theorem32 import construction_steps, theorem32_construction
