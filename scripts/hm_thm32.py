@@ -4,7 +4,7 @@ margins after projection of the chapter's two point sets over many projections).
 
     PYTHONPATH=. OMP_NUM_THREADS=1 python scripts/hm_thm32.py [OUT]      (a few minutes on one core)
 
-``tests/test_hardt_ma_relu.py`` recomputes some rows and compares them with the committed ones."""
+``tests/hardt_ma/test_theorem3_2_width.py`` recomputes some rows and compares them with the committed ones."""
 import datetime
 import json
 import os
@@ -37,7 +37,7 @@ def main(out="results/hm_thm32"):
     pd.DataFrame(rows).to_csv(os.path.join(out, "projections.csv"), index=False, float_format="%.17g")
     t2 = time.time()
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    dirty = bool(subprocess.run(["git", "status", "--porcelain", "resnet_nb/hardt_ma/relu.py"],
+    dirty = bool(subprocess.run(["git", "status", "--porcelain", "resnet_nb/hardt_ma/relu"],
                                 capture_output=True, text=True).stdout.strip())
     prov = dict(git_commit=commit, hardt_ma_relu_modified=dirty, numpy=np.__version__,
                 python=platform.python_version(), machine=f"{platform.machine()} {os.cpu_count()} cores",

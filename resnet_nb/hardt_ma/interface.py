@@ -1,4 +1,5 @@
-"""Hardt & Ma, appendix B: where Lemma B.2's hypotheses meet Lemma B.1's proof.
+"""Hardt & Ma, appendix B (chapter: book/hardt_ma_expressivity.ipynb): where Lemma B.2's hypotheses
+meet Lemma B.1's proof.
 
 Lemma B.2 (ICLR text, appendix B) assumes of its points ``z_1 .. z_n``
 (a) ``1 - rho' <= ||z_i||^2 <= 1 + rho'`` and (b) ``||z_i - z_j||^2 >= rho'`` for ``i != j``, and
@@ -133,7 +134,7 @@ _RHOS = (0.02, 0.1, 0.2)
        falsifier=r"Eq. (B.1)'s bound $1 - 2\rho'$ taken as the largest inner product under B.2's hypotheses "
                  r"(the step the printed proof relies on)",
        falsifier_kind="plausible false statement",
-       where=["book/hardt_ma_expressivity.ipynb", "tests/test_hardt_ma_interface.py"])
+       where=["book/hardt_ma_expressivity.ipynb", "tests/hardt_ma/test_lemma_b2_meets_b1.py"])
 def check_b2_meets_b1(falsify: bool = False) -> Check:
     parts = []
     for rp in _RHOS:

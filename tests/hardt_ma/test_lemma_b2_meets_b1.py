@@ -1,4 +1,5 @@
-"""Hardt & Ma appendix B: Lemma B.2's hypotheses against Lemma B.1's proof (the interface check)."""
+"""Hardt & Ma appendix B: Lemma B.2's hypotheses against Lemma B.1's proof (resnet_nb.hardt_ma.interface)."""
+
 import numpy as np
 import pytest
 

@@ -1,0 +1,151 @@
+"""Lemma B.1 of Hardt & Ma exactly as printed (chapter: book/hardt_ma_expressivity.ipynb): its
+hypotheses, its construction, and two configurations that meet the hypotheses and break it.
+
+The claim ``hm-lemma-b1`` is declared here; how Lemma B.2's hypotheses meet B.1's proof is
+:mod:`resnet_nb.hardt_ma.interface`'s.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.claims import Check, all_of, claim, eps_criterion
+from resnet_nb.hardt_ma.relu.network import as_points, relu_block, separation
+
+WHERE = ["book/hardt_ma_expressivity.ipynb", "tests/hardt_ma/test_lemma_b1.py"]
+
+__all__ = ["lemma_b1_hypotheses", "lemma_b1_paper", "lemma_b1_counterexamples",
+           "pad_configuration", "random_lemma_b1_configuration", "check_lemma_b1"]
+
+
+def lemma_b1_hypotheses(alpha, S, rho_prime: float) -> dict:
+    """Check the printed hypotheses of Lemma B.1 for the columns of ``alpha``:
+    (a) ``1 - rho' <= ||alpha_i||^2 <= 1 + rho'`` for all i; (b) ``||alpha_i - alpha_j|| >= 3 rho'``
+    whenever ``i != j`` and ``S`` contains ``i`` or ``j``."""
+    alpha = as_points("alpha", alpha)
+    rho_prime = check_float("rho_prime", rho_prime, low=0.0, low_open=True)
+    S = np.asarray(S, dtype=np.int64)
+    n2 = (alpha ** 2).sum(0)
+    sq = n2[:, None] + n2[None, :] - 2 * alpha.T @ alpha
+    D = np.sqrt(np.maximum(sq, 0.0))
+    np.fill_diagonal(D, np.inf)
+    min_dist = float(D[S].min())
+    return dict(norms_ok=bool(np.all((n2 >= 1 - rho_prime) & (n2 <= 1 + rho_prime))),
+                separation_ok=min_dist >= 3 * rho_prime, min_norm2=float(n2.min()),
+                max_norm2=float(n2.max()), min_dist=min_dist)
+
+
+def lemma_b1_paper(alpha, S, beta, rho_prime: float):
+    """The construction in the proof of Lemma B.1, as printed: rows of ``U`` are ``alpha_i``
+    (i in S), the bias is ``-(1 - 2 rho') 1`` for every unit, and column i of ``V`` is
+    ``(beta_i - alpha_i) / (||alpha_i||^2 - (1 - 2 rho'))``.
+
+    Returns ``(U, V, s, report)`` with the errors of the lemma's specification: ``moved_error``
+    over ``S`` and ``fixed_error`` (largest displacement) over the other columns."""
+    alpha = as_points("alpha", alpha)
+    rho_prime = check_float("rho_prime", rho_prime, low=0.0, low_open=True)
+    S = np.asarray(S, dtype=np.int64)
+    k, n = alpha.shape
+    beta = as_points("beta", beta)
+    if beta.shape != (k, S.size):
+        raise ValueError(f"beta must have shape {(k, S.size)}, got {beta.shape}")
+    U = np.zeros((k, k))
+    V = np.zeros((k, k))
+    U[:S.size] = alpha[:, S].T
+    s = np.full(k, -(1 - 2 * rho_prime))
+    V[:, :S.size] = (beta - alpha[:, S]) / ((alpha[:, S] ** 2).sum(0) - (1 - 2 * rho_prime))
+    out = relu_block(alpha, U, V, s)
+    rest = np.setdiff1d(np.arange(n), S)
+    return U, V, s, dict(moved_error=float(np.abs(out[:, S] - beta).max()),
+                         fixed_error=float(np.abs(out[:, rest] - alpha[:, rest]).max()) if rest.size else 0.0)
+
+
+def lemma_b1_counterexamples(rho_prime: float = 0.1) -> dict:
+    """Two planar configurations that satisfy Lemma B.1's printed hypotheses.
+
+    ``"pair"``: two points of squared norm ``1 + rho'`` at distance ``3 rho'``; the printed
+    construction, asked to move the first, moves the second too.
+    ``"hull"``: a point of squared norm ``1 - rho'`` inside the convex hull of four points of
+    squared norm ``1 + rho'``; no ReLU unit is positive at it and zero at the other four.
+
+    ``rho'`` is at most 0.12: above about 0.1224 the inner point of the hull comes closer than
+    ``3 rho'`` to the points at +-20 degrees, and the hull no longer meets hypothesis (b)."""
+    rho_prime = check_float("rho_prime", rho_prime, low=0.0, high=0.12, low_open=True)
+    # a hair inside the allowed norms and outside the required distance, against rounding
+    r_out, r_in = math.sqrt((1 + rho_prime) * (1 - 1e-9)), math.sqrt((1 - rho_prime) * (1 + 1e-9))
+    phi = 2 * math.asin(3 * rho_prime * (1 + 1e-6) / (2 * r_out))
+    pair = r_out * np.array([[1.0, math.cos(phi)], [0.0, math.sin(phi)]])
+    ang = np.deg2rad([20.0, -20.0, 60.0, -60.0])
+    hull = np.column_stack([[r_in, 0.0], r_out * np.vstack([np.cos(ang), np.sin(ang)])])
+    for name, P in (("pair", pair), ("hull", hull)):  # hypothesis (b): distances >= 3 rho'
+        if separation(P) < 3 * rho_prime:
+            raise ValueError(f"the {name} configuration has two points closer than 3 rho' = "
+                             f"{3 * rho_prime:.4g} (separation {separation(P):.4g})")
+    return dict(pair=pair, hull=hull)
+
+
+def pad_configuration(alpha, k: int):
+    """Embed the planar points ``alpha`` (2, n) in R^k and add ``k - 1`` unit points
+    ``+-e_3, e_4, ...`` (orthogonal to the plane, far from everything), so that the set ``S`` to be
+    moved has ``k`` elements: point 0 of ``alpha`` and the added ones (Lemma B.1 moves k points
+    at once). Returns ``(alpha_k, S)``."""
+    alpha = as_points("alpha", alpha)
+    k = check_int("k", k, minimum=3)
+    n = alpha.shape[1]
+    extra = np.zeros((k, k - 1))
+    for j in range(k - 1):  # +e_3, -e_3, +e_4, -e_4, ...
+        extra[2 + j // 2, j] = 1.0 if j % 2 == 0 else -1.0
+    out = np.zeros((k, n + k - 1))
+    out[:2, :n] = alpha
+    out[:, n:] = extra
+    return out, np.concatenate([[0], np.arange(n, n + k - 1)])
+
+
+def random_lemma_b1_configuration(k: int, n: int, rho_prime: float, rng, min_sq_dist: float):
+    """``n`` random points in R^k with squared norms in ``[1 - rho', 1 + rho']`` and every squared
+    distance at least ``min_sq_dist`` (rejection sampling); the first ``k`` form ``S``."""
+    while True:
+        Z = rng.standard_normal((k, n))
+        Z = Z / np.linalg.norm(Z, axis=0) * np.sqrt(rng.uniform(1 - rho_prime, 1 + rho_prime, n))
+        if separation(Z) ** 2 >= min_sq_dist:
+            return Z, np.arange(k)
+
+
+@claim("hm-lemma-b1", source="Hardt & Ma, Lemma B.1 (hypothesis (b))",
+       statement=r"With (b) strengthened to $\|\alpha_i - \alpha_j\|^2 \ge 6\rho'$, the printed construction "
+                 r"(rows $\alpha_i$, common bias $-(1-2\rho')$) moves the $k$ points of $S$ to their targets and "
+                 r"leaves every other point exactly where it is.",
+       verdict="fails as printed",
+       printed=r"(b) $\|\alpha_i - \alpha_j\| \ge 3\rho'$ whenever $i \ne j$ and $S$ contains $i$ or $j$ "
+               r"(our reading: the text we have prints $\beta^{(j)}$ for $\alpha_j$ in (b))",
+       falsifier=r"the printed hypothesis (b): two configurations satisfying it ('pair' and 'hull', $\rho' = 0.1$, "
+                 r"$S$ padded to $k = 4$ points)",
+       falsifier_kind="plausible false statement",
+       where=WHERE)
+def check_lemma_b1(falsify: bool = False) -> Check:
+    rho_p, k = 0.1, 4
+    worst_fixed, worst_moved, moved = 0.0, 0.0, 0.0
+    rng = np.random.default_rng(5)
+    if falsify:
+        ce = lemma_b1_counterexamples(rho_p)
+        configs = [pad_configuration(ce[name], k) for name in ("pair", "hull")]
+    else:
+        configs = [random_lemma_b1_configuration(6, 10, rho_p, rng, 6 * rho_p) for _ in range(20)]
+    for alpha, S in configs:
+        h = lemma_b1_hypotheses(alpha, S, rho_p)
+        if not (h["norms_ok"] and h["separation_ok"]):
+            raise AssertionError("a configuration does not satisfy the printed hypotheses")
+        beta = rng.standard_normal((alpha.shape[0], S.size))
+        _, _, _, rep = lemma_b1_paper(alpha, S, beta, rho_p)
+        worst_fixed, worst_moved = max(worst_fixed, rep["fixed_error"]), max(worst_moved, rep["moved_error"])
+        moved = max(moved, float(np.abs(beta - alpha[:, S]).max()))
+    tol, crit = eps_criterion(6, 10.0)
+    tol_m, crit_m = eps_criterion(6, moved / rho_p)
+    return all_of(f"Lemma B.1's construction, {len(configs)} configurations, hypothesis "
+                  f"{'(b) as printed' if falsify else '(b) strengthened'}",
+                  [Check("points outside S stay where they are", "max displacement outside S", worst_fixed, tol, crit,
+                         nontrivial=moved, nontrivial_what="largest move asked of a point of S"),
+                   Check("points of S reach their targets", "max |moved - target|", worst_moved, tol_m,
+                         crit_m + " (the move is divided by a norm gap of at least rho')")])

@@ -1,0 +1,89 @@
+"""Gradient descent when det R < 0 (resnet_nb.hardt_ma.linear.gd_reflection): the case Theorem 2.1
+excludes."""
+
+import numpy as np
+import pytest
+
+from resnet_nb.hardt_ma.linear import max_spectral_norm, population_gd, population_risk, risk_gradient
+
+
+S2 = np.diag([0.5, 2.0])
+
+
+def test_population_gd_from_zero_stalls_for_a_reflection_and_converges_for_a_rotation():
+    from resnet_nb.hardt_ma.linear import population_gd
+
+    stall = population_gd(np.diag([-1.0, 1.0]), 4, lr=0.05, steps=3000)
+    assert stall["excess"] > 0.999 and stall["norm"] < 1
+    A = stall["A"]
+    assert np.allclose(A[:, 0, 0], A[0, 0, 0]) and np.abs(A[:, 1, :]).max() == 0  # symmetric, diagonal
+    ok = population_gd(np.diag([0.5, 1.5]), 4, lr=0.05, steps=3000)
+    assert ok["excess"] < 1e-10 and ok["norm"] < 1
+    escaped = population_gd(np.diag([-1.0, 1.0]), 3, lr=0.05, steps=6000,
+                            A0=0.01 * np.random.default_rng(0).standard_normal((3, 2, 2)))
+    assert escaped["excess"] < 1e-3 and escaped["norm"] > 1
+
+
+def test_gd_step_size_threshold_for_a_reflection():
+    from resnet_nb.hardt_ma.linear import GD_STEP_LIMIT, population_gd
+
+    R = np.diag([-1.0, 1.0])
+    below = population_gd(R, 3, lr=0.9 * GD_STEP_LIMIT, steps=200)
+    assert below["curve"].min() >= 1 - 1e-12 and below["norm"] < 1
+    above = population_gd(R, 3, lr=0.3, steps=200)  # first step crosses u = 0; odd depth escapes
+    assert above["excess"] < 1e-10 and above["norm"] == pytest.approx(2.0)
+    even = population_gd(R, 4, lr=0.3, steps=200)  # (1 + a)^4 >= 0: the symmetric path never fits -1
+    assert even["curve"].min() >= 1 - 1e-12
+
+
+def test_population_gd_batch_is_population_gd_run_by_run():
+    from resnet_nb.hardt_ma.linear import population_gd, population_gd_batch
+
+    R = np.diag([-1.0, 1.0])
+    starts = 0.01 * np.random.default_rng(3).standard_normal((3, 3, 2, 2))
+    lrs = [0.05, 0.3, 0.1]
+    batch = population_gd_batch(R, 3, starts, lrs, steps=50)
+    for A0, lr, out in zip(starts, lrs, batch):
+        one = population_gd(R, 3, lr=lr, steps=50, A0=A0)
+        assert np.allclose(one["curve"], out["curve"], rtol=1e-12, atol=1e-300)
+        assert np.allclose(one["A"], out["A"], rtol=1e-12, atol=1e-15)
+    with pytest.raises(ValueError, match="one step size per run"):
+        population_gd_batch(R, 3, starts, [0.1], steps=2)
+
+
+def test_reflection_gd_at_odd_depth_settles_only_below_step_one_over_l():
+    from resnet_nb.hardt_ma.linear import population_gd
+
+    R = np.diag([-1.0, 1.0])
+    # slope of the symmetric step at u = -1 is 1 - 2 eta l: eta = 0.3 < 1/3 settles at l = 3, > 1/5 cycles at l = 5
+    assert population_gd(R, 3, lr=0.3, steps=2000)["excess"] < 1e-12
+    tail = population_gd(R, 5, lr=0.3, steps=6000)["curve"][-3:]
+    assert tail.min() > 0.1 and tail.max() - tail.min() > 0.1
+    assert population_gd(R, 5, lr=0.15, steps=6000)["excess"] >= 1  # no crossing below 1/4
+    # from depth 5 on only an exact landing reaches the minimum: eta = 1/2 gives u = 1 - 4 eta = -1
+    assert population_gd(R, 5, lr=0.5, steps=5)["excess"] < 1e-12
+
+
+def test_population_gd_is_gradient_descent_on_the_risk_of_the_given_covariance():
+    rng = np.random.default_rng(1)
+    R = np.array([[0.8, 0.3], [-0.2, 1.1]])
+    A0 = 0.1 * rng.standard_normal((2, 2, 2))
+    lr, steps = 0.05, 3
+    out = population_gd(R, 2, Sigma=S2, lr=lr, steps=steps, A0=A0)
+    assert set(out) == {"A", "excess", "norm", "grad_norm", "curve"}
+    A, curve = A0.copy(), []
+    for _ in range(steps):
+        curve.append(population_risk(A, R, S2, noise=0.0))
+        A = A - lr * risk_gradient(A, R, S2)
+    curve.append(population_risk(A, R, S2, noise=0.0))
+    assert np.allclose(out["A"], A, rtol=1e-12, atol=1e-14)
+    assert np.allclose(out["curve"], curve, rtol=1e-12)
+    assert out["excess"] == out["curve"][-1]
+    assert out["grad_norm"] == pytest.approx(np.linalg.norm(risk_gradient(A, R, S2)), rel=1e-12)
+    assert out["norm"] == pytest.approx(max_spectral_norm(A), rel=1e-12)
+    assert np.array_equal(A0, 0.1 * np.random.default_rng(1).standard_normal((2, 2, 2)))  # not modified in place
+
+
+def test_claim_holds_and_its_falsifier_is_rejected(check_claim):
+    c = check_claim("hm-gd-reflection")
+    assert c.kind == "claim" and c.source.startswith(("Hardt & Ma", "the book"))

@@ -1,0 +1,123 @@
+"""Hardt & Ma, Theorem 2.1's hypothesis det R > 0 (resnet_nb.hardt_ma.linear.theorem21): the determinant
+lemma, the factorisation search, the reflection and the key figure's numbers."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from resnet_nb.hardt_ma.linear import (max_spectral_norm, min_max_norm_lower_bound, min_max_norm_search,
+                                       random_ball_point, residual_product, theorem21_construction)
+
+
+F64 = torch.float64
+
+
+def rot(t):
+    return np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+
+
+def _product(A):
+    M = np.eye(A.shape[1])
+    for Ai in A:
+        M = (np.eye(A.shape[1]) + Ai) @ M
+    return M
+
+
+def _reference_search(R, l, restarts, steps, seed):
+    """The documented search: the last factor forced, the 16-norm of the spectral norms as
+    surrogate, Adam (lr 0.02) from starts 0.3 N(0, 1) drawn from a generator seeded with seed."""
+    d = R.shape[0]
+    Rt, eye = torch.as_tensor(R, dtype=F64), torch.eye(d, dtype=F64)
+    gen = torch.Generator().manual_seed(seed)
+    best, best_A = math.inf, None
+    for _ in range(restarts):
+        free = (0.3 * torch.randn(l - 1, d, d, generator=gen, dtype=F64)).requires_grad_(True)
+        opt = torch.optim.Adam([free], lr=0.02)
+        for _ in range(steps):
+            P = eye
+            for i in range(l - 1):
+                P = (eye + free[i]) @ P
+            A = torch.cat([free, (Rt @ torch.linalg.inv(P) - eye)[None]])
+            norms = torch.linalg.matrix_norm(A, ord=2)
+            value = float(norms.detach().max())
+            if value < best:
+                best, best_A = value, A.detach().numpy().copy()
+            opt.zero_grad()
+            torch.linalg.vector_norm(norms, ord=16).backward()
+            opt.step()
+    return best, best_A
+
+
+def test_negative_determinant_is_refused_and_every_small_product_has_positive_det():
+    R = np.diag([-1.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="positive determinant"):
+        theorem21_construction(R, 10)
+    assert min_max_norm_lower_bound(R) == 1.0
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        A = random_ball_point(5, 3, 0.999, rng)
+        assert np.linalg.det(residual_product(A)) > 0
+
+
+def test_min_max_norm_search_finds_exact_factorisations_and_respects_the_lemma():
+    from resnet_nb.hardt_ma.linear import min_max_norm_search
+
+    for R in (np.diag([-1.0, 1.0]), -np.eye(2)):
+        found = min_max_norm_search(R, 6, restarts=2, steps=60)
+        assert np.abs(residual_product(found["A"]) - R).max() < 1e-9
+        assert found["norm"] == pytest.approx(max_spectral_norm(found["A"]))
+    assert min_max_norm_search(np.diag([-1.0, 1.0]), 6, restarts=2, steps=60)["norm"] >= 1 - 1e-9
+
+
+def test_theorem21_det_check_has_no_part_identical_in_check_and_falsifier():
+    from resnet_nb.hardt_ma.linear import check_theorem21_det
+
+    good = check_theorem21_det()
+    assert good.passed and not good.parts and "needs det R > 0" in good.claim
+
+
+def test_reflection_factorisation_and_the_key_figure_data():
+    from resnet_nb.hardt_ma.linear import det_sign_data, reflection_factorisation
+
+    R = np.diag([-1.0, 1.0])
+    norms = []
+    for l in (1, 2, 4, 16):
+        A = reflection_factorisation(l)
+        assert np.abs(residual_product(A) - R).max() < 1e-9
+        norms.append(max_spectral_norm(A))
+    assert all(n >= 1 for n in norms) and norms == sorted(norms, reverse=True) and norms[-1] < 1 + 1e-4
+    data = det_sign_data(ls=(1, 2, 8), search_ls=(2, 4), factor_ls=(4,), restarts=1, steps=20)
+    assert (data["-I_2"] <= data["-I_2 bound"]).all() and (data["search"] >= 1).all()
+    assert data["search_product_error"] < 1e-9
+    for norms_k, dets_k in data["factors"].values():
+        assert not ((dets_k <= 0) & (norms_k < 1)).any()  # the lemma, factor by factor
+
+
+def test_determinant_lemma_bound_is_one_exactly_when_det_is_not_positive():
+    # det R <= 0 forces a factor with ||A_i|| >= 1; det R > 0 (however small or large) gives 0
+    assert min_max_norm_lower_bound(np.diag([1.0, 0.0])) == 1.0  # det = 0
+    assert min_max_norm_lower_bound(np.diag([-1.0, 2.0])) == 1.0
+    for R in (0.5 * np.eye(2), np.eye(2), np.diag([3.0, 2.0]), rot(2.0)):
+        assert min_max_norm_lower_bound(R) == 0.0
+
+
+def test_min_max_norm_search_is_the_documented_search():
+    R = np.array([[1.5, -0.4], [0.3, 0.8]])
+    for l, restarts, steps, seed in ((3, 2, 12, 4), (2, 1, 1, 0), (2, 1, 5, 7)):
+        found = min_max_norm_search(R, l, restarts=restarts, steps=steps, seed=seed)
+        best, best_A = _reference_search(R, l, restarts, steps, seed)
+        assert found["norm"] == pytest.approx(best, rel=1e-10)
+        np.testing.assert_allclose(found["A"], best_A, rtol=1e-10, atol=1e-12)
+        assert np.abs(_product(found["A"]) - R).max() < 1e-12
+    # seeded: the global torch generator does not matter
+    a = min_max_norm_search(R, 3, restarts=1, steps=3, seed=5)
+    torch.randn(7)
+    b = min_max_norm_search(R, 3, restarts=1, steps=3, seed=5)
+    assert a["norm"] == b["norm"] and np.array_equal(a["A"], b["A"])
+
+
+def test_claim_holds_and_its_falsifier_is_rejected(check_claim):
+    c = check_claim("hm-thm21-det")
+    assert c.kind == "claim" and c.source.startswith(("Hardt & Ma", "the book"))

@@ -1,0 +1,149 @@
+"""Hardt & Ma, the width of Theorem 3.2 (resnet_nb.hardt_ma.relu.theorem32_width): k = c log n / rho^2, the
+proof's Johnson-Lindenstrauss step under both readings of rho, the committed tables."""
+
+import math
+
+import numpy as np
+import pytest
+
+import resnet_nb.hardt_ma.relu as hr
+from resnet_nb.hardt_ma.relu import paper_width, separation, theorem32_construction, unit_norm_columns
+
+
+def test_construction_fits_1000_points_and_paper_order_needs_the_papers_width():
+    """Greedy fits at k = 30; the paper's order fails at k = 30 and fits at the proof's width
+    k = 10 ln n / rho^2 (rho: the paper's bound on squared distances). That width exceeds d = 50
+    here, where the projection reduces nothing: a regression test of the construction, not
+    evidence for Theorem 3.2's width (see test_paper_order_fails_on_some_draws_below_d)."""
+    from resnet_nb.hardt_ma.relu import paper_width
+
+    rng = np.random.default_rng(2)
+    X = unit_norm_columns(rng.standard_normal((50, 1000)))
+    y = rng.integers(0, 10, 1000)
+    net, rep = theorem32_construction(X, y, k=30)
+    assert np.abs(net(X) - np.eye(10)[:, y]).max() <= 1e-8
+    with pytest.raises(ValueError, match="margin"):
+        theorem32_construction(X, y, k=30, selection="paper")
+    k = paper_width(1000, separation(X) ** 2)
+    assert k > 30
+    net, rep = theorem32_construction(X, y, k=k, selection="paper")
+    assert np.abs(net(X) - np.eye(10)[:, y]).max() <= 1e-8
+    assert rep["blocks"] == -(-1000 // k)  # the paper's order: ceil(n / k) blocks
+
+
+def test_paper_order_fails_on_some_draws_below_d():
+    """Theorem 3.2's width is a probability statement: at k < d some draws fail, and the greedy
+    order fits those same draws."""
+    fails = []
+    for seed in range(20):
+        X, y = hr.random_unit_draw(seed)
+        k = hr.paper_width(600, hr.paper_rho(X))
+        f = hr.paper_order_failure(X, k, seed=seed)
+        fails.append(f["fails"])
+        if f["fails"] and sum(fails) <= 2:
+            net, _ = theorem32_construction(X, y, k=k, r=10, seed=seed)
+            assert np.abs(net(X) - np.eye(10)[:, y]).max() <= 1e-8
+    rate = hr.failure_rate(fails)
+    assert 0 < rate["failures"] < 20 and rate["low"] < rate["rate"] < rate["high"]
+
+
+def test_clopper_pearson_known_values():
+    low, high = hr.clopper_pearson(0, 100)
+    assert low == 0.0 and high == pytest.approx(1 - 0.025 ** (1 / 100), rel=1e-9)
+    low, high = hr.clopper_pearson(100, 100)
+    assert high == 1.0 and low == pytest.approx(0.025 ** (1 / 100), rel=1e-9)
+    low, high = hr.clopper_pearson(19, 100)
+    assert 0.11 < low < 0.12 and 0.28 < high < 0.29
+    for bad in ((5, 4), (-1, 4)):
+        with pytest.raises(ValueError):
+            hr.clopper_pearson(*bad)
+    with pytest.raises(ValueError, match="level"):
+        hr.clopper_pearson(1, 4, level=1.0)
+
+
+def test_theorem32_falsifier_is_the_printed_constant_under_both_readings():
+    """The falsifier is the printed c = 10; its comparison fails under each reading of rho, and
+    the claim's c = 30 widths stay below d (a projection that reduces the dimension)."""
+    cfg = hr.THM32_DRAWS
+    bad = hr.check_theorem32(falsify=True)
+    assert not bad.passed and bad.values["c"] == cfg["c_paper"] == 10
+    assert all(not p.passed for p in bad.parts) and len(bad.parts) == len(hr.RHO_READINGS) == 2
+    good = hr.check_theorem32()
+    assert good.passed and good.values["c"] == cfg["c_larger"]
+    for r in hr.RHO_READINGS:
+        assert good.values[r]["k_max"] < cfg["d"] and good.values[r]["draws"] == cfg["draws"]
+        assert bad.values[r]["k_min"] < good.values[r]["k_min"]
+
+
+def test_jl_distortion_against_a_direct_computation():
+    """Every distance among {0, x_i}, one pair at a time, with the construction's projection."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((7, 9))
+    k, seed = 4, 11
+    A0 = hr.projection_A0(7, k, seed)
+    worst = max(abs(np.linalg.norm(A0 @ X[:, i]) / np.linalg.norm(X[:, i]) - 1) for i in range(9))
+    for i in range(9):
+        for j in range(i + 1, 9):
+            u = X[:, i] - X[:, j]
+            worst = max(worst, abs(np.linalg.norm(A0 @ u) / np.linalg.norm(u) - 1))
+    assert hr.jl_distortion(X, k, seed) == pytest.approx(worst, rel=1e-9)
+    with pytest.raises(ValueError, match="equal columns"):
+        hr.jl_distortion(X[:, [0, 0, 1]], k, seed)
+
+
+def test_jl_step_reads_rho_both_ways():
+    """rho is the squared smallest distance under Assumption 3.1 and the distance itself under the
+    proof's reading; on these draws the smallest distance exceeds 1, so the proof's reading gives
+    the larger width."""
+    dr = hr.thm32_draw(0)
+    sq, dist = dr["rho"][hr.RHO_READINGS[0]], dr["rho"][hr.RHO_READINGS[1]]
+    assert sq == pytest.approx(dist ** 2) and hr.paper_width(600, dist) > hr.paper_width(600, sq)
+    assert dist > 1 and dr["projection_seed"] != 0  # the projection is not drawn from the data's seed
+
+
+def test_committed_thm32_tables_recompute():
+    """Rows of results/hm_thm32/ (scripts/hm_thm32.py) recomputed here agree with the stored ones."""
+    import pandas as pd
+
+    from resnet_nb.core.paths import RESULTS
+
+    draws = pd.read_csv(RESULTS / "hm_thm32" / "draws.csv")
+    assert len(draws) == hr.THM32_DRAWS["draws"]
+    for seed in (0, 7):
+        live = hr.thm32_draw_row(seed, greedy=seed == 0)
+        saved = draws.iloc[seed]
+        for key, value in live.items():
+            if isinstance(value, (bool, np.bool_, int, np.integer)):
+                assert saved[key] == value, key
+            elif key == "greedy_error":
+                assert saved[key] < 1e-8 and value < 1e-8
+            else:
+                assert saved[key] == pytest.approx(value, rel=1e-12), key
+    proj = pd.read_csv(RESULTS / "hm_thm32" / "projections.csv")
+    X = hr.chapter_point_sets()["synthetic"][0]
+    live = hr.projection_row(X, 46, 3)
+    saved = proj[(proj.data == "synthetic") & (proj.k == 46) & (proj.seed == 3)].iloc[0]
+    assert saved.refuses == live["refuses"] and saved.min_margin == pytest.approx(live["min_margin"], rel=1e-12)
+    assert proj.groupby(["data", "k"]).size().eq(hr.THM32_RESULTS["projections"]).all()
+
+
+def test_paper_width_is_the_proofs_formula_with_the_papers_constant_c_10():
+    for n, rho in ((2, 1.0), (100, 0.5), (600, 0.3)):
+        assert paper_width(n, rho) == math.ceil(10 * math.log(n) / rho ** 2)
+        assert paper_width(n, rho, c=0.5) == math.ceil(0.5 * math.log(n) / rho ** 2)
+    assert paper_width(2, 1.0) == 7
+
+
+def test_paper_width_arguments():
+    with pytest.raises(ValueError, match="n must be an integer >= 2"):
+        paper_width(1, 0.5)
+    for rho in (0.0, -0.5):
+        with pytest.raises(ValueError, match=r"rho_paper must lie in \(0.0, inf\]"):
+            paper_width(10, rho)
+    for c in (0.0, -1.0):
+        with pytest.raises(ValueError, match=r"c must lie in \(0.0, inf\]"):
+            paper_width(10, 0.5, c=c)
+
+
+def test_claim_holds_and_its_falsifier_is_rejected(check_claim):
+    check_claim("hm-thm32")
