@@ -524,7 +524,9 @@ def hessian_build_diagnostic(repeats, log):
     product, and for every pair a < b the second-order coupling as another; L^2 products in
     all, P^2 m multiply-adds. Here they run on random operands of those shapes, drawn before
     the clock starts, with nothing else (no sweeps, no per-sample contractions, no writes into
-    the matrix): the least the assembly must do, against the ``4/3 P^3`` flops of eigvalsh."""
+    the matrix): the least the assembly must do, against the ``4/3 P^3`` flops of eigvalsh.
+    Also one pair of matrices both ways: the two products, against one product of half the
+    multiply-adds after forming a per-sample tensor of d^3 entries (``pair_merged_over_two``)."""
     from resnet_nb.core.relu_hessian import hessian_mid_relu
 
     net = network("2-shortcut", 16, relu=True)
@@ -540,8 +542,36 @@ def hessian_build_diagnostic(repeats, log):
         for _ in range(L * L):
             left @ right
 
-    build, eig, prod = [], [], []
+    # one pair of matrices a < b both ways, on random per-sample factors of the right shapes:
+    # the two products (Gauss-Newton over rows (q, t), coupling over rows (q, s)), their left
+    # factors formed from z_a, z_b, g_b, against one product z_a @ C with the per-sample tensor
+    # C[mu, p, t, s] = z_b[t] K[p, s] + g_b[s] M[p, t] formed first (in chunks of samples that
+    # stay in cache), which halves the multiply-adds
+    za, zb, gb = (torch.randn(d, m, dtype=torch.float64, generator=g) for _ in range(3))
+    K = torch.randn(m, d, d, dtype=torch.float64, generator=g)
+    M = torch.randn(m, d, d, dtype=torch.float64, generator=g)
+
+    def pair_two():
+        (za[:, None, :] * zb[None, :, :]).reshape(d * d, m) @ K.reshape(m, d * d)
+        (gb[:, None, :] * za[None, :, :]).reshape(d * d, m) @ M.reshape(m, d * d)
+
+    def pair_merged(chunk=250):
+        acc = torch.zeros(d, d ** 3, dtype=torch.float64)
+        for i in range(0, m, chunk):
+            c = slice(i, i + chunk)
+            C = zb.T[c, None, :, None] * K[c, :, None, :] + gb.T[c, None, None, :] * M[c, :, :, None]
+            acc += za[:, c] @ C.reshape(-1, d ** 3)
+
+    def per_pair(f, times=10):
+        t0 = time.perf_counter()
+        for _ in range(times):
+            f()
+        return (time.perf_counter() - t0) / times
+
+    build, eig, prod, two, merged = [], [], [], [], []
     for _ in range(repeats):
+        two.append(per_pair(pair_two))
+        merged.append(per_pair(pair_merged))
         t0 = time.perf_counter()
         hessian_mid_relu(net, W, data)
         build.append(time.perf_counter() - t0)
@@ -558,9 +588,11 @@ def hessian_build_diagnostic(repeats, log):
            "build_over_eigvalsh": med(b / e for b, e in zip(build, eig)),
            "products_over_eigvalsh": med(p / e for p, e in zip(prod, eig)),
            "build_over_products": med(b / p for b, p in zip(build, prod)),
+           "pair_two_products_s": med(two), "pair_merged_s": med(merged),
+           "pair_merged_over_two": med(x / y for x, y in zip(merged, two)),
            "load_average": list(os.getloadavg())}
     log(f"  fig7 Hessian build {out['build_s']:.2f} s, its products {out['products_s']:.2f} s, "
-        f"eigvalsh {out['eigvalsh_s']:.2f} s")
+        f"eigvalsh {out['eigvalsh_s']:.2f} s; one pair merged / two products {out['pair_merged_over_two']:.2f}")
     return out
 
 
