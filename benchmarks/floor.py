@@ -515,25 +515,84 @@ def measure_figure(figure, plan, repeats, log):
 
 def hessian_build_diagnostic(repeats, log):
     """Figure 7's Hessian: the exact Hessian of the depth-16 ReLU network on the 5,000 digits
-    (:func:`resnet_nb.core.relu_hessian.hessian_mid_relu`) against eigvalsh of its size,
-    interleaved; medians."""
+    (:func:`resnet_nb.core.relu_hessian.hessian_mid_relu`) against eigvalsh of its size, and
+    against the matrix products that assembly cannot avoid, timed in turn in every repetition
+    (medians; the ratio of each repetition, then its median).
+
+    The products: every entry of the Hessian is a sum over the m samples. The assembly forms,
+    for every pair of matrices a <= b, the Gauss-Newton block as one (d^2 x m) @ (m x d^2)
+    product, and for every pair a < b the second-order coupling as another; L^2 products in
+    all, P^2 m multiply-adds. Here they run on random operands of those shapes, drawn before
+    the clock starts, with nothing else (no sweeps, no per-sample contractions, no writes into
+    the matrix): the least the assembly must do, against the ``4/3 P^3`` flops of eigvalsh.
+    Also one pair of matrices both ways: the two products, against one product of half the
+    multiply-adds after forming a per-sample tensor of d^3 entries (``pair_merged_over_two``)."""
     from resnet_nb.core.relu_hessian import hessian_mid_relu
 
     net = network("2-shortcut", 16, relu=True)
     W = initial_weights("2-shortcut", net, seed=0)
     data = mnist()
-    EIGS.prepare(net.num_params)
-    build, eig = [], []
+    P, d, L, m = net.num_params, net.d, net.depth, int(data.X.shape[1])
+    EIGS.prepare(P)
+    g = torch.Generator().manual_seed(0)
+    left = torch.randn(d * d, m, dtype=torch.float64, generator=g)
+    right = torch.randn(m, d * d, dtype=torch.float64, generator=g)
+
+    def products():
+        for _ in range(L * L):
+            left @ right
+
+    # one pair of matrices a < b both ways, on random per-sample factors of the right shapes:
+    # the two products (Gauss-Newton over rows (q, t), coupling over rows (q, s)), their left
+    # factors formed from z_a, z_b, g_b, against one product z_a @ C with the per-sample tensor
+    # C[mu, p, t, s] = z_b[t] K[p, s] + g_b[s] M[p, t] formed first (in chunks of samples that
+    # stay in cache), which halves the multiply-adds
+    za, zb, gb = (torch.randn(d, m, dtype=torch.float64, generator=g) for _ in range(3))
+    K = torch.randn(m, d, d, dtype=torch.float64, generator=g)
+    M = torch.randn(m, d, d, dtype=torch.float64, generator=g)
+
+    def pair_two():
+        (za[:, None, :] * zb[None, :, :]).reshape(d * d, m) @ K.reshape(m, d * d)
+        (gb[:, None, :] * za[None, :, :]).reshape(d * d, m) @ M.reshape(m, d * d)
+
+    def pair_merged(chunk=250):
+        acc = torch.zeros(d, d ** 3, dtype=torch.float64)
+        for i in range(0, m, chunk):
+            c = slice(i, i + chunk)
+            C = zb.T[c, None, :, None] * K[c, :, None, :] + gb.T[c, None, None, :] * M[c, :, :, None]
+            acc += za[:, c] @ C.reshape(-1, d ** 3)
+
+    def per_pair(f, times=10):
+        t0 = time.perf_counter()
+        for _ in range(times):
+            f()
+        return (time.perf_counter() - t0) / times
+
+    build, eig, prod, two, merged = [], [], [], [], []
     for _ in range(repeats):
+        two.append(per_pair(pair_two))
+        merged.append(per_pair(pair_merged))
         t0 = time.perf_counter()
         hessian_mid_relu(net, W, data)
         build.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        EIGS(net.num_params)
+        products()
+        prod.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        EIGS(P)
         eig.append(time.perf_counter() - t0)
-    out = {"P": net.num_params, "samples": int(data.X.shape[1]), "build_s": statistics.median(build),
-           "eigvalsh_s": statistics.median(eig)}
-    log(f"  fig7 Hessian build {out['build_s']:.2f} s, eigvalsh {out['eigvalsh_s']:.2f} s")
+    med = statistics.median
+    out = {"P": P, "samples": m, "d": d, "matrices": L, "repeats": repeats,
+           "build_s": med(build), "eigvalsh_s": med(eig), "products_s": med(prod),
+           "products": L * L, "product_madds": L * L * d ** 4 * m, "eigvalsh_flops": 4 * P ** 3 / 3,
+           "build_over_eigvalsh": med(b / e for b, e in zip(build, eig)),
+           "products_over_eigvalsh": med(p / e for p, e in zip(prod, eig)),
+           "build_over_products": med(b / p for b, p in zip(build, prod)),
+           "pair_two_products_s": med(two), "pair_merged_s": med(merged),
+           "pair_merged_over_two": med(x / y for x, y in zip(merged, two)),
+           "load_average": list(os.getloadavg())}
+    log(f"  fig7 Hessian build {out['build_s']:.2f} s, its products {out['products_s']:.2f} s, "
+        f"eigvalsh {out['eigvalsh_s']:.2f} s; one pair merged / two products {out['pair_merged_over_two']:.2f}")
     return out
 
 
@@ -575,12 +634,27 @@ def main(argv=None):
     ap.add_argument("--out", default=str(HERE / "floor.json"))
     ap.add_argument("--merge", action="store_true",
                     help="with --only: keep the other figures of --out from their earlier run")
+    ap.add_argument("--hessian-only", action="store_true",
+                    help="measure only Figure 7's Hessian build (against its products and eigvalsh) "
+                         "and replace that diagnostic in --out, keeping everything else")
     args = ap.parse_args(argv)
 
     def log(msg):
         print(msg, file=sys.stderr, flush=True)
 
     torch.set_num_threads(1)   # each --jobs worker process computes on one thread
+    if args.hessian_only:
+        mnist()
+        hessian_build_diagnostic(1, log)   # first calls (data, kernels) outside the clock
+        diag = dict(hessian_build_diagnostic(args.repeats, log), torch_threads=torch.get_num_threads(),
+                    git=_git(), written_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        info = json.loads(Path(args.out).read_text())
+        info.setdefault("diagnostics", {})["fig7_hessian"] = diag
+        Path(args.out).write_text(json.dumps(info, indent=1, default=float))
+        print(f"build / eigvalsh {diag['build_over_eigvalsh']:.2f}, products / eigvalsh "
+              f"{diag['products_over_eigvalsh']:.2f}, build / products {diag['build_over_products']:.2f}; "
+              f"written {args.out}")
+        return
     t_start = time.perf_counter()
     load_before = list(os.getloadavg())
     _warm_up(log)
@@ -593,7 +667,8 @@ def main(argv=None):
         f = figures[-1]
         log(f"{figure}: sample engine {f['sample_engine_s']:.1f} s, floor {f['sample_floor_s']:.1f} s, "
             f"ratio {f['ratio']:.2f}")
-    diagnostics = {"fig7_hessian": hessian_build_diagnostic(args.repeats, log)} \
+    diagnostics = {"fig7_hessian": dict(hessian_build_diagnostic(args.repeats, log),
+                                        written_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))} \
         if args.only is None or "fig7" in args.only else {}
     if args.merge and args.only and Path(args.out).exists():
         done = {f["figure"] for f in figures}

@@ -58,3 +58,21 @@ def test_assign_nearest_depth_same_group():
         assert s["arch"] == it["arch"] and fac > 0
         others = [p["depth"] for p, _ in sampled if p["arch"] == it["arch"]]
         assert abs(np.log(s["depth"] / it["depth"])) == min(abs(np.log(d / it["depth"])) for d in others)
+
+
+@pytest.mark.parametrize("n,R,shortcut", [(2, 3, True), (3, 2, False)])
+def test_relu_hessian_does_the_products_the_diagnostic_times(n, R, shortcut):
+    """hessian_build_diagnostic times L^2 products (d^2 x m) @ (m x d^2) as the least the ReLU
+    Hessian's assembly does (the chapter's P^2 m multiply-adds): the assembly does exactly those."""
+    import torch
+
+    import resnet_nb as rn
+    from resnet_nb.core.relu_hessian import hessian_mid_relu
+
+    d, m = 3, 40
+    net = rn.ShortcutNetwork(d, n, R, shortcut=shortcut, mid="relu")
+    W = rn.initialise(net, "xavier", seed=2)
+    with torch.profiler.profile(record_shapes=True) as prof:
+        hessian_mid_relu(net, W, rn.synthetic_linear(d=d, m=m, seed=1))
+    shapes = [e.input_shapes for e in prof.events() if e.name == "aten::mm"]
+    assert sum(s[:2] == [[d * d, m], [m, d * d]] for s in shapes) == net.depth ** 2
