@@ -30,8 +30,9 @@ from resnet_nb.core.hessians import cond_percentile, hessian_linear, theorem1_bl
 from resnet_nb.core.networks import ShortcutNetwork
 from resnet_nb.li.theorem1 import exact_hessian_at_zero, unfriendly_data3, unitwise_spectrum
 
-__all__ = ["key_hessians", "key_figure", "plot_hessian", "plot_spectrum", "explorer_title", "hessian_explorer",
-           "depth_animation", "plot_sharpness_sweep", "limitations_key_figure"]
+__all__ = ["key_hessians", "key_figure", "plot_hessian", "plot_spectrum", "explorer_title",
+           "explorer_network_and_data", "hessian_explorer", "depth_animation", "plot_sharpness_sweep",
+           "limitations_key_figure"]
 
 
 # ------------------------------------------------------------------------------------------
@@ -170,7 +171,7 @@ def plot_spectrum(eigs, ax=None, predicted=None, title=None):
     return ax
 
 
-def _network_and_data(n, R, d, act, position, source, mnist=None, seed=0):
+def explorer_network_and_data(n, R, d, act, position, source, mnist=None, seed=0):
     """The network and data set the widgets describe (MNIST forces d = 10)."""
     from resnet_nb.core.data import synthetic_linear, whitened_mnist
 
@@ -230,7 +231,7 @@ def hessian_explorer(mnist: Dataset | None = None):
     def redraw(_=None):
         with out:
             out.clear_output(wait=True)
-            net, data = _network_and_data(w["n"].value, w["R"].value, w["d"].value, w["act"].value,
+            net, data = explorer_network_and_data(w["n"].value, w["R"].value, w["d"].value, w["act"].value,
                                           w["position"].value, w["source"].value, mnist)
             fig = plt.figure(figsize=(9, 4))
             _draw_case(fig, net, data)

@@ -26,31 +26,26 @@ modules are imported in the ledger's order of the claims.
 """
 from __future__ import annotations
 
-from resnet_nb.li.theorem1.definition5 import (
-    subsample, param_index, param_coords, covers_unit, mixed_partial, data_matrices, order_n_closed_form,
-    partial_scale, shifted_sigmoid, unfriendly_data3)
-from resnet_nb.li.theorem1.lemmas import (
-    lemma1_tuples, lemma1_check, lemma2_check)
-from resnet_nb.li.theorem1.part1 import (
-    part1_check, TAYLOR_READINGS, taylor_remainder_check)
-from resnet_nb.li.theorem1.hessian_at_zero import (
-    shuffle_matrix, eq21_A, eq25_B, eq28_A, exact_hessian_at_zero, PART2_VARIANTS, part2_check, part3_check,
-    depth_table, unitwise_spectrum, depth_invariance_check, GROWTH_VARIANTS, growth_bounds, growth_check,
-    same_picture)
-from resnet_nb.li.theorem1.relu import (
-    one_sided_derivatives, relu_kink_check, relu_first_order_check, relu_masked_singular_values,
-    relu_masked_prediction, relu_depth_table, figure5_flat_tolerance, relu_depth_check, relu_spectrum_spot_check,
-    relu_start_check, RELU_DEPTHS, RELU_SEEDS)
+from resnet_nb.li.theorem1.definition5 import (subsample, param_index, param_coords, covers_unit, mixed_partial,
+    data_matrices, order_n_closed_form, partial_scale, shifted_sigmoid, unfriendly_data3)
+from resnet_nb.li.theorem1.lemmas import covering_chain, lemma1_check, lemma1_tuples, lemma2_check
+from resnet_nb.li.theorem1.part1 import (TAYLOR_READINGS, order_n_directional, part1_check, part1_directions,
+    taylor_remainder_check)
+from resnet_nb.li.theorem1.hessian_at_zero import (shuffle_matrix, eq21_A, eq25_B, eq28_A, exact_hessian_at_zero,
+    PART2_VARIANTS, part2_check, part3_check, depth_table, unitwise_spectrum, depth_invariance_check,
+    GROWTH_VARIANTS, growth_bounds, growth_check, same_picture)
+from resnet_nb.li.theorem1.relu import (kink_threshold, one_sided_derivatives, relu_kink_check, relu_first_order_check,
+    relu_masked_singular_values, relu_masked_prediction, relu_depth_table, figure5_flat_tolerance, relu_depth_check,
+    relu_spectrum_spot_check, relu_start_check, RELU_DEPTHS, RELU_SEEDS)
 
 __all__ = [
     "subsample", "param_index", "param_coords", "covers_unit", "mixed_partial", "data_matrices",
-    "order_n_closed_form", "partial_scale", "shifted_sigmoid", "unfriendly_data3",
-    "lemma1_tuples", "lemma1_check", "lemma2_check",
-    "part1_check", "TAYLOR_READINGS", "taylor_remainder_check",
-    "shuffle_matrix", "eq21_A", "eq25_B", "eq28_A", "exact_hessian_at_zero", "PART2_VARIANTS", "part2_check",
-    "part3_check", "depth_table", "unitwise_spectrum", "depth_invariance_check", "GROWTH_VARIANTS", "growth_bounds",
-    "growth_check", "same_picture",
-    "one_sided_derivatives", "relu_kink_check", "relu_first_order_check", "relu_masked_singular_values",
-    "relu_masked_prediction", "relu_depth_table", "figure5_flat_tolerance", "relu_depth_check",
-    "relu_spectrum_spot_check", "relu_start_check", "RELU_DEPTHS", "RELU_SEEDS",
+    "order_n_closed_form", "partial_scale", "shifted_sigmoid", "unfriendly_data3", "covering_chain",
+    "lemma1_tuples", "lemma1_check", "lemma2_check", "part1_check", "part1_directions", "order_n_directional",
+    "TAYLOR_READINGS", "taylor_remainder_check", "shuffle_matrix", "eq21_A", "eq25_B", "eq28_A",
+    "exact_hessian_at_zero", "PART2_VARIANTS", "part2_check", "part3_check", "depth_table", "unitwise_spectrum",
+    "depth_invariance_check", "GROWTH_VARIANTS", "growth_bounds", "growth_check", "same_picture",
+    "one_sided_derivatives", "kink_threshold", "relu_kink_check", "relu_first_order_check",
+    "relu_masked_singular_values", "relu_masked_prediction", "relu_depth_table", "figure5_flat_tolerance",
+    "relu_depth_check", "relu_spectrum_spot_check", "relu_start_check", "RELU_DEPTHS", "RELU_SEEDS",
 ]

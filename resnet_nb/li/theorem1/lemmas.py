@@ -34,7 +34,7 @@ def _random_param(net, rng, r=None, l=None):
     return param_index(net, r, l, int(rng.integers(net.d)), int(rng.integers(net.d)))
 
 
-def _chain(net, rng, r, Mabs=None):
+def covering_chain(net, rng, r, Mabs=None):
     """n parameters, one per matrix of unit r, whose indices chain (so the product survives)."""
     d = net.d
     if Mabs is not None:  # adversarial: aim at the largest entry of M
@@ -80,9 +80,9 @@ def lemma1_tuples(net: ShortcutNetwork, max_order: int, samples: int, seed: int 
             out.append(("one_short", t[:max(len(t) - int(rng.integers(0, 2)), 1)]))
         a = _random_param(net, rng)
         out.append(("repeated", [a] * int(rng.integers(1, max_order + 1))))
-        out.append(("chain", _chain(net, rng, r, Mabs if rng.random() < 0.5 else None)))
+        out.append(("chain", covering_chain(net, rng, r, Mabs if rng.random() < 0.5 else None)))
         if net.n >= 2 and net.d >= 2:
-            bad = _chain(net, rng, r)
+            bad = covering_chain(net, rng, r)
             rr, ll, i, j = param_coords(net, bad[1])
             bad[1] = param_index(net, rr, ll, i, (j + 1 + int(rng.integers(net.d - 1))) % net.d)
             out.append(("broken_chain", bad))

@@ -24,7 +24,7 @@ from resnet_nb.li.theorem1.definition5 import (data_matrices, partial_scale, unf
 # Part 1 and Definition 4
 # ------------------------------------------------------------------------------------------
 
-def _part1_directions(net, data, count, rng):
+def part1_directions(net, data, count, rng):
     """Unit directions: Gaussian, single-unit, aligned with M's top singular pair, one-short."""
     R, n, d = net.R, net.n, net.d
     Sxs, Sys = data_matrices(net, data)
@@ -53,7 +53,7 @@ def _part1_directions(net, data, count, rng):
     return dirs
 
 
-def _order_n_directional(net, data, v):
+def order_n_directional(net, data, v):
     """Closed form of d^n/dt^n L(t v) at 0: n! c sum_r <V_{r,n} ... V_{r,1}, Sigma_{Xs} - Sigma_{Ys}>
     for n >= 2 (for n = 1 it is the gradient term, same formula)."""
     V = unflatten(v, net)
@@ -87,11 +87,11 @@ def part1_check(net: ShortcutNetwork, data, directions: int = 8, seed: int = 0,
     scale = max(1.0, partial_scale(net, data)) * math.factorial(top)
     tol, crit = eps_criterion(net.num_params, scale)
     worst_low, worst_n, best_n = 0.0, 0.0, 0.0
-    for kind, v in _part1_directions(net, data, directions, rng):
+    for kind, v in part1_directions(net, data, directions, rng):
         ds = directional_derivatives(f, w0, v, top)
         if k >= 1:
             worst_low = max(worst_low, max(abs(x) for x in ds[:k]))
-        pred = _order_n_directional(net, data, v)
+        pred = order_n_directional(net, data, v)
         worst_n = max(worst_n, abs(ds[net.n - 1] - pred))
         best_n = max(best_n, abs(ds[net.n - 1]))
     parts = [Check(f"derivatives of orders 1..{k} vanish ({directions} directions)",
@@ -141,12 +141,12 @@ def taylor_remainder_check(net: ShortcutNetwork, data, v=None, ts=(1e-1, 1e-2, 1
         raise ValueError(f"ts must hold at least two positive values in decreasing order, got {ts}")
     rng = np.random.default_rng(seed)
     if v is None:
-        v = [d for k, d in _part1_directions(net, data, 3, rng) if k == "aligned"][0]
+        v = [d for k, d in part1_directions(net, data, 3, rng) if k == "aligned"][0]
     f = loss_function(net, data)
     w0 = torch.zeros(net.num_params, dtype=torch.float64)
     L0 = float(f(w0))
     n = net.n
-    closed = _order_n_directional(net, data, v) / math.factorial(n)
+    closed = order_n_directional(net, data, v) / math.factorial(n)
     limit = 0.0 if (reading == "2k" and n >= 2) else closed
     rows = []
     for t in ts:

@@ -47,7 +47,7 @@ def one_sided_derivatives(f, w0, v, degree: int = 8, ts=None):
     return derivs, residual
 
 
-def _kink_threshold(resid, mags, ts):
+def kink_threshold(resid, mags, ts):
     """What a one-sided derivative can be trusted to: the fit residual propagated to the
     coefficient of t^2 (divide by t_min^2), times 1000, and never below 100 eps |D2|."""
     t_min = float(np.min(ts))
@@ -99,7 +99,7 @@ def relu_kink_check(data, position: str = "mid", d: int | None = None, seed: int
                 resid = max(resid, r)
             gaps.append(abs(vals[0] + vals[1] - 2 * vals[2] - 2 * vals[3]))
             mags.append(max(abs(x) for x in vals))
-    thr, crit = _kink_threshold(resid, mags, ts)
+    thr, crit = kink_threshold(resid, mags, ts)
     law = "D2+(v) - D2+(-v)" if position == "mid" else "parallelogram defect"
     lines = []
     spread = math.nan
