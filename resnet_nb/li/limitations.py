@@ -1,6 +1,8 @@
-"""Limitations of Li et al. (2016): four of their remarks checked on the book's networks.
+"""Limitations of Li et al. (chapter: book/li_limitations.ipynb): four of their remarks checked on the
+book's networks.
 
-The chapter ``book/li_limitations.ipynb`` calls these functions; each section's claim is
+The chapter calls these functions (its key figure is drawn by
+:func:`resnet_nb.book.li_figures.limitations_key_figure`); each section's claim is
 declared here, beside the function that checks it (see :mod:`resnet_nb.book.ledger`).
 
 * (a) :func:`fixup_start`, :func:`fixup_point`: the zero-last-layer start of Fixup and zero-gamma
@@ -34,7 +36,7 @@ __all__ = ["fixup_start", "fixup_point", "predicted_gain", "pre_relu_keep", "unh
            "whitened_synthetic", "critical_points", "mixed_block_rank", "zero_eigen_counts",
            "spearman_test", "discordant_pairs", "widest_discordant_pair", "index_ordered_by_rank",
            "check_fixup_not_flat", "check_variance_growth", "check_product_band",
-           "check_index_vs_loss", "key_figure"]
+           "check_index_vs_loss"]
 
 _MNIST_CACHE: dict = {}
 
@@ -140,7 +142,7 @@ def _fixup_point(n, R, seed, data):
               r"$(k, k, p - k)$ (a misreading of the block argument: the zeros are the null space of "
               r"$B^\top$ inside that block, $p - 2k$ of them); the check's own zero count run on $p - k$",
     falsifier_kind="plausible false statement",
-    where=["book/li_limitations.ipynb", "tests/test_limitations.py"])
+    where=["book/li_limitations.ipynb", "tests/li/test_limitations.py"])
 def check_fixup_not_flat(falsify: bool = False) -> claims.Check:
     p = fixup_point()
     Ha, Hk = p["H_autograd"], p["H_kronecker"]
@@ -285,7 +287,7 @@ GAIN_CASES = (("xavier", "identity", "identity"), ("he", "identity", "identity")
     falsifier=r"the ReLU halving ignored: every unit multiplies the second moment by $1 + v^n$ whatever its "
               r"activations (5 for He with $n = 2$, where the ReLU cases give 3 and 2)",
     falsifier_kind="plausible false statement",
-    where=["book/li_limitations.ipynb", "tests/test_limitations.py"])
+    where=["book/li_limitations.ipynb", "tests/li/test_limitations.py"])
 def check_variance_growth(falsify: bool = False) -> claims.Check:
     parts = []
     for scheme, mid, pre in GAIN_CASES:
@@ -397,7 +399,7 @@ def gain_table(ns=(2, 3), draws: int = 200):
               r"bounded, so with $a = c/\sqrt L$ the spread of the log still grows with $L$ (from "
               r"$L = 10$ to $L = 10{,}000$ by more than 4 standard errors)",
     falsifier_kind="implied by the check",
-    where=["book/li_limitations.ipynb", "tests/test_limitations.py"])
+    where=["book/li_limitations.ipynb", "tests/li/test_limitations.py"])
 def check_product_band(falsify: bool = False) -> claims.Check:
     if falsify:
         L0, L1 = PRODUCT_DEPTHS[0], PRODUCT_DEPTHS[-1]
@@ -546,7 +548,7 @@ def zero_eigen_counts(df) -> dict:
     verdict="holds",
     falsifier="the index decreases with the loss (the same rank test on minus the index)",
     falsifier_kind="implied by the check",
-    where=["book/li_limitations.ipynb", "tests/test_limitations.py"])
+    where=["book/li_limitations.ipynb", "tests/li/test_limitations.py"])
 def check_index_vs_loss(falsify: bool = False) -> claims.Check:
     df = critical_points()
     P = df.attrs["P"]
@@ -567,39 +569,3 @@ def check_index_vs_loss(falsify: bool = False) -> claims.Check:
     ]
     return claims.all_of("Section 5.2: larger loss, larger index", parts,
                          lines=[f"{len(df)} critical points; discordant pairs: {discordant_pairs(df)}"])
-
-
-# ==========================================================================================
-# The chapter's key figure
-# ==========================================================================================
-
-def key_figure(point: dict, profiles: dict, axes=None):
-    """Two panels: the sorted Hessian eigenvalues of a linear 3-shortcut network at the zero-last-layer
-    start ``point`` (from :func:`fixup_point`: k negative, k positive, the rest zero) beside the zero
-    point of Theorem 1 (all zero); and the second moment of the output against the number of units
-    for each start in ``profiles`` (name -> array over r = 0..R, from :func:`depth_profile`).
-    Colours come from :data:`resnet_nb.book.plotting.COLORS` only."""
-    import matplotlib.pyplot as plt
-
-    from resnet_nb.book.plotting import COLORS
-
-    palette = [COLORS[k] for k in ("2-shortcut", "3-shortcut", "xavier", "1-shortcut", "orthogonal")]
-    if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(11, 3.6))
-    ax_e, ax_v = axes
-    eigs = np.sort(np.asarray(point["eigs"]))
-    ax_e.plot(np.arange(eigs.size), eigs, ".", ms=3, color=COLORS["3-shortcut"],
-              label=f"zero-last-layer start: {point['negative']} < 0, {point['positive']} > 0")
-    ax_e.plot(np.arange(eigs.size), np.zeros(eigs.size), "-", lw=2, color=COLORS["plain"],
-              label="w = 0 (Theorem 1): all zero, gradient zero")
-    ax_e.set_xlabel("eigenvalue index (sorted)")
-    ax_e.set_ylabel("Hessian eigenvalue")
-    ax_e.set_title("Linear 3-shortcut, whitened MNIST: the two starts")
-    ax_e.legend(fontsize=8, loc="upper left")
-    for (name, prof), color in zip(profiles.items(), palette):
-        ax_v.semilogy(range(len(prof)), prof, marker=".", color=color, label=name)
-    ax_v.set_title("Second moment of the output, 2-shortcut units")
-    ax_v.set_xlabel("residual units r")
-    ax_v.set_ylabel("E||h_r||² / E||x||²")
-    ax_v.legend(fontsize=8)
-    return axes

@@ -1,14 +1,8 @@
-"""The ReLU part of ``resnet_nb/li/theorem1.py`` (ReLU at 0 breaks Theorem 1's hypotheses; the
-ReLU networks of the experiments at their small start): what the ledger's checks compute, pinned
-against independent computations at small sizes. Each property was found by a mutant that
-survived the other tests (see results/mutation/report.md).
+"""ReLU at the zero point (resnet_nb.li.theorem1.relu).
 
-The kinks have closed forms. Along a ray ``w = t v`` (t > 0) a network with ReLU at mid,
-``f(x) = x + V2 relu(V1 x) t^2``, has the loss ``L(t) = L0 + t^2 <x - y, a>/m + O(t^4)``, so
-``D2+(v) = (2/m) sum <x - y, V2 relu(V1 x)>``; with ReLU at post, ``a = relu(V2 V1 x)``; for
-n = 1 with ReLU at post, ``D1+(v) = (1/m) sum <x - y, relu(V x)>``.
-"""
-import inspect
+The kink's defects have closed forms: along v with ReLU at mid the one-sided second derivatives
+differ; with ReLU at post (n = 1) the loss is not even differentiable, D1+(v) = (1/m) sum <x - y, relu(V x)>.
+The masked Eq. 19 and the experiments' networks at their small start are recomputed here independently."""
 import math
 
 import numpy as np
@@ -16,26 +10,74 @@ import pytest
 import torch
 
 import resnet_nb.li.theorem1 as t1
-from resnet_nb.core.data import synthetic_linear
-from resnet_nb.core.hessians import hessian, loss_function
-from resnet_nb.core.networks import ShortcutNetwork, unflatten
+from resnet_nb import ShortcutNetwork, synthetic_linear
+from resnet_nb.core.hessians import (hessian, hessian_linear,
+                                     loss_function)
+from resnet_nb.core.init import initialise
+from resnet_nb.core.networks import unflatten
+from resnet_nb.li.theorem1 import (one_sided_derivatives, relu_kink_check)
+
+
+
+@pytest.mark.parametrize("position", ["mid", "post"])
+def test_relu_kink_detected(data3, position):
+    res = relu_kink_check(data3, position, pairs=3)
+    assert res.passed, str(res)
+    assert res.values["spread"] > 1e-3
+
+
+def test_one_sided_derivatives_of_a_smooth_loss_are_two_sided(data3):
+    # control for the ReLU check: a linear network's loss is a polynomial, D2+(v) = D2+(-v) = v^T H v
+    net = ShortcutNetwork(3, 2, 1)
+    f = loss_function(net, data3)
+    w0 = torch.zeros(net.num_params, dtype=torch.float64)
+    v = torch.randn(net.num_params, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    dp, rp = one_sided_derivatives(f, w0, v, degree=4)
+    dm, rm = one_sided_derivatives(f, w0, -v, degree=4)
+    H = hessian(net, torch.zeros(net.shape, dtype=torch.float64), data3)
+    assert rp < 1e-10 and rm < 1e-10
+    assert abs(dp[2] - dm[2]) < 1e-8
+    assert abs(dp[2] - float(v @ H @ v)) < 1e-8
+
+
+def test_relu_kink_rejects_bad_position(data3):
+    with pytest.raises(ValueError, match="position must be one of"):
+        relu_kink_check(data3, "pre")
+
+
+def test_relu_first_order_kink(data3):
+    from resnet_nb.li.theorem1 import relu_first_order_check
+    res = relu_first_order_check(data3, directions=3)
+    assert res.passed, str(res)
+
+
+def test_relu_masked_spectrum_and_depth_table(data3):
+    from resnet_nb.li.theorem1 import relu_masked_prediction, relu_masked_singular_values
+
+    net = ShortcutNetwork(3, 2, 3, mid="relu")
+    W = 0.01 * torch.randn(net.shape, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    s = relu_masked_singular_values(net, W, data3)
+    assert s.numel() == net.R * net.d * net.d  # R d blocks of d singular values
+    assert relu_masked_prediction(net, W, data3) == float(s.max())
+
+
+def test_relu_start_prediction_choices():
+    from resnet_nb.li.theorem1 import relu_start_check
+
+    with pytest.raises(ValueError):
+        relu_start_check(depth=2, n_per_class=20, prediction="quarter")
+
 
 F64 = torch.float64
+
+
 EPS = 2.0 ** -52
 
 
 @pytest.fixture(scope="module")
-def data3():
-    cov = torch.tensor([[2.0, 0.5, 0.0], [0.5, 1.0, 0.3], [0.0, 0.3, 0.5]], dtype=F64)
-    return synthetic_linear(3, 40, cov=cov, seed=1)
-
-
-@pytest.fixture(scope="module")
-def data2():
+def data15():
     return synthetic_linear(2, 15, seed=4)
 
-
-# -- one_sided_derivatives: an exact polynomial fit on t > 0 -----------------------------------
 
 def _poly(coef, a):
     """f(w) = sum_k coef[k] (a . w)^k, so that f(t v) has Taylor coefficients coef[k] (a . v)^k."""
@@ -50,7 +92,7 @@ def test_one_sided_derivatives_of_a_polynomial_are_k_factorial_times_its_coeffic
     a = torch.tensor([1.0, 0.0], dtype=F64)
     v = torch.tensor([1.0, 0.0], dtype=F64)
     w0 = torch.zeros(2, dtype=F64)
-    derivs, resid = t1.one_sided_derivatives(_poly(coef, a), w0, v)  # default degree 8
+    derivs, resid = t1.one_sided_derivatives(_poly(coef, a), w0, v, degree=8)
     assert derivs.shape == (9,)
     want = [math.factorial(k) * c for k, c in enumerate(coef)]
     np.testing.assert_allclose(derivs, want, rtol=1e-6, atol=1e-6)
@@ -97,24 +139,20 @@ def test_one_sided_derivatives_fit_in_float64_whatever_the_grid_dtype():
 def test_one_sided_derivatives_refuse_a_bad_degree_by_name():
     f = _poly([1.0], torch.ones(1, dtype=F64))
     for bad in (0, 2.5):
-        with pytest.raises(ValueError, match=r"^degree must"):
+        with pytest.raises(ValueError, match="degree"):
             t1.one_sided_derivatives(f, torch.zeros(1, dtype=F64), torch.ones(1, dtype=F64), degree=bad)
 
 
-# -- _kink_threshold: the stated resolution criterion -----------------------------------------
-
 def test_kink_threshold_is_the_stated_formula():
-    thr, crit = t1._kink_threshold(2e-9, [3.0, 5.0e3, 1.0], np.array([0.5, 0.2, 0.9]))
+    thr, crit = t1.kink_threshold(2e-9, [3.0, 5.0e3, 1.0], np.array([0.5, 0.2, 0.9]))
     assert thr == pytest.approx(1e3 * 2e-9 / 0.2 ** 2 + 100 * EPS * 5.0e3, rel=1e-13)
     assert "t_min = 0.2" in crit
     # each term alone
-    thr0, _ = t1._kink_threshold(0.0, [2.0, 7.0], [0.1, 0.3])
+    thr0, _ = t1.kink_threshold(0.0, [2.0, 7.0], [0.1, 0.3])
     assert thr0 == pytest.approx(100 * EPS * 7.0, rel=1e-13, abs=0)
-    thr1, _ = t1._kink_threshold(1e-6, [0.0], [0.5, 0.25])
+    thr1, _ = t1.kink_threshold(1e-6, [0.0], [0.5, 0.25])
     assert thr1 == pytest.approx(1e3 * 1e-6 / 0.25 ** 2, rel=1e-13)
 
-
-# -- relu_kink_check: the defects have closed forms --------------------------------------------
 
 def _mid_defect(net, data, v):
     """(D2+(v), D2+(-v)) for ReLU at mid, n = 2, R = 1, in closed form."""
@@ -146,7 +184,7 @@ def _fit_residual(f, v, degree, ts):
 
 @pytest.fixture(scope="module")
 def kink_mid(data3):
-    return t1.relu_kink_check(data3, pairs=3)  # position "mid" by default
+    return t1.relu_kink_check(data3, "mid", pairs=3)
 
 
 def test_relu_kink_mid_reports_the_closed_form_defects(data3, kink_mid):
@@ -186,17 +224,10 @@ def test_relu_kink_reports_how_autograd_depends_on_relu_prime_at_zero(data3, kin
     assert len(kink_mid.lines) == 1 and f"{spread:.3g}" in kink_mid.lines[0]
 
 
-def test_relu_kink_defaults():
-    # the book calls relu_kink_check(small, "mid") and relu_first_order_check(small)
-    sig = inspect.signature(t1.relu_kink_check).parameters
-    assert sig["seed"].default == 0 and sig["pairs"].default == 6 and sig["position"].default == "mid"
-    assert sig["act"].default == "relu" and sig["d"].default is None
-
-
-def test_relu_kink_post_reports_the_parallelogram_defects(data2):
-    res = t1.relu_kink_check(data2, "post", seed=2, pairs=2)
+def test_relu_kink_post_reports_the_parallelogram_defects(data15):
+    res = t1.relu_kink_check(data15, "post", seed=2, pairs=2)
     net = ShortcutNetwork(2, 2, 1, post="relu")
-    f = loss_function(net, data2)
+    f = loss_function(net, data15)
     rng = np.random.default_rng(2)
     q = 4
     gaps, mags, resid = [], [], 0.0
@@ -206,7 +237,7 @@ def test_relu_kink_post_reports_the_parallelogram_defects(data2):
         w = torch.zeros(net.num_params, dtype=F64)
         u[:q] = torch.as_tensor(rng.normal(size=q))
         w[q:] = torch.as_tensor(rng.normal(size=q))
-        vals = _post_values(net, data2, u, w)
+        vals = _post_values(net, data15, u, w)
         assert vals[2] == 0.0 and vals[3] == 0.0  # one matrix alone does not move the output
         gaps.append(abs(vals[0] + vals[1] - 2 * vals[2] - 2 * vals[3]))
         mags.append(max(abs(x) for x in vals))
@@ -239,27 +270,13 @@ def test_relu_kink_smooth_falsifier_fits_a_short_interval(data3):
     assert math.isnan(res.values["spread"]) and res.values["hessians"] == {} and res.lines == []
 
 
-def test_relu_kink_refuses_a_width_other_than_the_datas(data2):
+def test_relu_kink_refuses_a_width_other_than_the_datas(data15):
     with pytest.raises(ValueError, match="d = 3"):
-        t1.relu_kink_check(data2, "mid", d=3, pairs=1)
+        t1.relu_kink_check(data15, "mid", d=3, pairs=1)
 
-
-def test_claim_data_are_not_whitened():
-    # _data3: three coordinates, unequal variances and correlations (Sxx far from I), Syx not symmetric
-    data = t1._data3()
-    st = data.stats()
-    assert data.X.dtype == F64 and data.d == 3 and data.m == 40
-    S = st.Sxx
-    assert S[0, 0] > S[1, 1] > S[2, 2] and min(float(S[0, 1]), float(S[1, 2])) > 0.2  # like cov
-    assert float((st.Syx - st.Syx.T).abs().max()) > 0.05
-
-
-# -- relu_first_order_check: n = 1, ReLU at post ------------------------------------------------
 
 def test_relu_first_order_reports_the_closed_form_sums(data3):
-    sig = inspect.signature(t1.relu_first_order_check).parameters
-    assert sig["seed"].default == 0 and sig["directions"].default == 6 and sig["act"].default == "relu"
-    res = t1.relu_first_order_check(data3, directions=3)  # seed 0 by default
+    res = t1.relu_first_order_check(data3, seed=0, directions=3)
     net = ShortcutNetwork(3, 1, 1, post="relu")
     f = loss_function(net, data3)
     ts = np.linspace(0.1, 1.0, 7)
@@ -294,8 +311,6 @@ def test_relu_first_order_smooth_falsifier(data3):
     assert max(res.values["sums"]) < 1e-8 and not res.passed
 
 
-# -- the masked Eq. 19 ---------------------------------------------------------------------------
-
 def _masked_blocks(W, data):
     """sigma(M_r^(j)) with M_r^(j) = (1/m) sum_mu [(W_{r,1} x_mu)_j > 0] (x_mu - y_mu) x_mu^T, by loops."""
     X, Y = data.X, data.Y
@@ -324,8 +339,6 @@ def test_masked_singular_values_are_those_of_the_masked_eq19_blocks(data3):
     torch.testing.assert_close(s0, _masked_blocks(W, data3), rtol=1e-12, atol=1e-14)
 
 
-# -- the experiments' networks at their small start, on a stand-in for whitened MNIST ------------
-
 _MNIST_CALLS = []
 
 
@@ -345,7 +358,6 @@ def fake_mnist():
 
 
 def _start(depth, seed):
-    from resnet_nb.core.init import initialise
     lin = ShortcutNetwork(10, 2, depth // 2)
     return lin, ShortcutNetwork(10, 2, depth // 2, mid="relu"), initialise(lin, "small", seed=seed)
 
@@ -396,12 +408,10 @@ def _flatness(rows, depths, stat):
     return max(means) - min(means), spread, gap
 
 
-def test_relu_depth_check_defaults_and_the_paper_statistic(fake_mnist):
-    sig = inspect.signature(t1.relu_depth_check).parameters
-    assert sig["n_per_class"].default is None and sig["statistic"].default == "cond10"
-    assert sig["depths"].default == (2, 8, 96) and sig["seeds"].default == (0, 1, 2)
+def test_relu_depth_check_in_the_paper_statistic_on_all_digits(fake_mnist):
     _MNIST_CALLS.clear()
-    res = t1.relu_depth_check(flat_tol=0.05)  # depths (2, 8, 96), seeds (0, 1, 2), all digits
+    res = t1.relu_depth_check(depths=(2, 8, 96), seeds=(0, 1, 2), n_per_class=None, statistic="cond10",
+                              flat_tol=0.05)
     assert _MNIST_CALLS == [None]
     rows = _depth_rows((2, 8, 96), (0, 1, 2), fake_mnist(None))
     _same_rows(res.values["rows"], rows)
@@ -441,7 +451,6 @@ def test_figure5_flat_tolerance_is_the_fig5_ledger_criterion():
 
 def _exact_relu_spectrum(depth, seed, data):
     from resnet_nb.core.relu_hessian import hessian_mid_relu
-    from resnet_nb.core.hessians import hessian_linear
     lin, net, W = _start(depth, seed)
     st = data.stats()
     sig = float(torch.linalg.svdvals(st.Sxx - st.Syx).max())
@@ -451,8 +460,6 @@ def _exact_relu_spectrum(depth, seed, data):
 
 
 def test_relu_spectrum_spot_check_compares_both_ends(fake_mnist):
-    sig_ = inspect.signature(t1.relu_spectrum_spot_check).parameters
-    assert sig_["depth"].default == 4 and sig_["n_per_class"].default == 100 and sig_["seed"].default == 0
     _MNIST_CALLS.clear()
     res = t1.relu_spectrum_spot_check(depth=2, n_per_class=4, seed=3)
     assert _MNIST_CALLS == [4]
@@ -474,9 +481,6 @@ def test_relu_spectrum_spot_check_compares_both_ends(fake_mnist):
 
 
 def test_relu_start_check_predictions(fake_mnist):
-    sig_ = inspect.signature(t1.relu_start_check).parameters
-    assert sig_["depth"].default == 16 and sig_["n_per_class"].default is None
-    assert sig_["seed"].default == 0 and sig_["prediction"].default == "masked"
     sig, lam_lin, ev, s = _exact_relu_spectrum(2, 2, fake_mnist(6))
     lam, drift = float(ev.max()), abs(lam_lin - sig)
     preds = {"masked": float(s.max()), "half": sig / 2, "one": sig}
@@ -497,8 +501,5 @@ def test_relu_start_check_predictions(fake_mnist):
         assert res.compared and res.criterion
         assert len(res.lines) == 1 and f"with 1/2: {sig / 2:.4f}" in res.lines[0]
         assert f"masked Eq. 19: {preds['masked']:.4f}" in res.lines[0]
-    # the default prediction is the masked one
-    assert t1.relu_start_check(depth=2, n_per_class=6, seed=2).value == pytest.approx(abs(lam - preds["masked"]),
-                                                                                     rel=1e-6, abs=1e-12)
-    with pytest.raises(ValueError, match=r"^prediction must"):
+    with pytest.raises(ValueError, match="prediction"):
         t1.relu_start_check(depth=2, n_per_class=6, prediction="quarter")

@@ -1,0 +1,46 @@
+"""The ledger's claims of the Theorem 1 chapters (and of the Hessians they rest on): each passes, each
+falsifier is rejected, each states its falsifier's kind."""
+
+import pytest
+
+import resnet_nb.li.dynamics as dyn
+from resnet_nb.core import claims
+
+
+
+THEOREM1_CLAIMS = ["core-kronecker-hessian", "li-thm1-closed-forms", "li-lemma1", "li-lemma2",
+                   "li-thm1-part1-stationary", "li-thm1-eq11", "li-thm1-part2-spectrum", "li-thm1-eq12-cond",
+                   "li-thm1-eq13", "li-thm1-depth-invariant", "book-one-shortcut-growth",
+                   "li-thm1-relu-hypothesis", "li-thm1-relu-experiments", "li-eq7-update",
+                   "li-fig4-one-shortcut", "li-fig4-skip-all", "li-eq15-16-any-g-inverse", "book-depth-drift",
+                   "li-thm1-relu-depth"]
+
+
+@pytest.mark.parametrize("cid", THEOREM1_CLAIMS)
+def test_claim_and_falsifier(cid):
+    import resnet_nb.core.hessians  # noqa: F401  (declares its claims)
+    import resnet_nb.li.theorem1  # noqa: F401
+    import resnet_nb.li.dynamics  # noqa: F401
+    c = claims.LEDGER[cid]
+    res = c.check(falsify=False)
+    assert isinstance(res, claims.Check) and res.passed, str(res)
+    assert c.check(falsify=True).rejected_on_value
+
+
+def test_every_claim_of_theorem1_and_hessians_states_its_falsifier_kind():
+    import resnet_nb.core.hessians as hs
+    import resnet_nb.li.theorem1 as t1m
+    mine = [c for c in claims.LEDGER.values() if c.check.__module__ == hs.__name__
+            or c.check.__module__.startswith(t1m.__name__ + ".")]
+    assert len(mine) == 14
+    kinds = {"plausible false statement", "regression test", "implied by the check"}
+    assert all(c.falsifier_kind in kinds for c in mine), [c.id for c in mine if c.falsifier_kind not in kinds]
+
+
+def test_every_claim_of_the_module_states_its_falsifier_kind():
+    mine = [c for c in claims.LEDGER.values() if c.check.__module__.startswith(dyn.__name__ + ".")]
+    assert len(mine) == 5
+    kinds = {"plausible false statement", "regression test", "implied by the check"}
+    assert all(c.falsifier_kind in kinds for c in mine)
+    assert claims.LEDGER["li-fig4-skip-all"].falsifier_kind == "regression test"
+    assert "referee" not in " ".join(c.source + c.statement for c in mine)
