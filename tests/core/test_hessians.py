@@ -407,3 +407,21 @@ def test_stationarity_profile_is_the_largest_derivative_along_seeded_random_dire
     ref_seed1 = _reference_profile(4, grad, 8, 1)
     assert abs(ref_seed1 - ref8) > 1e-3 * ref8
     assert stationarity_profile(net, W0, stats, 1, directions=8, seed=1)[0] == pytest.approx(ref_seed1, rel=1e-13)
+
+
+def test_kronecker_hessian_without_second_order_term_is_the_gauss_newton_matrix():
+    # L = ||Y - f(w)||^2 / (2m): H = (J^T J - sum_i r_i grad^2 f_i) / m, and J^T J / m alone is
+    # the Gauss-Newton matrix, here from autograd's Jacobian of the outputs
+    data = random_dataset(3, 7, seed=4)
+    net = rn.ShortcutNetwork(3, 2, 2)
+    W = rn.initialise(net, "xavier", seed=5)
+    J = torch.func.jacrev(lambda w: net.forward(unflatten(w, net), data.X).reshape(-1))(flatten(W))
+    gauss_newton = J.T @ J / data.m
+    torch.testing.assert_close(hs.hessian_linear(net, W, data, second_order=False), gauss_newton,
+                               rtol=1e-10, atol=1e-12)
+    assert (hs.hessian_linear(net, W, data) - gauss_newton).abs().max() > 1e-3
+
+
+def test_directional_derivatives_refuse_an_order_below_one():
+    with pytest.raises(ValueError, match="order"):
+        hs.directional_derivatives(lambda w: (w ** 2).sum(), torch.zeros(2), torch.ones(2), order=0)

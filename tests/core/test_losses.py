@@ -159,3 +159,15 @@ def test_end_to_end_loss_of_float32_maps_against_float64_statistics():
     L32 = loss_end_to_end(W.float(), stats)
     assert L32.dtype == torch.float32
     assert float(L32) == pytest.approx(float(loss_end_to_end(W, stats)), rel=1e-5)
+
+
+def test_sample_loss_refuses_data_it_cannot_use_naming_what_is_wrong():
+    net = rn.ShortcutNetwork(3, 2, 1)
+    W = rn.initialise(net, "xavier", seed=0)
+    with pytest.raises(ValueError, match="Dataset, got tuple"):
+        rn.loss_samples(net, W, (torch.zeros(3, 4), torch.zeros(3, 4)))
+    zeros = lambda *shape: torch.zeros(*shape, dtype=torch.float64)  # noqa: E731
+    with pytest.raises(ValueError, match="d_x=3, d_y=2"):
+        rn.loss_samples(net, W, rn.Dataset(zeros(3, 4), zeros(2, 4)))
+    with pytest.raises(ValueError, match="d_x=2, d_y=3"):
+        rn.loss_samples(net, W, rn.Dataset(zeros(2, 5), zeros(3, 5)))

@@ -81,3 +81,30 @@ def test_initialisations():
     assert rn.initialise(net, "orthogonal", seed=1, runs=3).shape == (3,) + net.shape
     with pytest.raises(ValueError, match="scheme"):
         rn.initialise(net, "he")
+
+
+def test_orthogonal_initialisation_is_haar_the_q_factor_with_positive_diagonal_r():
+    # Haar measure on O(d): Q of A = QR for a Gaussian A, with the signs fixed so that diag(R) > 0
+    net = rn.ShortcutNetwork(5, 2, 3)
+    Q = rn.initialise(net, "orthogonal", seed=7)
+    A = torch.randn(net.R, net.n, 5, 5, generator=torch.Generator().manual_seed(7), dtype=torch.float64)
+    R = Q.transpose(-1, -2) @ A
+    assert torch.allclose(torch.tril(R, -1), torch.zeros_like(R), atol=1e-12)
+    assert (torch.diagonal(R, dim1=-2, dim2=-1) > 0).all()
+    assert torch.equal(rn.initialise(net, "orthogonal", seed=7), Q)  # the seed decides it
+
+
+@pytest.mark.parametrize("scheme", ["identity", "zero", "xavier", "orthogonal"])
+def test_initialisation_has_the_requested_dtype(scheme):
+    W = rn.initialise(rn.ShortcutNetwork(3, 2, 2), scheme, seed=1, dtype=torch.float32)
+    assert W.dtype == torch.float32
+
+
+def test_initialisation_refuses_bad_arguments_naming_them():
+    net = rn.ShortcutNetwork(3, 2, 2)
+    with pytest.raises(ValueError, match="ShortcutNetwork, got int"):
+        rn.initialise(3, "xavier")
+    with pytest.raises(ValueError, match="scale"):
+        rn.initialise(net, "small", scale=-0.1)
+    with pytest.raises(ValueError, match="runs"):
+        rn.initialise(net, "xavier", runs=0)
