@@ -1,21 +1,22 @@
-"""The one engine behind every figure: work items, a resumable result store, provenance.
+"""The one engine behind the figures of the experiment chapters (book/exp_*.ipynb): work items,
+a resumable result store, provenance.
 
 A figure is a module ``resnet_nb.experiments.figN`` with
 
 * ``SCALES = {"default": {...}, "paper": {...}}``: JSON-serialisable configurations;
 * ``configurations(config) -> list[dict]``: independent, JSON-serialisable work items;
-* ``run_one(item, device="cpu") -> list[dict]``: tidy rows (one dict per row) for one item;
-* ``run(config, device="cpu", progress=True, store=None) -> pandas.DataFrame``;
-* ``plot(table, ax=None)``.
+* ``run_one(item, device="cpu") -> list[dict]``: tidy rows (one dict per row) for one item.
 
-:func:`run_items` runs the items of a configuration, one after another or in several worker
-processes (``jobs``), with one progress bar and a remaining-time estimate. With a store folder,
-each finished item is written as one record file ``<key>.json`` where ``key`` is a hash of
-the item; the file is written to a temporary name and moved into place with
-``os.replace`` (atomic on POSIX), and it carries a SHA-256 checksum of its content. On the
-next call a record whose checksum matches is read back instead of recomputed; a record that
-is truncated, corrupt, or belongs to another item is deleted and its item redone. A run that
-is killed therefore resumes at the first unfinished item and never loses finished ones.
+:func:`run` is the one figure runner (``engine.run(fig5, config)``); the book layer draws its
+table (:mod:`resnet_nb.book.experiment_figures`). :func:`run_items` runs the items of a
+configuration, one after another or in several worker processes (``jobs``), with one progress
+bar and a remaining-time estimate. With a store folder, each finished item is written as one
+record file ``<key>.json`` where ``key`` is a hash of the item; the file is written to a
+temporary name and moved into place with ``os.replace`` (atomic on POSIX), and it carries a
+SHA-256 checksum of its content. On the next call a record whose checksum matches is read back
+instead of recomputed; a record that is truncated, corrupt, or belongs to another item is
+deleted and its item redone. A run that is killed therefore resumes at the first unfinished
+item and never loses finished ones.
 
 Every record holds its provenance (git commit, package versions, machine, device, wall
 time) beside its rows; :func:`write_summary` gathers a whole configuration into
@@ -39,9 +40,9 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 __all__ = ["FIGURES", "SCALE_NAMES", "DAMAGE", "item_key", "record_checksum", "read_record",
-           "inspect_record", "write_record",
-           "provenance", "cpu_fingerprint", "run_items", "item_cost", "check_jobs", "load_figure",
-           "get_config", "write_summary", "load_results", "run_on_dask",
+           "inspect_record", "write_record", "iter_records", "committed_records",
+           "provenance", "package_version", "cpu_fingerprint", "run", "run_items", "item_cost", "check_jobs",
+           "load_figure", "get_config", "write_summary", "load_results", "run_on_dask",
            "check_device"]
 
 #: figure name -> module implementing it
@@ -192,16 +193,24 @@ def cpu_fingerprint() -> str:
     return f"{model} / {torch.backends.cpu.get_cpu_capability()}"
 
 
+def package_version() -> str:
+    """The installed version of ``resnet_nb`` (its distribution's metadata), or ``"unknown"``."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("resnet_nb")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def provenance(device: str = "cpu") -> dict:
     """Where and with what a number was computed: git commit, versions, machine, device."""
     global _STATIC_PROVENANCE
     if _STATIC_PROVENANCE is None:
         import torch
 
-        import resnet_nb
-
         versions = {"python": platform.python_version(), "torch": torch.__version__,
-                    "numpy": np.__version__, "pandas": pd.__version__, "resnet_nb": resnet_nb.__version__}
+                    "numpy": np.__version__, "pandas": pd.__version__, "resnet_nb": package_version()}
         machine = {"node": platform.node(), "platform": platform.platform(),
                    "processor": platform.processor() or platform.machine(), "cpu_count": os.cpu_count(),
                    "torch_threads": torch.get_num_threads(), "cpu": cpu_fingerprint()}
@@ -249,15 +258,37 @@ def item_cost(module, item: dict) -> float:
     return max(c, 1e-3)
 
 
+def iter_records(folder):
+    """The bodies (item, rows, provenance) of the record files in ``folder``, in name order.
+
+    The one reader of the record format outside the store itself: a file that is not a
+    complete record is skipped (nothing is checked or deleted; see :func:`read_record` for
+    that), and a missing folder has no records."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return
+    for p in sorted(folder.glob("*.json")):
+        try:
+            body = json.loads(p.read_text())["body"]
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+            continue
+        if isinstance(body, dict):
+            yield body
+
+
+def committed_records(figure: str, scale: str = "paper", root=None):
+    """The record bodies of ``figure`` at ``scale`` in the result store (``<root>/<figure>/<scale>/records``)."""
+    return iter_records(results_dir(figure, scale, root) / "records")
+
+
 def _seconds_per_cost(module, folders) -> float | None:
     """Seconds per unit of :func:`item_cost`, from the wall times of records in ``folders``."""
     wall = cost = 0.0
     for folder in folders:
-        if folder is None or not Path(folder).is_dir():
+        if folder is None:
             continue
-        for p in Path(folder).glob("*.json"):
+        for body in iter_records(folder):
             try:
-                body = json.loads(p.read_text())["body"]
                 w = float(body["provenance"]["wall_time_s"])
                 c = item_cost(module, body["item"])
             except (ValueError, KeyError, TypeError):
@@ -472,6 +503,18 @@ def run_items(module, config: dict, store_dir=None, device: str = "cpu", progres
     return table
 
 
+def run(module, config: dict | None = None, device: str = "cpu", progress: bool = True,
+        store=None) -> pd.DataFrame:
+    """Run the figure ``module`` at ``config`` (its default scale if None): the one figure runner.
+
+    A figure module declares only what differs between figures (``SCALES``,
+    ``configurations`` and ``run_one``); this runs its items through :func:`run_items`.
+    ``store``: a folder for resumable records (see the module docstring); without it
+    nothing is written. Returns the tidy table, one row per row of ``run_one``."""
+    config = module.SCALES["default"] if config is None else config
+    return run_items(module, config, store_dir=store, device=device, progress=progress)
+
+
 def _report_damaged(store_dir, damaged: list, redo: bool) -> None:
     """Say on stderr which stored records were damaged (and are redone or left missing)."""
     import sys
@@ -613,10 +656,10 @@ def write_summary(out_dir, figure: str, scale: str, config: dict, table: pd.Data
     out_dir.mkdir(parents=True, exist_ok=True)
     table.to_csv(out_dir / "table.csv", index=False)
     items_wall = []
-    for p in sorted(Path(records_dir).glob("*.json")):
+    for body in iter_records(records_dir):
         try:
-            items_wall.append(json.loads(p.read_text())["body"]["provenance"]["wall_time_s"])
-        except (ValueError, KeyError):
+            items_wall.append(body["provenance"]["wall_time_s"])
+        except (KeyError, TypeError):
             pass
     prov = dict(provenance(device), figure=figure, scale=scale, config=config,
                 items=len(items_wall), items_wall_time_s=round(float(sum(items_wall)), 1),

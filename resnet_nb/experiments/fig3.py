@@ -1,4 +1,5 @@
-"""Figure 3 of Li et al.: average Frobenius norm of the weight matrices against the loss, while training.
+"""Figure 3 of Li et al. (chapter: book/exp_dynamics.ipynb):
+average Frobenius norm of the weight matrices against the loss, while training.
 
 2-shortcut networks of several depths, small initialisation (Xavier times 0.01, section 4.1:
 the paper's caption says "zero initialized", and its text explains that zero is perturbed by
@@ -23,10 +24,9 @@ import torch
 from resnet_nb.core.checks import check_float, check_int
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.core.paths import results_dir
-from resnet_nb.experiments import engine
 from resnet_nb.experiments.common import initial_weights, interpolate_on_grid, mnist, mnist_optimum, network
 
-__all__ = ["SCALES", "configurations", "run_one", "run", "curves", "plot", "record_epochs"]
+__all__ = ["SCALES", "configurations", "run_one", "curves", "record_epochs"]
 
 SCALES = {
     "default": {"depths": [2, 4, 8, 16], "relu": [False, True], "lr": 0.1, "epochs": 1000, "runs": 2,
@@ -83,13 +83,6 @@ def run_one(item: dict, device: str = "cpu") -> list[dict]:
     return rows
 
 
-def run(config=None, device: str = "cpu", progress: bool = True, store=None) -> pd.DataFrame:
-    """Run ``config`` (default scale if None) through the engine."""
-    config = SCALES["default"] if config is None else config
-    return engine.run_items(__import__(__name__, fromlist=["_"]), config, store_dir=store, device=device,
-                            progress=progress)
-
-
 def _x(table: pd.DataFrame, relu: bool, loss_opt: float):
     loss = table["loss"].to_numpy(dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -121,31 +114,6 @@ def curves(table: pd.DataFrame, relu: bool, grid_points: int = 60, loss_opt: flo
         for xv, m, s in zip(grid[keep], ys[:, keep].mean(0), ys[:, keep].std(0)):
             out.append({"depth": int(depth), "x": float(xv), "avg_norm": float(m), "std": float(s)})
     return pd.DataFrame(out)
-
-
-def plot(table: pd.DataFrame, ax=None):
-    """Average Frobenius norm against lg(loss - L_min) (linear) and lg(loss) (ReLU), one line per depth."""
-    import matplotlib.pyplot as plt
-
-    kinds = [r for r in (False, True) if r in set(table["relu"])]
-    if ax is None:
-        _, ax = plt.subplots(1, len(kinds), figsize=(5 * len(kinds), 4), squeeze=False)
-        ax = ax[0]
-    ax = np.atleast_1d(ax)
-    from resnet_nb.book.plotting import COLORS
-
-    depths = sorted(table["depth"].unique())
-    for a, relu in zip(ax, kinds):
-        c = curves(table, relu)
-        for i, depth in enumerate(depths):
-            g = c[c["depth"] == depth]
-            a.plot(g["x"], g["avg_norm"], color=COLORS["2-shortcut"], alpha=0.25 + 0.75 * i / max(1, len(depths) - 1),
-                   label=f"depth = {depth}")
-        a.set_xlabel("lg(loss)" if relu else r"lg(loss $-$ $\ell_{\min}$)")
-        a.set_ylabel("average Frobenius norm")
-        a.set_title("2-shortcut, ReLU at mid positions" if relu else "2-shortcut, linear")
-        a.legend(fontsize=8)
-    return ax
 
 
 def depth_reversals(table: pd.DataFrame, relu: bool, points: int = 200) -> list[tuple]:

@@ -1,4 +1,5 @@
-"""Figure 6 of Li et al.: |lambda|max and the 10th percentile of |lambda| along training (linear, depth 16).
+"""Figure 6 of Li et al. (chapter: book/exp_dynamics.ipynb):
+|lambda|max and the 10th percentile of |lambda| along training (linear, depth 16).
 
 Orthogonally initialised plain networks and small-initialised 2-shortcut networks train by
 full-batch gradient descent; at about ``points`` log-spaced epochs the exact Hessian is
@@ -26,12 +27,11 @@ from resnet_nb.core import hessians
 from resnet_nb.core.checks import check_choice, check_float, check_int
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.experiments import engine
-from resnet_nb.book.plotting import COLORS
-from resnet_nb.experiments.common import LABELS, initial_weights, interpolate_on_grid, mnist, mnist_optimum, network
+from resnet_nb.experiments.common import initial_weights, interpolate_on_grid, mnist, mnist_optimum, network
 from resnet_nb.experiments.fig3 import record_epochs
 from resnet_nb.core.relu_hessian import hessian_mid_relu
 
-__all__ = ["SCALES", "STABLE_SCALES", "ARCHS", "configurations", "run_one", "run", "curves", "plot",
+__all__ = ["SCALES", "STABLE_SCALES", "ARCHS", "configurations", "run_one", "curves",
            "reproduce_stable"]
 
 ARCHS = ("orthogonal", "2-shortcut")
@@ -101,13 +101,6 @@ def run_one(item: dict, device: str = "cpu") -> list[dict]:
     return rows
 
 
-def run(config=None, device: str = "cpu", progress: bool = True, store=None) -> pd.DataFrame:
-    """Run ``config`` (default scale if None) through the engine."""
-    config = SCALES["default"] if config is None else config
-    return engine.run_items(__import__(__name__, fromlist=["_"]), config, store_dir=store, device=device,
-                            progress=progress)
-
-
 def curves(table: pd.DataFrame, column: str, relu: bool, grid_points: int = 50) -> pd.DataFrame:
     """``column`` of the Hessian rows (``lg_lam_max``, ``lg_lam_p10`` or ``index``) per architecture,
     each run interpolated onto a common grid of the x-axis and averaged over runs.
@@ -152,33 +145,6 @@ def first_step_gap(table: pd.DataFrame, arch: str = "orthogonal", min_width: flo
         x = np.log10(h["loss"].to_numpy(dtype=float) - mnist_optimum())
     hi, lo = np.nanmin(x[(h["epoch"] == 0).to_numpy()]), np.nanmax(x[(h["epoch"] == 1).to_numpy()])
     return (float(lo), float(hi)) if hi - lo >= min_width else None
-
-
-def plot(table: pd.DataFrame, ax=None, relu: bool | None = None):
-    """Two panels: lg|lambda|max and lg|lambda|(10%) against lg(loss - L_min) (or lg(loss) with ReLU)."""
-    import matplotlib.pyplot as plt
-
-    relu = bool(table["relu"].iloc[0]) if relu is None else relu
-    if ax is None:
-        _, ax = plt.subplots(1, 2, figsize=(10, 4))
-    gap = None if relu else first_step_gap(table)
-    for a, column, title in zip(ax, ("lg_lam_max", "lg_lam_p10"), ("Maximum", "10th percentile")):
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: nothing to average
-            c = curves(table, column, relu)
-        for arch in ARCHS:
-            g = c[c["arch"] == arch] if len(c) else c
-            if len(g):
-                a.plot(g["x"], g[column], color=COLORS[arch], label=LABELS[arch] + ("-ReLU" if relu else ""))
-        if gap is not None:
-            a.axvspan(*gap, color="0.85", zorder=0, label="orthogonal: interpolated (epochs 0-1)")
-        a.set_xlabel("lg(loss)" if relu else r"lg(loss $-$ $\ell_{\min}$)")
-        a.set_ylabel(r"lg($|\lambda|$)")
-        a.set_title(f"{title} of $|\\lambda|$ ({'Fig. 7' if relu else 'Fig. 6'})")
-        a.legend(fontsize=8)
-    return ax
 
 
 def reproduce_stable(scale: str = "paper", out=None, compute: bool = True, progress: bool = True):

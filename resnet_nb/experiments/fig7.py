@@ -1,4 +1,5 @@
-"""Figure 7 of Li et al.: Figure 6 with ReLUs at the mid positions, against lg(loss).
+"""Figure 7 of Li et al. (chapter: book/exp_dynamics.ipynb):
+Figure 6 with ReLUs at the mid positions, against lg(loss).
 
 The same runs as :mod:`.fig6` (orthogonal plain networks with ReLUs at the 2-shortcut
 positions, and 2-shortcut networks with ReLUs at mid), with the exact Hessian of the ReLU
@@ -10,9 +11,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from resnet_nb.experiments import engine, fig6
+from resnet_nb.experiments import fig6
 
-__all__ = ["SCALES", "configurations", "run_one", "run", "plot"]
+__all__ = ["SCALES", "configurations", "run_one"]
 
 SCALES = {
     "default": dict(fig6.SCALES["default"], relu=True, n_per_class=20),
@@ -30,18 +31,6 @@ def configurations(config: dict) -> list[dict]:
 def run_one(item: dict, device: str = "cpu") -> list[dict]:
     """See :func:`resnet_nb.experiments.fig6.run_one`."""
     return fig6.run_one(item, device)
-
-
-def run(config=None, device: str = "cpu", progress: bool = True, store=None) -> pd.DataFrame:
-    """Run ``config`` (default scale if None) through the engine."""
-    config = SCALES["default"] if config is None else config
-    return engine.run_items(__import__(__name__, fromlist=["_"]), config, store_dir=store, device=device,
-                            progress=progress)
-
-
-def plot(table: pd.DataFrame, ax=None):
-    """lg|lambda|max and lg|lambda|(10%) against lg(loss)."""
-    return fig6.plot(table, ax=ax, relu=True)
 
 
 # ------------------------------------------------------------------------------------------
