@@ -83,7 +83,9 @@ def reproduce(figure: str, scale: str, device: str, out, progress: bool = True, 
 
     import numpy as np
 
-    ax = module.plot(table)
+    from resnet_nb.book import experiment_figures
+
+    ax = experiment_figures.plot(figure, table)
     if ax is not None:
         fig = np.ravel(np.asarray(ax, dtype=object))[0].figure
         fig.savefig(folder / "figure.png", dpi=110, bbox_inches="tight")

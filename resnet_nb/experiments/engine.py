@@ -41,8 +41,8 @@ from tqdm.auto import tqdm
 
 __all__ = ["FIGURES", "SCALE_NAMES", "DAMAGE", "item_key", "record_checksum", "read_record",
            "inspect_record", "write_record", "iter_records", "committed_records",
-           "provenance", "package_version", "cpu_fingerprint", "run", "run_items", "item_cost", "check_jobs",
-           "load_figure", "get_config", "write_summary", "load_results", "run_on_dask",
+           "provenance", "package_version", "cpu_fingerprint", "run", "run_items", "item_cost", "seconds_per_cost",
+           "check_jobs", "load_figure", "get_config", "write_summary", "load_results", "run_on_dask",
            "check_device"]
 
 #: figure name -> module implementing it
@@ -281,7 +281,7 @@ def committed_records(figure: str, scale: str = "paper", root=None):
     return iter_records(results_dir(figure, scale, root) / "records")
 
 
-def _seconds_per_cost(module, folders) -> float | None:
+def seconds_per_cost(module, folders) -> float | None:
     """Seconds per unit of :func:`item_cost`, from the wall times of records in ``folders``."""
     wall = cost = 0.0
     for folder in folders:
@@ -477,7 +477,7 @@ def run_items(module, config: dict, store_dir=None, device: str = "cpu", progres
     if progress and todo:
         figure = todo[0].get("figure") if isinstance(todo[0], dict) else None
         committed = [results_dir(figure, s) / "records" for s in SCALE_NAMES] if figure else []
-        prior = _seconds_per_cost(module, [store_dir]) or _seconds_per_cost(module, committed)
+        prior = seconds_per_cost(module, [store_dir]) or seconds_per_cost(module, committed)
     bar = _Progress(module, name, items, done, min(jobs, max(len(todo), 1)), prior, progress)
     new_rows = {}
     try:
