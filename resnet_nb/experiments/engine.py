@@ -41,7 +41,7 @@ from tqdm.auto import tqdm
 
 __all__ = ["FIGURES", "SCALE_NAMES", "DAMAGE", "item_key", "record_checksum", "read_record",
            "inspect_record", "write_record", "iter_records", "committed_records",
-           "provenance", "package_version", "cpu_fingerprint", "run", "run_items", "item_cost", "seconds_per_cost",
+           "provenance", "package_version", "cpu_fingerprint", "run", "run_items", "item_cost", "seconds_per_cost", "Progress",
            "check_jobs", "load_figure", "get_config", "write_summary", "load_results", "run_on_dask",
            "check_device"]
 
@@ -178,7 +178,7 @@ def cpu_fingerprint() -> str:
     float32 convolution kernels round differently on different instruction sets, and SGD on a
     convolutional network amplifies a last-bit difference into a different trajectory, so a
     trained network is reproducible number for number only on a machine with the same
-    fingerprint (see ``tests/test_experiments_figures.py``)."""
+    fingerprint (see ``tests/experiments/test_committed_results.py``)."""
     import torch
 
     model = platform.processor() or platform.machine()
@@ -304,7 +304,7 @@ def _fmt_seconds(s: float) -> str:
     return f"{h}:{m:02d}:{sec:02d}" if h else f"{m:02d}:{sec:02d}"
 
 
-class _Progress:
+class Progress:
     """One progress bar over the cost of the items, with a remaining-time estimate.
 
     The estimate is (cost of the items not started + what is left of the items running) times
@@ -478,7 +478,7 @@ def run_items(module, config: dict, store_dir=None, device: str = "cpu", progres
         figure = todo[0].get("figure") if isinstance(todo[0], dict) else None
         committed = [results_dir(figure, s) / "records" for s in SCALE_NAMES] if figure else []
         prior = seconds_per_cost(module, [store_dir]) or seconds_per_cost(module, committed)
-    bar = _Progress(module, name, items, done, min(jobs, max(len(todo), 1)), prior, progress)
+    bar = Progress(module, name, items, done, min(jobs, max(len(todo), 1)), prior, progress)
     new_rows = {}
     try:
         if scheduler is not None and todo:

@@ -206,7 +206,7 @@ def lbfgs_floor(arch: str, depth: int = 2, scales=(0.01, 1.0, 3.0), starts_per_s
 # ---------------------------------------------------------------------------------------------
 # Claims (the ledger): declared beside their checks
 # ---------------------------------------------------------------------------------------------
-_WHERE = ["book/exp_learning.ipynb", "tests/test_experiments_learning.py"]
+_WHERE = ["book/exp_learning.ipynb", "tests/experiments/test_claims.py"]
 
 
 @functools.lru_cache(maxsize=1)

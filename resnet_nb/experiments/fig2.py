@@ -330,7 +330,7 @@ def same_epoch_worst(table: pd.DataFrame, first_epoch: int = 1) -> dict:
 # Claims (the ledger): declared beside their checks, on the committed larger run
 # ---------------------------------------------------------------------------------------------
 
-_WHERE = ["book/exp_fig2_analog.ipynb", "tests/test_experiments_learning.py"]
+_WHERE = ["book/exp_fig2_analog.ipynb", "tests/experiments/test_claims.py"]
 
 
 @functools.lru_cache(maxsize=1)

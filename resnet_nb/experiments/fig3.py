@@ -184,7 +184,7 @@ def deeper_smaller(table: pd.DataFrame, factor: float = 1.0) -> claims.Check:
     falsifier=r"the norm falls like $1/L$ (each doubling halves it), as if the end-to-end change were split "
               r"equally among the matrices",
     falsifier_kind="plausible false statement",
-    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
 def check_deeper_smaller(falsify: bool = False) -> claims.Check:
     return deeper_smaller(committed("fig3"), factor=0.5 if falsify else 1.0)
 

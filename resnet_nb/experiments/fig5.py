@@ -167,7 +167,7 @@ def flatness(table: pd.DataFrame, arch: str = "2-shortcut") -> claims.Check:
     falsifier="the 1-shortcut condition number is flat in depth too (any shortcut keeps the start well "
               "conditioned)",
     falsifier_kind="plausible false statement",
-    where=["tests/test_experiments_dynamics.py", "book/exp_initial_point.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_initial_point.ipynb"])
 def check_flat_to_depth_96(falsify: bool = False) -> claims.Check:
     return flatness(committed("fig5"), "1-shortcut" if falsify else "2-shortcut")
 
@@ -179,7 +179,7 @@ def check_flat_to_depth_96(falsify: bool = False) -> claims.Check:
     verdict="reproduced", falsifier="the 1-shortcut condition number is flat in depth too (any shortcut keeps "
                                      "the start well conditioned)",
     falsifier_kind="plausible false statement",
-    where=["tests/test_experiments_dynamics.py", "book/exp_initial_point.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_initial_point.ipynb"])
 def check_flat_live(falsify: bool = False) -> claims.Check:
     arch = "1-shortcut" if falsify else "2-shortcut"
     config = dict(archs=[arch, "orthogonal"], depths=[2, 4, 8], runs=2, seed=0)
@@ -248,6 +248,6 @@ def growth_like_plain(table: pd.DataFrame, arch: str = "1-shortcut") -> claims.C
     falsifier="the 2-shortcut condition number grows like a plain network's too (every residual network "
               "degrades with depth as the 1-shortcut one does)",
     falsifier_kind="plausible false statement",
-    where=["tests/test_experiments_dynamics.py", "book/exp_initial_point.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_initial_point.ipynb"])
 def check_one_shortcut_like_plain(falsify: bool = False) -> claims.Check:
     return growth_like_plain(committed("fig5"), "2-shortcut" if falsify else "1-shortcut")

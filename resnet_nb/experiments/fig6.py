@@ -275,7 +275,7 @@ def ordering(table: pd.DataFrame, column: str, relu: bool, small: str, large: st
     falsifier="the orthogonal plain networks are the better conditioned ones along the path (up to the same one "
               "run-to-run spread), as the dynamical isometry of orthogonal initialisation (Saxe et al.) suggests",
     falsifier_kind="plausible false statement",
-    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
 def check_shortcut_better_conditioned(falsify: bool = False) -> claims.Check:
     t = committed("fig6_stable")
     small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")
@@ -337,7 +337,7 @@ def _first_step(depth: int, lr: float, seed: int, arch: str) -> dict:
     falsifier=r"learning rate 0.1 is within the stability bound for every network of Figure 6 at the start "
               r"($\eta\,\lambda_{\max}(0) < 2$)",
     falsifier_kind="implied by the check",
-    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
 def check_first_step(falsify: bool = False) -> claims.Check:
     f = first_step()
     return claims.Check(
@@ -410,7 +410,7 @@ def zero_eigenvalues_at_minimiser(arch: str = "orthogonal", depth: int = 6, clai
               r"plain and 2-shortcut).",
     verdict="holds", falsifier=r"the count is $(L-1)d$ (one zero direction per extra matrix and unit)",
     falsifier_kind="plausible false statement",
-    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
 def check_minimiser_zeros(falsify: bool = False) -> claims.Check:
     claimed = "(L-1)d" if falsify else "(L-1)d^2"
     parts = [zero_eigenvalues_at_minimiser(a, 6, claimed) for a in ("orthogonal", "2-shortcut")]

@@ -62,7 +62,7 @@ def per_output_optimum() -> float:
     verdict="partly reproduced",
     falsifier="the orthogonal-ReLU networks are the better conditioned ones (the ordering reversed)",
     falsifier_kind="implied by the check",
-    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
 def check_shortcut_better_conditioned_relu(falsify: bool = False) -> claims.Check:
     t = committed("fig7")
     small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")

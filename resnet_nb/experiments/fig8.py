@@ -45,7 +45,7 @@ from resnet_nb.experiments.common import committed  # noqa: E402
               r"recorded and the curve is a straight line between epochs 0 and 1, is left out.",
     verdict="reproduced", falsifier="the orthogonal networks have the smaller index (the ordering reversed)",
     falsifier_kind="implied by the check",
-    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
 def check_smaller_index(falsify: bool = False) -> claims.Check:
     t = committed("fig6")
     small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")
@@ -204,7 +204,7 @@ def peak_lag(dense: pd.DataFrame, arch: str = "2-shortcut") -> claims.Check:
     falsifier="the index falls whenever the gradient peaks, whatever the architecture: the same coincidence "
               "in the orthogonal runs",
     falsifier_kind="plausible false statement",
-    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
 def check_peak_at_drop(falsify: bool = False) -> claims.Check:
     arch = "orthogonal" if falsify else "2-shortcut"
     dense = load_dense()

@@ -234,7 +234,7 @@ def _escape_factor(depth, lr, scale, epochs, seed, window):
 # Claims (the ledger): declared beside their checks
 # ---------------------------------------------------------------------------------------------
 
-_WHERE = ["book/exp_learning.ipynb", "tests/test_experiments_learning.py"]
+_WHERE = ["book/exp_learning.ipynb", "tests/experiments/test_claims.py"]
 
 
 @functools.lru_cache(maxsize=1)
