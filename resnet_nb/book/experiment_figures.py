@@ -5,7 +5,7 @@ The experiments compute (``engine.run(fig5, config)`` and the committed tables u
 ``results/``); this module only draws what they return, in the book's one palette
 (:mod:`resnet_nb.book.palette`). One function per figure of Li et al.:
 
-* :func:`plot_fig5` (exp_initial_point);
+* :func:`plot_fig5`, :func:`fig5_summary_view` (exp_initial_point);
 * :func:`plot_fig3`, :func:`plot_fig6`, :func:`plot_fig7`, :func:`plot_fig8`,
   :func:`plot_fig8_dense`, :func:`dynamics_overview` (exp_dynamics);
 * :func:`plot_fig9`, :func:`plot_fig9_at_lr`, :func:`plot_fig10`, :func:`learning_key_figure`
@@ -27,8 +27,9 @@ from resnet_nb.experiments import engine, fig2, fig3, fig5, fig6, fig8, fig9
 from resnet_nb.experiments.common import ARCHS, mnist_optimum
 
 __all__ = ["plot", "plot_for", "PLOTS", "plot_fig2", "depth_colors", "DROP_MARKERS", "animate_fig2",
-           "fig2_widget", "plot_fig3", "plot_fig5", "plot_fig6", "plot_fig7", "plot_fig8", "plot_fig8_dense",
-           "dynamics_overview", "plot_fig9", "plot_fig9_at_lr", "plot_fig10", "learning_key_figure"]
+           "fig2_widget", "plot_fig3", "plot_fig5", "fig5_summary_view", "BEYOND_RESOLUTION", "ONE_RUN",
+           "plot_fig6", "plot_fig7", "plot_fig8", "plot_fig8_dense", "dynamics_overview", "plot_fig9",
+           "plot_fig9_at_lr", "plot_fig10", "learning_key_figure"]
 
 #: markers of the first, second, ... step-size drop in Figure 2 (the paper: circles, then triangles)
 DROP_MARKERS = ("o", "^", "s", "D")
@@ -217,6 +218,31 @@ def plot_fig5(table: pd.DataFrame, ax=None, archs=None):
     ax.set_title("Initial condition number (Fig. 5)")
     ax.legend(fontsize=8)
     return ax
+
+
+#: what the summary table of Figure 5 writes where a number is not defined
+BEYOND_RESOLUTION = "n/a: unresolved"
+ONE_RUN = "n/a: one run"
+
+
+def fig5_summary_view(summary: pd.DataFrame, decimals: int = 3):
+    """The :func:`resnet_nb.experiments.fig5.summarise` table for display: no index column, readable
+    headers, numbers at ``decimals`` places and no NaN cells. A mean is missing only when every run
+    of the cell was beyond float64 resolution (its condition number is then only a lower bound, the
+    column ``lg_resolution_limit``); a spread is missing when fewer than two runs were resolved.
+    Both cases are written out in words."""
+    d = summary.copy()
+    for col in ("lg_cond_mean", "lg_cond_std", "lg_resolution_limit"):
+        d[col] = d[col].map(lambda v: f"{v:.{decimals}f}" if np.isfinite(v) else "")
+    none = d["runs"] == d["unresolved"]
+    d.loc[none, "lg_cond_mean"] = BEYOND_RESOLUTION
+    d.loc[none, "lg_cond_std"] = BEYOND_RESOLUTION
+    d.loc[~none & (d["lg_cond_std"] == ""), "lg_cond_std"] = ONE_RUN
+    assert not (d == "").any().any()
+    # headers with spaces wrap, so the table fits the page column
+    d = d.rename(columns={"arch": "network", "lg_cond_mean": "lg cond (mean)", "lg_cond_std": "lg cond (std)",
+                          "lg_resolution_limit": "lg resolution limit"})
+    return d.style.hide(axis="index")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ class Chart:
         self.note = note
 
     def _repr_mimebundle_(self, include=None, exclude=None):
+        del include, exclude  # IPython's arguments: every format is offered, the front end chooses
         import html
         import json
 

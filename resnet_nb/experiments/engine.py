@@ -41,8 +41,8 @@ from tqdm.auto import tqdm
 
 __all__ = ["FIGURES", "SCALE_NAMES", "DAMAGE", "item_key", "record_checksum", "read_record",
            "inspect_record", "write_record", "iter_records", "committed_records",
-           "provenance", "package_version", "cpu_fingerprint", "run", "run_items", "item_cost", "seconds_per_cost", "Progress",
-           "check_jobs", "load_figure", "get_config", "write_summary", "load_results", "run_on_dask",
+           "provenance", "package_version", "cpu_fingerprint", "run", "run_items", "item_cost", "seconds_per_cost",
+           "Progress", "check_jobs", "load_figure", "get_config", "write_summary", "load_results", "run_on_dask",
            "check_device"]
 
 #: figure name -> module implementing it

@@ -23,7 +23,7 @@ from resnet_nb.core.checks import check_choice, check_int
 from resnet_nb.experiments import engine
 from resnet_nb.experiments.common import ARCHS, depths_for, initial_weights, mnist, network
 
-__all__ = ["SCALES", "configurations", "run_one", "summarise", "summary_view", "FLAT_FRACTION",
+__all__ = ["SCALES", "configurations", "run_one", "summarise", "FLAT_FRACTION",
            "flatness", "flat_until", "percentile_table"]
 
 SCALES = {
@@ -93,30 +93,6 @@ def summarise(table: pd.DataFrame) -> pd.DataFrame:
                     "lg_resolution_limit": bound})
     return pd.DataFrame(out).sort_values(["arch", "depth"], key=lambda s: s.map(
         {a: i for i, a in enumerate(ARCHS)}) if s.name == "arch" else s).reset_index(drop=True)
-
-
-BEYOND_RESOLUTION = "n/a: unresolved"
-ONE_RUN = "n/a: one run"
-
-
-def summary_view(summary: pd.DataFrame, decimals: int = 3):
-    """The :func:`summarise` table for display: no index column, readable headers, numbers at
-    ``decimals`` places and no NaN cells. A mean is missing only when every run of the cell was
-    beyond float64 resolution (its condition number is then only a lower bound, the column
-    ``lg_resolution_limit``); a
-    spread is missing when fewer than two runs were resolved. Both cases are written out in words."""
-    d = summary.copy()
-    for col in ("lg_cond_mean", "lg_cond_std", "lg_resolution_limit"):
-        d[col] = d[col].map(lambda v: f"{v:.{decimals}f}" if np.isfinite(v) else "")
-    none = d["runs"] == d["unresolved"]
-    d.loc[none, "lg_cond_mean"] = BEYOND_RESOLUTION
-    d.loc[none, "lg_cond_std"] = BEYOND_RESOLUTION
-    d.loc[~none & (d["lg_cond_std"] == ""), "lg_cond_std"] = ONE_RUN
-    assert not (d == "").any().any()
-    # headers with spaces wrap, so the table fits the page column
-    d = d.rename(columns={"arch": "network", "lg_cond_mean": "lg cond (mean)", "lg_cond_std": "lg cond (std)",
-                          "lg_resolution_limit": "lg resolution limit"})
-    return d.style.hide(axis="index")
 
 
 # ------------------------------------------------------------------------------------------

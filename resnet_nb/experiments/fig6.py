@@ -282,22 +282,6 @@ def check_shortcut_better_conditioned(falsify: bool = False) -> claims.Check:
     return ordering(t, "lgc", False, small, large, "lg cond", spreads=1.0)
 
 
-def abs_lam_max(net, W, stats, iters: int = 60) -> float:
-    """|lambda|max of the Hessian of the loss at ``W`` by power iteration on Hessian-vector products
-    (forward over reverse; no Hessian is formed)."""
-    from resnet_nb.core.losses import loss_stats
-
-    f = lambda w: loss_stats(net, w, stats)  # noqa: E731
-    W = W.detach().to(torch.float64)
-    v = torch.ones_like(W) / W.numel() ** 0.5
-    lam = 0.0
-    for _ in range(iters):
-        w = torch.func.jvp(torch.func.grad(f), (W,), (v,))[1]
-        lam = float(torch.linalg.vector_norm(w))
-        v = w / lam
-    return lam
-
-
 def first_step(depth: int = 16, lr: float = 0.1, seed: int = 0, arch: str = "orthogonal") -> dict:
     """See :func:`_first_step` (cached: the claim and its falsifier share one computation)."""
     return dict(_first_step(depth, lr, seed, arch))

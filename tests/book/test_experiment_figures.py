@@ -60,3 +60,18 @@ def test_an_unknown_figure_is_refused_by_name():
         figures.plot("fig4", None)
     with pytest.raises(ValueError, match="module"):
         figures.plot_for(math)
+
+
+def test_fig5_summary_view_has_no_nan_and_no_index():
+    import numpy as np
+    import pandas as pd
+
+    s = pd.DataFrame({"arch": ["xavier", "xavier", "orthogonal"], "depth": [48, 32, 2], "runs": [10, 10, 1],
+                      "unresolved": [10, 9, 0], "lg_cond_mean": [np.nan, 11.7, 1.2],
+                      "lg_cond_std": [np.nan, np.nan, np.nan], "lg_resolution_limit": [12.0, 12.1, 13.0]})
+    v = figures.fig5_summary_view(s)
+    d = v.data
+    assert d["lg cond (mean)"].tolist() == [figures.BEYOND_RESOLUTION, "11.700", "1.200"]
+    assert d["lg cond (std)"].tolist() == [figures.BEYOND_RESOLUTION, figures.ONE_RUN, figures.ONE_RUN]
+    html = v.to_html()
+    assert "nan" not in html.lower() and "row_heading" not in html

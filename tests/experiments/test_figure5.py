@@ -43,21 +43,6 @@ def test_fig5_marks_unresolved_condition_numbers():
     assert s.loc[64, "lg_resolution_limit"] == pytest.approx(-np.log10(6400 * np.finfo(float).eps))
 
 
-def test_fig5_summary_view_has_no_nan_and_no_index():
-    import numpy as np
-    import pandas as pd
-
-    s = pd.DataFrame({"arch": ["xavier", "xavier", "orthogonal"], "depth": [48, 32, 2], "runs": [10, 10, 1],
-                      "unresolved": [10, 9, 0], "lg_cond_mean": [np.nan, 11.7, 1.2],
-                      "lg_cond_std": [np.nan, np.nan, np.nan], "lg_resolution_limit": [12.0, 12.1, 13.0]})
-    v = fig5.summary_view(s)
-    d = v.data
-    assert d["lg cond (mean)"].tolist() == [fig5.BEYOND_RESOLUTION, "11.700", "1.200"]
-    assert d["lg cond (std)"].tolist() == [fig5.BEYOND_RESOLUTION, fig5.ONE_RUN, fig5.ONE_RUN]
-    html = v.to_html()
-    assert "nan" not in html.lower() and "row_heading" not in html
-
-
 def _fig5_table(two_slope, orth_per_lg, depths=(2, 4, 8, 16, 32, 64, 96)):
     import numpy as np
     import pandas as pd
