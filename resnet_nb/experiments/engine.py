@@ -420,5 +420,3 @@ def write_summary(out_dir, figure: str, scale: str, config: dict, table: pd.Data
     tmp.write_text(json.dumps(prov, indent=1, sort_keys=True, default=jsonable))
     os.replace(tmp, out_dir / "provenance.json")
     return prov
-
-

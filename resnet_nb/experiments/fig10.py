@@ -259,7 +259,8 @@ def check_deeper_lower(falsify: bool = False) -> claims.Check:
     arch = "xavier" if falsify else "2-shortcut"
     s = _best_by_depth(t, arch)
     steps = np.diff(s["lg_excess"].to_numpy(dtype=float))
-    spreads = [fig9._run_spread(t, arch, d, lr, 0.0) for d, lr in zip(s["depth"], s["best_lr"]) if np.isfinite(lr)]
+    spreads = [fig9.lg_final_loss_spread(t, arch, d, lr, 0.0) for d, lr in zip(s["depth"], s["best_lr"])
+               if np.isfinite(lr)]
     worst = float(np.max(np.where(np.isfinite(steps), steps, np.inf)))
     return claims.Check(f"Figure 10: {arch} best loss against depth", "largest step of lg(best final loss)",
                         worst, 0.0, "falls at every step (step < 0); fragile when a step is smaller than the "

@@ -21,10 +21,11 @@ import numpy as np
 import pandas as pd
 import torch
 
+from resnet_nb.core import claims
 from resnet_nb.core.checks import check_float, check_int
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.core.paths import results_dir
-from resnet_nb.experiments.common import initial_weights, interpolate_on_grid, mnist, mnist_optimum, network
+from resnet_nb.experiments.common import committed, initial_weights, interpolate_on_grid, mnist, mnist_optimum, network
 
 __all__ = ["SCALES", "configurations", "run_one", "curves", "record_epochs"]
 
@@ -138,8 +139,6 @@ def depth_reversals(table: pd.DataFrame, relu: bool, points: int = 200) -> list[
 # ------------------------------------------------------------------------------------------
 # Claims (decided on the committed paper-scale table)
 # ------------------------------------------------------------------------------------------
-from resnet_nb.core import claims  # noqa: E402
-from resnet_nb.experiments.common import committed  # noqa: E402
 
 #: a decrease counts when it exceeds this many run-to-run standard deviations
 SPREADS = 3

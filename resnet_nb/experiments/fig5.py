@@ -18,10 +18,11 @@ import time
 import numpy as np
 import pandas as pd
 
+from resnet_nb.core import claims
 from resnet_nb.core import hessians
 from resnet_nb.core.checks import check_choice, check_int
 from resnet_nb.experiments import engine
-from resnet_nb.experiments.common import ARCHS, depths_for, initial_weights, mnist, network
+from resnet_nb.experiments.common import ARCHS, committed, depths_for, initial_weights, mnist, network
 
 __all__ = ["SCALES", "configurations", "run_one", "summarise", "FLAT_FRACTION",
            "flatness", "flat_until", "percentile_table"]
@@ -98,8 +99,6 @@ def summarise(table: pd.DataFrame) -> pd.DataFrame:
 # ------------------------------------------------------------------------------------------
 # Claims (decided on the committed paper-scale table, and on a small live run)
 # ------------------------------------------------------------------------------------------
-from resnet_nb.core import claims  # noqa: E402
-from resnet_nb.experiments.common import committed  # noqa: E402
 
 #: "flat" means: its range over depths is below this fraction of the growth of the plain
 #: orthogonal curve over the same depths (flat at the scale of the figure)

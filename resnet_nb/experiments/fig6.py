@@ -23,11 +23,13 @@ import numpy as np
 import pandas as pd
 import torch
 
+from resnet_nb.core import claims
 from resnet_nb.core import hessians
 from resnet_nb.core.checks import check_choice, check_float, check_int
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.experiments import engine
-from resnet_nb.experiments.common import initial_weights, interpolate_on_grid, mnist, mnist_optimum, network
+from resnet_nb.experiments.common import (committed, initial_weights, interpolate_on_grid, mnist, mnist_optimum,
+                                         network, run_spread)
 from resnet_nb.experiments.fig3 import record_epochs
 from resnet_nb.core.relu_hessian import hessian_mid_relu
 
@@ -163,8 +165,6 @@ def reproduce_stable(scale: str = "paper", out=None, compute: bool = True, progr
 # ------------------------------------------------------------------------------------------
 # Claims (decided on the committed paper-scale tables)
 # ------------------------------------------------------------------------------------------
-from resnet_nb.core import claims  # noqa: E402
-from resnet_nb.experiments.common import committed, run_spread  # noqa: E402
 
 
 def run_curves(table: pd.DataFrame, column: str, relu: bool, grid) -> dict:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from resnet_nb.core import claims
 from resnet_nb.experiments import fig6
+from resnet_nb.experiments.common import committed, mnist, mnist_optimum
 
 __all__ = ["SCALES", "configurations", "run_one"]
 
@@ -36,8 +38,6 @@ def run_one(item: dict, device: str = "cpu") -> list[dict]:
 # ------------------------------------------------------------------------------------------
 # Claims (decided on the committed paper-scale table)
 # ------------------------------------------------------------------------------------------
-from resnet_nb.core import claims  # noqa: E402
-from resnet_nb.experiments.common import committed, mnist_optimum  # noqa: E402
 
 
 def resolved_runs(table: pd.DataFrame) -> dict:
@@ -67,6 +67,3 @@ def check_shortcut_better_conditioned_relu(falsify: bool = False) -> claims.Chec
     t = committed("fig7")
     small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")
     return fig6.ordering(t, "lgc", True, small, large, "lg cond")
-
-
-from resnet_nb.experiments.common import mnist  # noqa: E402

@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from resnet_nb.core import claims
 from resnet_nb.experiments import fig6
+from resnet_nb.experiments.common import committed
 
 __all__ = ["SCALES", "SHARES_RECORDS_WITH", "configurations", "run_one", "DENSE",
            "dense_index", "reproduce_dense", "load_dense", "index_fall", "peak_lag"]
@@ -33,8 +35,6 @@ def run_one(item: dict, device: str = "cpu") -> list[dict]:
 # ------------------------------------------------------------------------------------------
 # Claims (decided on the committed paper-scale table of Figure 6)
 # ------------------------------------------------------------------------------------------
-from resnet_nb.core import claims  # noqa: E402
-from resnet_nb.experiments.common import committed  # noqa: E402
 
 
 @claims.claim(

@@ -27,7 +27,7 @@ from resnet_nb.core.train import gradient_descent
 from resnet_nb.experiments import common, engine
 from resnet_nb.experiments.common import ARCHS, depths_for, initial_weights, log_grid, mnist, mnist_optimum, network
 
-__all__ = ["SCALES", "configurations", "run_one", "summarise", "RELU"]
+__all__ = ["SCALES", "configurations", "run_one", "summarise", "RELU", "lg_final_losses", "lg_final_loss_spread"]
 
 RELU = False
 SCALES = {
@@ -243,16 +243,16 @@ def committed() -> pd.DataFrame:
     return common.committed("fig9")
 
 
-def _run_lg(table, arch, depth, lr, loss_opt):
+def lg_final_losses(table, arch, depth, lr, loss_opt):
     """lg(final loss - loss_opt) of every run at one rate (rounding floor applied)."""
     g = table[(table["arch"] == arch) & (table["depth"] == depth) & np.isclose(table["lr"], lr)]
     floor = ROUNDING_FLOOR * max(1.0, abs(loss_opt))
     return np.log10(np.maximum(g["final_loss"].to_numpy(dtype=float) - loss_opt, floor))
 
 
-def _run_spread(table, arch, depth, lr, loss_opt):
+def lg_final_loss_spread(table, arch, depth, lr, loss_opt):
     """Standard deviation over runs of lg(final loss - loss_opt) at one rate (rounding floor applied)."""
-    return float(np.std(_run_lg(table, arch, depth, lr, loss_opt)))
+    return float(np.std(lg_final_losses(table, arch, depth, lr, loss_opt)))
 
 
 def lowest_gap(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: int = 1, others=None) -> dict:
@@ -274,7 +274,7 @@ def lowest_gap(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: int 
         if o.empty:
             continue
         rival = o.idxmin()
-        runs = [_run_lg(table, a, depth, lr.loc[depth, a], loss_opt) for a in (arch, rival)
+        runs = [lg_final_losses(table, a, depth, lr.loc[depth, a], loss_opt) for a in (arch, rival)
                 if np.isfinite(lr.loc[depth, a])]
         spread = max(float(np.std(x)) for x in runs)
         se = float(np.sqrt(sum(np.var(x, ddof=1) / len(x) for x in runs if len(x) > 1)))
@@ -302,7 +302,7 @@ def near_optimal(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: in
     s = summarise(table, loss_opt=loss_opt)
     s = s[(s["arch"] == arch) & (s["depth"] >= from_depth)].dropna(subset=["lg_excess"])
     worst = s.loc[s["lg_excess"].idxmax()]
-    x = _run_lg(table, arch, int(worst["depth"]), float(worst["best_lr"]), loss_opt)
+    x = lg_final_losses(table, arch, int(worst["depth"]), float(worst["best_lr"]), loss_opt)
     margin_2se = float(2 * np.std(x, ddof=1) / np.sqrt(len(x)))
     return {"lg_excess": float(worst["lg_excess"]), "depth": int(worst["depth"]), "margin_2se": margin_2se,
             "depths": [int(d) for d in s["depth"]]}
