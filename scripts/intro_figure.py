@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 
 from resnet_nb.hardt_ma import linear as hml  # noqa: E402
 from resnet_nb.experiments import common, fig5  # noqa: E402
-from resnet_nb.book.plotting import COLORS, style  # noqa: E402
+from resnet_nb.book.plotting import COLORS, LABELS, style  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "book" / "figures" / "intro_overview.png"
 
@@ -52,7 +52,7 @@ def main(out: Path = OUT) -> Path:
     s5 = fig5.summarise(common.committed("fig5"))
     for arch in common.ARCHS:
         g = s5[(s5.arch == arch) & (s5.unresolved == 0)]
-        ax2.plot(np.log10(g.depth), g.lg_cond_mean, "o-", ms=4, color=COLORS[arch], label=common.LABELS[arch])
+        ax2.plot(np.log10(g.depth), g.lg_cond_mean, "o-", ms=4, color=COLORS[arch], label=LABELS[arch])
         u = s5[(s5.arch == arch) & (s5.unresolved > 0)]
         ax2.plot(np.log10(u.depth), u.lg_resolution_limit, "^", mfc="none", color=COLORS[arch])
     ax2.set(xlabel="lg(depth)", ylabel=r"lg($|\lambda|_{\max}/|\lambda|_{(10\%)}$)",

@@ -1,19 +1,23 @@
-"""Front ends of the experiments for the book: kernel-free animations, widgets, provenance notes.
+"""Front ends of the experiment chapters (book/exp_*.ipynb, performance): kernel-free animations,
+widgets, provenance notes, computation times.
 
 * :func:`animation`: frames drawn by a function, as a ``to_jshtml`` player that works in the
   static page (no kernel); the figure is closed so that it does not also show as an image.
-* :func:`experiment_widget`: controls (``continuous_update=False``) that rerun a figure's
-  ``run`` with changed settings and redraw its ``plot``.
-* :func:`provenance_note`: where and how a committed table was computed, in one paragraph.
+* :func:`experiment_widget`: controls (``continuous_update=False``) that rerun a figure
+  (``engine.run``) with changed settings and redraw it (:mod:`resnet_nb.book.experiment_figures`).
+* :func:`provenance_note`: where and how a committed table was computed, in one paragraph;
+* :func:`explore`: the kernel-free chart of a committed table (from :mod:`resnet_nb.book.explorers`).
 """
 from __future__ import annotations
 
 import copy
 
+from resnet_nb.book import experiment_figures
+from resnet_nb.book.explorers import explore  # the kernel-free explorers, as the chapters call them
 from resnet_nb.core import paths
 from resnet_nb.experiments import engine
 
-__all__ = ["CHAPTERS", "rerun_times", "color_scale",
+__all__ = ["CHAPTERS", "rerun_times",
     "animation",
     "benchmark_report",
     "experiment_widget",
@@ -84,14 +88,15 @@ def palette_frames(html: str, colors: int = 64) -> str:
 
 def experiment_widget(module, controls: dict, scale: str = "default", ncols: int = 1, figsize=(6.0, 4.0),
                       to_config=None, table=None, plot=None):
-    """Widgets that rerun ``module.run`` with the chosen settings and redraw ``module.plot``.
+    """Widgets that rerun ``engine.run(module, ...)`` with the chosen settings and redraw the figure.
 
     ``controls``: setting name -> ipywidgets control (created with ``continuous_update=False``).
     ``to_config(config, values)``: optional mapping from control values to the configuration
     (default: each control replaces the setting of the same name).
     ``table``: the table of the controls' initial settings, if the page has already computed
     it: the first view is drawn from it instead of being computed a second time.
-    ``plot(table, ax)``: what to draw (default ``module.plot``).
+    ``plot(table, ax)``: what to draw (default the figure's drawing in
+    :mod:`resnet_nb.book.experiment_figures`).
     """
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
@@ -100,7 +105,7 @@ def experiment_widget(module, controls: dict, scale: str = "default", ncols: int
     base = engine.get_config(module, scale)
     out = widgets.Output()
 
-    draw = module.plot if plot is None else plot
+    draw = experiment_figures.plot_for(module) if plot is None else plot
 
     def redraw(_=None, table=None):
         values = {k: w.value for k, w in controls.items()}
@@ -112,7 +117,7 @@ def experiment_widget(module, controls: dict, scale: str = "default", ncols: int
         with out:
             out.clear_output(wait=True)
             if table is None:
-                table = module.run(config, progress=False)
+                table = engine.run(module, config, progress=False)
             fig, axes = plt.subplots(1, ncols, figsize=figsize, squeeze=False)
             draw(table, ax=axes[0][0] if ncols == 1 else list(axes[0]))
             fig.tight_layout()
@@ -228,8 +233,8 @@ def paper_scale_times(root=None, idle_load: float = 2.5):
             module = None
         records = root / getattr(module, "SHARES_RECORDS_WITH", figure) / "paper" / "records"
         wall, idle_n, idle_s = 0.0, 0, 0.0
-        for r in records.glob("*.json"):
-            pv = json.loads(r.read_text())["body"]["provenance"]
+        for body in engine.iter_records(records):
+            pv = body["provenance"]
             wall += pv["wall_time_s"]
             load = pv.get("load_average")
             if load is not None and load[0] < idle_load:
@@ -246,7 +251,6 @@ def item_times(figure: str, root=None, idle_load: float = 2.5):
     """Per depth: number of committed paper-scale items of ``figure``, and the mean computation
     time of an item, over all of them and over those timed on an idle machine (see
     :func:`paper_scale_times`)."""
-    import json
     from pathlib import Path
 
     import numpy as np
@@ -256,8 +260,7 @@ def item_times(figure: str, root=None, idle_load: float = 2.5):
     module = engine.load_figure(figure)
     records = root / getattr(module, "SHARES_RECORDS_WITH", figure) / "paper" / "records"
     rows = []
-    for r in records.glob("*.json"):
-        body = json.loads(r.read_text())["body"]
+    for body in engine.iter_records(records):
         pv = body["provenance"]
         load = pv.get("load_average")
         rows.append({"depth": body["item"].get("depth"), "seconds": pv["wall_time_s"],
@@ -268,369 +271,6 @@ def item_times(figure: str, root=None, idle_load: float = 2.5):
     out = t.groupby("depth").agg(items=("seconds", "size"), mean_s=("seconds", "mean"))
     out["mean_idle_s"] = t[t["idle"]].groupby("depth")["seconds"].mean().reindex(out.index)
     return out.round(1).replace({np.nan: None})
-
-
-# ==========================================================================================
-# Kernel-free views: Vega-Lite charts (through Altair) over the committed paper-scale data
-# ==========================================================================================
-
-class Chart:
-    """A Vega-Lite chart that renders without a kernel.
-
-    In the built book its ``text/html`` output is a ``<div class="rn-vega">`` holding the spec
-    as JSON; ``scripts/site_static/book.js`` renders it with the site's own copies of vega,
-    vega-lite and vega-embed (controls included). JupyterLab renders the Vega-Lite mime type.
-    """
-
-    def __init__(self, spec: dict, note: str = ""):
-        self.spec = spec
-        self.note = note
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        import html
-        import json
-
-        text = json.dumps(self.spec, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
-        note = f"<p class='rn-vega-note'>{html.escape(self.note)}</p>" if self.note else ""
-        body = (f"<div class='rn-vega'>{note}<div class='rn-vega-chart'></div>"
-                f"<script type='application/json'>{text}</script>"
-                "<noscript>This chart needs JavaScript.</noscript></div>")
-        schema = self.spec.get("$schema", "")
-        major = schema.rsplit("/v", 1)[-1].split(".")[0] if "/v" in schema else "6"
-        return {"text/html": body, f"application/vnd.vegalite.v{major}+json": self.spec,
-                "text/plain": f"<Chart: {self.note or 'Vega-Lite'}>"}
-
-
-def _round(frame, digits: int = 4):
-    """Numbers to ``digits`` significant digits (the charts' data is embedded in the page)."""
-    import numpy as np
-
-    out = frame.copy()
-    for c in out.columns:
-        if out[c].dtype.kind == "f":
-            v = out[c].to_numpy()
-            with np.errstate(divide="ignore", invalid="ignore"):
-                mag = np.where(np.isfinite(v) & (v != 0), np.floor(np.log10(np.abs(v))), 0)
-            scale = 10.0 ** (digits - 1 - mag)
-            out[c] = np.round(v * scale) / scale
-    return out
-
-
-def _finish(chart, note: str) -> Chart:
-    import altair as alt
-
-    with alt.data_transformers.disable_max_rows():  # the data is rounded and trimmed to columns
-        spec = chart.to_dict()
-    _columnar(spec)
-    return Chart(spec, note)
-
-
-def _columnar(spec: dict) -> None:
-    """Store each embedded data set as one row of columns and let every view flatten it back:
-    the page then carries each column name once instead of once per row (about 2.5x smaller)."""
-    columns = {}
-    for name, rows in spec.get("datasets", {}).items():
-        keys = list(rows[0]) if rows else []
-        spec["datasets"][name] = [{k: [r.get(k) for r in rows] for k in keys}]
-        columns[name] = keys
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "mark" in node:
-                keys = sorted({k for ks in columns.values() for k in ks})
-                node["transform"] = [{"flatten": keys}] + node.get("transform", [])
-            for k, v in node.items():
-                if k != "datasets":
-                    walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    if len(columns) > 1:
-        raise ValueError("a chart with more than one data set cannot be made columnar")
-    if columns:
-        walk(spec)
-
-
-NETWORK = "network"  # the column of display names that colours a chart by architecture
-
-
-def _with_names(data, field: str = "arch"):
-    """``data`` with a ``network`` column: the palette's display name of each architecture."""
-    from resnet_nb.book.palette import label
-
-    out = data.copy()
-    out[NETWORK] = [label(a) for a in out[field]]
-    return out
-
-
-def color_scale(values, by_arch: bool):
-    """An explicit Vega-Lite colour scale: by architecture (``values`` are display names), the
-    palette's colour of each, in the palette's order; otherwise an ordered quantity (depth,
-    layers), the palette's sequential ramp over the sorted values."""
-    import altair as alt
-
-    from resnet_nb.book.palette import COLORS, LABELS, ORDER, sequential
-
-    if by_arch:
-        names = {LABELS.get(a, a): a for a in ORDER}
-        present = set(values)
-        domain = [LABELS.get(a, a) for a in ORDER if LABELS.get(a, a) in present]
-        domain += sorted(v for v in present if v not in domain)
-        return alt.Scale(domain=domain, range=[COLORS.get(names.get(v, v), "#7f7f7f") for v in domain])
-    domain = sorted(set(values))
-    return alt.Scale(domain=domain, range=sequential(len(domain)))
-
-
-def _lg_chart(data, x, y, color, title, xlabel, ylabel, controls=(), detail=None, width=300, height=230,
-              color_title=None, ranges=(), nets=False):
-    """Lines of ``y`` against ``x`` coloured by ``color`` through an explicit scale (the palette's
-    colour of each network when ``color`` is ``network``, its sequential ramp for an ordered
-    quantity such as depth); the controls filter the data, as the live widget's do:
-    ``controls``: (field, label, options, default[, labels]) as drop-down menus; ``ranges``:
-    (field, label, options) as a pair of menus "from" / "to"; ``nets``: one check box per
-    network. A click on the legend highlights."""
-    import altair as alt
-
-    base = alt.Chart(data)
-    params, filters = [], []
-    if nets:
-        present = color_scale(data[NETWORK].unique(), True).domain
-        expr = []
-        for i, name in enumerate(present):
-            p = alt.param(name=f"p_net{i}", value=True, bind=alt.binding_checkbox(name=f"{name} "))
-            params.append(p)
-            expr.append(f"(datum.{NETWORK} === {name!r} && p_net{i})")
-        filters.append(" || ".join(expr))
-    for field, label, options in ranges:
-        options = list(options)
-        lo = alt.param(name=f"p_{field}_lo", value=options[0],
-                       bind=alt.binding_select(options=options, name=f"{label} from "))
-        hi = alt.param(name=f"p_{field}_hi", value=options[-1],
-                       bind=alt.binding_select(options=options, name="to "))
-        params += [lo, hi]
-        filters.append(f"datum[{field!r}] >= p_{field}_lo && datum[{field!r}] <= p_{field}_hi")
-    for field, label, options, default, *labels in controls:
-        bind = alt.binding_select(options=list(options), name=f"{label} ",
-                                  **({"labels": list(labels[0])} if labels else {}))
-        params.append(alt.param(name=f"p_{field}", value=default, bind=bind))
-        filters.append(f"datum[{field!r}] == p_{field}")
-    by_arch = color == NETWORK
-    legend = alt.selection_point(fields=[color], bind="legend")
-    enc = {
-        "x": alt.X(f"{x}:Q", title=xlabel, scale=alt.Scale(zero=False)),
-        "y": alt.Y(f"{y}:Q", title=ylabel, scale=alt.Scale(zero=False)),
-        "color": alt.Color(f"{color}:{'N' if by_arch else 'O'}", title=color_title or color,
-                           scale=color_scale(data[color].unique(), by_arch)),
-        "opacity": alt.condition(legend, alt.value(0.9), alt.value(0.12)),
-        "tooltip": [alt.Tooltip(c) for c in data.columns],
-    }
-    if detail is not None:
-        enc["detail"] = alt.Detail(f"{detail}:N")
-    chart = base.mark_line(point=alt.OverlayMarkDef(size=18), strokeWidth=1.2).encode(**enc)
-    for f in filters:
-        chart = chart.transform_filter(f)
-    chart = chart.add_params(legend, *params).properties(title=title, width=width, height=height)
-    return chart
-
-
-def explore(figure: str, root=None):
-    """A chart of the committed paper-scale results of ``figure`` that a reader can explore in
-    the static book (no kernel), with the choices of the chapter's live widget where the
-    committed grid has them (network, depth range, learning rate, run): every run, depth,
-    initialisation and learning rate stored in ``results/<figure>/paper/``. Returns a
-    :class:`Chart` (display it), or a Markdown note when no committed table exists."""
-    import numpy as np
-    from IPython.display import Markdown
-
-    figures = {"fig2": _explore_fig2, "fig3": _explore_fig3, "fig5": _explore_fig5,
-               "fig6": _explore_fig6, "fig7": _explore_fig6, "fig8": _explore_fig8,
-               "fig9": _explore_fig9, "fig10": _explore_fig9}
-    if figure not in figures:
-        raise ValueError(f"figure must be one of {sorted(figures)}, got {figure!r}")
-    table, _ = engine.load_results(figure, "paper", root)
-    if table is None or len(table) == 0:
-        return Markdown(f"*No committed paper-scale table of {figure}: nothing to explore.*")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return figures[figure](figure, table)
-
-
-MEAN_RUN = -1  # the "run" of the rows that hold the mean over the runs
-
-
-def _run_menu(runs, with_mean: bool):
-    """(options, labels, default) of a "run" menu: each run, and first the mean over runs."""
-    runs = [int(r) for r in runs]
-    if not with_mean:
-        return runs, [str(r) for r in runs], runs[0]
-    return [MEAN_RUN] + runs, ["mean over runs"] + [str(r) for r in runs], MEAN_RUN
-
-
-def _explore_fig5(figure, t):
-    import numpy as np
-    import pandas as pd
-
-    d = t[["arch", "depth", "run", "cond", "resolved"]].copy()
-    d["lg_depth"] = np.log10(d["depth"])
-    d["lg_cond"] = np.log10(d["cond"])
-    d = d[np.isfinite(d["lg_cond"])]
-    mean = d.groupby(["arch", "depth"], as_index=False).agg(lg_cond=("lg_cond", "mean"),
-                                                            resolved=("resolved", "all"))
-    mean["lg_depth"], mean["run"] = np.log10(mean["depth"]), MEAN_RUN
-    d = _with_names(_round(pd.concat([d.drop(columns="cond"), mean], ignore_index=True)))
-    d["resolved"] = d["resolved"].map({True: "measured", False: "lower bound"})
-    options, labels, default = _run_menu(sorted(t["run"].unique()), True)
-    depths = sorted(int(v) for v in d["depth"].unique())
-    chart = _lg_chart(d, "lg_depth", "lg_cond", NETWORK, "Initial condition number (Fig. 5)",
-                      "lg(depth)", "lg(|λ|max / |λ|(0.1))", controls=[("run", "run", options, default, labels)],
-                      ranges=[("depth", "depths", depths)], nets=True, color_title="network")
-    return _finish(chart, f"Every run of the committed grid ({len(options) - 1} runs per network and depth; "
-                          "the mean is over the lg of the condition number): choose the networks, the "
-                          "depths and a run, or the mean; click a network in the legend to pick it out.")
-
-
-def _explore_fig3(figure, t):
-    import numpy as np
-
-    from resnet_nb.experiments.common import mnist_optimum
-
-    d = t[["depth", "relu", "run", "epoch", "loss", "avg_norm"]].copy()
-    opt = mnist_optimum()
-    d["lg_x"] = np.where(d["relu"], np.log10(d["loss"]), np.log10(d["loss"] - opt))
-    d["net"] = d["relu"].map({True: "ReLU at mid positions", False: "linear"})
-    d = _round(d[np.isfinite(d["lg_x"])].drop(columns=["relu", "loss"]))
-    runs = sorted(int(r) for r in d["run"].unique())
-    depths = sorted(int(v) for v in d["depth"].unique())
-    chart = _lg_chart(d, "lg_x", "avg_norm", "depth", "Average weight norm while training (Fig. 3)",
-                      "lg(loss − L_min) (linear) / lg(loss) (ReLU)", "average Frobenius norm",
-                      controls=[("net", "networks", ["linear", "ReLU at mid positions"], "linear"),
-                                ("run", "run", runs, runs[0])],
-                      ranges=[("depth", "depths", depths)])
-    return _finish(chart, "Every depth and run of the committed grid: choose the networks, the depths "
-                          "and a run; click a depth in the legend to pick it out.")
-
-
-def _single(t, column: str) -> str:
-    values = sorted(t[column].unique()) if column in t else []
-    return ", ".join(f"{v:g}" for v in values)
-
-
-def _explore_fig6(figure, t):
-    import numpy as np
-    import pandas as pd
-
-    from resnet_nb.experiments.common import mnist_optimum
-
-    h = t[t["kind"] == "hessian"].copy()
-    relu = bool(h["relu"].iloc[0])
-    x = np.log10(h["loss"]) if relu else np.log10(h["loss"] - mnist_optimum())
-    rows = []
-    for q, label in (("lam_max", "|λ|max"), ("lam_p10", "|λ|(0.1)")):
-        part = h[["arch", "run", "epoch"]].copy()
-        part["lg_x"] = x
-        part["quantity"] = label
-        v = h[q].where(h["resolved"].astype(bool) | (q == "lam_max"))
-        part["lg_value"] = np.log10(v)
-        rows.append(part)
-    d = _with_names(_round(pd.concat(rows)))
-    d = d[np.isfinite(d["lg_value"]) & np.isfinite(d["lg_x"])]
-    runs = sorted(int(r) for r in d["run"].unique())
-    chart = _lg_chart(d, "lg_x", "lg_value", NETWORK,
-                      f"Hessian spectrum along training ({'Fig. 7' if relu else 'Fig. 6'}), depth "
-                      f"{int(h['depth'].iloc[0])}", "lg(loss)" if relu else "lg(loss − L_min)", "lg(value)",
-                      controls=[("quantity", "quantity", ["|λ|max", "|λ|(0.1)"], "|λ|max"),
-                                ("run", "run", runs, runs[0])], nets=True, color_title="network")
-    lr = _single(t, "lr")
-    return _finish(chart, "Every run of the committed data: choose the networks, the quantity and a run "
-                          "(points where |λ|(0.1) is below the eigensolver's rounding floor are left out). "
-                          f"The committed runs are at depth {_single(h, 'depth')}"
-                          + (f" and learning rate {lr}" if lr else "")
-                          + "; other depths and learning rates need the live widget below.")
-
-
-def _explore_fig8(figure, t):
-    import altair as alt
-    import numpy as np
-
-    from resnet_nb.book.palette import COLORS
-    from resnet_nb.experiments.common import mnist_optimum
-
-    h = t[t["kind"] == "hessian"][["arch", "run", "epoch", "loss", "index", "grad_norm"]].copy()
-    h["lg_x"] = np.log10(h["loss"] - mnist_optimum())
-    h["lg_grad_norm"] = np.log10(h["grad_norm"])
-    d = _with_names(_round(h[np.isfinite(h["lg_x"])].drop(columns=["loss", "grad_norm"])))
-    runs = sorted(int(r) for r in d["run"].unique())
-    left = _lg_chart(d, "lg_x", "index", NETWORK, "Index along training (Fig. 8, left)", "lg(loss − L_min)",
-                     "index", controls=[("run", "run", runs, runs[0])], width=230, nets=True,
-                     color_title="network")
-    run = alt.param(name="p_run2", value=runs[0], bind=alt.binding_select(options=runs, name="run (right) "))
-    # one 2-shortcut run: its colour (set on the line, its points and the legend's symbols, which
-    # would otherwise take Vega's default blue), the two quantities told apart by the stroke
-    two = COLORS["2-shortcut"]
-    right = (alt.Chart(d).transform_filter(alt.datum.run == run).transform_filter(alt.datum.arch == "2-shortcut")
-             .transform_fold(["index", "lg_grad_norm"], as_=["quantity", "value"])
-             .mark_line(point=alt.OverlayMarkDef(size=18, color=two), color=two).encode(
-                 x=alt.X("epoch:Q", scale=alt.Scale(type="symlog")), y=alt.Y("value:Q", title="value"),
-                 strokeDash=alt.StrokeDash("quantity:N", title="2-shortcut run",
-                                           legend=alt.Legend(symbolStrokeColor=two)),
-                 tooltip=["epoch:Q", "quantity:N", "value:Q"])
-             .add_params(run).properties(title="Index and lg(gradient norm) against the epoch", width=230,
-                                         height=230))
-    # Legends below the panels: side by side with two legends they would not fit a 700 px column.
-    return _finish(alt.hconcat(left, right).resolve_scale(color="independent").configure_legend(orient="bottom"),
-                   "Every run of the committed data; choose the networks and a run for each panel. "
-                   f"The committed runs are at depth {_single(t, 'depth')}; other depths and learning "
-                   "rates need the live widget below.")
-
-
-def _explore_fig9(figure, t):
-    import numpy as np
-    import pandas as pd
-
-    from resnet_nb.experiments.common import mnist_optimum
-
-    relu = bool(t["relu"].iloc[0])
-    opt = 0.0 if relu else mnist_optimum()
-    d = t[["arch", "depth", "lr", "run", "final_loss", "diverged"]].copy()
-    d = d[~d["diverged"].astype(bool)].drop(columns="diverged")
-    g = d.groupby(["arch", "depth", "lr"], as_index=False).agg(final_loss=("final_loss", "mean"),
-                                                                 runs=("run", "size"))
-    g["run"] = MEAN_RUN
-    d["runs"] = 1
-    g = pd.concat([g, d], ignore_index=True)
-    g["lg_depth"] = np.log10(g["depth"])
-    g["lg_y"] = np.log10(g["final_loss"] - opt)
-    g["lr"] = [float(f"{v:.3g}") for v in g["lr"]]
-    g = _with_names(_round(g[np.isfinite(g["lg_y"])].drop(columns="final_loss")))
-    lrs = sorted(g["lr"].unique())
-    default = min(lrs, key=lambda v: abs(np.log10(v) + 2))
-    options, labels, run_default = _run_menu(sorted(t["run"].unique()), True)
-    depths = sorted(int(v) for v in g["depth"].unique())
-    chart = _lg_chart(g, "lg_depth", "lg_y", NETWORK,
-                      f"Final loss against depth at one learning rate ({'Fig. 10' if relu else 'Fig. 9'})",
-                      "lg(depth)", "lg(final loss)" if relu else "lg(final loss − L_min)",
-                      controls=[("lr", "learning rate", lrs, default), ("run", "run", options, run_default, labels)],
-                      ranges=[("depth", "depths", depths)], nets=True, color_title="network")
-    return _finish(chart, "Every network, depth, learning rate and run of the committed grid (runs that "
-                          "diverged are left out; the mean is over the others): choose the networks, the "
-                          "depths, a learning rate and a run, or the mean; click a network in the legend.")
-
-
-def _explore_fig2(figure, t):
-    import numpy as np
-
-    d = t[["layers", "lr", "seed", "epoch", "loss", "avg_weight_norm"]].copy()
-    d["lg_loss"] = np.log10(d["loss"])
-    d = _round(d[np.isfinite(d["lg_loss"])].drop(columns=["loss"]))
-    d["lr"] = [float(f"{v:.3g}") for v in d["lr"]]
-    lrs, seeds = sorted(d["lr"].unique()), sorted(int(v) for v in d["seed"].unique())
-    layers = sorted(int(v) for v in d["layers"].unique())
-    chart = _lg_chart(d, "lg_loss", "avg_weight_norm", "layers", "Average weight norm against lg(loss) "
-                      "(Fig. 2 analog)", "lg(training loss)", "average weight norm",
-                      controls=[("lr", "learning rate", lrs, max(lrs)), ("seed", "seed", seeds, seeds[0])],
-                      ranges=[("layers", "layers", layers)], color_title="layers")
-    return _finish(chart, "Every depth, learning rate and seed of the committed runs: choose the depths, a "
-                          "learning rate and a seed; click a depth in the legend.")
 
 
 #: Where each figure is shown in the book (for the Performance page's table).
@@ -659,7 +299,6 @@ def rerun_times(root=None):
     Where every default item is also a committed paper-scale item (Figure 5), the default time
     is the sum of their recorded times instead. Figure 8 reuses Figure 6's runs: its row is empty.
     """
-    import json
     from pathlib import Path
 
     import pandas as pd
@@ -671,11 +310,11 @@ def rerun_times(root=None):
         module = engine.load_figure(fig)
         shares = hasattr(module, "SHARES_RECORDS_WITH")
         p = None if paper is None or fig not in paper.index or shares else paper.loc[fig]
-        spc = engine._seconds_per_cost(module, [root / fig / "paper" / "records"])
+        spc = engine.seconds_per_cost(module, [root / fig / "paper" / "records"])
         items = module.configurations(engine.get_config(module, "default"))
-        records = [root / fig / "paper" / "records" / f"{engine.item_key(it)}.json" for it in items]
-        if records and all(r.exists() for r in records):  # the default grid is part of the paper grid
-            estimate = sum(json.loads(r.read_text())["body"]["provenance"]["wall_time_s"] for r in records) / 60
+        bodies = [engine.inspect_record(root / fig / "paper" / "records", it)[0] for it in items]
+        if bodies and all(b is not None for b in bodies):  # the default grid is part of the paper grid
+            estimate = sum(b["provenance"]["wall_time_s"] for b in bodies) / 60
             how = "measured (its records)"
         else:
             estimate = None if spc is None else spc * sum(_cost(module, it) for it in items) / 60

@@ -1,7 +1,8 @@
-"""The experiments of Li et al. section 5, one module per figure, run by one engine (:mod:`.engine`).
+"""The experiments of Li et al. section 5 (chapters: book/exp_*.ipynb), one module per figure,
+run by one engine (:mod:`.engine`).
 
-Each figure module exposes ``SCALES``, ``configurations(config)``, ``run_one(item, device)``,
-``run(config, device, progress, store)`` and ``plot(table, ax)``; see :mod:`.engine`.
+Each figure module exposes ``SCALES``, ``configurations(config)`` and ``run_one(item, device)``;
+``engine.run(module, config)`` runs it, and :mod:`resnet_nb.book.experiment_figures` draws it.
 """
 from resnet_nb.experiments import engine  # noqa: F401
-from resnet_nb.experiments.engine import FIGURES, get_config, load_figure, load_results, run_items  # noqa: F401
+from resnet_nb.experiments.engine import FIGURES, get_config, load_figure, load_results, run, run_items  # noqa: F401

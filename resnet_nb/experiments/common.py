@@ -1,4 +1,5 @@
-"""What the experiments of Li et al. section 5 share: the architectures, the data, the summaries.
+"""What the experiment chapters (book/exp_*.ipynb) share for Li et al. section 5: the architectures,
+the data, the committed tables, the summaries.
 
 Architectures (section 5 and Appendix B):
 
@@ -24,10 +25,9 @@ from resnet_nb.core.data import whitened_mnist
 from resnet_nb.core.init import initialise
 from resnet_nb.core.losses import optimum
 from resnet_nb.core.networks import ShortcutNetwork
-from resnet_nb.book.palette import COLORS, LABELS  # one colour and one display name per architecture, defined once
 
-__all__ = ["ARCHS", "LABELS", "network", "depth_allowed", "depths_for", "initial_weights", "mnist",
-           "mnist_optimum", "log_grid", "interpolate_on_grid", "COLORS", "committed", "run_spread"]
+__all__ = ["ARCHS", "network", "depth_allowed", "depths_for", "initial_weights", "mnist",
+           "mnist_optimum", "log_grid", "interpolate_on_grid", "committed", "run_spread"]
 
 ARCHS = ("xavier", "orthogonal", "1-shortcut", "2-shortcut", "3-shortcut")
 _N = {"1-shortcut": 1, "2-shortcut": 2, "3-shortcut": 3}

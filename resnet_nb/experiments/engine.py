@@ -1,21 +1,22 @@
-"""The one engine behind every figure: work items, a resumable result store, provenance.
+"""The one engine behind the figures of the experiment chapters (book/exp_*.ipynb): work items,
+a resumable result store (:mod:`.records`), a remaining-time estimate (:mod:`.progress`), provenance.
 
 A figure is a module ``resnet_nb.experiments.figN`` with
 
 * ``SCALES = {"default": {...}, "paper": {...}}``: JSON-serialisable configurations;
 * ``configurations(config) -> list[dict]``: independent, JSON-serialisable work items;
-* ``run_one(item, device="cpu") -> list[dict]``: tidy rows (one dict per row) for one item;
-* ``run(config, device="cpu", progress=True, store=None) -> pandas.DataFrame``;
-* ``plot(table, ax=None)``.
+* ``run_one(item, device="cpu") -> list[dict]``: tidy rows (one dict per row) for one item.
 
-:func:`run_items` runs the items of a configuration, one after another or in several worker
-processes (``jobs``), with one progress bar and a remaining-time estimate. With a store folder,
-each finished item is written as one record file ``<key>.json`` where ``key`` is a hash of
-the item; the file is written to a temporary name and moved into place with
-``os.replace`` (atomic on POSIX), and it carries a SHA-256 checksum of its content. On the
-next call a record whose checksum matches is read back instead of recomputed; a record that
-is truncated, corrupt, or belongs to another item is deleted and its item redone. A run that
-is killed therefore resumes at the first unfinished item and never loses finished ones.
+:func:`run` is the one figure runner (``engine.run(fig5, config)``); the book layer draws its
+table (:mod:`resnet_nb.book.experiment_figures`). :func:`run_items` runs the items of a
+configuration, one after another or in several worker processes (``jobs``), with one progress
+bar and a remaining-time estimate. With a store folder, each finished item is written as one
+record file ``<key>.json`` where ``key`` is a hash of the item; the file is written to a
+temporary name and moved into place with ``os.replace`` (atomic on POSIX), and it carries a
+SHA-256 checksum of its content. On the next call a record whose checksum matches is read back
+instead of recomputed; a record that is truncated, corrupt, or belongs to another item is
+deleted and its item redone. A run that is killed therefore resumes at the first unfinished
+item and never loses finished ones.
 
 Every record holds its provenance (git commit, package versions, machine, device, wall
 time) beside its rows; :func:`write_summary` gathers a whole configuration into
@@ -24,24 +25,26 @@ time) beside its rows; :func:`write_summary` gathers a whole configuration into
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import importlib
 import json
 import os
 import platform
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
-__all__ = ["FIGURES", "SCALE_NAMES", "DAMAGE", "item_key", "record_checksum", "read_record",
-           "inspect_record", "write_record",
-           "provenance", "cpu_fingerprint", "run_items", "item_cost", "check_jobs", "load_figure",
-           "get_config", "write_summary", "load_results", "run_on_dask",
+from resnet_nb.experiments.progress import Progress, item_cost, seconds_per_cost
+from resnet_nb.experiments.records import (  # the store and its reader, re-exported
+    DAMAGE, RECORD_FORMAT, canonical_json, committed_records, inspect_record, item_key, iter_records, jsonable,
+    load_results, read_record, record_checksum, results_dir, write_record)
+
+__all__ = ["FIGURES", "SCALE_NAMES", "DAMAGE", "RECORD_FORMAT", "item_key", "record_checksum", "read_record",
+           "inspect_record", "write_record", "iter_records", "committed_records",
+           "provenance", "package_version", "cpu_fingerprint", "run", "run_items", "item_cost", "seconds_per_cost",
+           "Progress", "check_jobs", "load_figure", "get_config", "write_summary", "load_results", "run_on_dask",
            "check_device"]
 
 #: figure name -> module implementing it
@@ -56,106 +59,6 @@ FIGURES = {
     "fig10": "resnet_nb.experiments.fig10",
 }
 SCALE_NAMES = ("default", "paper")
-RECORD_FORMAT = 1
-
-
-def _canonical(obj) -> str:
-    """One text per JSON value: sorted keys, no spaces, so equal values hash equally."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=True, default=_jsonable)
-
-
-def _jsonable(x):
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, (np.floating,)):
-        return float(x)
-    if isinstance(x, (np.bool_,)):
-        return bool(x)
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    raise TypeError(f"{type(x).__name__} is not JSON-serialisable")
-
-
-def item_key(item: dict) -> str:
-    """The record name of a work item: the first 20 hex digits of SHA-256 of its canonical JSON."""
-    if not isinstance(item, dict):
-        raise ValueError(f"item must be a dict, got {type(item).__name__}")
-    return hashlib.sha256(_canonical(item).encode()).hexdigest()[:20]
-
-
-def record_checksum(body: dict) -> str:
-    """SHA-256 of the canonical JSON of a record's body (item, rows, provenance)."""
-    return hashlib.sha256(_canonical(body).encode()).hexdigest()
-
-
-def write_record(store_dir, item: dict, rows: list, prov: dict) -> Path:
-    """Write one finished item atomically: temporary file in the same folder, then os.replace."""
-    store_dir = Path(store_dir)
-    store_dir.mkdir(parents=True, exist_ok=True)
-    body = {"format": RECORD_FORMAT, "item": item, "rows": rows, "provenance": prov}
-    text = _canonical({"body": body, "checksum": record_checksum(body)})
-    target = store_dir / f"{item_key(item)}.json"
-    fd, tmp = tempfile.mkstemp(dir=store_dir, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return target
-
-
-#: why a stored record was not used (see :func:`inspect_record`)
-DAMAGE = ("truncated", "tampered", "stale", "foreign")
-
-
-def inspect_record(store_dir, item: dict):
-    """``(body, None)`` for a sound record of ``item``; ``(None, reason)`` otherwise.
-
-    ``reason`` is ``"missing"`` (no file), ``"truncated"`` (not complete JSON, e.g. a write cut
-    short), ``"tampered"`` (its checksum does not match its content), ``"stale"`` (written in
-    another record format) or ``"foreign"`` (it holds another item). Nothing is deleted.
-    """
-    path = Path(store_dir) / f"{item_key(item)}.json"
-    if not path.exists():
-        return None, "missing"
-    try:
-        rec = json.loads(path.read_text())
-    except (ValueError, UnicodeDecodeError):
-        return None, "truncated"
-    try:
-        body = rec["body"]
-        if rec["checksum"] != record_checksum(body):
-            return None, "tampered"
-        if body.get("format") != RECORD_FORMAT:
-            return None, "stale"
-        if _canonical(body["item"]) != _canonical(item):
-            return None, "foreign"
-    except (KeyError, TypeError, AttributeError):
-        return None, "truncated"
-    return body, None
-
-
-def read_record(store_dir, item: dict, damaged: list | None = None):
-    """The stored record body of ``item``, or ``None`` if absent, truncated, tampered, stale
-    or foreign (see :func:`inspect_record`).
-
-    A damaged record is deleted so that it is redone; with a list ``damaged``, the pair
-    ``(file name, reason)`` is appended to it, so that the caller can say what it redid.
-    """
-    body, reason = inspect_record(store_dir, item)
-    if reason in DAMAGE:
-        path = Path(store_dir) / f"{item_key(item)}.json"
-        path.unlink()
-        if damaged is not None:
-            damaged.append((path.name, reason))
-    return body
-
-
 def _git_commit() -> dict:
     from resnet_nb.core.paths import ROOT as root
     try:
@@ -177,7 +80,7 @@ def cpu_fingerprint() -> str:
     float32 convolution kernels round differently on different instruction sets, and SGD on a
     convolutional network amplifies a last-bit difference into a different trajectory, so a
     trained network is reproducible number for number only on a machine with the same
-    fingerprint (see ``tests/test_experiments_figures.py``)."""
+    fingerprint (see ``tests/experiments/test_committed_results.py``)."""
     import torch
 
     model = platform.processor() or platform.machine()
@@ -192,16 +95,24 @@ def cpu_fingerprint() -> str:
     return f"{model} / {torch.backends.cpu.get_cpu_capability()}"
 
 
+def package_version() -> str:
+    """The installed version of ``resnet_nb`` (its distribution's metadata), or ``"unknown"``."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("resnet_nb")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def provenance(device: str = "cpu") -> dict:
     """Where and with what a number was computed: git commit, versions, machine, device."""
     global _STATIC_PROVENANCE
     if _STATIC_PROVENANCE is None:
         import torch
 
-        import resnet_nb
-
         versions = {"python": platform.python_version(), "torch": torch.__version__,
-                    "numpy": np.__version__, "pandas": pd.__version__, "resnet_nb": resnet_nb.__version__}
+                    "numpy": np.__version__, "pandas": pd.__version__, "resnet_nb": package_version()}
         machine = {"node": platform.node(), "platform": platform.platform(),
                    "processor": platform.processor() or platform.machine(), "cpu_count": os.cpu_count(),
                    "torch_threads": torch.get_num_threads(), "cpu": cpu_fingerprint()}
@@ -233,137 +144,6 @@ def check_device(device) -> str:
     return device
 
 
-def item_cost(module, item: dict) -> float:
-    """Relative cost of a work item, for the remaining-time estimate (not a time).
-
-    A figure module may define ``cost(item)``; otherwise the cost grows with the depth and
-    is proportional to the epochs, runs, learning rates and training samples the item holds.
-    Only ratios between items of one figure matter: the seconds per unit of cost are measured
-    (from earlier records and from the items finished in this run)."""
-    if hasattr(module, "cost"):
-        return float(module.cost(item))
-    c = float(item.get("depth", item.get("blocks", 1))) + 8.0
-    c *= float(item.get("epochs", 1000)) / 1000.0
-    c *= float(item.get("runs", 1)) * float(len(item.get("lrs", [0])))
-    c *= float(item.get("n_train", 1000)) / 1000.0
-    return max(c, 1e-3)
-
-
-def _seconds_per_cost(module, folders) -> float | None:
-    """Seconds per unit of :func:`item_cost`, from the wall times of records in ``folders``."""
-    wall = cost = 0.0
-    for folder in folders:
-        if folder is None or not Path(folder).is_dir():
-            continue
-        for p in Path(folder).glob("*.json"):
-            try:
-                body = json.loads(p.read_text())["body"]
-                w = float(body["provenance"]["wall_time_s"])
-                c = item_cost(module, body["item"])
-            except (ValueError, KeyError, TypeError):
-                continue
-            wall, cost = wall + w, cost + c
-    return wall / cost if cost > 0 else None
-
-
-def _fmt_seconds(s: float) -> str:
-    s = int(round(max(s, 0.0)))
-    h, rem = divmod(s, 3600)
-    m, sec = divmod(rem, 60)
-    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m:02d}:{sec:02d}"
-
-
-class _Progress:
-    """One progress bar over the cost of the items, with a remaining-time estimate.
-
-    The estimate is (cost of the items not started + what is left of the items running) times
-    the seconds per unit of cost, divided by the number of processes that still have work. The
-    seconds per unit of cost come from this run's finished items once there are any, before that
-    from the records of earlier runs (this store, then the committed results), so an estimate is
-    shown from the first second, and a resumed run is not misled by the items it skipped."""
-
-    def __init__(self, module, name, items, done_items, jobs, prior_spc, progress):
-        import threading
-
-        self.module, self.jobs, self.prior = module, jobs, prior_spc
-        self.t0 = time.perf_counter()
-        self.cost = {item_key(i): item_cost(module, i) for i in items}
-        self.total = sum(self.cost.values())
-        done_cost = sum(self.cost[item_key(i)] for i in done_items)
-        self.pending = {item_key(i) for i in items} - {item_key(i) for i in done_items}
-        self.running = {}  # key -> start time
-        self.run_wall = self.run_cost = 0.0
-        self.lock = threading.Lock()
-        self.bar = tqdm(total=round(self.total, 3), initial=round(done_cost, 3), desc=name,
-                        disable=not progress, unit="cost",
-                        bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
-        self._stop = threading.Event()
-        self._thread = None
-        if progress:
-            self._thread = threading.Thread(target=self._tick, daemon=True)
-            self._thread.start()
-        self.refresh()
-
-    def spc(self):
-        if self.run_cost > 0:
-            return self.run_wall / self.run_cost
-        return self.prior
-
-    def remaining(self, now: float | None = None) -> float | None:
-        now = time.perf_counter() if now is None else now
-        spc = self.spc()
-        with self.lock:
-            # an item that has run for t seconds shows that its cost takes at least t seconds
-            seen = max(((now - t) / self.cost[k] for k, t in self.running.items()), default=None)
-        if spc is None or (seen is not None and seen > spc):
-            spc = seen if spc is None or (seen is not None and seen > spc) else spc
-        if spc is None or spc <= 0:
-            return None
-        with self.lock:
-            left = sum(self.cost[k] for k in self.pending) * spc
-            left += sum(max(self.cost[k] * spc - (now - t), 0.0) for k, t in self.running.items())
-            busy = len(self.pending) + len(self.running)
-        return left / max(min(self.jobs, busy), 1) if busy else 0.0
-
-    def text(self) -> str:
-        rem = self.remaining()
-        left = len(self.pending) + len(self.running)
-        if rem is None:
-            est = "remaining time: measuring the first item"
-        else:
-            est = f"about {_fmt_seconds(rem)} left"
-        return f"{left} items to go, {est}, elapsed {_fmt_seconds(time.perf_counter() - self.t0)}"
-
-    def start(self, item):
-        with self.lock:
-            k = item_key(item)
-            self.pending.discard(k)
-            self.running[k] = time.perf_counter()
-
-    def finish(self, item, wall):
-        with self.lock:
-            k = item_key(item)
-            self.running.pop(k, None)
-            self.pending.discard(k)
-            self.run_wall += wall
-            self.run_cost += self.cost[k]
-        self.bar.update(round(self.cost[k], 3))
-        self.refresh()
-
-    def refresh(self):
-        self.bar.set_postfix_str(self.text(), refresh=True)
-
-    def _tick(self):
-        while not self._stop.wait(1.0):
-            self.refresh()
-
-    def close(self):
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2)
-        self.bar.close()
-
-
 def _worker_init():
     """Each worker process computes on one thread (the processes share the cores)."""
     import torch
@@ -389,7 +169,7 @@ def _run_and_store(module, item: dict, device: str, store_dir):
     t0 = time.perf_counter()
     new = module.run_one(item, device=device)
     wall = time.perf_counter() - t0
-    new = json.loads(_canonical(new))  # the rows exactly as they will be read back
+    new = json.loads(canonical_json(new))  # the rows exactly as they will be read back
     if store_dir is not None:
         prov = dict(provenance(device), wall_time_s=round(wall, 3),
                     finished_utc=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
@@ -446,8 +226,8 @@ def run_items(module, config: dict, store_dir=None, device: str = "cpu", progres
     if progress and todo:
         figure = todo[0].get("figure") if isinstance(todo[0], dict) else None
         committed = [results_dir(figure, s) / "records" for s in SCALE_NAMES] if figure else []
-        prior = _seconds_per_cost(module, [store_dir]) or _seconds_per_cost(module, committed)
-    bar = _Progress(module, name, items, done, min(jobs, max(len(todo), 1)), prior, progress)
+        prior = seconds_per_cost(module, [store_dir]) or seconds_per_cost(module, committed)
+    bar = Progress(module, name, items, done, min(jobs, max(len(todo), 1)), prior, progress)
     new_rows = {}
     try:
         if scheduler is not None and todo:
@@ -470,6 +250,18 @@ def run_items(module, config: dict, store_dir=None, device: str = "cpu", progres
     table.attrs["missing"] = 0
     table.attrs["damaged"] = damaged
     return table
+
+
+def run(module, config: dict | None = None, device: str = "cpu", progress: bool = True,
+        store=None) -> pd.DataFrame:
+    """Run the figure ``module`` at ``config`` (its default scale if None): the one figure runner.
+
+    A figure module declares only what differs between figures (``SCALES``,
+    ``configurations`` and ``run_one``); this runs its items through :func:`run_items`.
+    ``store``: a folder for resumable records (see the module docstring); without it
+    nothing is written. Returns the tidy table, one row per row of ``run_one``."""
+    config = module.SCALES["default"] if config is None else config
+    return run_items(module, config, store_dir=store, device=device, progress=progress)
 
 
 def _report_damaged(store_dir, damaged: list, redo: bool) -> None:
@@ -613,10 +405,10 @@ def write_summary(out_dir, figure: str, scale: str, config: dict, table: pd.Data
     out_dir.mkdir(parents=True, exist_ok=True)
     table.to_csv(out_dir / "table.csv", index=False)
     items_wall = []
-    for p in sorted(Path(records_dir).glob("*.json")):
+    for body in iter_records(records_dir):
         try:
-            items_wall.append(json.loads(p.read_text())["body"]["provenance"]["wall_time_s"])
-        except (ValueError, KeyError):
+            items_wall.append(body["provenance"]["wall_time_s"])
+        except (KeyError, TypeError):
             pass
     prov = dict(provenance(device), figure=figure, scale=scale, config=config,
                 items=len(items_wall), items_wall_time_s=round(float(sum(items_wall)), 1),
@@ -625,21 +417,6 @@ def write_summary(out_dir, figure: str, scale: str, config: dict, table: pd.Data
                 this_invocation_wall_time_s=round(wall_time_s, 1),
                 written_utc=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
     tmp = out_dir / ".provenance.json.tmp"
-    tmp.write_text(json.dumps(prov, indent=1, sort_keys=True, default=_jsonable))
+    tmp.write_text(json.dumps(prov, indent=1, sort_keys=True, default=jsonable))
     os.replace(tmp, out_dir / "provenance.json")
     return prov
-
-
-def results_dir(figure: str, scale: str, root=None) -> Path:
-    """Where the command line keeps ``figure`` at ``scale``: ``<root>/<figure>/<scale>``."""
-    from resnet_nb.core import paths
-
-    return paths.results_dir(figure, scale, root)
-
-
-def load_results(figure: str, scale: str = "paper", root=None):
-    """The committed table and provenance of ``figure`` at ``scale``, or ``(None, None)``."""
-    d = results_dir(figure, scale, root)
-    if not (d / "table.csv").exists() or not (d / "provenance.json").exists():
-        return None, None
-    return pd.read_csv(d / "table.csv"), json.loads((d / "provenance.json").read_text())

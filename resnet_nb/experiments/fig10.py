@@ -1,4 +1,4 @@
-"""Figure 10 of Li et al.: Figure 9 with ReLUs at the mid positions.
+"""Figure 10 of Li et al. (chapter: book/exp_learning.ipynb): Figure 9 with ReLUs at the mid positions.
 
 2-shortcut networks (small initialisation) against plain networks with Xavier and with
 orthogonal initialisation that carry ReLUs at the same positions (after every odd-numbered
@@ -31,11 +31,11 @@ import pandas as pd
 import torch
 
 from resnet_nb.core import claims
-from resnet_nb.experiments import engine, fig9
+from resnet_nb.experiments import common, engine, fig9
 from resnet_nb.experiments.common import initial_weights, log_grid, mnist, network
 
-__all__ = ["SCALES", "ARCHS", "PAPER_ARCHS", "HE_GAIN", "configurations", "run_one", "run", "summarise",
-           "plot", "he_weights", "initial_output_rms", "reproduce_floor", "committed_floor", "gd_at_best",
+__all__ = ["SCALES", "ARCHS", "PAPER_ARCHS", "HE_GAIN", "configurations", "run_one", "summarise",
+           "he_weights", "initial_output_rms", "reproduce_floor", "committed_floor", "gd_at_best",
            "FLOOR_CONFIG",
            "depth4_floor_negative_control", "floor_breakeven", "he_against_xavier"]
 
@@ -139,21 +139,9 @@ def initial_output_rms(arch: str, depth: int, seed: int = 0, runs: int = 3, n_pe
     return math.sqrt(sum(ms) / runs)
 
 
-def run(config=None, device: str = "cpu", progress: bool = True, store=None) -> pd.DataFrame:
-    """Run ``config`` (default scale if None) through the engine."""
-    config = SCALES["default"] if config is None else config
-    return engine.run_items(__import__(__name__, fromlist=["_"]), config, store_dir=store, device=device,
-                            progress=progress)
-
-
 def summarise(table: pd.DataFrame) -> pd.DataFrame:
     """Best learning rate and lg(final loss) per (architecture, depth) (no optimum subtracted)."""
     return fig9.summarise(table, loss_opt=0.0)
-
-
-def plot(table: pd.DataFrame, ax=None):
-    """lg(best final loss) and lg(best learning rate) against lg(depth)."""
-    return fig9.plot(table, ax=ax, loss_opt=0.0, relu=True)
 
 
 #: the He-scaled plain ReLU baseline alone (the book's addition), at the paper's grid
@@ -218,19 +206,19 @@ def lbfgs_floor(arch: str, depth: int = 2, scales=(0.01, 1.0, 3.0), starts_per_s
 # ---------------------------------------------------------------------------------------------
 # Claims (the ledger): declared beside their checks
 # ---------------------------------------------------------------------------------------------
-_WHERE = ["book/exp_learning.ipynb", "tests/test_experiments_learning.py"]
+_WHERE = ["book/exp_learning.ipynb", "tests/experiments/test_claims.py"]
 
 
 @functools.lru_cache(maxsize=1)
-def committed() -> pd.DataFrame | None:
-    """The committed paper-scale table of Figure 10 (``results/fig10/paper``), or None."""
-    return engine.load_results("fig10", "paper")[0]
+def committed() -> pd.DataFrame:
+    """The committed paper-scale table of Figure 10 (``results/fig10/paper``; see :func:`common.committed`)."""
+    return common.committed("fig10")
 
 
 @functools.lru_cache(maxsize=1)
-def committed_he() -> pd.DataFrame | None:
-    """The committed He baseline (``results/fig10_he/paper``), or None."""
-    return engine.load_results("fig10_he", "paper")[0]
+def committed_he() -> pd.DataFrame:
+    """The committed He baseline (``results/fig10_he/paper``; see :func:`common.committed`)."""
+    return common.committed("fig10_he")
 
 
 @claims.claim("li-fig10-shortcut-lowest-relu", source="Li et al., Section 5.3, Figure 10",
@@ -271,7 +259,8 @@ def check_deeper_lower(falsify: bool = False) -> claims.Check:
     arch = "xavier" if falsify else "2-shortcut"
     s = _best_by_depth(t, arch)
     steps = np.diff(s["lg_excess"].to_numpy(dtype=float))
-    spreads = [fig9._run_spread(t, arch, d, lr, 0.0) for d, lr in zip(s["depth"], s["best_lr"]) if np.isfinite(lr)]
+    spreads = [fig9.lg_final_loss_spread(t, arch, d, lr, 0.0) for d, lr in zip(s["depth"], s["best_lr"])
+               if np.isfinite(lr)]
     worst = float(np.max(np.where(np.isfinite(steps), steps, np.inf)))
     return claims.Check(f"Figure 10: {arch} best loss against depth", "largest step of lg(best final loss)",
                         worst, 0.0, "falls at every step (step < 0); fragile when a step is smaller than the "
@@ -407,9 +396,9 @@ def reproduce_floor(config: dict | None = None, out=None) -> pd.DataFrame:
 
 
 @functools.lru_cache(maxsize=1)
-def committed_floor() -> pd.DataFrame | None:
-    """The stored depth-4 L-BFGS runs of :func:`reproduce_floor`, or None."""
-    return engine.load_results(FLOOR_DIR, "paper")[0]
+def committed_floor() -> pd.DataFrame:
+    """The stored depth-4 L-BFGS runs of :func:`reproduce_floor` (see :func:`common.committed`)."""
+    return common.committed(FLOOR_DIR)
 
 
 def gd_at_best(arch: str, depth: int) -> dict:

@@ -1,4 +1,5 @@
-"""An analog of Figure 2 of Li et al.: average weight norm against lg(loss) while training.
+"""An analog of Figure 2 of Li et al. (chapter: book/exp_fig2_analog.ipynb):
+average weight norm against lg(loss) while training.
 
 The paper's Figure 2 trains pre-activation ResNets of several depths (``fb.resnet.torch``, on
 CIFAR-10, 200 epochs, step size 0.1, divided by 10 at the 81st and the 122nd epoch) and
@@ -24,7 +25,6 @@ One work item is one training run (blocks per stage, seed); its rows are the his
 from __future__ import annotations
 
 import functools
-import sys
 
 import numpy as np
 import pandas as pd
@@ -33,12 +33,12 @@ import torch
 from resnet_nb.core import conv
 from resnet_nb.core import claims
 from resnet_nb.core.checks import check_choice, check_float, check_int
-from resnet_nb.experiments import engine
+from resnet_nb.experiments import common, engine
 
-__all__ = ["SCALES", "configurations", "run_one", "run", "layers", "summarise", "lr_drops", "plot", "norm_path",
-           "depth_colors",
+__all__ = ["SCALES", "configurations", "run_one", "layers", "summarise", "lr_drops", "norm_path",
+           "check_config", "check_table",
            "crossing_table", "same_epoch_worst",
-           "animate", "widget"]
+           ]
 
 SCALES = {
     # the live run of the notebook: about 15-25 s on one core (300 digits: the final norms are
@@ -58,11 +58,9 @@ SCALES = {
 }
 KEYS = ("blocks", "channels", "batch_norm", "init", "downsample", "n_train", "data_seed", "epochs", "lr",
         "milestones", "factor", "momentum", "weight_decay", "batch_size", "seeds")
-#: markers of the first, second, ... step-size drop (the paper: circles, then triangles)
-DROP_MARKERS = ("o", "^", "s", "D")
 
 
-def _check_config(config: dict) -> None:
+def check_config(config: dict) -> None:
     if not isinstance(config, dict):
         raise ValueError(f"config must be a dict, got {type(config).__name__}")
     missing = [k for k in KEYS if k not in config]
@@ -98,7 +96,7 @@ def _check_config(config: dict) -> None:
 
 def configurations(config: dict) -> list[dict]:
     """One work item per (blocks per stage, seed): a complete, JSON-serialisable recipe."""
-    _check_config(config)
+    check_config(config)
     shared = {k: config[k] for k in KEYS if k not in ("blocks", "seeds")}
     shared["channels"] = [int(c) for c in shared["channels"]]
     shared["milestones"] = [int(m) for m in shared["milestones"]]
@@ -128,7 +126,7 @@ def _check_item(item) -> None:
     if missing:
         raise ValueError(f"item must have the keys {need}; missing {missing}")
     config = {k: item[k] for k in KEYS if k not in ("blocks", "seeds")}
-    _check_config(dict(config, blocks=[item["blocks"]], seeds=[item["seed"]]))
+    check_config(dict(config, blocks=[item["blocks"]], seeds=[item["seed"]]))
 
 
 def run_one(item: dict, device: str = "cpu", progress: bool = False) -> list[dict]:
@@ -164,20 +162,11 @@ def run_one(item: dict, device: str = "cpu", progress: bool = False) -> list[dic
     return rows
 
 
-def run(config=None, device: str = "cpu", progress: bool = True, store=None) -> pd.DataFrame:
-    """Run every item of ``config`` (default scale if None) through the shared engine.
-
-    ``store``: a folder for resumable records (see :mod:`resnet_nb.experiments.engine`).
-    """
-    config = SCALES["default"] if config is None else config
-    return engine.run_items(sys.modules[__name__], config, store_dir=store, device=device, progress=progress)
-
-
 # ---------------------------------------------------------------------------------------------
 # Reading the table
 # ---------------------------------------------------------------------------------------------
 
-def _check_table(table) -> pd.DataFrame:
+def check_table(table) -> pd.DataFrame:
     need = {"blocks", "layers", "seed", "epoch", "lr", "loss", "avg_weight_norm"}
     if not isinstance(table, pd.DataFrame) or not need <= set(table.columns):
         got = sorted(table.columns) if isinstance(table, pd.DataFrame) else type(table).__name__
@@ -197,7 +186,7 @@ def curves(table: pd.DataFrame, column: str = "avg_weight_norm") -> pd.DataFrame
 
     The norm comes back in a column named ``avg_weight_norm`` whichever ``column`` it is.
     """
-    t = _check_table(table).copy()
+    t = check_table(table).copy()
     check_choice("column", column, [c for c in NORM_COLUMNS if c in t.columns])
     t["lg_loss"] = np.log10(t["loss"].where(t["loss"] > 0))
     out = (t.groupby(["blocks", "layers", "epoch"], sort=True)
@@ -212,7 +201,7 @@ def lr_drops(table: pd.DataFrame) -> list[int]:
 
     Read from the table itself (the ``lr`` of the next row is smaller), not from the config.
     """
-    t = _check_table(table)
+    t = check_table(table)
     first = t[t["blocks"] == t["blocks"].iloc[0]]
     first = first[first["seed"] == first["seed"].iloc[0]].sort_values("epoch")
     lr = first["lr"].to_numpy()
@@ -225,7 +214,7 @@ def summarise(table: pd.DataFrame) -> pd.DataFrame:
     """Per depth (mean over seeds): average weight norm at the start, its maximum and at the end
     (also for the first and the second convolutions of the blocks alone), the final training
     loss and accuracy."""
-    t = _check_table(table)
+    t = check_table(table)
     rows = []
     for (b, n_layers), g in t.groupby(["blocks", "layers"], sort=True):
         last = g[g["epoch"] == g["epoch"].max()]
@@ -246,152 +235,6 @@ def summarise(table: pd.DataFrame) -> pd.DataFrame:
 # ---------------------------------------------------------------------------------------------
 # Pictures
 # ---------------------------------------------------------------------------------------------
-
-def depth_colors(blocks_values):
-    """One colour per depth: shades of the palette's residual-network colour
-    (:data:`resnet_nb.book.plotting.COLORS`), light for the shallowest, dark for the deepest."""
-    from matplotlib.colors import to_rgb
-
-    from resnet_nb.book.plotting import COLORS
-
-    base = np.array(to_rgb(COLORS["residual"]))
-    light, dark = 1 - 0.45 * (1 - base), 0.55 * base
-    k = len(blocks_values)
-    return {b: tuple(light + (dark - light) * i / max(k - 1, 1)) for i, b in enumerate(blocks_values)}
-
-
-def plot(table: pd.DataFrame, ax=None, upto: int | None = None, first_epoch: int = 1,
-         column: str = "avg_weight_norm", legend: str = "best"):
-    """Average weight norm against lg(training loss), one curve per depth, step-size drops marked.
-
-    Training runs from right to left (the loss falls). The first drop of the step size is
-    marked with a circle, the second with a triangle, as in the paper. ``upto``: draw epochs
-    up to this one only (for animations). ``first_epoch``: the first epoch drawn (default 1:
-    with batch norm, the evaluation-mode loss of the untrained network uses running statistics
-    that have not been estimated yet, so row 0 is not a meaningful loss). ``column``: which
-    norm (see ``NORM_COLUMNS``). ``legend``: a matplotlib location, or ``"outside"`` (to the right of
-    the axes, so that it covers no curve).
-    """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 4.2))
-    c = curves(table, column)
-    drops = lr_drops(table)
-    blocks_values = sorted(c["blocks"].unique())
-    colors = depth_colors(blocks_values)
-    for b in blocks_values:
-        g = c[(c["blocks"] == b) & (c["epoch"] >= first_epoch)]
-        if upto is not None:
-            g = g[g["epoch"] <= upto]
-        n_layers = int(g["layers"].iloc[0]) if len(g) else int(c[c["blocks"] == b]["layers"].iloc[0])
-        ax.plot(g["lg_loss"], g["avg_weight_norm"], "-", color=colors[b], lw=1.6,
-                label=f"{n_layers} layers ({b} block{'s' if b > 1 else ''}/stage)")
-        for j, e in enumerate(drops):
-            hit = g[g["epoch"] == e]
-            if len(hit):
-                ax.plot(hit["lg_loss"], hit["avg_weight_norm"], DROP_MARKERS[j % len(DROP_MARKERS)],
-                        mfc="none", mec=colors[b], ms=8, mew=1.5)
-    for j, e in enumerate(drops):
-        ax.plot([], [], DROP_MARKERS[j % len(DROP_MARKERS)], mfc="none", mec="k",
-                label=f"step size divided after epoch {e}")
-    ax.set_xlabel("lg(training loss)")
-    ax.set_ylabel(NORM_COLUMNS[column])
-    if legend == "outside":
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
-    else:
-        ax.legend(fontsize=8, loc=legend)
-    ax.grid(alpha=0.3)
-    return ax
-
-
-def animate(table: pd.DataFrame, interval: int = 350):
-    """A :class:`matplotlib.animation.FuncAnimation` whose frames are the epochs of ``table``.
-
-    Returns ``(fig, animation)``; show it with ``HTML(animation.to_jshtml())`` and then close
-    ``fig``: the frame slider works in a static page, without a kernel.
-    """
-    import matplotlib.pyplot as plt
-    from matplotlib.animation import FuncAnimation
-
-    c = curves(table)
-    c = c[c["epoch"] >= 1]
-    xlim = (c["lg_loss"].min() - 0.1, c["lg_loss"].max() + 0.1)
-    ylim = (c["avg_weight_norm"].min() * 0.97, c["avg_weight_norm"].max() * 1.03)
-    epochs = sorted(c["epoch"].unique())
-    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=80)  # 80 dpi: every frame is stored as an image
-
-    def frame(e):
-        ax.clear()
-        plot(table, ax=ax, upto=e)
-        ax.set_xlim(*xlim)
-        ax.set_ylim(*ylim)
-        ax.set_title(f"after epoch {e} (step size {c[c['epoch'] == e]['lr'].iloc[0]:g})")
-
-    anim = FuncAnimation(fig, frame, frames=epochs, interval=interval)
-    return fig, anim
-
-
-def widget(table: pd.DataFrame | None = None, config: dict | None = None):
-    """Controls for depths, epochs and step size; a change trains the missing runs and redraws.
-
-    ``table`` (optional) is the result of ``run(config)``: it is reused for the starting
-    values, so displaying the widget trains nothing. The sliders use
-    ``continuous_update=False``: a run starts only when a slider is released. Training
-    follows the schedule of ``config`` with its milestones scaled to the chosen epochs.
-    """
-    import ipywidgets as W
-    import matplotlib.pyplot as plt
-    config = dict(SCALES["default"] if config is None else config)
-    _check_config(config)
-    cache: dict = {}
-    if table is not None:
-        _check_table(table)
-        for item in configurations(config):
-            rows = table[(table["blocks"] == item["blocks"]) & (table["seed"] == item["seed"])]
-            if len(rows):
-                cache[engine.item_key(item)] = rows.drop(columns=["item_key"], errors="ignore")
-    options = sorted(set([1, 2, 3, 4, 6, 8]) | set(config["blocks"]))
-    blocks_w = W.SelectMultiple(options=options, value=tuple(config["blocks"]), rows=len(options),
-                                description="blocks/stage", style={"description_width": "initial"},
-                                layout=W.Layout(width="190px", min_width="190px"))
-    epochs_w = W.IntSlider(value=config["epochs"], min=2, max=40, step=1, description="epochs",
-                           continuous_update=False)
-    lr_w = W.FloatLogSlider(value=config["lr"], base=10, min=-3, max=0, step=0.25, description="step size",
-                            continuous_update=False, readout_format=".3g")
-    out = W.Output()
-
-    def redraw(*_):
-        cfg = dict(config)
-        cfg["blocks"] = sorted(blocks_w.value) or [config["blocks"][0]]
-        cfg["epochs"] = int(epochs_w.value)
-        cfg["lr"] = float(lr_w.value)
-        scale = cfg["epochs"] / config["epochs"]
-        ms = sorted({max(2, int(round(m * scale))) for m in config["milestones"]})
-        cfg["milestones"] = [m for m in ms if m <= cfg["epochs"]]
-        frames = []
-        for item in configurations(cfg):
-            key = engine.item_key(item)
-            if key not in cache:
-                cache[key] = pd.DataFrame(run_one(item, progress=True))
-            frames.append(cache[key])
-        # the figure goes into the Output widget's state directly, not through ``with out:``,
-        # whose output capture can leave a non-interactive executor (nbclient, the book's build)
-        # waiting forever for the cell to finish
-        with plt.ioff():
-            fig, ax = plt.subplots(figsize=(6.4, 4.2))
-        plot(pd.concat(frames, ignore_index=True), ax=ax)
-        ax.set_title(f"analog of Li et al. Fig. 2: {cfg['epochs']} epochs, step size {cfg['lr']:.3g}")
-        out.outputs = ()
-        out.append_display_data(fig)
-        plt.close(fig)
-
-    for w in (blocks_w, epochs_w, lr_w):
-        w.observe(redraw, names="value")
-    redraw()
-    controls = W.VBox([blocks_w, epochs_w, lr_w], layout=W.Layout(min_width="300px", overflow="visible"))
-    return W.HBox([controls, out], layout=W.Layout(flex_flow="row wrap"))
-
 
 def _segments_cross(p, q):
     """Whether polylines ``p`` and ``q`` (arrays of (x, y) points) intersect; the crossing points."""
@@ -422,7 +265,7 @@ def ordering(table: pd.DataFrame, first_epoch: int = 1) -> dict:
       point the two networks have the same loss and the same norm, so "the deeper curve lies
       lower" fails there.
     """
-    t = _check_table(table)
+    t = check_table(table)
     t = t[t["epoch"] >= first_epoch]
     per = t.pivot_table(index=["seed", "epoch"], columns="layers", values="avg_weight_norm").sort_index(axis=1)
     v = per.to_numpy()
@@ -470,7 +313,7 @@ def crossing_table(table: pd.DataFrame, first_epoch: int = 1) -> pd.DataFrame:
 def same_epoch_worst(table: pd.DataFrame, first_epoch: int = 1) -> dict:
     """Where the largest same-epoch ratio norm(deeper)/norm(shallower) occurs, and the spread
     over seeds of that ratio (same pair, same epoch)."""
-    t = _check_table(table)
+    t = check_table(table)
     t = t[t["epoch"] >= first_epoch]
     per = t.pivot_table(index=["seed", "epoch"], columns="layers", values="avg_weight_norm").sort_index(axis=1)
     v = per.to_numpy()
@@ -487,19 +330,19 @@ def same_epoch_worst(table: pd.DataFrame, first_epoch: int = 1) -> dict:
 # Claims (the ledger): declared beside their checks, on the committed larger run
 # ---------------------------------------------------------------------------------------------
 
-_WHERE = ["book/exp_fig2_analog.ipynb", "tests/test_experiments_learning.py"]
+_WHERE = ["book/exp_fig2_analog.ipynb", "tests/experiments/test_claims.py"]
 
 
 @functools.lru_cache(maxsize=1)
-def committed() -> pd.DataFrame | None:
-    """The committed larger run (``results/fig2/paper``), or None."""
-    return engine.load_results("fig2", "paper")[0]
+def committed() -> pd.DataFrame:
+    """The committed larger run (``results/fig2/paper``; see :func:`common.committed`)."""
+    return common.committed("fig2")
 
 
 def successive_ratios(table: pd.DataFrame, epoch: int | None = None, column: str = "avg_weight_norm") -> np.ndarray:
     """Per seed (rows) and pair of successive depths (columns): norm(deeper) / norm(shallower) at
     ``epoch`` (default: the last)."""
-    t = _check_table(table)
+    t = check_table(table)
     epoch = int(t["epoch"].max()) if epoch is None else int(epoch)
     at = t[t["epoch"] == epoch].pivot_table(index="seed", columns="layers", values=column).sort_index(axis=1)
     v = at.to_numpy()
@@ -563,7 +406,4 @@ def check_growth_shrinks(falsify: bool = False) -> claims.Check:
 
 def item_wall_times(scale: str = "paper") -> list[float]:
     """Wall time in seconds of every committed run of ``scale`` (from the records' provenance)."""
-    import json
-
-    recs = sorted((engine.results_dir("fig2", scale) / "records").glob("*.json"))
-    return [float(json.loads(p.read_text())["body"]["provenance"]["wall_time_s"]) for p in recs]
+    return [float(body["provenance"]["wall_time_s"]) for body in engine.committed_records("fig2", scale)]

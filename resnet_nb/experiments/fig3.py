@@ -1,4 +1,5 @@
-"""Figure 3 of Li et al.: average Frobenius norm of the weight matrices against the loss, while training.
+"""Figure 3 of Li et al. (chapter: book/exp_dynamics.ipynb):
+average Frobenius norm of the weight matrices against the loss, while training.
 
 2-shortcut networks of several depths, small initialisation (Xavier times 0.01, section 4.1:
 the paper's caption says "zero initialized", and its text explains that zero is perturbed by
@@ -20,13 +21,13 @@ import numpy as np
 import pandas as pd
 import torch
 
+from resnet_nb.core import claims
 from resnet_nb.core.checks import check_float, check_int
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.core.paths import results_dir
-from resnet_nb.experiments import engine
-from resnet_nb.experiments.common import initial_weights, interpolate_on_grid, mnist, mnist_optimum, network
+from resnet_nb.experiments.common import committed, initial_weights, interpolate_on_grid, mnist, mnist_optimum, network
 
-__all__ = ["SCALES", "configurations", "run_one", "run", "curves", "plot", "record_epochs"]
+__all__ = ["SCALES", "configurations", "run_one", "curves", "record_epochs"]
 
 SCALES = {
     "default": {"depths": [2, 4, 8, 16], "relu": [False, True], "lr": 0.1, "epochs": 1000, "runs": 2,
@@ -83,13 +84,6 @@ def run_one(item: dict, device: str = "cpu") -> list[dict]:
     return rows
 
 
-def run(config=None, device: str = "cpu", progress: bool = True, store=None) -> pd.DataFrame:
-    """Run ``config`` (default scale if None) through the engine."""
-    config = SCALES["default"] if config is None else config
-    return engine.run_items(__import__(__name__, fromlist=["_"]), config, store_dir=store, device=device,
-                            progress=progress)
-
-
 def _x(table: pd.DataFrame, relu: bool, loss_opt: float):
     loss = table["loss"].to_numpy(dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -123,31 +117,6 @@ def curves(table: pd.DataFrame, relu: bool, grid_points: int = 60, loss_opt: flo
     return pd.DataFrame(out)
 
 
-def plot(table: pd.DataFrame, ax=None):
-    """Average Frobenius norm against lg(loss - L_min) (linear) and lg(loss) (ReLU), one line per depth."""
-    import matplotlib.pyplot as plt
-
-    kinds = [r for r in (False, True) if r in set(table["relu"])]
-    if ax is None:
-        _, ax = plt.subplots(1, len(kinds), figsize=(5 * len(kinds), 4), squeeze=False)
-        ax = ax[0]
-    ax = np.atleast_1d(ax)
-    from resnet_nb.book.plotting import COLORS
-
-    depths = sorted(table["depth"].unique())
-    for a, relu in zip(ax, kinds):
-        c = curves(table, relu)
-        for i, depth in enumerate(depths):
-            g = c[c["depth"] == depth]
-            a.plot(g["x"], g["avg_norm"], color=COLORS["2-shortcut"], alpha=0.25 + 0.75 * i / max(1, len(depths) - 1),
-                   label=f"depth = {depth}")
-        a.set_xlabel("lg(loss)" if relu else r"lg(loss $-$ $\ell_{\min}$)")
-        a.set_ylabel("average Frobenius norm")
-        a.set_title("2-shortcut, ReLU at mid positions" if relu else "2-shortcut, linear")
-        a.legend(fontsize=8)
-    return ax
-
-
 def depth_reversals(table: pd.DataFrame, relu: bool, points: int = 200) -> list[tuple]:
     """Where the depth ordering of the run-mean curves fails: on a common grid of the x-axis that
     every depth reaches (without its last point, the initial loss), each (shallower, deeper, x_lo,
@@ -170,8 +139,6 @@ def depth_reversals(table: pd.DataFrame, relu: bool, points: int = 200) -> list[
 # ------------------------------------------------------------------------------------------
 # Claims (decided on the committed paper-scale table)
 # ------------------------------------------------------------------------------------------
-from resnet_nb.core import claims  # noqa: E402
-from resnet_nb.experiments.common import committed  # noqa: E402
 
 #: a decrease counts when it exceeds this many run-to-run standard deviations
 SPREADS = 3
@@ -216,7 +183,7 @@ def deeper_smaller(table: pd.DataFrame, factor: float = 1.0) -> claims.Check:
     falsifier=r"the norm falls like $1/L$ (each doubling halves it), as if the end-to-end change were split "
               r"equally among the matrices",
     falsifier_kind="plausible false statement",
-    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
 def check_deeper_smaller(falsify: bool = False) -> claims.Check:
     return deeper_smaller(committed("fig3"), factor=0.5 if falsify else 1.0)
 

@@ -1,4 +1,5 @@
-"""Figure 5 of Li et al.: the initial condition number ``|lambda|max / |lambda|(10%)`` against depth.
+"""Figure 5 of Li et al. (chapter: book/exp_initial_point.ipynb):
+the initial condition number ``|lambda|max / |lambda|(10%)`` against depth.
 
 Plain linear networks with Xavier and with orthogonal initialisation, and 1-, 2- and
 3-shortcut linear networks with the small initialisation, on whitened MNIST; mean and spread
@@ -11,18 +12,19 @@ summary and the plot show them as lower bounds, never as numbers.
 """
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
 import pandas as pd
 
+from resnet_nb.core import claims
 from resnet_nb.core import hessians
 from resnet_nb.core.checks import check_choice, check_int
 from resnet_nb.experiments import engine
-from resnet_nb.book.plotting import COLORS
-from resnet_nb.experiments.common import ARCHS, LABELS, depths_for, initial_weights, mnist, network
+from resnet_nb.experiments.common import ARCHS, committed, depths_for, initial_weights, mnist, network
 
-__all__ = ["SCALES", "configurations", "run_one", "run", "summarise", "summary_view", "plot", "FLAT_FRACTION",
+__all__ = ["SCALES", "configurations", "run_one", "summarise", "FLAT_FRACTION",
            "flatness", "flat_until", "percentile_table"]
 
 SCALES = {
@@ -78,13 +80,6 @@ def run_one(item: dict, device: str = "cpu") -> list[dict]:
              "hessian_s": round(t1 - t0, 4), "eigvalsh_s": round(t2 - t1, 4)}]
 
 
-def run(config=None, device: str = "cpu", progress: bool = True, store=None) -> pd.DataFrame:
-    """Run ``config`` (default scale if None) through the engine; rows as in :func:`run_one`."""
-    config = SCALES["default"] if config is None else config
-    return engine.run_items(__import__(__name__, fromlist=["_"]), config, store_dir=store, device=device,
-                            progress=progress)
-
-
 def summarise(table: pd.DataFrame) -> pd.DataFrame:
     """Per (architecture, depth): mean and std of lg(cond) over the resolved runs, and how many
     runs were beyond float64 resolution (their condition number is only a lower bound)."""
@@ -101,65 +96,9 @@ def summarise(table: pd.DataFrame) -> pd.DataFrame:
         {a: i for i, a in enumerate(ARCHS)}) if s.name == "arch" else s).reset_index(drop=True)
 
 
-BEYOND_RESOLUTION = "n/a: unresolved"
-ONE_RUN = "n/a: one run"
-
-
-def summary_view(summary: pd.DataFrame, decimals: int = 3):
-    """The :func:`summarise` table for display: no index column, readable headers, numbers at
-    ``decimals`` places and no NaN cells. A mean is missing only when every run of the cell was
-    beyond float64 resolution (its condition number is then only a lower bound, the column
-    ``lg_resolution_limit``); a
-    spread is missing when fewer than two runs were resolved. Both cases are written out in words."""
-    d = summary.copy()
-    for col in ("lg_cond_mean", "lg_cond_std", "lg_resolution_limit"):
-        d[col] = d[col].map(lambda v: f"{v:.{decimals}f}" if np.isfinite(v) else "")
-    none = d["runs"] == d["unresolved"]
-    d.loc[none, "lg_cond_mean"] = BEYOND_RESOLUTION
-    d.loc[none, "lg_cond_std"] = BEYOND_RESOLUTION
-    d.loc[~none & (d["lg_cond_std"] == ""), "lg_cond_std"] = ONE_RUN
-    assert not (d == "").any().any()
-    # headers with spaces wrap, so the table fits the page column
-    d = d.rename(columns={"arch": "network", "lg_cond_mean": "lg cond (mean)", "lg_cond_std": "lg cond (std)",
-                          "lg_resolution_limit": "lg resolution limit"})
-    return d.style.hide(axis="index")
-
-
-def plot(table: pd.DataFrame, ax=None, archs=None):
-    """lg(condition number) against lg(depth), mean +- std over resolved runs.
-
-    Depths where some run was beyond float64 resolution are drawn as open triangles at the
-    resolution limit ``1/(P eps)`` (a lower bound), not as numbers.
-    """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(5.5, 4))
-    s = summarise(table)
-    archs = [a for a in ARCHS if a in set(s["arch"])] if archs is None else archs
-    flagged = False
-    for arch in archs:
-        g = s[(s["arch"] == arch) & (s["unresolved"] == 0)]
-        ax.errorbar(np.log10(g["depth"]), g["lg_cond_mean"], yerr=g["lg_cond_std"].fillna(0), marker="o",
-                    ms=4, capsize=2, color=COLORS[arch], label=LABELS[arch])
-        u = s[(s["arch"] == arch) & (s["unresolved"] > 0)]
-        if len(u):
-            flagged = True
-            ax.plot(np.log10(u["depth"]), u["lg_resolution_limit"], "^", mfc="none", color=COLORS[arch])
-    if flagged:
-        ax.plot([], [], "^", mfc="none", color="gray", label=r"$\geq 1/(P\,\epsilon)$: beyond float64")
-    ax.set_xlabel("lg(depth)")
-    ax.set_ylabel(r"lg($|\lambda|_{\max} / |\lambda|_{(10\%)}$)")
-    ax.set_title("Initial condition number (Fig. 5)")
-    ax.legend(fontsize=8)
-    return ax
-
-
 # ------------------------------------------------------------------------------------------
 # Claims (decided on the committed paper-scale table, and on a small live run)
 # ------------------------------------------------------------------------------------------
-from resnet_nb.core import claims  # noqa: E402
-from resnet_nb.experiments.common import committed  # noqa: E402
 
 #: "flat" means: its range over depths is below this fraction of the growth of the plain
 #: orthogonal curve over the same depths (flat at the scale of the figure)
@@ -203,7 +142,7 @@ def flatness(table: pd.DataFrame, arch: str = "2-shortcut") -> claims.Check:
     falsifier="the 1-shortcut condition number is flat in depth too (any shortcut keeps the start well "
               "conditioned)",
     falsifier_kind="plausible false statement",
-    where=["tests/test_experiments_dynamics.py", "book/exp_initial_point.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_initial_point.ipynb"])
 def check_flat_to_depth_96(falsify: bool = False) -> claims.Check:
     return flatness(committed("fig5"), "1-shortcut" if falsify else "2-shortcut")
 
@@ -215,10 +154,11 @@ def check_flat_to_depth_96(falsify: bool = False) -> claims.Check:
     verdict="reproduced", falsifier="the 1-shortcut condition number is flat in depth too (any shortcut keeps "
                                      "the start well conditioned)",
     falsifier_kind="plausible false statement",
-    where=["tests/test_experiments_dynamics.py", "book/exp_initial_point.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_initial_point.ipynb"])
 def check_flat_live(falsify: bool = False) -> claims.Check:
     arch = "1-shortcut" if falsify else "2-shortcut"
-    tab = run(dict(archs=[arch, "orthogonal"], depths=[2, 4, 8], runs=2, seed=0), progress=False)
+    config = dict(archs=[arch, "orthogonal"], depths=[2, 4, 8], runs=2, seed=0)
+    tab = engine.run(sys.modules[__name__], config, progress=False)
     return flatness(tab, arch)
 
 
@@ -283,6 +223,6 @@ def growth_like_plain(table: pd.DataFrame, arch: str = "1-shortcut") -> claims.C
     falsifier="the 2-shortcut condition number grows like a plain network's too (every residual network "
               "degrades with depth as the 1-shortcut one does)",
     falsifier_kind="plausible false statement",
-    where=["tests/test_experiments_dynamics.py", "book/exp_initial_point.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_initial_point.ipynb"])
 def check_one_shortcut_like_plain(falsify: bool = False) -> claims.Check:
     return growth_like_plain(committed("fig5"), "2-shortcut" if falsify else "1-shortcut")

@@ -1,4 +1,5 @@
-"""Figure 6 of Li et al.: |lambda|max and the 10th percentile of |lambda| along training (linear, depth 16).
+"""Figure 6 of Li et al. (chapter: book/exp_dynamics.ipynb):
+|lambda|max and the 10th percentile of |lambda| along training (linear, depth 16).
 
 Orthogonally initialised plain networks and small-initialised 2-shortcut networks train by
 full-batch gradient descent; at about ``points`` log-spaced epochs the exact Hessian is
@@ -22,16 +23,17 @@ import numpy as np
 import pandas as pd
 import torch
 
+from resnet_nb.core import claims
 from resnet_nb.core import hessians
 from resnet_nb.core.checks import check_choice, check_float, check_int
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.experiments import engine
-from resnet_nb.book.plotting import COLORS
-from resnet_nb.experiments.common import LABELS, initial_weights, interpolate_on_grid, mnist, mnist_optimum, network
+from resnet_nb.experiments.common import (committed, initial_weights, interpolate_on_grid, mnist, mnist_optimum,
+                                         network, run_spread)
 from resnet_nb.experiments.fig3 import record_epochs
 from resnet_nb.core.relu_hessian import hessian_mid_relu
 
-__all__ = ["SCALES", "STABLE_SCALES", "ARCHS", "configurations", "run_one", "run", "curves", "plot",
+__all__ = ["SCALES", "STABLE_SCALES", "ARCHS", "configurations", "run_one", "curves",
            "reproduce_stable"]
 
 ARCHS = ("orthogonal", "2-shortcut")
@@ -101,13 +103,6 @@ def run_one(item: dict, device: str = "cpu") -> list[dict]:
     return rows
 
 
-def run(config=None, device: str = "cpu", progress: bool = True, store=None) -> pd.DataFrame:
-    """Run ``config`` (default scale if None) through the engine."""
-    config = SCALES["default"] if config is None else config
-    return engine.run_items(__import__(__name__, fromlist=["_"]), config, store_dir=store, device=device,
-                            progress=progress)
-
-
 def curves(table: pd.DataFrame, column: str, relu: bool, grid_points: int = 50) -> pd.DataFrame:
     """``column`` of the Hessian rows (``lg_lam_max``, ``lg_lam_p10`` or ``index``) per architecture,
     each run interpolated onto a common grid of the x-axis and averaged over runs.
@@ -154,33 +149,6 @@ def first_step_gap(table: pd.DataFrame, arch: str = "orthogonal", min_width: flo
     return (float(lo), float(hi)) if hi - lo >= min_width else None
 
 
-def plot(table: pd.DataFrame, ax=None, relu: bool | None = None):
-    """Two panels: lg|lambda|max and lg|lambda|(10%) against lg(loss - L_min) (or lg(loss) with ReLU)."""
-    import matplotlib.pyplot as plt
-
-    relu = bool(table["relu"].iloc[0]) if relu is None else relu
-    if ax is None:
-        _, ax = plt.subplots(1, 2, figsize=(10, 4))
-    gap = None if relu else first_step_gap(table)
-    for a, column, title in zip(ax, ("lg_lam_max", "lg_lam_p10"), ("Maximum", "10th percentile")):
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: nothing to average
-            c = curves(table, column, relu)
-        for arch in ARCHS:
-            g = c[c["arch"] == arch] if len(c) else c
-            if len(g):
-                a.plot(g["x"], g[column], color=COLORS[arch], label=LABELS[arch] + ("-ReLU" if relu else ""))
-        if gap is not None:
-            a.axvspan(*gap, color="0.85", zorder=0, label="orthogonal: interpolated (epochs 0-1)")
-        a.set_xlabel("lg(loss)" if relu else r"lg(loss $-$ $\ell_{\min}$)")
-        a.set_ylabel(r"lg($|\lambda|$)")
-        a.set_title(f"{title} of $|\\lambda|$ ({'Fig. 7' if relu else 'Fig. 6'})")
-        a.legend(fontsize=8)
-    return ax
-
-
 def reproduce_stable(scale: str = "paper", out=None, compute: bool = True, progress: bool = True):
     """Run (or resume) :data:`STABLE_SCALES` ``[scale]`` into ``<out>/fig6_stable/<scale>/``
     (records, ``table.csv``, ``provenance.json``), as the command line does for a figure.
@@ -197,8 +165,6 @@ def reproduce_stable(scale: str = "paper", out=None, compute: bool = True, progr
 # ------------------------------------------------------------------------------------------
 # Claims (decided on the committed paper-scale tables)
 # ------------------------------------------------------------------------------------------
-from resnet_nb.core import claims  # noqa: E402
-from resnet_nb.experiments.common import committed, run_spread  # noqa: E402
 
 
 def run_curves(table: pd.DataFrame, column: str, relu: bool, grid) -> dict:
@@ -309,27 +275,11 @@ def ordering(table: pd.DataFrame, column: str, relu: bool, small: str, large: st
     falsifier="the orthogonal plain networks are the better conditioned ones along the path (up to the same one "
               "run-to-run spread), as the dynamical isometry of orthogonal initialisation (Saxe et al.) suggests",
     falsifier_kind="plausible false statement",
-    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
 def check_shortcut_better_conditioned(falsify: bool = False) -> claims.Check:
     t = committed("fig6_stable")
     small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")
     return ordering(t, "lgc", False, small, large, "lg cond", spreads=1.0)
-
-
-def abs_lam_max(net, W, stats, iters: int = 60) -> float:
-    """|lambda|max of the Hessian of the loss at ``W`` by power iteration on Hessian-vector products
-    (forward over reverse; no Hessian is formed)."""
-    from resnet_nb.core.losses import loss_stats
-
-    f = lambda w: loss_stats(net, w, stats)  # noqa: E731
-    W = W.detach().to(torch.float64)
-    v = torch.ones_like(W) / W.numel() ** 0.5
-    lam = 0.0
-    for _ in range(iters):
-        w = torch.func.jvp(torch.func.grad(f), (W,), (v,))[1]
-        lam = float(torch.linalg.vector_norm(w))
-        v = w / lam
-    return lam
 
 
 def first_step(depth: int = 16, lr: float = 0.1, seed: int = 0, arch: str = "orthogonal") -> dict:
@@ -371,7 +321,7 @@ def _first_step(depth: int, lr: float, seed: int, arch: str) -> dict:
     falsifier=r"learning rate 0.1 is within the stability bound for every network of Figure 6 at the start "
               r"($\eta\,\lambda_{\max}(0) < 2$)",
     falsifier_kind="implied by the check",
-    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
 def check_first_step(falsify: bool = False) -> claims.Check:
     f = first_step()
     return claims.Check(
@@ -444,7 +394,7 @@ def zero_eigenvalues_at_minimiser(arch: str = "orthogonal", depth: int = 6, clai
               r"plain and 2-shortcut).",
     verdict="holds", falsifier=r"the count is $(L-1)d$ (one zero direction per extra matrix and unit)",
     falsifier_kind="plausible false statement",
-    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
 def check_minimiser_zeros(falsify: bool = False) -> claims.Check:
     claimed = "(L-1)d" if falsify else "(L-1)d^2"
     parts = [zero_eigenvalues_at_minimiser(a, 6, claimed) for a in ("orthogonal", "2-shortcut")]

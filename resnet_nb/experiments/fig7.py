@@ -1,4 +1,5 @@
-"""Figure 7 of Li et al.: Figure 6 with ReLUs at the mid positions, against lg(loss).
+"""Figure 7 of Li et al. (chapter: book/exp_dynamics.ipynb):
+Figure 6 with ReLUs at the mid positions, against lg(loss).
 
 The same runs as :mod:`.fig6` (orthogonal plain networks with ReLUs at the 2-shortcut
 positions, and 2-shortcut networks with ReLUs at mid), with the exact Hessian of the ReLU
@@ -10,9 +11,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from resnet_nb.experiments import engine, fig6
+from resnet_nb.core import claims
+from resnet_nb.experiments import fig6
+from resnet_nb.experiments.common import committed, mnist, mnist_optimum
 
-__all__ = ["SCALES", "configurations", "run_one", "run", "plot"]
+__all__ = ["SCALES", "configurations", "run_one"]
 
 SCALES = {
     "default": dict(fig6.SCALES["default"], relu=True, n_per_class=20),
@@ -32,23 +35,9 @@ def run_one(item: dict, device: str = "cpu") -> list[dict]:
     return fig6.run_one(item, device)
 
 
-def run(config=None, device: str = "cpu", progress: bool = True, store=None) -> pd.DataFrame:
-    """Run ``config`` (default scale if None) through the engine."""
-    config = SCALES["default"] if config is None else config
-    return engine.run_items(__import__(__name__, fromlist=["_"]), config, store_dir=store, device=device,
-                            progress=progress)
-
-
-def plot(table: pd.DataFrame, ax=None):
-    """lg|lambda|max and lg|lambda|(10%) against lg(loss)."""
-    return fig6.plot(table, ax=ax, relu=True)
-
-
 # ------------------------------------------------------------------------------------------
 # Claims (decided on the committed paper-scale table)
 # ------------------------------------------------------------------------------------------
-from resnet_nb.core import claims  # noqa: E402
-from resnet_nb.experiments.common import committed, mnist_optimum  # noqa: E402
 
 
 def resolved_runs(table: pd.DataFrame) -> dict:
@@ -73,11 +62,8 @@ def per_output_optimum() -> float:
     verdict="partly reproduced",
     falsifier="the orthogonal-ReLU networks are the better conditioned ones (the ordering reversed)",
     falsifier_kind="implied by the check",
-    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
 def check_shortcut_better_conditioned_relu(falsify: bool = False) -> claims.Check:
     t = committed("fig7")
     small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")
     return fig6.ordering(t, "lgc", True, small, large, "lg cond")
-
-
-from resnet_nb.experiments.common import mnist  # noqa: E402

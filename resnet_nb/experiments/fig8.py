@@ -1,4 +1,5 @@
-"""Figure 8 of Li et al.: the index (fraction of negative eigenvalues) along training, depth 16.
+"""Figure 8 of Li et al. (chapter: book/exp_dynamics.ipynb):
+the index (fraction of negative eigenvalues) along training, depth 16.
 
 Left: the index against lg(loss - L_min) for orthogonal and 2-shortcut linear networks, each
 run interpolated onto a common loss grid and averaged. Right: the gradient norm and the index
@@ -10,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from resnet_nb.experiments import engine, fig6
-from resnet_nb.book.plotting import COLORS
-from resnet_nb.experiments.common import LABELS
+from resnet_nb.core import claims
+from resnet_nb.experiments import fig6
+from resnet_nb.experiments.common import committed
 
-__all__ = ["SCALES", "SHARES_RECORDS_WITH", "configurations", "run_one", "run", "plot", "DENSE",
-           "dense_index", "reproduce_dense", "load_dense", "index_fall", "peak_lag", "plot_dense", "overview"]
+__all__ = ["SCALES", "SHARES_RECORDS_WITH", "configurations", "run_one", "DENSE",
+           "dense_index", "reproduce_dense", "load_dense", "index_fall", "peak_lag"]
 
 SHARES_RECORDS_WITH = "fig6"
 SCALES = fig6.SCALES
@@ -31,55 +32,9 @@ def run_one(item: dict, device: str = "cpu") -> list[dict]:
     return fig6.run_one(item, device)
 
 
-def run(config=None, device: str = "cpu", progress: bool = True, store=None) -> pd.DataFrame:
-    """Run ``config`` (default scale if None) through the engine."""
-    config = SCALES["default"] if config is None else config
-    return engine.run_items(__import__(__name__, fromlist=["_"]), config, store_dir=store, device=device,
-                            progress=progress)
-
-
-def plot(table: pd.DataFrame, ax=None, run_index: int = 0):
-    """Left: index against the loss. Right: gradient norm and index along one 2-shortcut run."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(1, 2, figsize=(10, 4))
-    left, right = ax
-    relu = bool(table["relu"].iloc[0])
-    c = fig6.curves(table, "index", relu)
-    for arch in fig6.ARCHS:
-        g = c[c["arch"] == arch] if len(c) else c
-        if len(g):
-            left.plot(g["x"], g["index"], color=COLORS[arch], label=LABELS[arch])
-    gap = None if relu else fig6.first_step_gap(table)
-    if gap is not None:
-        left.axvspan(*gap, color="0.85", zorder=0, label="orthogonal: interpolated (epochs 0-1)")
-    left.set_xlabel("lg(loss)" if relu else r"lg(loss $-$ $\ell_{\min}$)")
-    left.set_ylabel("index (fraction of negative eigenvalues)")
-    left.set_title("Index along training (Fig. 8, left)")
-    left.legend(fontsize=8)
-    one = table[(table["arch"] == "2-shortcut") & (table["run"] == run_index)]
-    traj = one[one["kind"] == "trajectory"].sort_values("epoch")
-    hess = one[one["kind"] == "hessian"].sort_values("epoch")
-    right.plot(traj["epoch"], traj["grad_norm"], color=COLORS["2-shortcut"], label="gradient norm")
-    right.set_xscale("symlog", linthresh=1)
-    right.set_xlabel("epoch")
-    right.set_ylabel("gradient norm", color=COLORS["2-shortcut"])
-    twin = right.twinx()
-    twin.plot(hess["epoch"], hess["index"], "o-", ms=3, color="k", label="index")
-    twin.set_ylabel("index (fraction of negative eigenvalues)")
-    right.set_title("One 2-shortcut run (Fig. 8, right)")
-    if len(traj):
-        peak = traj.loc[traj["grad_norm"].idxmax(), "epoch"]
-        right.axvline(peak, color="gray", lw=0.8, ls=":")
-    return ax
-
-
 # ------------------------------------------------------------------------------------------
 # Claims (decided on the committed paper-scale table of Figure 6)
 # ------------------------------------------------------------------------------------------
-from resnet_nb.core import claims  # noqa: E402
-from resnet_nb.experiments.common import committed  # noqa: E402
 
 
 @claims.claim(
@@ -90,7 +45,7 @@ from resnet_nb.experiments.common import committed  # noqa: E402
               r"recorded and the curve is a straight line between epochs 0 and 1, is left out.",
     verdict="reproduced", falsifier="the orthogonal networks have the smaller index (the ordering reversed)",
     falsifier_kind="implied by the check",
-    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
 def check_smaller_index(falsify: bool = False) -> claims.Check:
     t = committed("fig6")
     small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")
@@ -249,7 +204,7 @@ def peak_lag(dense: pd.DataFrame, arch: str = "2-shortcut") -> claims.Check:
     falsifier="the index falls whenever the gradient peaks, whatever the architecture: the same coincidence "
               "in the orthogonal runs",
     falsifier_kind="plausible false statement",
-    where=["tests/test_experiments_dynamics.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
 def check_peak_at_drop(falsify: bool = False) -> claims.Check:
     arch = "orthogonal" if falsify else "2-shortcut"
     dense = load_dense()
@@ -263,57 +218,3 @@ def check_peak_at_drop(falsify: bool = False) -> claims.Check:
 # ------------------------------------------------------------------------------------------
 # Figures drawn from the committed tables
 # ------------------------------------------------------------------------------------------
-def plot_dense(dense: pd.DataFrame, ax=None, arch: str = "2-shortcut"):
-    """The gradient norm at every epoch and the index of the Hessian at every epoch of the window of
-    one densely sampled run (:func:`reproduce_dense`), the gradient peak dotted and the middle half
-    of the index's fall shaded."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(5, 3.4))
-    g = dense[dense["arch"] == arch].sort_values("epoch")
-    h = g[g["negatives"] >= 0]
-    f = index_fall(dense, arch)
-    ax.plot(g["epoch"], g["grad_norm"], color=COLORS[arch], label="gradient norm")
-    ax.set_xlabel("epoch")
-    ax.set_ylabel("gradient norm", color=COLORS[arch])
-    twin = ax.twinx()
-    twin.plot(h["epoch"], h["index"], "o-", ms=2.5, lw=0.8, color="k", label="index")
-    twin.set_ylabel("index")
-    ax.axvline(f["peak"], color="gray", lw=0.8, ls=":")
-    if np.isfinite(f["t25"]):
-        ax.axvspan(f["t25"], f["t75"], color="0.9", zorder=0)
-    ax.set_title(f"{LABELS[arch]}, depth {DENSE['depth']}: Hessian every epoch")
-    return ax, twin
-
-
-def overview(fig3_table: pd.DataFrame, stable: pd.DataFrame, dense: pd.DataFrame):
-    """The chapter's key figure, from committed tables: (a) Figure 3, the average weight norm of linear
-    2-shortcut networks against the loss, one line per depth; (b) Figure 6 at the stable rate, the
-    run-mean lg condition number of both architectures against the loss; (c) Figure 8, the gradient
-    norm and the index of one 2-shortcut run with a Hessian at every epoch around the peak."""
-    import warnings
-
-    import matplotlib.pyplot as plt
-
-    from resnet_nb.experiments import fig3
-
-    fig, ax = plt.subplots(1, 3, figsize=(13, 3.6))
-    fig3.plot(fig3_table[~fig3_table["relu"].astype(bool)], ax=[ax[0]])
-    ax[0].set_xlim(-4.5, None)  # depth 2 reaches the minimum; its norm is constant below this
-    ax[0].set_title("(a) Fig. 3: weight norm, linear")
-    ax[0].legend(fontsize=7, ncol=2)
-    grid = fig6.shared_grid(stable, False, "lgc", points=80)
-    curves = fig6.run_curves(stable, "lgc", False, grid)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        for arch in fig6.ARCHS:
-            ax[1].plot(grid, np.nanmean(curves[arch], axis=0), color=COLORS[arch], label=LABELS[arch])
-    ax[1].set_xlabel(r"lg(loss $-$ $\ell_{\min}$)")
-    ax[1].set_ylabel(r"lg($|\lambda|_{\max} / |\lambda|_{(10\%)}$)")
-    ax[1].set_title(f"(b) Fig. 6: condition number, rate {fig6.STABLE_SCALES['paper']['lr']:g}")
-    ax[1].legend(fontsize=8)
-    plot_dense(dense, ax=ax[2])
-    ax[2].set_title("(c) Fig. 8: gradient peak and index fall")
-    fig.tight_layout()
-    return ax

@@ -1,4 +1,5 @@
-"""Figure 9 of Li et al.: the best learning rate's final loss and the best learning rate, against depth.
+"""Figure 9 of Li et al. (chapter: book/exp_learning.ipynb):
+the best learning rate's final loss and the best learning rate, against depth.
 
 For each architecture and depth, every run of a log grid of learning rates trains for
 ``epochs`` full-batch steps on whitened MNIST (linear networks, on sufficient statistics).
@@ -23,11 +24,10 @@ import torch
 from resnet_nb.core import claims
 from resnet_nb.core.checks import check_choice, check_float, check_int
 from resnet_nb.core.train import gradient_descent
-from resnet_nb.experiments import engine
-from resnet_nb.book.plotting import COLORS
-from resnet_nb.experiments.common import ARCHS, LABELS, depths_for, initial_weights, log_grid, mnist, mnist_optimum, network
+from resnet_nb.experiments import common, engine
+from resnet_nb.experiments.common import ARCHS, depths_for, initial_weights, log_grid, mnist, mnist_optimum, network
 
-__all__ = ["SCALES", "configurations", "run_one", "run", "summarise", "plot", "RELU"]
+__all__ = ["SCALES", "configurations", "run_one", "summarise", "RELU", "lg_final_losses", "lg_final_loss_spread"]
 
 RELU = False
 SCALES = {
@@ -40,27 +40,8 @@ SCALES = {
 FLAT_TOL = 1e-3
 #: architectures outside Li et al.'s five that the book adds (Figure 10's He-scaled plain ReLU net)
 EXTRA_ARCHS = ("he",)
-EXTRA_LABELS = {"he": "He (plain, gain sqrt 2)"}
-#: the He baseline is a plain network: the palette's plain colour, drawn dashed to tell it from Xavier
-EXTRA_STYLES = {"he": "--"}
 
 
-def _label(arch):
-    return LABELS.get(arch, EXTRA_LABELS.get(arch, arch))
-
-
-def _color(arch):
-    """The architecture's colour in the book's one palette (:data:`resnet_nb.book.plotting.COLORS`)."""
-    return COLORS.get(arch, COLORS["plain"])
-
-
-def _line(arch):
-    return "o" + EXTRA_STYLES.get(arch, "-")
-
-
-def _archs_in(archs):
-    present = set(archs)
-    return [a for a in ARCHS + EXTRA_ARCHS if a in present]
 #: below this (times max(1, L_min)) a difference of two float64 losses is rounding, not a gap:
 #: the loss is a sum of terms of size ~1 computed with relative error ~eps each
 ROUNDING_FLOOR = 64 * float(np.finfo(np.float64).eps)
@@ -123,13 +104,6 @@ def run_one(item: dict, device: str = "cpu") -> list[dict]:
     return rows
 
 
-def run(config=None, device: str = "cpu", progress: bool = True, store=None) -> pd.DataFrame:
-    """Run ``config`` (default scale if None) through the engine; rows as in :func:`run_one`."""
-    config = SCALES["default"] if config is None else config
-    return engine.run_items(__import__(__name__, fromlist=["_"]), config, store_dir=store, device=device,
-                            progress=progress)
-
-
 def summarise(table: pd.DataFrame, loss_opt: float | None = None, flat_tol: float = FLAT_TOL) -> pd.DataFrame:
     """Per (architecture, depth): best learning rate and its average final loss.
 
@@ -168,88 +142,6 @@ def summarise(table: pd.DataFrame, loss_opt: float | None = None, flat_tol: floa
     s = pd.DataFrame(out)
     return s.sort_values(["arch", "depth"], key=lambda c: c.map(order) if c.name == "arch" else c
                          ).reset_index(drop=True)
-
-
-def plot(table: pd.DataFrame, ax=None, loss_opt: float | None = None, relu: bool = False):
-    """Two panels: lg(best final loss - L_min) and lg(best learning rate) against lg(depth).
-
-    ``ax``: None (a new figure), a pair of axes, or one axis (the loss panel only).
-    """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(1, 2, figsize=(10, 4))
-    ax_loss, ax_lr = (ax, None) if hasattr(ax, "plot") else ax
-    if relu and loss_opt is None:
-        loss_opt = 0.0
-    s = summarise(table, loss_opt=loss_opt)
-    suffix = "-ReLU" if relu else ""
-    for arch in _archs_in(s["arch"]):
-        g = s[s["arch"] == arch]
-        label = _label(arch) + suffix
-        ax_loss.plot(np.log10(g["depth"]), g["lg_excess"], _line(arch), ms=4, color=_color(arch), label=label)
-        f = g[g["at_rounding_floor"]]
-        if len(f):
-            ax_loss.plot(np.log10(f["depth"]), f["lg_excess"], "v", ms=9, mfc="none", color=_color(arch))
-        if ax_lr is None:
-            continue
-        ax_lr.plot(np.log10(g["depth"]), np.log10(g["best_lr"]), _line(arch), ms=4, color=_color(arch), label=label)
-        e = g[g["lr_at_grid_edge"]]
-        if len(e):  # the only eligible rate, at the end of the grid: drawn hollow
-            ax_lr.plot(np.log10(e["depth"]), np.log10(e["best_lr"]), "o", ms=9, mfc="white",
-                       color=_color(arch), zorder=3)
-    if ax_lr is not None and s["lr_at_grid_edge"].any():
-        ax_lr.plot([], [], "o", ms=9, mfc="white", color=COLORS["plain"],
-                   label="only eligible rate, at the grid's edge")
-        ax_lr.legend(fontsize=8)
-    ax_loss.set_xlabel("lg(depth)")
-    ax_loss.set_ylabel("lg(final loss)" if relu else r"lg(final loss $-$ $L_{\min}$)")
-    ax_loss.set_title(f"Best final loss ({'Fig. 10' if relu else 'Fig. 9'})")
-    if ax_lr is not None:
-        ax_lr.set_xlabel("lg(depth)")
-        ax_lr.set_ylabel("lg(optimal learning rate)")
-        ax_lr.set_title("Best learning rate")
-    if s["at_rounding_floor"].any():
-        ax_loss.plot([], [], "v", mfc="none", color=COLORS["plain"], label="at the float64 rounding floor")
-    ax_loss.legend(fontsize=8)
-    return ax
-
-
-def plot_at_lr(table: pd.DataFrame, lr: float, ax=None, loss_opt: float | None = None, relu: bool = False):
-    """One frame of the learning-rate view: lg(mean final loss [- L_min]) against lg(depth) at ``lr``.
-
-    Diverged learning rates leave a gap (the mean over runs is not defined)."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(5.5, 4))
-    loss_opt = (0.0 if relu else mnist_optimum()) if loss_opt is None else loss_opt
-    t = table[np.isclose(table["lr"], lr)]
-    for arch in _archs_in(t["arch"]):
-        g = t[t["arch"] == arch].groupby("depth").agg(mean=("final_loss", "mean"), div=("diverged", "any"))
-        y = np.where(g["div"], np.nan, g["mean"] - loss_opt)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ax.plot(np.log10(g.index.to_numpy(dtype=float)), np.log10(np.maximum(y, ROUNDING_FLOOR)), _line(arch), ms=4,
-                    color=_color(arch), label=_label(arch) + ("-ReLU" if relu else ""))
-    ax.set_xlabel("lg(depth)")
-    ax.set_ylabel("lg(final loss)" if relu else r"lg(final loss $-$ $L_{\min}$)")
-    ax.set_title(f"learning rate {lr:.3g}")
-    ax.legend(fontsize=8)
-    return ax
-
-
-def key_figure(table9: pd.DataFrame, table10: pd.DataFrame, axes=None):
-    """The chapter's key figure: the best final loss against depth in Figure 9 (linear, lg of the gap to
-    L_min) and Figure 10 (ReLU at mid, lg of the loss itself), side by side."""
-    import matplotlib.pyplot as plt
-
-    if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(11, 3.9))
-    plot(table9, ax=axes[0])
-    plot(table10, ax=axes[1], loss_opt=0.0, relu=True)
-    axes[0].set_title("Figure 9: linear networks")
-    axes[1].set_title("Figure 10: ReLU at the mid positions")
-    return axes
 
 
 # ---------------------------------------------------------------------------------------------
@@ -342,25 +234,25 @@ def _escape_factor(depth, lr, scale, epochs, seed, window):
 # Claims (the ledger): declared beside their checks
 # ---------------------------------------------------------------------------------------------
 
-_WHERE = ["book/exp_learning.ipynb", "tests/test_experiments_learning.py"]
+_WHERE = ["book/exp_learning.ipynb", "tests/experiments/test_claims.py"]
 
 
 @functools.lru_cache(maxsize=1)
-def committed() -> pd.DataFrame | None:
-    """The committed paper-scale table of Figure 9 (``results/fig9/paper``), or None."""
-    return engine.load_results("fig9", "paper")[0]
+def committed() -> pd.DataFrame:
+    """The committed paper-scale table of Figure 9 (``results/fig9/paper``; see :func:`common.committed`)."""
+    return common.committed("fig9")
 
 
-def _run_lg(table, arch, depth, lr, loss_opt):
+def lg_final_losses(table, arch, depth, lr, loss_opt):
     """lg(final loss - loss_opt) of every run at one rate (rounding floor applied)."""
     g = table[(table["arch"] == arch) & (table["depth"] == depth) & np.isclose(table["lr"], lr)]
     floor = ROUNDING_FLOOR * max(1.0, abs(loss_opt))
     return np.log10(np.maximum(g["final_loss"].to_numpy(dtype=float) - loss_opt, floor))
 
 
-def _run_spread(table, arch, depth, lr, loss_opt):
+def lg_final_loss_spread(table, arch, depth, lr, loss_opt):
     """Standard deviation over runs of lg(final loss - loss_opt) at one rate (rounding floor applied)."""
-    return float(np.std(_run_lg(table, arch, depth, lr, loss_opt)))
+    return float(np.std(lg_final_losses(table, arch, depth, lr, loss_opt)))
 
 
 def lowest_gap(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: int = 1, others=None) -> dict:
@@ -382,7 +274,7 @@ def lowest_gap(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: int 
         if o.empty:
             continue
         rival = o.idxmin()
-        runs = [_run_lg(table, a, depth, lr.loc[depth, a], loss_opt) for a in (arch, rival)
+        runs = [lg_final_losses(table, a, depth, lr.loc[depth, a], loss_opt) for a in (arch, rival)
                 if np.isfinite(lr.loc[depth, a])]
         spread = max(float(np.std(x)) for x in runs)
         se = float(np.sqrt(sum(np.var(x, ddof=1) / len(x) for x in runs if len(x) > 1)))
@@ -410,7 +302,7 @@ def near_optimal(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: in
     s = summarise(table, loss_opt=loss_opt)
     s = s[(s["arch"] == arch) & (s["depth"] >= from_depth)].dropna(subset=["lg_excess"])
     worst = s.loc[s["lg_excess"].idxmax()]
-    x = _run_lg(table, arch, int(worst["depth"]), float(worst["best_lr"]), loss_opt)
+    x = lg_final_losses(table, arch, int(worst["depth"]), float(worst["best_lr"]), loss_opt)
     margin_2se = float(2 * np.std(x, ddof=1) / np.sqrt(len(x)))
     return {"lg_excess": float(worst["lg_excess"]), "depth": int(worst["depth"]), "margin_2se": margin_2se,
             "depths": [int(d) for d in s["depth"]]}
@@ -522,9 +414,6 @@ def modified_records(figure: str = "fig9", scale: str = "paper") -> tuple[int, i
     """How many committed records of ``figure`` were computed from a working tree whose package
     differed from its git commit: ``(modified, total, commits)``. Such a record cannot be
     recomputed from a commit alone (see the recompute test)."""
-    import json
-
-    recs = sorted((engine.results_dir(figure, scale) / "records").glob("*.json"))
-    gits = [json.loads(p.read_text())["body"]["provenance"]["git"] for p in recs]
+    gits = [body["provenance"]["git"] for body in engine.committed_records(figure, scale)]
     return (sum(bool(g.get("package_modified")) for g in gits), len(gits),
             sorted({(g.get("commit") or "unknown")[:7] for g in gits}))

@@ -304,7 +304,8 @@ def test_batch_loss_is_the_mean_of_minibatch_losses(small):
 
 # -- the Figure 2 analog (resnet_nb.experiments.fig2) ---------------------------------------------
 
-from resnet_nb.experiments import fig2  # noqa: E402
+from resnet_nb.book.experiment_figures import plot_fig2  # noqa: E402
+from resnet_nb.experiments import engine, fig2  # noqa: E402
 
 
 def _tiny_config(**over):
@@ -334,7 +335,7 @@ def test_fig2_layer_count_matches_the_model():
 @pytest.fixture(scope="module")
 def tiny_table(tmp_path_factory):
     store = tmp_path_factory.mktemp("fig2")
-    return fig2.run(_tiny_config(), progress=False, store=store), store
+    return engine.run(fig2, _tiny_config(), progress=False, store=store), store
 
 
 def test_fig2_run_one_equals_a_direct_training_run(tiny_table, digits):
@@ -359,7 +360,7 @@ def test_fig2_store_resumes_without_recomputing(tiny_table, monkeypatch):
         raise AssertionError("run_one must not be called when every record is stored")
 
     monkeypatch.setattr(fig2, "run_one", boom)
-    again = fig2.run(_tiny_config(), progress=False, store=store)
+    again = engine.run(fig2, _tiny_config(), progress=False, store=store)
     pd.testing.assert_frame_equal(table.reset_index(drop=True), again.reset_index(drop=True))
 
 
@@ -379,7 +380,7 @@ def test_fig2_plot_puts_markers_at_the_drops(tiny_table):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     table, _ = tiny_table
-    ax = fig2.plot(table)
+    ax = plot_fig2(table)
     curves = fig2.curves(table)
     # a circle at epoch 1 of the 1-block curve, at (mean lg loss, mean norm) over seeds
     want = curves[(curves.blocks == 1) & (curves.epoch == 1)].iloc[0]
@@ -470,7 +471,7 @@ def test_fig2_plot_can_show_either_convolution(tiny_table):
     c2 = fig2.curves(table, "norm_residual_2")
     want = table[(table.blocks == 2) & (table.epoch == 3)].norm_residual_2.mean()
     assert abs(c2[(c2.blocks == 2) & (c2.epoch == 3)].avg_weight_norm.iloc[0] - want) < 1e-12
-    ax = fig2.plot(table, column="norm_residual_1")
+    ax = plot_fig2(table, column="norm_residual_1")
     assert "first convolutions" in ax.get_ylabel()
     plt.close(ax.figure)
     with pytest.raises(ValueError, match="column"):

@@ -1,12 +1,13 @@
 """benchmarks/floor.py: the floor computes what the engine computes (same final losses, same
 divergences), and the extrapolation helpers do what they say."""
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from resnet_nb.core.paths import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
 floor = pytest.importorskip("floor")
 
 from resnet_nb.experiments import fig3, fig9, fig10  # noqa: E402

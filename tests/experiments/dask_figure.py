@@ -25,6 +25,3 @@ def run_one(item, device="cpu"):
     _log(item, "end")
     return [{"x": item["x"], "y": item["x"] ** 2}]
 
-
-def plot(table, ax=None):
-    return None

@@ -1,29 +1,11 @@
-"""The result store: records survive, resume, and damaged ones are detected and redone."""
+"""The engine's result store (resnet_nb.experiments.engine): records survive, resume, and damaged
+ones are detected and redone; the one figure runner and the one record reader."""
 import json
-import sys
-import types
 
 import pandas as pd
 import pytest
 
 from resnet_nb.experiments import engine
-
-
-def _fake_module(calls, fail_at=None):
-    """A figure module whose run_one squares a number and counts its calls."""
-    mod = types.ModuleType("fake_fig")
-    mod.SCALES = {"default": {"xs": [1, 2, 3, 4]}, "paper": {"xs": [1, 2, 3, 4, 5, 6]}}
-    mod.configurations = lambda config: [{"figure": "fake", "x": x} for x in config["xs"]]
-
-    def run_one(item, device="cpu"):
-        calls.append(item["x"])
-        if fail_at is not None and item["x"] == fail_at:
-            raise KeyboardInterrupt
-        return [{"x": item["x"], "y": item["x"] ** 2}]
-
-    mod.run_one = run_one
-    mod.plot = lambda table, ax=None: None
-    return mod
 
 
 def test_item_key_depends_on_content_not_order():
@@ -33,9 +15,9 @@ def test_item_key_depends_on_content_not_order():
         engine.item_key([1])
 
 
-def test_records_round_trip_and_no_recompute(tmp_path):
+def test_records_round_trip_and_no_recompute(tmp_path, fake_module):
     calls = []
-    mod = _fake_module(calls)
+    mod = fake_module(calls)
     t1 = engine.run_items(mod, mod.SCALES["default"], store_dir=tmp_path, progress=False)
     assert calls == [1, 2, 3, 4]
     t2 = engine.run_items(mod, mod.SCALES["default"], store_dir=tmp_path, progress=False)
@@ -49,14 +31,14 @@ def test_records_round_trip_and_no_recompute(tmp_path):
     assert "torch" in prov["versions"]
 
 
-def test_interrupted_run_resumes_without_losing_work(tmp_path):
+def test_interrupted_run_resumes_without_losing_work(tmp_path, fake_module):
     calls = []
     with pytest.raises(KeyboardInterrupt):
-        engine.run_items(_fake_module(calls, fail_at=3), {"xs": [1, 2, 3, 4]}, store_dir=tmp_path, progress=False)
+        engine.run_items(fake_module(calls, fail_at=3), {"xs": [1, 2, 3, 4]}, store_dir=tmp_path, progress=False)
     assert calls == [1, 2, 3]
     assert len(list(tmp_path.glob("*.json"))) == 2
     calls.clear()
-    table = engine.run_items(_fake_module(calls), {"xs": [1, 2, 3, 4]}, store_dir=tmp_path, progress=False)
+    table = engine.run_items(fake_module(calls), {"xs": [1, 2, 3, 4]}, store_dir=tmp_path, progress=False)
     assert calls == [3, 4]
     assert sorted(table["y"]) == [1, 4, 9, 16]
 
@@ -64,9 +46,9 @@ def test_interrupted_run_resumes_without_losing_work(tmp_path):
 @pytest.mark.parametrize("damage, reason", [("truncate", "truncated"), ("edit_number", "tampered"),
                                             ("garbage", "truncated"), ("old_format", "stale"),
                                             ("foreign_item", "foreign")])
-def test_damaged_record_is_reported_by_kind_and_redone(tmp_path, capsys, damage, reason):
+def test_damaged_record_is_reported_by_kind_and_redone(tmp_path, capsys, damage, reason, fake_module):
     calls = []
-    mod = _fake_module(calls)
+    mod = fake_module(calls)
     engine.run_items(mod, {"xs": [1, 2]}, store_dir=tmp_path, progress=False)
     path = tmp_path / f"{engine.item_key({'figure': 'fake', 'x': 2})}.json"
     text = path.read_text()
@@ -97,23 +79,23 @@ def test_damaged_record_is_reported_by_kind_and_redone(tmp_path, capsys, damage,
     assert engine.read_record(tmp_path, {"figure": "fake", "x": 2}) is not None
 
 
-def test_sound_records_are_not_reported(tmp_path, capsys):
-    mod = _fake_module([])
+def test_sound_records_are_not_reported(tmp_path, capsys, fake_module):
+    mod = fake_module([])
     engine.run_items(mod, {"xs": [1, 2]}, store_dir=tmp_path, progress=False)
     capsys.readouterr()
     table = engine.run_items(mod, {"xs": [1, 2]}, store_dir=tmp_path, progress=False)
     assert table.attrs["damaged"] == [] and capsys.readouterr().err == ""
 
 
-def test_no_store_writes_nothing(tmp_path, monkeypatch):
+def test_no_store_writes_nothing(tmp_path, monkeypatch, fake_module):
     monkeypatch.chdir(tmp_path)
     calls = []
-    engine.run_items(_fake_module(calls), {"xs": [1]}, store_dir=None, progress=False)
+    engine.run_items(fake_module(calls), {"xs": [1]}, store_dir=None, progress=False)
     assert list(tmp_path.iterdir()) == []
 
 
-def test_get_config_and_bad_names():
-    mod = _fake_module([])
+def test_get_config_and_bad_names(fake_module):
+    mod = fake_module([])
     assert engine.get_config(mod, "paper", xs=[9]) == {"xs": [9]}
     with pytest.raises(ValueError, match="scale must be one of"):
         engine.get_config(mod, "huge")
@@ -125,41 +107,23 @@ def test_get_config_and_bad_names():
         engine.check_device("tpu")
 
 
-def test_command_line_writes_table_provenance_and_resumes(tmp_path, monkeypatch):
-    from resnet_nb import __main__ as cli
-
+def test_run_runs_a_figure_at_its_default_scale_or_the_given_config(fake_module):
     calls = []
-    mod = _fake_module(calls)
-    monkeypatch.setitem(sys.modules, "fake_fig_module", mod)
-    monkeypatch.setitem(engine.FIGURES, "figfake", "fake_fig_module")
-    assert cli.main(["reproduce", "figfake", "--scale", "paper", "--out", str(tmp_path),
-                     "--no-progress", "--jobs", "1"]) == 0
-    folder = tmp_path / "figfake" / "paper"
-    table = pd.read_csv(folder / "table.csv")
-    assert sorted(table["y"]) == [1, 4, 9, 16, 25, 36]
-    prov = json.loads((folder / "provenance.json").read_text())
-    assert prov["scale"] == "paper" and prov["items"] == 6 and prov["config"] == {"xs": [1, 2, 3, 4, 5, 6]}
-    calls.clear()
-    assert cli.main(["reproduce", "figfake", "--scale", "paper", "--out", str(tmp_path),
-                     "--no-progress", "--jobs", "1"]) == 0
-    assert calls == []
-    assert cli.main(["reproduce", "figfake", "--device", "tpu", "--out", str(tmp_path)]) == 2
+    mod = fake_module(calls)
+    assert engine.run(mod, progress=False)["y"].tolist() == [1, 4, 9, 16]
+    assert engine.run(mod, {"xs": [5]}, progress=False)["y"].tolist() == [25]
 
 
-def test_collect_summarises_finished_records_only(tmp_path, monkeypatch):
-    from resnet_nb import __main__ as cli
+def test_iter_records_reads_every_sound_record_and_skips_other_files(tmp_path, fake_module):
+    engine.run_items(fake_module([]), {"xs": [1, 2, 3]}, store_dir=tmp_path, progress=False)
+    (tmp_path / "notes.json").write_text("not a record")
+    bodies = list(engine.iter_records(tmp_path))
+    assert sorted(b["rows"][0]["y"] for b in bodies) == [1, 4, 9]
+    assert all("wall_time_s" in b["provenance"] for b in bodies)
+    assert list(engine.iter_records(tmp_path / "absent")) == []
 
-    calls = []
-    mod = _fake_module(calls, fail_at=3)
-    monkeypatch.setitem(sys.modules, "fake_fig_module", mod)
-    monkeypatch.setitem(engine.FIGURES, "figfake", "fake_fig_module")
-    assert cli.main(["reproduce", "figfake", "--scale", "paper", "--out", str(tmp_path),
-                     "--no-progress", "--jobs", "1"]) == 130
-    calls.clear()
-    assert cli.main(["reproduce", "figfake", "--scale", "paper", "--out", str(tmp_path),
-                     "--no-progress", "--jobs", "1",
-                     "--collect"]) == 0
-    assert calls == []
-    prov = json.loads((tmp_path / "figfake" / "paper" / "provenance.json").read_text())
-    assert prov["complete"] is False and prov["missing_items"] == 4 and prov["items"] == 2
-    assert sorted(pd.read_csv(tmp_path / "figfake" / "paper" / "table.csv")["y"]) == [1, 4]
+
+def test_provenance_names_the_installed_package_version():
+    from importlib import metadata
+
+    assert engine.provenance()["versions"]["resnet_nb"] == metadata.version("resnet_nb")

@@ -1,4 +1,6 @@
-"""The book's front ends: widgets rerun the right configuration and reuse a table already computed."""
+"""The front ends of the experiment chapters (resnet_nb.book.views and explorers): widgets rerun the
+right configuration and reuse a table already computed; the kernel-free explorers show every run in
+the one palette; the offline site keeps them."""
 import types
 
 import matplotlib
@@ -9,25 +11,26 @@ matplotlib.use("Agg")
 
 widgets = pytest.importorskip("ipywidgets")
 
-from resnet_nb.book import views  # noqa: E402
+from resnet_nb.book import explorers, views  # noqa: E402
+from resnet_nb.core import paths  # noqa: E402
 
 
 def _fake_module():
+    """A figure module with one item per configuration, whose run_one records the configuration,
+    and a drawing function that records the table it draws."""
     calls = {"run": [], "plot": []}
-    mod = types.SimpleNamespace(
-        SCALES={"default": {"depth": 2, "lr": 0.1}},
-        run=lambda config, progress=False: calls["run"].append(dict(config)) or pd.DataFrame({"x": [config["depth"]]}),
-        plot=lambda table, ax=None: calls["plot"].append(table.copy()),
-    )
-    mod.__name__ = "fake"
-    return mod, calls
+    mod = types.ModuleType("fake_widget_figure")
+    mod.SCALES = {"default": {"depth": 2, "lr": 0.1}}
+    mod.configurations = lambda config: [dict(config)]
+    mod.run_one = lambda item, device="cpu": calls["run"].append(dict(item)) or [{"x": item["depth"]}]
+    return mod, calls, lambda table, ax=None: calls["plot"].append(table.copy())
 
 
 def test_widget_reuses_given_table_then_reruns_with_changed_setting():
-    mod, calls = _fake_module()
+    mod, calls, plot = _fake_module()
     depth = widgets.IntSlider(value=2, min=2, max=8, continuous_update=False)
     given = pd.DataFrame({"x": [-1]})
-    box = views.experiment_widget(mod, {"depth": depth}, table=given)
+    box = views.experiment_widget(mod, {"depth": depth}, table=given, plot=plot)
     assert isinstance(box, widgets.VBox)
     assert calls["run"] == []  # the first view came from the given table
     assert calls["plot"][0].equals(given)
@@ -37,7 +40,7 @@ def test_widget_reuses_given_table_then_reruns_with_changed_setting():
 
 
 def test_widget_without_table_runs_once_and_uses_to_config_and_custom_plot():
-    mod, calls = _fake_module()
+    mod, calls, _ = _fake_module()
     drawn = []
     lr = widgets.FloatLogSlider(value=0.1, base=10, min=-2, max=0, continuous_update=False)
     views.experiment_widget(mod, {"lr": lr}, to_config=lambda c, v: dict(c, lr=v["lr"], depth=3),
@@ -87,7 +90,7 @@ def test_palette_frames_keeps_the_player_and_shrinks_frames():
 def test_explore_embeds_every_run_as_columns(figure):
     import json
 
-    chart = views.explore(figure)
+    chart = explorers.explore(figure)
     bundle = chart._repr_mimebundle_()
     html = bundle["text/html"]
     assert html.startswith("<div class='rn-vega'>") and "application/json" in html
@@ -101,14 +104,13 @@ def test_explore_embeds_every_run_as_columns(figure):
 
 def test_explore_refuses_unknown_figure():
     with pytest.raises(ValueError, match="figure must be one of"):
-        views.explore("fig4")
+        explorers.explore("fig4")
 
 
 def _offline_site():
     import importlib.util
-    from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "scripts" / "offline_site.py"
+    path = paths.ROOT / "scripts" / "offline_site.py"
     spec = importlib.util.spec_from_file_location("offline_site", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -170,13 +172,12 @@ def test_saved_widgets_become_snapshots_with_settings_and_figure():
     assert site.static_widgets("<p>no widgets</p>") == "<p>no widgets</p>"
 
 def test_bibliography_labels_are_author_year():
-    from pathlib import Path
 
     from pybtex.database import parse_file
     from pybtex.plugin import find_plugin
 
     _offline_site()._register_authoryear_style()
-    bib = parse_file(str(Path(__file__).resolve().parents[1] / "book" / "references.bib"))
+    bib = parse_file(str(paths.ROOT / "book" / "references.bib"))
     labels = [e.label for e in find_plugin("pybtex.style.formatting", "authoryear")().format_bibliography(bib)]
     assert "Hardt & Ma 2016" in labels and "Li et al. 2016" in labels
     assert len(labels) == len(set(labels))  # equal labels get a, b
@@ -197,7 +198,7 @@ def _params(spec):
 def test_explorers_use_the_palette_through_an_explicit_scale(figure):
     from resnet_nb.book import palette
 
-    spec = views.explore(figure).spec
+    spec = explorers.explore(figure).spec
     allowed = set(palette.COLORS.values()) | set(palette.SEQUENTIAL)
     for unit in _specs(spec):
         enc = unit.get("encoding", {})
@@ -208,7 +209,7 @@ def test_explorers_use_the_palette_through_an_explicit_scale(figure):
         scale = color.get("scale", {})
         assert scale.get("domain") and scale.get("range"), f"{figure}: colour without an explicit scale"
         assert set(scale["range"]) <= allowed
-        if color["field"] == views.NETWORK:  # one colour and one name per network
+        if color["field"] == explorers.NETWORK:  # one colour and one name per network
             names = {v: k for k, v in palette.LABELS.items()}
             assert [palette.COLORS[names[d]] for d in scale["domain"]] == scale["range"]
 
@@ -222,7 +223,7 @@ def test_explorers_offer_the_choices_of_their_widgets(figure, expected):
     from resnet_nb.book import palette
 
     names = set()
-    for p in _params(views.explore(figure).spec):
+    for p in _params(explorers.explore(figure).spec):
         bind = p.get("bind")
         if not isinstance(bind, dict) or "name" not in bind:
             continue
@@ -234,16 +235,15 @@ def test_explorers_offer_the_choices_of_their_widgets(figure, expected):
 
 
 def test_explorer_run_menu_has_the_mean_over_runs():
-    spec = views.explore("fig9").spec
+    spec = explorers.explore("fig9").spec
     run = next(p for p in _params(spec) if p["name"] == "p_run")
-    assert run["value"] == views.MEAN_RUN and run["bind"]["labels"][0] == "mean over runs"
+    assert run["value"] == explorers.MEAN_RUN and run["bind"]["labels"][0] == "mean over runs"
 
 
 def _reading_stats():
     import importlib.util
-    from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "scripts" / "reading_stats.py"
+    path = paths.ROOT / "scripts" / "reading_stats.py"
     spec = importlib.util.spec_from_file_location("reading_stats", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -269,3 +269,4 @@ def test_reading_stats_counts_what_a_reader_sees(tmp_path):
     assert s["title"] == "Title" and s["visible words"] == 3
     assert s["visible code lines"] == 6 and s["plumbing lines"] == 2
     assert s["words before first figure"] == 3 and s["code lines before first figure"] == 0
+
