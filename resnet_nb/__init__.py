@@ -16,16 +16,29 @@ Notation (shared by the book, the code and Li et al. 2016 / Hardt & Ma 2016):
 The letters that Hardt & Ma use differently (R for the target map, n for the number of points,
 ...) are listed in the book's notation chapter.
 
-Modules mirror the papers: :mod:`data`, :mod:`networks` (Definitions 2-3), :mod:`init`,
-:mod:`losses` (Eqs. 6, 15-16), :mod:`hessians` (Theorem 1), :mod:`train` (Eq. 7). The
-machinery of the book: :mod:`ledger` (checks and the claims they decide), :mod:`show` (numbers
-as the prose shows them), :mod:`paths` (where results and benchmarks live).
+The package has the shape of the book, in three layers; imports point only downward
+(``.importlinter``, checked by ``make lint``):
+
+* :mod:`resnet_nb.core`: the mathematics both papers share. ``data`` (whitened MNIST, the linear
+  model; book/notation), ``networks`` (Definitions 2-3, 5), ``init``, ``losses`` (Eqs. 6,
+  8-9, 15-16), ``hessians`` (Theorem 1's closed forms, the Kronecker form), ``relu_hessian``,
+  ``train`` (Eq. 7), ``conv`` (the convolutional network), ``checks``, ``paths`` and ``claims``
+  (the check-and-claim type).
+* the papers and the experiments: :mod:`resnet_nb.li` (``theorem1`` for book/theorem1,
+  ``dynamics`` for book/theorem1_dynamics, ``limitations`` for book/li_limitations),
+  :mod:`resnet_nb.hardt_ma` (``linear`` for book/hardt_ma_linear, ``relu`` for
+  book/hardt_ma_expressivity, ``interface``), :mod:`resnet_nb.experiments` (``fig2`` ... ``fig10``
+  for the exp_* chapters, ``hm_analog``, and the ``engine`` that runs, stores and resumes them).
+* :mod:`resnet_nb.book`: what the chapters show: ``ledger`` (every claim run, its HTML),
+  ``show`` (numbers in prose), ``palette``, ``plotting``, the figures (``li_figures``,
+  ``hardt_ma_figures``, ``experiment_figures``), widgets (``views``) and ``explorers``.
+
+README.md, "What is where", maps each chapter to its modules and tests.
 """
-from resnet_nb.core import data, hessians, init, losses, networks, paths, train
-from resnet_nb.book import ledger, show
+from resnet_nb import book, core  # book registers how a Check looks in a notebook
 from resnet_nb.core.data import Dataset, SufficientStats, synthetic_linear, whitened_mnist
 from resnet_nb.core.hessians import (cond_max_min, cond_percentile, hessian, hessian_at_zero, hessian_linear,
-                       index, spectrum, theorem1_blocks)
+                                     index, spectrum, theorem1_blocks)
 from resnet_nb.core.init import initialise
 from resnet_nb.core.losses import loss, loss_samples, loss_stats, optimum
 from resnet_nb.core.networks import ShortcutNetwork, activation, end_to_end, flatten, plain_network, unflatten

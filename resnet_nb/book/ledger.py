@@ -28,7 +28,7 @@ __all__ = ["CLAIM_MODULES", "all_claims", "run_all", "require_all", "ledger_html
 CLAIM_MODULES = (
     "resnet_nb.core.losses",
     "resnet_nb.core.hessians",
-    "resnet_nb.core.conv",
+    "resnet_nb.experiments.hm_analog",
     "resnet_nb.li.theorem1.lemmas",
     "resnet_nb.li.theorem1.part1",
     "resnet_nb.li.theorem1.hessian_at_zero",

@@ -461,7 +461,7 @@ def _random_data(d: int, m: int, seed: int):
               r"autograd's Hessian at random points, with and without shortcuts.",
     verdict="holds",
     falsifier="the Hessian of a linear network is its Gauss-Newton part alone (second-order term dropped)",
-    where=["tests/test_hessians.py", "book/theorem1.ipynb"], falsifier_kind="plausible false statement")
+    where=["tests/core/test_hessians.py", "book/theorem1.ipynb"], falsifier_kind="plausible false statement")
 def claim_kronecker_hessian(falsify: bool = False) -> claims.Check:
     from resnet_nb.core.init import initialise
 
@@ -487,7 +487,7 @@ def claim_kronecker_hessian(falsify: bool = False) -> claims.Check:
               r"Eq. 13 for $n = 1$ (with the book's general $A$ and $B$ when activations are present).",
     verdict="holds",
     falsifier=r"Eqs. 11 and 13 with $A$ and $A^\top$ exchanged (A above the diagonal)",
-    where=["tests/test_hessians.py", "book/theorem1.ipynb"], falsifier_kind="plausible false statement")
+    where=["tests/core/test_hessians.py", "book/theorem1.ipynb"], falsifier_kind="plausible false statement")
 def claim_closed_forms(falsify: bool = False) -> claims.Check:
     worst, size, P = 0.0, 0.0, 0
     for n in (1, 2, 3):

@@ -96,7 +96,7 @@ def _stats_loss_variant(Wend, stats, variant):
               r"+ \tfrac12\operatorname{tr}\Sigma_{YY}$.",
     verdict="holds",
     falsifier=r"the linear term written $\operatorname{tr}(W\Sigma_{YX})$ (without the transpose)",
-    where=["tests/test_core.py", "book/notation.ipynb"],
+    where=["tests/core/test_losses.py", "book/notation.ipynb"],
     falsifier_kind="plausible false statement")
 def check_loss_statistics(falsify: bool = False) -> claims.Check:
     """Loss from the samples against the loss from (Sxx, Syx, tr Syy), on four random networks."""
@@ -140,7 +140,7 @@ def _g_inverse(Sxx, seed):  # pragma: no mutate block
               r"with a generalised inverse that is not the pseudo-inverse.",
     verdict="holds",
     falsifier=r"Eq. 15 without the inverse: $W^* = \Sigma_{YX}\Sigma_{XX}$",
-    where=["tests/test_core.py", "book/notation.ipynb"],
+    where=["tests/core/test_losses.py", "book/notation.ipynb"],
     falsifier_kind="plausible false statement")
 def check_optimum(falsify: bool = False) -> claims.Check:
     """Eq. 15 (the map) and Eq. 16 (the minimum) against ``numpy.linalg.lstsq`` on the samples."""

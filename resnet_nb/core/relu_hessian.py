@@ -1,4 +1,5 @@
-"""The exact Hessian of a network with ReLUs at the mid positions, from its piecewise-multilinear form.
+"""The exact Hessian of a network with ReLUs at the mid positions, from its piecewise-multilinear
+form, for Figure 7 (book/exp_dynamics.ipynb) and the performance chapter (book/performance.ipynb).
 
 Autograd's Hessian (``resnet_nb.core.hessians.hessian``) needs one Hessian-vector product over all
 samples per parameter; at depth 16 on 5,000 digits that took minutes per Hessian on two

@@ -166,7 +166,7 @@ def samples_loss_and_grad(net: ShortcutNetwork, W: torch.Tensor, X: torch.Tensor
     activation's derivative is its own :attr:`Activation.grad` (for ReLU with the network's
     convention at 0, the same one autograd uses on :attr:`Activation.fn`). Compared with
     autograd on :func:`batched_forward`, it stores fewer intermediate tensors and builds no
-    graph (``tests/test_train.py`` checks the two against each other).
+    graph (``tests/core/test_train.py`` checks the two against each other).
     """
     n, R = net.n, net.R
     if X.dim() != 2 or Y.dim() != 2 or X.shape != Y.shape or X.shape[0] != net.d:

@@ -1,0 +1,61 @@
+"""Hardt & Ma's convolutional experiment at CPU scale (resnet_nb.experiments.hm_analog): its
+network, one run, the summary over seeds, Welch's interval, and the claim that no difference of
+held-out accuracy between the two initialisations is detected."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from resnet_nb.core import claims, conv
+from resnet_nb.experiments import hm_analog
+
+
+def test_the_analog_has_two_residual_blocks_and_its_summary_the_spread_over_seeds():
+    cfg = hm_analog.CONFIG
+    model = conv.ConvResNet(blocks=cfg["blocks"], channels=cfg["channels"], block=cfg["block"],
+                            fixed_last_layer=True, init="hardt_ma_residual")
+    assert model.depth == 2 and not any(p.requires_grad for n, p in model.named_buffers())
+    rows = []
+    for seed, final in ((0, 0.9), (1, 0.8)):
+        for epoch in range(7):
+            rows.append(dict(init="standard", seed=seed, epoch=epoch, loss=1.0 / (epoch + 1),
+                             accuracy=final, test_accuracy=final))
+    summ = hm_analog.summary(pd.DataFrame(rows))
+    r = summ.iloc[0]
+    assert r.runs == 2 and r.test_acc == pytest.approx(0.85)
+    assert (r.test_acc_min, r.test_acc_max) == (0.8, 0.9)
+    assert r.last_epochs_loss_change == pytest.approx(1 / 2 - 1 / 7)
+
+
+def test_one_run_of_the_analog_is_a_training_history():
+    hist = hm_analog.run_one("hardt_ma_residual", 0, dict(epochs=1, n_per_class=5))
+    assert list(hist.epoch) == [0, 1] and (hist.init == "hardt_ma_residual").all()
+
+
+def test_no_difference_is_detected_and_the_three_point_effect_is_rejected():
+    c = claims.LEDGER["hm-analog-small-init"]
+    assert c.check(falsify=False).require().passed
+    assert c.check(falsify=True).rejected_on_value
+
+
+def test_the_difference_of_held_out_accuracy_is_welchs_interval():
+    from scipy import stats
+
+    a, b = [0.93, 0.955, 0.96, 0.945, 0.94], [0.95, 0.925, 0.94, 0.945, 0.94]
+    rows = [dict(init=i, seed=s, epoch=e, test_accuracy=v if e == 3 else 0.1)
+            for i, vals in (("hardt_ma_residual", a), ("standard", b)) for s, v in enumerate(vals) for e in range(4)]
+    d = hm_analog.difference(pd.DataFrame(rows))
+    ref = stats.ttest_ind(a, b, equal_var=False)
+    assert d["diff"] == pytest.approx(np.mean(a) - np.mean(b))
+    assert d["diff"] / d["se"] == pytest.approx(ref.statistic, rel=1e-9)
+    assert d["df"] == pytest.approx(ref.df, rel=1e-9)
+    ci = ref.confidence_interval(0.95)
+    assert (d["low"], d["high"]) == (pytest.approx(ci.low, rel=1e-9), pytest.approx(ci.high, rel=1e-9))
+    with pytest.raises(ValueError, match="two runs"):
+        hm_analog.difference(pd.DataFrame(rows[:4]))
+
+
+def test_the_falsifier_is_the_three_point_effect():
+    c = hm_analog.check_hm_analog(falsify=True)
+    assert "+0.03" in c.claim and not c.passed and c.value > 0
+    assert hm_analog.check_hm_analog().values["low"] < 0 < hm_analog.check_hm_analog().values["high"]
