@@ -5,15 +5,16 @@ learning rate), the loss computed from the samples, gradients by autograd, and H
 ``torch.func.hessian`` of the per-sample loss. Same networks, seeds and data as the figure
 modules, so the numbers must agree with theirs (the benchmark checks that they do).
 """
+
 from __future__ import annotations
 
 import numpy as np
 import torch
 
 from resnet_nb.core import hessians
-from resnet_nb.experiments.common import initial_weights, mnist, network
 from resnet_nb.core.losses import loss_samples
 from resnet_nb.core.networks import flatten, unflatten
+from resnet_nb.experiments.common import initial_weights, mnist, network
 
 
 def fig9_item(item: dict, device: str = "cpu") -> list[dict]:
@@ -36,8 +37,16 @@ def fig9_item(item: dict, device: str = "cpu") -> list[dict]:
                     break
                 (g,) = torch.autograd.grad(L, W)
                 W = (W - lr * g).detach()
-            rows.append({"arch": item["arch"], "depth": item["depth"], "run": r, "lr": lr, "diverged": diverged,
-                         "final_loss": float("nan") if diverged else float(L.detach())})
+            rows.append(
+                {
+                    "arch": item["arch"],
+                    "depth": item["depth"],
+                    "run": r,
+                    "lr": lr,
+                    "diverged": diverged,
+                    "final_loss": float("nan") if diverged else float(L.detach()),
+                }
+            )
     return rows
 
 
@@ -49,8 +58,16 @@ def fig5_item(item: dict, device: str = "cpu") -> list[dict]:
     H = torch.func.hessian(lambda w: loss_samples(net, unflatten(w, net), data))(w0)
     a = np.abs(hessians.spectrum(H))
     p10 = float(np.percentile(a, 10))
-    return [{"arch": item["arch"], "depth": item["depth"], "run": item["run"], "lam_max": float(a.max()),
-             "lam_p10": p10, "cond": float(a.max() / p10)}]
+    return [
+        {
+            "arch": item["arch"],
+            "depth": item["depth"],
+            "run": item["run"],
+            "lam_max": float(a.max()),
+            "lam_p10": p10,
+            "cond": float(a.max() / p10),
+        }
+    ]
 
 
 def fig6_item(item: dict, snapshot_epochs, device: str = "cpu") -> list[dict]:

@@ -49,6 +49,7 @@ paper-scale core-seconds of both, and the wall time on two worker processes (``-
 longest item first, as the engine schedules) against half the floor. Written to
 ``benchmarks/floor.json`` with the machine, its load average, torch threads, date and commit.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -84,47 +85,78 @@ ZERO_EPOCH = {"fig3", "fig9", "fig10"}
 #: (epochs kept, snapshots kept) and the group key of the extrapolation
 PLAN = {
     # 18 items (blocks 1..8 x 3 seeds, 60 epochs): blocks 2 and 6 of seed 0, 2 of 60 epochs
-    "fig2": dict(pick=lambda it: it["seed"] == 0 and it["blocks"] in (2, 6), epochs=2, repeats=2,
-                 group=lambda it: "conv", depth=lambda it: it["blocks"]),
+    "fig2": dict(
+        pick=lambda it: it["seed"] == 0 and it["blocks"] in (2, 6),
+        epochs=2,
+        repeats=2,
+        group=lambda it: "conv",
+        depth=lambda it: it["blocks"],
+    ),
     # 12 items (depths 2..64, with and without ReLU; 10 runs, 1,000 epochs, 100 snapshots)
-    "fig3": dict(pick=lambda it: it["depth"] in (2, 16, 64), epochs=6, points=2,
-                 group=lambda it: "relu" if it["relu"] else "linear", depth=lambda it: it["depth"]),
+    "fig3": dict(
+        pick=lambda it: it["depth"] in (2, 16, 64),
+        epochs=6,
+        points=2,
+        group=lambda it: "relu" if it["relu"] else "linear",
+        depth=lambda it: it["depth"],
+    ),
     # 530 Hessians (5 architectures, depths 2..96, 10 runs): one per depth up to 48, whole
-    "fig5": dict(pick=lambda it: it["run"] == 0 and it["depth"] in (2, 4, 8, 16, 32, 48)
-                 and it["arch"] == {2: "xavier", 4: "orthogonal", 8: "1-shortcut", 16: "2-shortcut",
-                                    32: "xavier", 48: "3-shortcut"}[it["depth"]],
-                 group=lambda it: "hessian", depth=lambda it: it["depth"]),
+    "fig5": dict(
+        pick=lambda it: (
+            it["run"] == 0
+            and it["depth"] in (2, 4, 8, 16, 32, 48)
+            and it["arch"]
+            == {2: "xavier", 4: "orthogonal", 8: "1-shortcut", 16: "2-shortcut", 32: "xavier", 48: "3-shortcut"}[
+                it["depth"]
+            ]
+        ),
+        group=lambda it: "hessian",
+        depth=lambda it: it["depth"],
+    ),
     # 10 runs (2 architectures x 5 runs, depth 16, 1,000 epochs, 27 Hessians): run 0, 1/9 of it
-    "fig6": dict(pick=lambda it: it["run"] == 0, epochs=111, points=3,
-                 group=lambda it: it["arch"], depth=lambda it: it["depth"]),
+    "fig6": dict(
+        pick=lambda it: it["run"] == 0, epochs=111, points=3, group=lambda it: it["arch"], depth=lambda it: it["depth"]
+    ),
     # 4 runs (ReLU, 2 architectures x 2 runs, 12 Hessians): run 0, 1/6 of it
-    "fig7": dict(pick=lambda it: it["run"] == 0, epochs=167, points=2, repeats=2,
-                 group=lambda it: it["arch"], depth=lambda it: it["depth"]),
+    "fig7": dict(
+        pick=lambda it: it["run"] == 0,
+        epochs=167,
+        points=2,
+        repeats=2,
+        group=lambda it: it["arch"],
+        depth=lambda it: it["depth"],
+    ),
     # 53 items (5 architectures x 12 depths, 10 runs x 9 learning rates, 1,000 epochs)
-    "fig9": dict(pick=lambda it: it["depth"] in (2, 12, 96), epochs=20,
-                 group=lambda it: it["arch"], depth=lambda it: it["depth"]),
+    "fig9": dict(
+        pick=lambda it: it["depth"] in (2, 12, 96), epochs=20, group=lambda it: it["arch"], depth=lambda it: it["depth"]
+    ),
     # 18 items (3 architectures x depths 2..64, 3 runs x 9 learning rates, 1,000 epochs)
-    "fig10": dict(pick=lambda it: it["depth"] in (2, 8, 32), epochs=4,
-                  group=lambda it: it["arch"], depth=lambda it: it["depth"]),
+    "fig10": dict(
+        pick=lambda it: it["depth"] in (2, 8, 32), epochs=4, group=lambda it: it["arch"], depth=lambda it: it["depth"]
+    ),
 }
-QUICK = {"fig2": dict(pick=lambda it: it["seed"] == 0 and it["blocks"] in (1, 3), epochs=1, repeats=1),
-         "fig3": dict(pick=lambda it: it["depth"] in (2, 16), epochs=5),
-         "fig5": dict(pick=lambda it: it["run"] == 0 and it["depth"] in (2, 8, 16) and it["arch"] == "xavier"),
-         "fig6": dict(epochs=50, points=2), "fig7": dict(epochs=50, points=2, repeats=1),
-         "fig9": dict(pick=lambda it: it["depth"] in (2, 12), epochs=5),
-         "fig10": dict(pick=lambda it: it["depth"] in (2, 8), epochs=2)}
+QUICK = {
+    "fig2": dict(pick=lambda it: it["seed"] == 0 and it["blocks"] in (1, 3), epochs=1, repeats=1),
+    "fig3": dict(pick=lambda it: it["depth"] in (2, 16), epochs=5),
+    "fig5": dict(pick=lambda it: it["run"] == 0 and it["depth"] in (2, 8, 16) and it["arch"] == "xavier"),
+    "fig6": dict(epochs=50, points=2),
+    "fig7": dict(epochs=50, points=2, repeats=1),
+    "fig9": dict(pick=lambda it: it["depth"] in (2, 12), epochs=5),
+    "fig10": dict(pick=lambda it: it["depth"] in (2, 8), epochs=2),
+}
 
 
 # ------------------------------------------------------------------------------------------
 # the floors
 # ------------------------------------------------------------------------------------------
 
+
 def _linear_train_floor(net, W0, stats, lr, epochs):
     """Bare gradient descent of a linear network on (Sxx, Syx): per step the forward sweep of
     d x d products, the gradient of every matrix (Eq. 7) and the update; a diverged run leaves
     the batch. ``W0`` (B, R, n, d, d), ``lr`` (B,). Returns the final loss per run (NaN: diverged)."""
     B, R, n, d = W0.shape[0], net.R, net.n, net.d
-    Wu = W0.permute(1, 2, 0, 3, 4).contiguous()              # (R, n, B, d, d)
+    Wu = W0.permute(1, 2, 0, 3, 4).contiguous()  # (R, n, B, d, d)
     Sxx, Syx, c = stats.Sxx.to(W0), stats.Syx.to(W0), 0.5 * float(stats.trSyy)
     eye = torch.eye(d, dtype=W0.dtype)
     lr = lr.reshape(1, 1, -1, 1, 1).clone()
@@ -165,14 +197,14 @@ def _linear_train_floor(net, W0, stats, lr, epochs):
         back[R - 1] = (ES - Syx).transpose(-1, -2)
         for r in range(R - 1, 0, -1):
             back[r - 1] = back[r] @ T[r]
-        Dt = torch.stack(before) @ torch.stack(back)            # (R, B, d, d)
+        Dt = torch.stack(before) @ torch.stack(back)  # (R, B, d, d)
         outer, grads = None, [None] * n
         for l in range(n - 1, -1, -1):
             right = Dt if outer is None else Dt @ outer
-            grads[l] = inner[l] @ right if l > 0 else right     # (dL/dW_l)^T
+            grads[l] = inner[l] @ right if l > 0 else right  # (dL/dW_l)^T
             if l > 0:
                 outer = Wu[:, l] if outer is None else outer @ Wu[:, l]
-        for l in range(n):                                      # the update, after every gradient
+        for l in range(n):  # the update, after every gradient
             Wu[:, l] -= lr[:, 0] * grads[l].transpose(-1, -2)
     return final.numpy()
 
@@ -183,16 +215,16 @@ def _samples_train_floor(net, W0, X, Y, lr, epochs):
     the ReLU masks and the update; a diverged run leaves the batch. ``W0`` (B, R, n, d, d)."""
     assert net.pre.is_identity and net.post.is_identity and net.mid.name in ("relu", "identity")
     relu = net.mid.name == "relu"
-    keep_zero = net.mid.d1_at_zero == 1.0                        # sigma'(0): 1 (the default) or 0
+    keep_zero = net.mid.d1_at_zero == 1.0  # sigma'(0): 1 (the default) or 0
     B, R, n = W0.shape[0], net.R, net.n
     m = X.shape[1]
-    Wu = W0.permute(1, 2, 0, 3, 4).contiguous()                  # (R, n, B, d, d)
+    Wu = W0.permute(1, 2, 0, 3, 4).contiguous()  # (R, n, B, d, d)
     lr = lr.reshape(-1, 1, 1).clone()
     alive = torch.arange(B)
     final = torch.full((B,), float("nan"), dtype=W0.dtype)
     for epoch in range(epochs + 1):
         h = X.expand(alive.numel(), *X.shape)
-        us, zs = [], []                                          # inputs and pre-activations of each matrix
+        us, zs = [], []  # inputs and pre-activations of each matrix
         for r in range(R):
             u = h
             for l in range(n):
@@ -268,12 +300,21 @@ EIGS = Eigs()
 
 def floor_fig2(item, _engine_rows):
     data = conv.mnist_tensors(downsample=item["downsample"], seed=item["data_seed"])
-    x, y = data.x_train[:item["n_train"]], data.y_train[:item["n_train"]]
-    model = conv.ConvResNet(blocks=item["blocks"], channels=list(item["channels"]), batch_norm=item["batch_norm"],
-                            init=item["init"], seed=item["seed"])
+    x, y = data.x_train[: item["n_train"]], data.y_train[: item["n_train"]]
+    model = conv.ConvResNet(
+        blocks=item["blocks"],
+        channels=list(item["channels"]),
+        batch_norm=item["batch_norm"],
+        init=item["init"],
+        seed=item["seed"],
+    )
     lrs = conv.lr_schedule(item["lr"], item["epochs"], item["milestones"], item["factor"])
-    opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=lrs[0],
-                          momentum=item["momentum"], weight_decay=item["weight_decay"])
+    opt = torch.optim.SGD(
+        [p for p in model.parameters() if p.requires_grad],
+        lr=lrs[0],
+        momentum=item["momentum"],
+        weight_decay=item["weight_decay"],
+    )
     g = torch.Generator().manual_seed(item["seed"])
     n, bs = x.shape[0], item["batch_size"]
     torch.set_flush_denormal(True)
@@ -285,7 +326,7 @@ def floor_fig2(item, _engine_rows):
                 group["lr"] = lr
             order = torch.randperm(n, generator=g)
             for start in range(0, n, bs):
-                idx = order[start:start + bs]
+                idx = order[start : start + bs]
                 loss = F.cross_entropy(model(x[idx]), y[idx])
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
@@ -349,13 +390,21 @@ def _compare(engine_final, floor_final):
     return {"max_rel_diff": err, "same_divergences": bool((np.isfinite(a) == np.isfinite(b)).all())}
 
 
-FLOORS = {"fig2": floor_fig2, "fig3": floor_fig3, "fig5": floor_fig5, "fig6": floor_dynamics,
-          "fig7": floor_dynamics, "fig9": floor_grid, "fig10": floor_grid}
+FLOORS = {
+    "fig2": floor_fig2,
+    "fig3": floor_fig3,
+    "fig5": floor_fig5,
+    "fig6": floor_dynamics,
+    "fig7": floor_dynamics,
+    "fig9": floor_grid,
+    "fig10": floor_grid,
+}
 
 
 # ------------------------------------------------------------------------------------------
 # sample, measurement, extrapolation
 # ------------------------------------------------------------------------------------------
+
 
 def shorten(figure, item, plan):
     """The sampled version of a paper item: ``epochs`` (and ``points``) of ``plan`` if given."""
@@ -388,10 +437,13 @@ def assign(figure, plan, paper_items, sampled):
     module = engine.load_figure(figure)
     out = []
     for it in paper_items:
-        same = [j for j, (p, _s) in enumerate(sampled) if plan["group"](p) == plan["group"](it)] \
-            or list(range(len(sampled)))
-        j = min(same, key=lambda j: (abs(np.log(plan["depth"](sampled[j][0]) / plan["depth"](it))),
-                                     plan["depth"](sampled[j][0])))
+        same = [j for j, (p, _s) in enumerate(sampled) if plan["group"](p) == plan["group"](it)] or list(
+            range(len(sampled))
+        )
+        j = min(
+            same,
+            key=lambda j: (abs(np.log(plan["depth"](sampled[j][0]) / plan["depth"](it))), plan["depth"](sampled[j][0])),
+        )
         out.append((j, cost(figure, module, it) / cost(figure, module, sampled[j][0])))
     return out
 
@@ -424,8 +476,11 @@ def committed_check(figure, plan, paper_items, sampled, pairs):
     # the estimator with the committed times of the sampled (whole) paper items
     rate = [walls[engine.item_key(p)] / cost(figure, module, p) for p, _s in sampled]
     est = sum(rate[j] * cost(figure, module, it) for it, (j, _f) in zip(paper_items, pairs))
-    return {"committed_s": sum(walls[k] for k in keys), "estimated_s": est,
-            "estimated_over_committed": est / sum(walls[k] for k in keys)}
+    return {
+        "committed_s": sum(walls[k] for k in keys),
+        "estimated_s": est,
+        "estimated_over_committed": est / sum(walls[k] for k in keys),
+    }
 
 
 def run_engine(figure, item):
@@ -469,20 +524,22 @@ def measure_figure(figure, plan, repeats, log):
                         f_out[i].append(f)
                         if v == 0:
                             checks[i] = chk
-            log(f"  {figure} rep {rep + 1}/{repeats} item {i + 1}/{len(sampled)}: "
+            log(
+                f"  {figure} rep {rep + 1}/{repeats} item {i + 1}/{len(sampled)}: "
                 f"engine {walls[i][-1]:.2f} s, floor {floors[i][-1]:.2f} s"
-                + (f" (0 epochs: {walls0[i][-1]:.2f} s, {floors0[i][-1]:.2f} s)" if zero else ""))
+                + (f" (0 epochs: {walls0[i][-1]:.2f} s, {floors0[i][-1]:.2f} s)" if zero else "")
+            )
     wall_m = [statistics.median(w) for w in walls]
     floor_m = [statistics.median(f) for f in floors]
     # the time of each sampled item's paper version (whole epochs and snapshots)
-    if zero:   # a constant (0 epochs: set-up, first loss) plus a rate per epoch
+    if zero:  # a constant (0 epochs: set-up, first loss) plus a rate per epoch
         wall0_m = [statistics.median(w) for w in walls0]
         floor0_m = [statistics.median(f) for f in floors0]
-        paper_wall = [c + p["epochs"] * max(t - c, 0.0) / s["epochs"]
-                      for (p, s), t, c in zip(sampled, wall_m, wall0_m)]
-        paper_floor = [c + p["epochs"] * max(t - c, 0.0) / s["epochs"]
-                       for (p, s), t, c in zip(sampled, floor_m, floor0_m)]
-    else:      # in proportion to the cost
+        paper_wall = [c + p["epochs"] * max(t - c, 0.0) / s["epochs"] for (p, s), t, c in zip(sampled, wall_m, wall0_m)]
+        paper_floor = [
+            c + p["epochs"] * max(t - c, 0.0) / s["epochs"] for (p, s), t, c in zip(sampled, floor_m, floor0_m)
+        ]
+    else:  # in proportion to the cost
         wall0_m = floor0_m = [None] * len(sampled)
         scale = [cost(figure, module, p) / cost(figure, module, s) for p, s in sampled]
         paper_wall = [t * k for t, k in zip(wall_m, scale)]
@@ -494,23 +551,43 @@ def measure_figure(figure, plan, repeats, log):
     items_out = []
     for i, (p, s) in enumerate(sampled):
         desc = {k: s[k] for k in ("arch", "depth", "blocks", "relu", "run", "seed", "epochs", "points") if k in s}
-        items_out.append(dict(desc, paper_epochs=p.get("epochs"), engine_s=walls[i], floor_s=floors[i],
-                              engine_median_s=wall_m[i], floor_median_s=floor_m[i],
-                              ratio=wall_m[i] / floor_m[i], engine_0_epochs_s=walls0[i] or None,
-                              floor_0_epochs_s=floors0[i] or None, paper_engine_s=paper_wall[i],
-                              paper_floor_s=paper_floor[i], represents=sum(1 for j, _f in pairs if j == i),
-                              check=checks[i]))
+        items_out.append(
+            dict(
+                desc,
+                paper_epochs=p.get("epochs"),
+                engine_s=walls[i],
+                floor_s=floors[i],
+                engine_median_s=wall_m[i],
+                floor_median_s=floor_m[i],
+                ratio=wall_m[i] / floor_m[i],
+                engine_0_epochs_s=walls0[i] or None,
+                floor_0_epochs_s=floors0[i] or None,
+                paper_engine_s=paper_wall[i],
+                paper_floor_s=paper_floor[i],
+                represents=sum(1 for j, _f in pairs if j == i),
+                check=checks[i],
+            )
+        )
     # the ratio of each repetition (its engine times over its floor times, run back to back),
     # median over repetitions: robust to a load that changes between repetitions
     paired = statistics.median(sum(w[k] for w in walls) / sum(f[k] for f in floors) for k in range(repeats))
-    return {"figure": figure, "paper_items": len(paper_items), "sampled_items": len(sampled), "repeats": repeats,
-            "paired_ratio": paired,
-            "sample_engine_s": sum(wall_m), "sample_floor_s": sum(floor_m), "ratio": sum(wall_m) / sum(floor_m),
-            "paper_engine_core_s": sum(est_wall), "paper_floor_core_s": sum(est_floor),
-            "paper_ratio": sum(est_wall) / sum(est_floor),
-            "paper_engine_wall_2jobs_s": makespan(est_wall, costs), "paper_floor_wall_2jobs_s": sum(est_floor) / 2,
-            "committed_check": committed_check(figure, plan, paper_items, sampled, pairs),
-            "items": items_out}
+    return {
+        "figure": figure,
+        "paper_items": len(paper_items),
+        "sampled_items": len(sampled),
+        "repeats": repeats,
+        "paired_ratio": paired,
+        "sample_engine_s": sum(wall_m),
+        "sample_floor_s": sum(floor_m),
+        "ratio": sum(wall_m) / sum(floor_m),
+        "paper_engine_core_s": sum(est_wall),
+        "paper_floor_core_s": sum(est_floor),
+        "paper_ratio": sum(est_wall) / sum(est_floor),
+        "paper_engine_wall_2jobs_s": makespan(est_wall, costs),
+        "paper_floor_wall_2jobs_s": sum(est_floor) / 2,
+        "committed_check": committed_check(figure, plan, paper_items, sampled, pairs),
+        "items": items_out,
+    }
 
 
 def hessian_build_diagnostic(repeats, log):
@@ -556,11 +633,11 @@ def hessian_build_diagnostic(repeats, log):
         (gb[:, None, :] * za[None, :, :]).reshape(d * d, m) @ M.reshape(m, d * d)
 
     def pair_merged(chunk=250):
-        acc = torch.zeros(d, d ** 3, dtype=torch.float64)
+        acc = torch.zeros(d, d**3, dtype=torch.float64)
         for i in range(0, m, chunk):
             c = slice(i, i + chunk)
             C = zb.T[c, None, :, None] * K[c, :, None, :] + gb.T[c, None, None, :] * M[c, :, :, None]
-            acc += za[:, c] @ C.reshape(-1, d ** 3)
+            acc += za[:, c] @ C.reshape(-1, d**3)
 
     def per_pair(f, times=10):
         t0 = time.perf_counter()
@@ -582,26 +659,45 @@ def hessian_build_diagnostic(repeats, log):
         EIGS(P)
         eig.append(time.perf_counter() - t0)
     med = statistics.median
-    out = {"P": P, "samples": m, "d": d, "matrices": L, "repeats": repeats,
-           "build_s": med(build), "eigvalsh_s": med(eig), "products_s": med(prod),
-           "products": L * L, "product_madds": L * L * d ** 4 * m, "eigvalsh_flops": 4 * P ** 3 / 3,
-           "build_over_eigvalsh": med(b / e for b, e in zip(build, eig)),
-           "products_over_eigvalsh": med(p / e for p, e in zip(prod, eig)),
-           "build_over_products": med(b / p for b, p in zip(build, prod)),
-           "pair_two_products_s": med(two), "pair_merged_s": med(merged),
-           "pair_merged_over_two": med(x / y for x, y in zip(merged, two)),
-           "load_average": list(os.getloadavg())}
-    log(f"  fig7 Hessian build {out['build_s']:.2f} s, its products {out['products_s']:.2f} s, "
-        f"eigvalsh {out['eigvalsh_s']:.2f} s; one pair merged / two products {out['pair_merged_over_two']:.2f}")
+    out = {
+        "P": P,
+        "samples": m,
+        "d": d,
+        "matrices": L,
+        "repeats": repeats,
+        "build_s": med(build),
+        "eigvalsh_s": med(eig),
+        "products_s": med(prod),
+        "products": L * L,
+        "product_madds": L * L * d**4 * m,
+        "eigvalsh_flops": 4 * P**3 / 3,
+        "build_over_eigvalsh": med(b / e for b, e in zip(build, eig)),
+        "products_over_eigvalsh": med(p / e for p, e in zip(prod, eig)),
+        "build_over_products": med(b / p for b, p in zip(build, prod)),
+        "pair_two_products_s": med(two),
+        "pair_merged_s": med(merged),
+        "pair_merged_over_two": med(x / y for x, y in zip(merged, two)),
+        "load_average": list(os.getloadavg()),
+    }
+    log(
+        f"  fig7 Hessian build {out['build_s']:.2f} s, its products {out['products_s']:.2f} s, "
+        f"eigvalsh {out['eigvalsh_s']:.2f} s; one pair merged / two products {out['pair_merged_over_two']:.2f}"
+    )
     return out
 
 
 def _git():
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                                timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "resnet_nb"], cwd=ROOT,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "resnet_nb"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
         return {"commit": commit or None, "package_modified": bool(dirty)}
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "package_modified": None}
@@ -632,28 +728,38 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="a smaller sample (a few minutes), for testing")
     ap.add_argument("--only", nargs="*", choices=sorted(PLAN), default=None)
     ap.add_argument("--out", default=str(HERE / "floor.json"))
-    ap.add_argument("--merge", action="store_true",
-                    help="with --only: keep the other figures of --out from their earlier run")
-    ap.add_argument("--hessian-only", action="store_true",
-                    help="measure only Figure 7's Hessian build (against its products and eigvalsh) "
-                         "and replace that diagnostic in --out, keeping everything else")
+    ap.add_argument(
+        "--merge", action="store_true", help="with --only: keep the other figures of --out from their earlier run"
+    )
+    ap.add_argument(
+        "--hessian-only",
+        action="store_true",
+        help="measure only Figure 7's Hessian build (against its products and eigvalsh) "
+        "and replace that diagnostic in --out, keeping everything else",
+    )
     args = ap.parse_args(argv)
 
     def log(msg):
         print(msg, file=sys.stderr, flush=True)
 
-    torch.set_num_threads(1)   # each --jobs worker process computes on one thread
+    torch.set_num_threads(1)  # each --jobs worker process computes on one thread
     if args.hessian_only:
         mnist()
-        hessian_build_diagnostic(1, log)   # first calls (data, kernels) outside the clock
-        diag = dict(hessian_build_diagnostic(args.repeats, log), torch_threads=torch.get_num_threads(),
-                    git=_git(), written_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        hessian_build_diagnostic(1, log)  # first calls (data, kernels) outside the clock
+        diag = dict(
+            hessian_build_diagnostic(args.repeats, log),
+            torch_threads=torch.get_num_threads(),
+            git=_git(),
+            written_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        )
         info = json.loads(Path(args.out).read_text())
         info.setdefault("diagnostics", {})["fig7_hessian"] = diag
         Path(args.out).write_text(json.dumps(info, indent=1, default=float))
-        print(f"build / eigvalsh {diag['build_over_eigvalsh']:.2f}, products / eigvalsh "
-              f"{diag['products_over_eigvalsh']:.2f}, build / products {diag['build_over_products']:.2f}; "
-              f"written {args.out}")
+        print(
+            f"build / eigvalsh {diag['build_over_eigvalsh']:.2f}, products / eigvalsh "
+            f"{diag['products_over_eigvalsh']:.2f}, build / products {diag['build_over_products']:.2f}; "
+            f"written {args.out}"
+        )
         return
     t_start = time.perf_counter()
     load_before = list(os.getloadavg())
@@ -665,42 +771,77 @@ def main(argv=None):
         plan = dict(PLAN[figure], **(QUICK.get(figure, {}) if args.quick else {}))
         figures.append(measure_figure(figure, plan, args.repeats, log))
         f = figures[-1]
-        log(f"{figure}: sample engine {f['sample_engine_s']:.1f} s, floor {f['sample_floor_s']:.1f} s, "
-            f"ratio {f['ratio']:.2f}")
-    diagnostics = {"fig7_hessian": dict(hessian_build_diagnostic(args.repeats, log),
-                                        written_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))} \
-        if args.only is None or "fig7" in args.only else {}
+        log(
+            f"{figure}: sample engine {f['sample_engine_s']:.1f} s, floor {f['sample_floor_s']:.1f} s, "
+            f"ratio {f['ratio']:.2f}"
+        )
+    diagnostics = (
+        {
+            "fig7_hessian": dict(
+                hessian_build_diagnostic(args.repeats, log),
+                written_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            )
+        }
+        if args.only is None or "fig7" in args.only
+        else {}
+    )
     if args.merge and args.only and Path(args.out).exists():
         done = {f["figure"] for f in figures}
         old = json.loads(Path(args.out).read_text())
-        kept = [dict(f, separate_run=f.get("separate_run", old["written_utc"]))
-                for f in old["figures"] if f["figure"] not in done]
+        kept = [
+            dict(f, separate_run=f.get("separate_run", old["written_utc"]))
+            for f in old["figures"]
+            if f["figure"] not in done
+        ]
         figures = sorted(kept + figures, key=lambda f: list(PLAN).index(f["figure"]))
         diagnostics = dict(json.loads(Path(args.out).read_text()).get("diagnostics", {}), **diagnostics)
     eng = sum(f["paper_engine_core_s"] for f in figures)
     flo = sum(f["paper_floor_core_s"] for f in figures)
-    total = {"paper_engine_core_s": eng, "paper_floor_core_s": flo, "paper_ratio": eng / flo,
-             "paper_engine_wall_2jobs_s": sum(f["paper_engine_wall_2jobs_s"] for f in figures),
-             "paper_floor_wall_2jobs_s": flo / 2}
+    total = {
+        "paper_engine_core_s": eng,
+        "paper_floor_core_s": flo,
+        "paper_ratio": eng / flo,
+        "paper_engine_wall_2jobs_s": sum(f["paper_engine_wall_2jobs_s"] for f in figures),
+        "paper_floor_wall_2jobs_s": flo / 2,
+    }
     total["paper_ratio_2jobs"] = total["paper_engine_wall_2jobs_s"] / total["paper_floor_wall_2jobs_s"]
-    info = {"what": "paper-scale reproduction against its floor (benchmarks/floor.py)",
-            "figures": figures, "total": total, "diagnostics": diagnostics,
-            "not_computed": {"fig8": "reuses the records of fig6 (reproduce computes nothing for it)"},
-            "quick": args.quick, "repeats": args.repeats,
-            "machine": {"node": platform.node(), "cpu": engine.cpu_fingerprint(), "cpu_count": os.cpu_count(),
-                        "platform": platform.platform(), "torch_threads": torch.get_num_threads(),
-                        "load_average_start": load_before, "load_average_end": list(os.getloadavg())},
-            "torch": torch.__version__, "git": _git(), "benchmark_wall_s": time.perf_counter() - t_start,
-            "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    info = {
+        "what": "paper-scale reproduction against its floor (benchmarks/floor.py)",
+        "figures": figures,
+        "total": total,
+        "diagnostics": diagnostics,
+        "not_computed": {"fig8": "reuses the records of fig6 (reproduce computes nothing for it)"},
+        "quick": args.quick,
+        "repeats": args.repeats,
+        "machine": {
+            "node": platform.node(),
+            "cpu": engine.cpu_fingerprint(),
+            "cpu_count": os.cpu_count(),
+            "platform": platform.platform(),
+            "torch_threads": torch.get_num_threads(),
+            "load_average_start": load_before,
+            "load_average_end": list(os.getloadavg()),
+        },
+        "torch": torch.__version__,
+        "git": _git(),
+        "benchmark_wall_s": time.perf_counter() - t_start,
+        "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
     Path(args.out).write_text(json.dumps(info, indent=1, default=float))
-    print(f"{'figure':8s} {'sample s':>9s} {'floor s':>8s} {'ratio':>6s} {'paper core-h':>12s} "
-          f"{'floor core-h':>12s} {'2-job wall h':>12s}")
+    print(
+        f"{'figure':8s} {'sample s':>9s} {'floor s':>8s} {'ratio':>6s} {'paper core-h':>12s} "
+        f"{'floor core-h':>12s} {'2-job wall h':>12s}"
+    )
     for f in figures:
-        print(f"{f['figure']:8s} {f['sample_engine_s']:9.1f} {f['sample_floor_s']:8.1f} {f['ratio']:6.2f} "
-              f"{f['paper_engine_core_s'] / 3600:12.2f} {f['paper_floor_core_s'] / 3600:12.2f} "
-              f"{f['paper_engine_wall_2jobs_s'] / 3600:12.2f}")
-    print(f"{'total':8s} {'':9s} {'':8s} {total['paper_ratio']:6.2f} {eng / 3600:12.2f} {flo / 3600:12.2f} "
-          f"{total['paper_engine_wall_2jobs_s'] / 3600:12.2f}")
+        print(
+            f"{f['figure']:8s} {f['sample_engine_s']:9.1f} {f['sample_floor_s']:8.1f} {f['ratio']:6.2f} "
+            f"{f['paper_engine_core_s'] / 3600:12.2f} {f['paper_floor_core_s'] / 3600:12.2f} "
+            f"{f['paper_engine_wall_2jobs_s'] / 3600:12.2f}"
+        )
+    print(
+        f"{'total':8s} {'':9s} {'':8s} {total['paper_ratio']:6.2f} {eng / 3600:12.2f} {flo / 3600:12.2f} "
+        f"{total['paper_engine_wall_2jobs_s'] / 3600:12.2f}"
+    )
     print(f"written {args.out}")
 
 

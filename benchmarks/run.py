@@ -15,6 +15,7 @@ Every row is a ratio of two timings taken side by side in this one run, on this 
 The table is printed and written to ``benchmarks/latest.json`` (with the machine, its load
 average and the device) for the Performance appendix of the book.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -86,10 +87,17 @@ def _time(fn, *args, **kw):
 
 def bench_train(device, quick):
     import baseline
+
     from resnet_nb.experiments import fig9
 
-    config = {"archs": ["xavier", "2-shortcut"], "depths": [8] if quick else [8, 16], "lrs": [0.01, 0.1, 1.0],
-              "runs": 2, "epochs": 100, "seed": 0}
+    config = {
+        "archs": ["xavier", "2-shortcut"],
+        "depths": [8] if quick else [8, 16],
+        "lrs": [0.01, 0.1, 1.0],
+        "runs": 2,
+        "epochs": 100,
+        "seed": 0,
+    }
     items = fig9.configurations(config)
     t_new, new = _time(lambda: [r for it in items for r in fig9.run_one(it, device)])
     t_old, old = _time(lambda: [r for it in items for r in baseline.fig9_item(it, device)])
@@ -98,11 +106,16 @@ def bench_train(device, quick):
     ok = np.isfinite(a) & np.isfinite(b)
     err = float(np.max(np.abs(a[ok] - b[ok]) / np.abs(b[ok]))) if ok.any() else float("nan")
     same_div = bool((np.isfinite(a) == np.isfinite(b)).all())
-    return {"name": "train (Fig 9 grid)", "engine_s": t_new, "baseline_s": t_old,
-            "detail": f"{len(items)} items, {sum(len(i['lrs']) * i['runs'] for i in items)} runs x "
-                      f"{config['epochs']} epochs; max rel. difference of final losses {err:.1e}, "
-                      f"same divergences: {same_div}",
-            "target": ">= 10x", "met": t_old / t_new >= 10 and err < 1e-8 and same_div}
+    return {
+        "name": "train (Fig 9 grid)",
+        "engine_s": t_new,
+        "baseline_s": t_old,
+        "detail": f"{len(items)} items, {sum(len(i['lrs']) * i['runs'] for i in items)} runs x "
+        f"{config['epochs']} epochs; max rel. difference of final losses {err:.1e}, "
+        f"same divergences: {same_div}",
+        "target": ">= 10x",
+        "met": t_old / t_new >= 10 and err < 1e-8 and same_div,
+    }
 
 
 def bench_relu_train(device, quick):
@@ -115,13 +128,19 @@ def bench_relu_train(device, quick):
     from resnet_nb.core import train
     from resnet_nb.experiments import fig10
 
-    config = {"archs": ["xavier", "2-shortcut"], "depths": [8] if quick else [8, 16], "lrs": [0.01, 0.1, 1.0, 10.0],
-              "runs": 2, "epochs": 10 if quick else 30, "seed": 0}
+    config = {
+        "archs": ["xavier", "2-shortcut"],
+        "depths": [8] if quick else [8, 16],
+        "lrs": [0.01, 0.1, 1.0, 10.0],
+        "runs": 2,
+        "epochs": 10 if quick else 30,
+        "seed": 0,
+    }
     items = fig10.configurations(config)
 
-    def autograd_step(net, W, X, Y, alive):   # the previous engine's step
+    def autograd_step(net, W, X, Y, alive):  # the previous engine's step
         W = W.detach().requires_grad_(True)
-        L = train._samples_loss(net, W, X, Y)
+        L = train.batched_sample_loss(net, W, X, Y)
         (g,) = torch.autograd.grad(L.sum(), W)
         return L.detach(), g
 
@@ -137,16 +156,22 @@ def bench_relu_train(device, quick):
     ok = np.isfinite(a) & np.isfinite(b)
     err = float(np.max(np.abs(a[ok] - b[ok]) / np.abs(b[ok]))) if ok.any() else float("nan")
     same_div = bool((np.isfinite(a) == np.isfinite(b)).all() and (np.isfinite(a) == np.isfinite(p)).all())
-    return {"name": "ReLU training (Fig 10 grid)", "engine_s": t_new, "baseline_s": t_old,
-            "detail": f"{len(items)} items, {sum(len(i['lrs']) * i['runs'] for i in items)} runs x "
-                      f"{config['epochs']} epochs on 5,000 digits; batched autograd (the engine before "
-                      f"backpropagation was written out) {t_prev:.2f} s, {t_prev / t_new:.2f}x the engine; "
-                      f"max rel. difference of final losses {err:.1e}, same divergences: {same_div}",
-            "target": ">= 10x", "met": t_old / t_new >= 10 and err < 1e-8 and same_div}
+    return {
+        "name": "ReLU training (Fig 10 grid)",
+        "engine_s": t_new,
+        "baseline_s": t_old,
+        "detail": f"{len(items)} items, {sum(len(i['lrs']) * i['runs'] for i in items)} runs x "
+        f"{config['epochs']} epochs on 5,000 digits; batched autograd (the engine before "
+        f"backpropagation was written out) {t_prev:.2f} s, {t_prev / t_new:.2f}x the engine; "
+        f"max rel. difference of final losses {err:.1e}, same divergences: {same_div}",
+        "target": ">= 10x",
+        "met": t_old / t_new >= 10 and err < 1e-8 and same_div,
+    }
 
 
 def bench_fig5(device, quick):
     import baseline
+
     from resnet_nb.experiments import fig5
 
     config = {"archs": ["xavier", "2-shortcut"], "depths": [4] if quick else [4, 8], "runs": 1, "seed": 0}
@@ -154,28 +179,49 @@ def bench_fig5(device, quick):
     t_new, new = _time(lambda: [r for it in items for r in fig5.run_one(it, device)])
     t_old, old = _time(lambda: [r for it in items for r in baseline.fig5_item(it, device)])
     err = max(abs(x["cond"] - y["cond"]) / y["cond"] for x, y in zip(new, old))
-    return {"name": "Hessian spectra (Fig 5 grid)", "engine_s": t_new, "baseline_s": t_old,
-            "detail": f"{len(items)} Hessians up to P = {max(100 * it['depth'] for it in items)}; "
-                      f"max rel. difference of condition numbers {err:.1e}",
-            "target": ">= 10x", "met": t_old / t_new >= 10 and err < 1e-6}
+    return {
+        "name": "Hessian spectra (Fig 5 grid)",
+        "engine_s": t_new,
+        "baseline_s": t_old,
+        "detail": f"{len(items)} Hessians up to P = {max(100 * it['depth'] for it in items)}; "
+        f"max rel. difference of condition numbers {err:.1e}",
+        "target": ">= 10x",
+        "met": t_old / t_new >= 10 and err < 1e-6,
+    }
 
 
 def bench_fig6(device, quick):
     import baseline
+
     from resnet_nb.experiments import fig6
     from resnet_nb.experiments.fig3 import record_epochs
 
-    item = fig6.configurations({"archs": ["2-shortcut"], "depth": 4 if quick else 8, "relu": False, "lr": 0.1,
-                                "epochs": 50, "points": 5, "runs": 1, "seed": 0})[0]
+    item = fig6.configurations(
+        {
+            "archs": ["2-shortcut"],
+            "depth": 4 if quick else 8,
+            "relu": False,
+            "lr": 0.1,
+            "epochs": 50,
+            "points": 5,
+            "runs": 1,
+            "seed": 0,
+        }
+    )[0]
     snaps = record_epochs(item["epochs"], item["points"])
     t_new, new = _time(fig6.run_one, item, device)
     t_old, old = _time(baseline.fig6_item, item, snaps, device)
     hess = [r for r in new if r["kind"] == "hessian"]
     err = max(abs(x["lam_max"] - y["lam_max"]) / y["lam_max"] for x, y in zip(hess, old))
-    return {"name": "dynamics (Fig 6 run)", "engine_s": t_new, "baseline_s": t_old,
-            "detail": f"depth {item['depth']}, {item['epochs']} epochs, {len(snaps)} Hessians; "
-                      f"max rel. difference of |lambda|max {err:.1e}",
-            "target": ">= 10x", "met": t_old / t_new >= 10 and err < 1e-8}
+    return {
+        "name": "dynamics (Fig 6 run)",
+        "engine_s": t_new,
+        "baseline_s": t_old,
+        "detail": f"depth {item['depth']}, {item['epochs']} epochs, {len(snaps)} Hessians; "
+        f"max rel. difference of |lambda|max {err:.1e}",
+        "target": ">= 10x",
+        "met": t_old / t_new >= 10 and err < 1e-8,
+    }
 
 
 def bench_hessian(device, quick):
@@ -184,8 +230,9 @@ def bench_hessian(device, quick):
     depth = 32 if quick else 96
 
     def child(what):
-        res = subprocess.run([sys.executable, "-c", HESSIAN_SCRIPT, str(depth), device, what],
-                             capture_output=True, text=True, check=True)
+        res = subprocess.run(
+            [sys.executable, "-c", HESSIAN_SCRIPT, str(depth), device, what], capture_output=True, text=True, check=True
+        )
         return json.loads(res.stdout.strip().splitlines()[-1])
 
     h, ref = child("hessian"), child("reference")
@@ -193,11 +240,17 @@ def bench_hessian(device, quick):
     ratio = total / ref["eigvalsh_random_s"]
     mem = h.get("peak_gpu_gb", h["peak_rss_gb"])
     kind = "GPU" if "peak_gpu_gb" in h else f"process RSS, of which {h['rss_before_gb']:.2f} GB before the build"
-    return {"name": f"exact spectrum at P = {h['P']}", "engine_s": total, "baseline_s": ref["eigvalsh_random_s"],
-            "detail": f"build {h['build_s']:.2f} s + eigvalsh {h['eigvalsh_hessian_s']:.2f} s vs eigvalsh of a "
-                      f"random symmetric matrix {ref['eigvalsh_random_s']:.2f} s; peak memory {mem:.2f} GB ({kind})",
-            "ratio_kind": "cost / eigvalsh", "ratio": ratio, "target": "<= 1.3x, <= 3 GB",
-            "met": ratio <= 1.3 and mem <= 3.0}
+    return {
+        "name": f"exact spectrum at P = {h['P']}",
+        "engine_s": total,
+        "baseline_s": ref["eigvalsh_random_s"],
+        "detail": f"build {h['build_s']:.2f} s + eigvalsh {h['eigvalsh_hessian_s']:.2f} s vs eigvalsh of a "
+        f"random symmetric matrix {ref['eigvalsh_random_s']:.2f} s; peak memory {mem:.2f} GB ({kind})",
+        "ratio_kind": "cost / eigvalsh",
+        "ratio": ratio,
+        "target": "<= 1.3x, <= 3 GB",
+        "met": ratio <= 1.3 and mem <= 3.0,
+    }
 
 
 def bench_floor(device, quick, rows):
@@ -226,13 +279,19 @@ def bench_floor(device, quick, rows):
     per_epoch = t_train / cfg["epochs"]
     fig10_s = per_epoch * 1000 * sum(fig10.SCALES["paper"]["depths"]) / 64
     floor_s = 50 * eig96 + fig10_s / 2
-    return {"name": "paper scale: lower bound", "engine_s": floor_s, "baseline_s": 3600.0,
-            "ratio_kind": "bound / 60 min", "ratio": floor_s / 3600.0,
-            "detail": f"Fig 5 at depth 96 alone: 50 x {eig96:.1f} s eigvalsh = {50 * eig96 / 60:.0f} min; "
-                      f"Fig 10 training alone: {per_epoch:.2f} s per epoch for the three depth-64 items, "
-                      f"projected {fig10_s / 60:.0f} core-min, {fig10_s / 120:.0f} min on two cores; "
-                      f"the other figures not counted",
-            "target": "<= 1.0 (60 min)", "met": floor_s <= 3600.0}
+    return {
+        "name": "paper scale: lower bound",
+        "engine_s": floor_s,
+        "baseline_s": 3600.0,
+        "ratio_kind": "bound / 60 min",
+        "ratio": floor_s / 3600.0,
+        "detail": f"Fig 5 at depth 96 alone: 50 x {eig96:.1f} s eigvalsh = {50 * eig96 / 60:.0f} min; "
+        f"Fig 10 training alone: {per_epoch:.2f} s per epoch for the three depth-64 items, "
+        f"projected {fig10_s / 60:.0f} core-min, {fig10_s / 120:.0f} min on two cores; "
+        f"the other figures not counted",
+        "target": "<= 1.0 (60 min)",
+        "met": floor_s <= 3600.0,
+    }
 
 
 def matmul_rate(device, n=3000):
@@ -250,7 +309,7 @@ def matmul_rate(device, n=3000):
         if device.startswith("cuda"):
             torch.cuda.synchronize()
         best = min(best, time.perf_counter() - t0)
-    return 2 * n ** 3 / best / 1e9
+    return 2 * n**3 / best / 1e9
 
 
 def committed_paper_times():
@@ -258,20 +317,21 @@ def committed_paper_times():
     out = {}
     for p in sorted((HERE.parent / "results").glob("*/paper/provenance.json")):
         prov = json.loads(p.read_text())
-        out[prov["figure"]] = {"items": prov["items"], "wall_s": prov["items_wall_time_s"],
-                               "device": prov["device"]}
+        out[prov["figure"]] = {"items": prov["items"], "wall_s": prov["items_wall_time_s"], "device": prov["device"]}
     return out
 
 
 def _warm_up(device):
     """Load the data and touch every code path once, so that no timing includes first-call costs."""
     import baseline
+
     from resnet_nb.experiments import fig5, fig9
     from resnet_nb.experiments.common import mnist
 
     mnist()
-    item = fig9.configurations({"archs": ["2-shortcut"], "depths": [2], "lrs": [0.1], "runs": 1, "epochs": 2,
-                                "seed": 0})[0]
+    item = fig9.configurations(
+        {"archs": ["2-shortcut"], "depths": [2], "lrs": [0.1], "runs": 1, "epochs": 2, "seed": 0}
+    )[0]
     fig9.run_one(item, device)
     baseline.fig9_item(item, device)
     item5 = fig5.configurations({"archs": ["2-shortcut"], "depths": [2], "runs": 1, "seed": 0})[0]
@@ -295,8 +355,14 @@ def main(argv=None):
     gflops = matmul_rate(args.device)
     print(f"  float64 matrix product: {gflops:.0f} GFLOP/s", file=sys.stderr)
     rows = []
-    for name, fn in [("train", bench_train), ("relu", bench_relu_train), ("fig5", bench_fig5), ("fig6", bench_fig6),
-                     ("hessian", bench_hessian), ("floor", bench_floor)]:
+    for name, fn in [
+        ("train", bench_train),
+        ("relu", bench_relu_train),
+        ("fig5", bench_fig5),
+        ("fig6", bench_fig6),
+        ("hessian", bench_hessian),
+        ("floor", bench_floor),
+    ]:
         if args.only is None or name in args.only:
             rows.append(fn(args.device, args.quick, rows) if name == "floor" else fn(args.device, args.quick))
             print(f"  done: {rows[-1]['name']}", file=sys.stderr)
@@ -305,21 +371,33 @@ def main(argv=None):
         r.setdefault("ratio", r["baseline_s"] / r["engine_s"])
     print(f"{'benchmark':32s} {'engine s':>9s} {'reference s':>11s} {'ratio':>8s}  {'target':18s} met")
     for r in rows:
-        print(f"{r['name']:32s} {r['engine_s']:9.2f} {r['baseline_s']:11.2f} {r['ratio']:7.2f}x  "
-              f"{r['target']:18s} {'yes' if r['met'] else 'NO'}")
+        print(
+            f"{r['name']:32s} {r['engine_s']:9.2f} {r['baseline_s']:11.2f} {r['ratio']:7.2f}x  "
+            f"{r['target']:18s} {'yes' if r['met'] else 'NO'}"
+        )
         print(f"    {r['detail']}")
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
     if args.only is not None and Path(args.out).exists():  # keep the rows not rerun
-        kept = [r for r in json.loads(Path(args.out).read_text())["rows"]
-                if r["name"] not in {x["name"] for x in rows}]
+        kept = [r for r in json.loads(Path(args.out).read_text())["rows"] if r["name"] not in {x["name"] for x in rows}]
         rows = kept + rows
-    info = {"machine": {"node": platform.node(), "processor": platform.processor() or platform.machine(),
-                        "cpu_count": os.cpu_count(), "platform": platform.platform(),
-                        "torch_threads": torch.get_num_threads(), "load_average": load,
-                        "cpu": engine.cpu_fingerprint(), "matmul_gflops_f64": gflops},
-            "device": engine.device_description(args.device), "quick": args.quick,
-            "torch": torch.__version__, "rows": rows, "paper_scale": committed_paper_times(),
-            "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    info = {
+        "machine": {
+            "node": platform.node(),
+            "processor": platform.processor() or platform.machine(),
+            "cpu_count": os.cpu_count(),
+            "platform": platform.platform(),
+            "torch_threads": torch.get_num_threads(),
+            "load_average": load,
+            "cpu": engine.cpu_fingerprint(),
+            "matmul_gflops_f64": gflops,
+        },
+        "device": engine.device_description(args.device),
+        "quick": args.quick,
+        "torch": torch.__version__,
+        "rows": rows,
+        "paper_scale": committed_paper_times(),
+        "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
     Path(args.out).write_text(json.dumps(info, indent=1, default=float))
     print(f"written {args.out}")
 

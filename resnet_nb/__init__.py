@@ -35,10 +35,19 @@ The package has the shape of the book, in three layers; imports point only downw
 
 README.md, "What is where", maps each chapter to its modules and tests.
 """
+
 from resnet_nb import book, core  # book registers how a Check looks in a notebook
 from resnet_nb.core.data import Dataset, SufficientStats, synthetic_linear, whitened_mnist
-from resnet_nb.core.hessians import (cond_max_min, cond_percentile, hessian, hessian_at_zero, hessian_linear,
-                                     index, spectrum, theorem1_blocks)
+from resnet_nb.core.hessians import (
+    cond_max_min,
+    cond_percentile,
+    hessian,
+    hessian_at_zero,
+    hessian_linear,
+    index,
+    spectrum,
+    theorem1_blocks,
+)
 from resnet_nb.core.init import initialise
 from resnet_nb.core.losses import loss, loss_samples, loss_stats, optimum
 from resnet_nb.core.networks import ShortcutNetwork, activation, end_to_end, flatten, plain_network, unflatten

@@ -5,6 +5,7 @@ checksummed records under ``<out>/<figure>/<scale>/records/``, so an interrupted
 where it stopped. When a figure is complete, ``table.csv``, ``provenance.json`` and
 ``figure.png`` are written beside its records.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,27 +19,47 @@ from resnet_nb.experiments import engine
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m resnet_nb",
-                                description="Reproduce the experiments of Li et al. (Demystifying ResNet).")
+    p = argparse.ArgumentParser(
+        prog="python -m resnet_nb", description="Reproduce the experiments of Li et al. (Demystifying ResNet)."
+    )
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("reproduce", help="run figures and store their tables with provenance")
-    r.add_argument("figures", nargs="+", choices=sorted(engine.FIGURES) + ["all"], metavar="FIGURE",
-                   help=f"one or more of {', '.join(engine.FIGURES)}, or all")
-    r.add_argument("--scale", choices=engine.SCALE_NAMES, default="default",
-                   help="default: minutes (the book's live figures); paper: the full grids")
+    r.add_argument(
+        "figures",
+        nargs="+",
+        choices=sorted(engine.FIGURES) + ["all"],
+        metavar="FIGURE",
+        help=f"one or more of {', '.join(engine.FIGURES)}, or all",
+    )
+    r.add_argument(
+        "--scale",
+        choices=engine.SCALE_NAMES,
+        default="default",
+        help="default: minutes (the book's live figures); paper: the full grids",
+    )
     r.add_argument("--device", default="cpu", help="cpu or cuda (cuda:N)")
     r.add_argument("--out", default="results", help="folder of the result store (default: results/)")
-    r.add_argument("--jobs", type=int, default=None,
-                   help="worker processes, one thread each (default: every core, "
-                        f"{os.cpu_count()} here)")
-    r.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="run the work items on the Dask cluster whose scheduler is at ADDRESS "
-                        "(tcp://host:8786; needs the optional package distributed); the records "
-                        "go to --out, which every worker must be able to reach")
+    r.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help=f"worker processes, one thread each (default: every core, {os.cpu_count()} here)",
+    )
+    r.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="run the work items on the Dask cluster whose scheduler is at ADDRESS "
+        "(tcp://host:8786; needs the optional package distributed); the records "
+        "go to --out, which every worker must be able to reach",
+    )
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
-    r.add_argument("--collect", action="store_true",
-                   help="compute nothing: write table, provenance and figure from the finished records only "
-                        "(marked incomplete if items are missing)")
+    r.add_argument(
+        "--collect",
+        action="store_true",
+        help="compute nothing: write table, provenance and figure from the finished records only "
+        "(marked incomplete if items are missing)",
+    )
     sub.add_parser("list", help="list the figures and their scales")
     return p
 
@@ -60,8 +81,16 @@ def check_out(out) -> Path:
     return out
 
 
-def reproduce(figure: str, scale: str, device: str, out, progress: bool = True, collect: bool = False,
-              jobs: int = 1, scheduler=None) -> Path:
+def reproduce(
+    figure: str,
+    scale: str,
+    device: str,
+    out,
+    progress: bool = True,
+    collect: bool = False,
+    jobs: int = 1,
+    scheduler=None,
+) -> Path:
     """Run (or resume) one figure at one scale; return the folder of its results.
 
     ``collect``: compute nothing, summarise the records finished so far."""
@@ -70,8 +99,16 @@ def reproduce(figure: str, scale: str, device: str, out, progress: bool = True, 
     folder = Path(out) / figure / scale
     records = Path(out) / _store_name(module, figure) / scale / "records"
     t0 = time.perf_counter()
-    table = engine.run_items(module, config, store_dir=records, device=device, progress=progress,
-                             compute=not collect, jobs=jobs, scheduler=scheduler)
+    table = engine.run_items(
+        module,
+        config,
+        store_dir=records,
+        device=device,
+        progress=progress,
+        compute=not collect,
+        jobs=jobs,
+        scheduler=scheduler,
+    )
     if table.empty:
         raise LookupError(f"{figure} ({scale}): no finished records under {records}")
     wall = time.perf_counter() - t0
@@ -80,7 +117,6 @@ def reproduce(figure: str, scale: str, device: str, out, progress: bool = True, 
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
     import numpy as np
 
     from resnet_nb.book import experiment_figures
@@ -119,11 +155,21 @@ def main(argv=None) -> int:
     figures = list(engine.FIGURES) if "all" in args.figures else list(dict.fromkeys(args.figures))
     for figure in figures:
         try:
-            folder = reproduce(figure, args.scale, device, args.out, progress=not args.no_progress,
-                               collect=args.collect, jobs=jobs, scheduler=args.scheduler)
+            folder = reproduce(
+                figure,
+                args.scale,
+                device,
+                args.out,
+                progress=not args.no_progress,
+                collect=args.collect,
+                jobs=jobs,
+                scheduler=args.scheduler,
+            )
         except KeyboardInterrupt:
-            print(f"\ninterrupted during {figure}; finished items are stored, run the same command to resume",
-                  file=sys.stderr)
+            print(
+                f"\ninterrupted during {figure}; finished items are stored, run the same command to resume",
+                file=sys.stderr,
+            )
             return 130
         except ImportError as exc:
             print(f"{figure}: skipped, its module is not available ({exc})", file=sys.stderr)

@@ -5,6 +5,7 @@ environment variable ``BOOK_JOBS``, default: the number of cores) and otherwise 
 arguments as ``jupyter-book``. ``scripts/exec_cache.py`` makes each document its own task, the
 longest first, and replays chapters whose record is current.
 """
+
 from __future__ import annotations
 
 import os

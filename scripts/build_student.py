@@ -34,8 +34,16 @@ SRC = OUT / "src"
 HTML = OUT / "html"
 
 IGNORE = shutil.ignore_patterns(
-    ".git", ".venv", "_build", "node_modules", ".pytest_cache", ".hypothesis",
-    ".ipynb_checkpoints", "__pycache__", "npm", "*.egg-info",
+    ".git",
+    ".venv",
+    "_build",
+    "node_modules",
+    ".pytest_cache",
+    ".hypothesis",
+    ".ipynb_checkpoints",
+    "__pycache__",
+    "npm",
+    "*.egg-info",
 )
 
 _OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|:{3,})\{(?P<name>solution(?:-start|-end)?)\}")
@@ -132,8 +140,7 @@ def main() -> int:
     config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
     config["title"] = f"{config.get('title', 'Book')} (student edition)"
     config.setdefault("sphinx", {}).setdefault("config", {})["hide_solutions"] = True
-    config_path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True),
-                           encoding="utf-8")
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
 
     # The jupyter-book next to this interpreter: `make student` runs .venv/bin/python without
     # activating the environment, so .venv/bin need not be on PATH.
@@ -147,8 +154,11 @@ def main() -> int:
         return result.returncode
     shutil.move(str(SRC / "_build" / "html"), str(HTML))
 
-    leaks = [p.relative_to(HTML) for p in HTML.rglob("*.html")
-             if re.search(r'class="solution[ "]', p.read_text(encoding="utf-8"))]
+    leaks = [
+        p.relative_to(HTML)
+        for p in HTML.rglob("*.html")
+        if re.search(r'class="solution[ "]', p.read_text(encoding="utf-8"))
+    ]
     if leaks:
         print(f"build_student: solutions still present in {leaks}", file=sys.stderr)
         return 1

@@ -76,8 +76,13 @@ def test_problems() -> list[str]:
                 private = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
                 if private:
                     out.append(f"{rel}:{node.lineno}: imports private names {private} of {node.module}")
-            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
-                    and isinstance(node.value, ast.Name) and node.value.id in modules):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and isinstance(node.value, ast.Name)
+                and node.value.id in modules
+            ):
                 out.append(f"{rel}:{node.lineno}: uses the private name {node.value.id}.{node.attr}")
         for number, line in enumerate(text.splitlines(), 1):
             if ANCHORED.search(line):

@@ -36,8 +36,7 @@ def _texts(output: dict) -> list[str]:
     if output.get("output_type") == "stream":
         return [output.get("text", "")]
     data = output.get("data", {})
-    return [data[kind] if isinstance(data[kind], str) else "".join(data[kind])
-            for kind in TEXT if kind in data]
+    return [data[kind] if isinstance(data[kind], str) else "".join(data[kind]) for kind in TEXT if kind in data]
 
 
 def printed(record: dict, rules) -> list[str]:
@@ -75,8 +74,10 @@ def main(argv: list[str]) -> int:
         a = printed(json.loads(path.read_text()), rules)
         b = printed(json.loads(other.read_text()), rules)
         diff = list(difflib.unified_diff(a, b, "before", "after", lineterm="", n=1))
-        print(f"{path.stem}: {len(a)} printed lines, "
-              + ("the same" if not diff else f"{sum(1 for d in diff if d[:1] in '+-') - 2} lines differ"))
+        print(
+            f"{path.stem}: {len(a)} printed lines, "
+            + ("the same" if not diff else f"{sum(1 for d in diff if d[:1] in '+-') - 2} lines differ")
+        )
         if diff:
             differ += 1
             print("\n".join(diff[:80]))

@@ -21,6 +21,7 @@ It also makes the read phase parallel-friendly: each document is its own task, t
 (by the last recorded time) first, so that ``sphinx -j N`` keeps every core busy; and it writes
 one line per executed or replayed chapter to ``_build/exec_times.tsv``.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -142,12 +143,14 @@ def _install() -> None:
                 "key": self._key,
                 "complete": True,
                 "seconds": round(seconds, 2),
-                "cells": [{"execution_count": c.get("execution_count"),
-                           "outputs": c.get("outputs", [])} if c["cell_type"] == "code" else None
-                          for c in cells],
+                "cells": [
+                    {"execution_count": c.get("execution_count"), "outputs": c.get("outputs", [])}
+                    if c["cell_type"] == "code"
+                    else None
+                    for c in cells
+                ],
                 "evals": self._evals,
-                "metadata": {k: v for k, v in self.notebook.metadata.items()
-                             if k in ("widgets", "language_info")},
+                "metadata": {k: v for k, v in self.notebook.metadata.items() if k in ("widgets", "language_info")},
             }
             CACHE.mkdir(parents=True, exist_ok=True)
             tmp = _record_path(self.path).with_suffix(f".{os.getpid()}.tmp")
@@ -172,17 +175,24 @@ def _install() -> None:
                 raise EvalNameError(name)
             if not self._evals or self._evals[0][0] != name:
                 want = self._evals[0][0] if self._evals else "nothing"
-                raise RuntimeError(f"exec-cache: the record of {self.path.name} expected the "
-                                   f"expression {want!r} next, the page asked for {name!r}; "
-                                   f"delete {_record_path(self.path)} and build again")
+                raise RuntimeError(
+                    f"exec-cache: the record of {self.path.name} expected the "
+                    f"expression {want!r} next, the page asked for {name!r}; "
+                    f"delete {_record_path(self.path)} and build again"
+                )
             return [nbformat.from_dict(o) for o in self._evals.pop(0)[1]]
 
         def close_client(self, exc_type, exc_val, exc_tb):
             seconds = time.perf_counter() - self._t0
             _time_line(self.path, "replayed", seconds)
-            self.exec_metadata = {"mtime": time.time(), "runtime": self._record.get("seconds", 0.0),
-                                  "method": "inline (replayed)", "succeeded": True,
-                                  "error": None, "traceback": None}
+            self.exec_metadata = {
+                "mtime": time.time(),
+                "runtime": self._record.get("seconds", 0.0),
+                "method": "inline (replayed)",
+                "succeeded": True,
+                "error": None,
+                "traceback": None,
+            }
 
     def create_client(notebook, source, nb_config, logger, read_fmt=None):
         client = original(notebook, source, nb_config, logger, read_fmt)

@@ -5,6 +5,7 @@ margins after projection of the chapter's two point sets over many projections).
     PYTHONPATH=. OMP_NUM_THREADS=1 python scripts/hm_thm32.py [OUT]      (a few minutes on one core)
 
 ``tests/hardt_ma/test_theorem3_2_width.py`` recomputes some rows and compares them with the committed ones."""
+
 import datetime
 import json
 import os
@@ -23,8 +24,7 @@ def main(out="results/hm_thm32"):
     os.makedirs(out, exist_ok=True)
     t0 = time.time()
     cfg = hr.THM32_RESULTS
-    draws = pd.DataFrame([hr.thm32_draw_row(s, greedy=s < cfg["greedy_draws"])
-                          for s in range(hr.THM32_DRAWS["draws"])])
+    draws = pd.DataFrame([hr.thm32_draw_row(s, greedy=s < cfg["greedy_draws"]) for s in range(hr.THM32_DRAWS["draws"])])
     draws.to_csv(os.path.join(out, "draws.csv"), index=False, float_format="%.17g")
     t1 = time.time()
     rows = []
@@ -37,14 +37,23 @@ def main(out="results/hm_thm32"):
     pd.DataFrame(rows).to_csv(os.path.join(out, "projections.csv"), index=False, float_format="%.17g")
     t2 = time.time()
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    dirty = bool(subprocess.run(["git", "status", "--porcelain", "resnet_nb/hardt_ma/relu"],
-                                capture_output=True, text=True).stdout.strip())
-    prov = dict(git_commit=commit, hardt_ma_relu_modified=dirty, numpy=np.__version__,
-                python=platform.python_version(), machine=f"{platform.machine()} {os.cpu_count()} cores",
-                load_average=[round(x, 2) for x in os.getloadavg()],
-                finished=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                seconds=dict(draws=round(t1 - t0, 1), projections=round(t2 - t1, 1)),
-                thm32_draws=hr.THM32_DRAWS, thm32_results=hr.THM32_RESULTS)
+    dirty = bool(
+        subprocess.run(
+            ["git", "status", "--porcelain", "resnet_nb/hardt_ma/relu"], capture_output=True, text=True
+        ).stdout.strip()
+    )
+    prov = dict(
+        git_commit=commit,
+        hardt_ma_relu_modified=dirty,
+        numpy=np.__version__,
+        python=platform.python_version(),
+        machine=f"{platform.machine()} {os.cpu_count()} cores",
+        load_average=[round(x, 2) for x in os.getloadavg()],
+        finished=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        seconds=dict(draws=round(t1 - t0, 1), projections=round(t2 - t1, 1)),
+        thm32_draws=hr.THM32_DRAWS,
+        thm32_results=hr.THM32_RESULTS,
+    )
     with open(os.path.join(out, "provenance.json"), "w") as f:
         json.dump(prov, f, indent=1, default=list)
 

@@ -48,8 +48,10 @@ def pip_command(torch: str, system: str, index_ok: bool) -> tuple[list[str], str
         return cmd, "TORCH=cuda: torch from the default index (PyPI: the CUDA build)"
     if index_ok:
         return cmd + ["--extra-index-url", CPU_INDEX], f"torch from PyTorch's CPU index {CPU_INDEX}"
-    return cmd, (f"PyTorch's CPU index {CPU_INDEX} is unreachable: torch from the configured "
-                 "index (on plain PyPI this is the CUDA build; see README)")
+    return cmd, (
+        f"PyTorch's CPU index {CPU_INDEX} is unreachable: torch from the configured "
+        "index (on plain PyPI this is the CUDA build; see README)"
+    )
 
 
 def main() -> int:
@@ -59,11 +61,12 @@ def main() -> int:
     cmd, where = pip_command(torch, system, index_ok)
     print("install:", where, flush=True)
     subprocess.run(cmd, check=True)
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "-e", str(ROOT), "--no-deps"],
-                   check=True)
-    out = subprocess.run([sys.executable, "-c",
-                          "import torch; print(torch.__version__, 'cuda' if torch.version.cuda else 'cpu')"],
-                         capture_output=True, text=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "-e", str(ROOT), "--no-deps"], check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", "import torch; print(torch.__version__, 'cuda' if torch.version.cuda else 'cpu')"],
+        capture_output=True,
+        text=True,
+    )
     print("install: torch", out.stdout.strip() or out.stderr.strip()[-300:], flush=True)
     return 0
 

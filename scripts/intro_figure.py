@@ -10,6 +10,7 @@ bound, and the floor 1 that no factorisation can go below when det R < 0. Right,
 initial condition number |lambda|_max / |lambda|_(10%) against depth, from the committed run of
 Figure 5 (``results/fig5/paper/table.csv``). The tour (book/tour.ipynb) draws both live.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -20,9 +21,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from resnet_nb.hardt_ma import linear as hml  # noqa: E402
-from resnet_nb.experiments import common, fig5  # noqa: E402
 from resnet_nb.book.plotting import COLORS, LABELS, style  # noqa: E402
+from resnet_nb.experiments import common, fig5  # noqa: E402
+from resnet_nb.hardt_ma import linear as hml  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "book" / "figures" / "intro_overview.png"
 
@@ -43,8 +44,12 @@ def main(out: Path = OUT) -> Path:
     ax1.loglog(ells, bound, "k--", lw=1, label="bound of Theorem 2.1")
     ax1.axhspan(1e-2, floor, color=COLORS["plain"], alpha=0.15)
     ax1.axhline(floor, color=COLORS["plain"], lw=2, label=r"det $R < 0$: none below 1")
-    ax1.set(xlabel=r"number of layers $\ell$", ylabel=r"$\max_i \|A_i\|$", ylim=(0.02, 12),
-            title=r"Hardt & Ma: $\det R > 0$, small layers")
+    ax1.set(
+        xlabel=r"number of layers $\ell$",
+        ylabel=r"$\max_i \|A_i\|$",
+        ylim=(0.02, 12),
+        title=r"Hardt & Ma: $\det R > 0$, small layers",
+    )
     ax1.set_xticks([3, 10, 30, 64], ["3", "10", "30", "64"])
     ax1.minorticks_off()
     ax1.legend(fontsize=8, loc="lower left")
@@ -55,8 +60,11 @@ def main(out: Path = OUT) -> Path:
         ax2.plot(np.log10(g.depth), g.lg_cond_mean, "o-", ms=4, color=COLORS[arch], label=LABELS[arch])
         u = s5[(s5.arch == arch) & (s5.unresolved > 0)]
         ax2.plot(np.log10(u.depth), u.lg_resolution_limit, "^", mfc="none", color=COLORS[arch])
-    ax2.set(xlabel="lg(depth)", ylabel=r"lg($|\lambda|_{\max}/|\lambda|_{(10\%)}$)",
-            title="Li et al.: curvature at the start (Figure 5)")
+    ax2.set(
+        xlabel="lg(depth)",
+        ylabel=r"lg($|\lambda|_{\max}/|\lambda|_{(10\%)}$)",
+        title="Li et al.: curvature at the start (Figure 5)",
+    )
     ax2.legend(fontsize=8, ncol=2)
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -82,8 +82,11 @@ def citations() -> dict[str, str]:
     for key, entry in parse_file(str(bib)).entries.items():
         people = entry.persons.get("author", [])
         last = [" ".join(p.last_names).replace("{", "").replace("}", "") for p in people]
-        names = (last[0] if len(last) == 1 else f"{last[0]} & {last[1]}" if len(last) == 2
-                 else f"{last[0]} et al.") if last else key
+        names = (
+            (last[0] if len(last) == 1 else f"{last[0]} & {last[1]}" if len(last) == 2 else f"{last[0]} et al.")
+            if last
+            else key
+        )
         out[key] = f"{names}, {entry.fields.get('year', 'n.d.')}"
     return out
 
@@ -93,9 +96,11 @@ _CITE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]+)`")
 
 def write_citations(text: str, cites: dict[str, str]) -> str:
     """Replace each ``{cite}`a,b``` by "[A et al., 2016; B, 2015]" (unknown keys kept as keys)."""
+
     def one(m: re.Match) -> str:
         keys = [k.strip() for k in m.group(1).split(",")]
         return "[" + "; ".join(cites.get(k, k) for k in keys) + "]"
+
     return _CITE.sub(one, text)
 
 
@@ -125,8 +130,7 @@ def add_front_matter(nb: dict, macros: dict[str, str]) -> None:
             return  # the chapter has front matter of its own: leave it
         cells[0]["source"] = front + text
     else:
-        cells.insert(0, {"cell_type": "markdown", "id": "lab-front-matter", "metadata": {},
-                         "source": front})
+        cells.insert(0, {"cell_type": "markdown", "id": "lab-front-matter", "metadata": {}, "source": front})
 
 
 def live_notebook(src: Path, edition: str, macros: dict[str, str]) -> dict:
@@ -207,8 +211,7 @@ def prepare(edition: str = "full", dest: Path | None = None, quiet: bool = False
             side.write_text(content, encoding="utf-8")
             if side.suffix == ".ipynb":
                 _sign(side)
-            say(f"lab: kept your edited {rel}; the chapter changed, its new version is "
-                f"{side.relative_to(dest)}")
+            say(f"lab: kept your edited {rel}; the chapter changed, its new version is {side.relative_to(dest)}")
             counts[state] += 1
             continue  # the manifest keeps the old hash: the file is still the student's
         target.write_text(content, encoding="utf-8")
@@ -217,16 +220,17 @@ def prepare(edition: str = "full", dest: Path | None = None, quiet: bool = False
         manifest[rel] = new_hash
         counts[state] += 1
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-    say(f"lab: {dest.relative_to(ROOT) if dest.is_relative_to(ROOT) else dest}: "
-        + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    say(
+        f"lab: {dest.relative_to(ROOT) if dest.is_relative_to(ROOT) else dest}: "
+        + ", ".join(f"{v} {k}" for k, v in counts.items())
+    )
     return dest
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=["prepare", "open"])
-    parser.add_argument("--edition", default=os.environ.get("EDITION") or "full",
-                        choices=["full", "student"])
+    parser.add_argument("--edition", default=os.environ.get("EDITION") or "full", choices=["full", "student"])
     parser.add_argument("--dest", type=Path, default=None)
     parser.add_argument("--port", default=os.environ.get("LAB_PORT", "8888"))
     args, extra = parser.parse_known_args(argv)
@@ -234,8 +238,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "prepare":
         return 0
     jupyter = Path(sys.executable).parent / "jupyter"
-    cmd = [str(jupyter if jupyter.exists() else "jupyter"), "lab", f"--notebook-dir={dest}",
-           f"--ServerApp.port={args.port}", *extra]
+    cmd = [
+        str(jupyter if jupyter.exists() else "jupyter"),
+        "lab",
+        f"--notebook-dir={dest}",
+        f"--ServerApp.port={args.port}",
+        *extra,
+    ]
     if getattr(os, "geteuid", lambda: 1)() == 0:
         cmd.append("--allow-root")  # JupyterLab refuses root otherwise (containers, CI)
     print("lab:", " ".join(cmd), flush=True)

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,8 +36,9 @@ KILLED = "killed"
 
 def results() -> dict[str, str]:
     """{mutant name: status} as ``mutmut results --all true`` prints them."""
-    out = subprocess.run(MUTMUT + ["results", "--all", "true"], cwd=ROOT, capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        MUTMUT + ["results", "--all", "true"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
     found = {}
     for line in out.splitlines():
         name, sep, status = line.strip().rpartition(": ")
@@ -53,7 +54,7 @@ def module_of(name: str) -> str:
 
 def function_of(name: str) -> str:
     """``...losses.x_optimum__mutmut_3`` -> ``optimum``; ``...xǁCheckǁmargin__mutmut_1`` -> ``Check.margin``."""
-    tail = name[len(module_of(name)) + 1:].split("__mutmut_")[0]
+    tail = name[len(module_of(name)) + 1 :].split("__mutmut_")[0]
     if tail.startswith("xǁ"):
         return ".".join(part for part in tail[2:].split("ǁ") if part)
     return tail[2:] if tail.startswith("x_") else tail
@@ -70,8 +71,9 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def commit() -> str:
     head = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--", "resnet_nb", "tests"], cwd=ROOT,
-                           capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--", "resnet_nb", "tests"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
     return head.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
 
 
@@ -79,13 +81,18 @@ def report(statuses: dict[str, str], note: str, seconds: float | None) -> str:
     by_module: dict[str, dict[str, str]] = defaultdict(dict)
     for name, status in statuses.items():
         by_module[module_of(name)][name] = status
-    lines = ["# Mutation audit", "",
-             f"mutmut 3.8.1 via `scripts/mutation_audit.py`; written {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC "
-             f"at commit `{commit()}`. {note}", "",
-             "Score = killed / run; every mutant run and not killed (survived, timeout, no test reaches it) "
-             "counts against it. Interval: 95% Wilson. Target: at least 90% per module.", "",
-             "| module | mutants | run | killed | not killed | score | 95% interval |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "# Mutation audit",
+        "",
+        f"mutmut 3.8.1 via `scripts/mutation_audit.py`; written {datetime.now(UTC):%Y-%m-%d %H:%M} UTC "
+        f"at commit `{commit()}`. {note}",
+        "",
+        "Score = killed / run; every mutant run and not killed (survived, timeout, no test reaches it) "
+        "counts against it. Interval: 95% Wilson. Target: at least 90% per module.",
+        "",
+        "| module | mutants | run | killed | not killed | score | 95% interval |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
     details = []
     for module in sorted(by_module):
         st = by_module[module]
@@ -97,8 +104,12 @@ def report(statuses: dict[str, str], note: str, seconds: float | None) -> str:
         lines.append(f"| {module} | {len(st)} | {len(run)} | {killed} | {len(run) - killed} | {score} | {interval} |")
         functions = sorted({function_of(k) for k in run})
         survivors = sorted(k for k, v in run.items() if v != KILLED)
-        details += ["", f"## {module}", "", "Functions covered by the mutants run: "
-                    + (", ".join(f"`{f}`" for f in functions) or "none") + "."]
+        details += [
+            "",
+            f"## {module}",
+            "",
+            "Functions covered by the mutants run: " + (", ".join(f"`{f}`" for f in functions) or "none") + ".",
+        ]
         if survivors:
             details += ["", "Not killed (`mutmut show NAME` prints the edit):", ""]
             details += [f"- `{k}`: {run[k]}" for k in survivors]
@@ -133,10 +144,13 @@ def main(argv: list[str]) -> int:
             for module in sorted(by_module):
                 pool = by_module[module]
                 chosen += pool if args.sample is None else rng.sample(pool, min(args.sample, len(pool)))
-            note = (f"A random sample (seed {args.seed}) of {args.sample} mutants per module."
-                    if args.sample else "Every mutant of the modules listed.")
+            note = (
+                f"A random sample (seed {args.seed}) of {args.sample} mutants per module."
+                if args.sample
+                else "Every mutant of the modules listed."
+            )
             for i in range(0, len(chosen), 50):  # keep the command line short
-                subprocess.run(MUTMUT + ["run"] + chosen[i:i + 50], cwd=ROOT, check=False)
+                subprocess.run(MUTMUT + ["run"] + chosen[i : i + 50], cwd=ROOT, check=False)
     statuses = results()
     if args.modules:
         statuses = {k: v for k, v in statuses.items() if module_of(k) in args.modules}

@@ -4,11 +4,13 @@
 
 For the dead-code finder (``make lint`` runs vulture over the package, the tests, the scripts and
 this file): a function that only a chapter calls is used, not dead. IPython magics and shell
-lines are left out; the file is never run.
+lines become ``pass``; the names the chapters assign are listed in ``__all__`` (the finder looks
+for dead code in the package, not in the chapters); the file is never run.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import sys
@@ -27,13 +29,25 @@ def main(argv: list[str]) -> int:
         for cell in json.loads(path.read_text())["cells"]:
             source = "".join(cell["source"])
             if cell["cell_type"] == "code":
-                lines = [ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!"))]
+                # a magic or shell line becomes `pass` at its indentation (it may be a block's body)
+                lines = [
+                    ln[: len(ln) - len(ln.lstrip())] + "pass" if ln.lstrip().startswith(("%", "!")) else ln
+                    for ln in source.splitlines()
+                ]
                 parts.append(f"# {path.name}\n" + "\n".join(lines))
             else:
                 parts += [f"# {path.name}\n{expr}" for expr in EVAL.findall(source)]
+    # the chapters' own names count as used: the finder is after dead code in the package
+    names = set()
+    for part in parts:
+        try:
+            tree = ast.parse(part)
+        except SyntaxError:
+            continue
+        names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     out = Path(argv[0])
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n\n".join(parts) + "\n")
+    out.write_text("\n\n".join(parts) + f"\n\n__all__ = {sorted(names)!r}\n")
     return 0
 
 

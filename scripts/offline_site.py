@@ -40,8 +40,9 @@ logger = logging.getLogger(__name__)
 
 # CDN URL prefix (regex) -> path of the local copy, relative to the html output folder.
 CDN_REWRITES = {
-    r"https?://(?:maxcdn|stackpath)\.bootstrapcdn\.com/font-awesome/[0-9.]+/css/font-awesome(?:\.min)?\.css":
-        "_static/vendor/font-awesome/css/font-awesome.min.css",
+    (
+        r"https?://(?:maxcdn|stackpath)\.bootstrapcdn\.com/font-awesome/[0-9.]+/css/font-awesome(?:\.min)?\.css"
+    ): "_static/vendor/font-awesome/css/font-awesome.min.css",
 }
 
 # An attribute that makes the browser fetch something when the page loads.
@@ -86,9 +87,11 @@ def _dedupe_inline_scripts(app, pagename, templatename, context, doctree):
 # saved. The widget state and the manager never reach the page.
 _STATE = re.compile(r'<script type="application/vnd\.jupyter\.widget-state\+json">.*?</script>\s*', re.S)
 _VIEW = re.compile(r'<script type="application/vnd\.jupyter\.widget-view\+json">(.*?)</script>', re.S)
-WIDGET_NOTE = ("Saved view of a control that runs Python; it was run with {settings}. On this static "
-               "page it cannot change: open the chapter with a live kernel (JupyterLab, Binder or "
-               "Colab: the rocket button at the top of the page) to move it.")
+WIDGET_NOTE = (
+    "Saved view of a control that runs Python; it was run with {settings}. On this static "
+    "page it cannot change: open the chapter with a live kernel (JupyterLab, Binder or "
+    "Colab: the rocket button at the top of the page) to move it."
+)
 
 
 def _setting(model: dict) -> str | None:
@@ -96,15 +99,25 @@ def _setting(model: dict) -> str | None:
     s = model.get("state", {})
     name = model.get("model_name", "")
     labels = s.get("_options_labels")
-    if name.endswith(("BoxModel", "OutputModel", "LayoutModel", "StyleModel", "ButtonModel",
-                      "HTMLModel", "HTMLMathModel", "LabelModel", "ProgressModel")):
+    if name.endswith(
+        (
+            "BoxModel",
+            "OutputModel",
+            "LayoutModel",
+            "StyleModel",
+            "ButtonModel",
+            "HTMLModel",
+            "HTMLMathModel",
+            "LabelModel",
+            "ProgressModel",
+        )
+    ):
         return None
     if labels is not None and "index" in s:
         idx = s["index"]
         if isinstance(idx, list):
             picked = [labels[i] for i in idx]
-            value = (f"{picked[0]} to {picked[-1]}" if "Range" in name and picked
-                     else ", ".join(picked) or "none")
+            value = f"{picked[0]} to {picked[-1]}" if "Range" in name and picked else ", ".join(picked) or "none"
         else:
             value = labels[idx] if idx is not None else "none"
     elif "value" in s:
@@ -179,7 +192,7 @@ def static_widgets(page: str) -> str:
         return page
     models = {}
     for block in states:
-        body = re.sub(r'^<script[^>]*>|</script>\s*$', "", block.strip())
+        body = re.sub(r"^<script[^>]*>|</script>\s*$", "", block.strip())
         models.update(json.loads(body).get("state", {}))
 
     def replace(match):
@@ -190,8 +203,7 @@ def static_widgets(page: str) -> str:
         note = ""
         if settings:
             listed = "; ".join(html.escape(x) for x in settings)
-            note = (f'<p class="rn-widget-note">'
-                    f'{html.escape(WIDGET_NOTE).replace("{settings}", listed)}</p>')
+            note = f'<p class="rn-widget-note">{html.escape(WIDGET_NOTE).replace("{settings}", listed)}</p>'
         return f'<div class="rn-widget-snapshot">{note}{"".join(outputs)}</div>'
 
     return _VIEW.sub(replace, _STATE.sub("", page))
@@ -229,7 +241,9 @@ def _rewrite_and_check(app, exception):
     for page, url in external:
         logger.warning(
             "[offline_site] %s loads %s from outside the site; serve a local copy "
-            "(scripts/fetch_assets.sh) or add a rewrite to CDN_REWRITES", page, url,
+            "(scripts/fetch_assets.sh) or add a rewrite to CDN_REWRITES",
+            page,
+            url,
         )
 
 
@@ -296,8 +310,12 @@ def _downloadable(text: str) -> str:
                     continue
                 outputs.append(_note("*Interactive widget: it needs a running kernel. Run this cell to use it.*"))
             elif len(json.dumps(out)) > DOWNLOAD_OUTPUT_LIMIT:
-                outputs.append(_note("*This output (an animation) is left out of the download to keep it small. "
-                                     "Run this cell to see it.*"))
+                outputs.append(
+                    _note(
+                        "*This output (an animation) is left out of the download to keep it small. "
+                        "Run this cell to see it.*"
+                    )
+                )
             else:
                 outputs.append(out)
         if "outputs" in cell:
@@ -328,8 +346,9 @@ def _lighten_and_ship_outputs(app, exception):
         if done.is_file():
             nb.write_text(_downloadable(done.read_text(encoding="utf-8")), encoding="utf-8")
             replaced += 1
-    logger.info("[offline_site] source maps and locales removed; %d downloadable notebooks carry "
-                "their outputs", replaced)
+    logger.info(
+        "[offline_site] source maps and locales removed; %d downloadable notebooks carry their outputs", replaced
+    )
 
 
 class _SkipVegaLiteMime:

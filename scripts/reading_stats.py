@@ -25,6 +25,7 @@ page.
 
 Usage: python scripts/reading_stats.py [book/NAME.ipynb ...] [--json]
 """
+
 from __future__ import annotations
 
 import json
@@ -39,11 +40,19 @@ HIDDEN_INPUT = {"remove-input", "hide-input"} | HIDDEN_CELL
 HIDDEN_OUTPUT = {"remove-output", "hide-output"} | HIDDEN_CELL
 
 PLUMBING = re.compile(r"show\.|\bassert\b|\bdisplay\(|ipywidgets|\binteract|%pip|\.require\(\)|\.refute\(\)")
-FIG_SOURCE = re.compile(r"plt\.|\.plot\(|subplots|plotting\.|views\.|figures\.|_figure\(|\bexplore\(|"
-                        r"show_committed\(|experiment_widget\(|animation\(")
+FIG_SOURCE = re.compile(
+    r"plt\.|\.plot\(|subplots|plotting\.|views\.|figures\.|_figure\(|\bexplore\(|"
+    r"show_committed\(|experiment_widget\(|animation\("
+)
 FIG_MARKDOWN = re.compile(r"!\[[^\]]*\]\(|\{figure\}|\{image\}|<img\b|\{glue:figure\}")
-FIG_MIME = ("image/png", "image/svg+xml", "image/jpeg", "application/vnd.vegalite.v5+json",
-            "application/vnd.vegalite.v4+json", "application/vnd.jupyter.widget-view+json")
+FIG_MIME = (
+    "image/png",
+    "image/svg+xml",
+    "image/jpeg",
+    "application/vnd.vegalite.v5+json",
+    "application/vnd.vegalite.v4+json",
+    "application/vnd.jupyter.widget-view+json",
+)
 WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-.,]*")
 
 
@@ -72,9 +81,11 @@ def strip_folded(md: str) -> str:
             while j < len(lines) and re.match(r"^\s*:[\w-]+:", lines[j]):
                 opts.append(lines[j])
                 j += 1
-            folded = (name in ("dropdown", "toggle") or
-                      any(re.search(r":class:.*\bdropdown\b", o) for o in opts) or
-                      any(f for _, f in stack))
+            folded = (
+                name in ("dropdown", "toggle")
+                or any(re.search(r":class:.*\bdropdown\b", o) for o in opts)
+                or any(f for _, f in stack)
+            )
             stack.append((fence, folded))
             if not folded:
                 out.append(line)  # the title of an open admonition is read
@@ -163,11 +174,17 @@ def stats(path) -> dict:
         if before is None and _makes_figure(cell, has_outputs):
             before = {"words": words, "code lines": code}
         words, code, plumbing = words + w, code + c, plumbing + p
-    return {"notebook": str(path), "title": title, "with outputs": has_outputs,
-            "visible words": words, "visible code lines": code, "plumbing lines": plumbing,
-            "plumbing share": plumbing / code if code else 0.0,
-            "words before first figure": None if before is None else before["words"],
-            "code lines before first figure": None if before is None else before["code lines"]}
+    return {
+        "notebook": str(path),
+        "title": title,
+        "with outputs": has_outputs,
+        "visible words": words,
+        "visible code lines": code,
+        "plumbing lines": plumbing,
+        "plumbing share": plumbing / code if code else 0.0,
+        "words before first figure": None if before is None else before["words"],
+        "code lines before first figure": None if before is None else before["code lines"],
+    }
 
 
 def _flags(s: dict) -> list[str]:
@@ -190,8 +207,7 @@ def main(argv) -> int:
     as_json = "--json" in argv
     paths = [a for a in argv if not a.startswith("--")]
     if not paths:
-        paths = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "book").glob("*.ipynb")
-                       if not p.name.startswith("_"))
+        paths = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "book").glob("*.ipynb") if not p.name.startswith("_"))
     rows = [stats(p) for p in paths]
     if as_json:
         print(json.dumps(rows, indent=1))
@@ -201,9 +217,10 @@ def main(argv) -> int:
     for s in rows:
         wf = "-" if s["words before first figure"] is None else s["words before first figure"]
         cf = "-" if s["code lines before first figure"] is None else s["code lines before first figure"]
-        print(f"{Path(s['notebook']).name:34} {s['visible words']:>6} {s['visible code lines']:>5} "
-              f"{s['plumbing lines']:>5} {s['plumbing share']:>6.1%} {wf!s:>6} {cf!s:>6}  "
-              + ", ".join(_flags(s)))
+        print(
+            f"{Path(s['notebook']).name:34} {s['visible words']:>6} {s['visible code lines']:>5} "
+            f"{s['plumbing lines']:>5} {s['plumbing share']:>6.1%} {wf!s:>6} {cf!s:>6}  " + ", ".join(_flags(s))
+        )
     return 0
 
 

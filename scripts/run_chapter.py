@@ -45,8 +45,14 @@ def main(argv: list[str]) -> int:
                 client.execute_cell(probe, index)
                 evals.append([expr, [o for o in probe.outputs if o.get("output_type") == "execute_result"]])
     out.mkdir(parents=True, exist_ok=True)
-    record = {"key": "", "complete": True, "seconds": round(time.perf_counter() - start, 1),
-              "cells": cells, "evals": evals, "metadata": {}}
+    record = {
+        "key": "",
+        "complete": True,
+        "seconds": round(time.perf_counter() - start, 1),
+        "cells": cells,
+        "evals": evals,
+        "metadata": {},
+    }
     (out / f"{path.stem}.json").write_text(json.dumps(record, default=str))
     print(f"{path.stem}: {record['seconds']} s, {len(evals)} inline values -> {out / (path.stem + '.json')}")
     return 0

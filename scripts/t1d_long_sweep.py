@@ -5,6 +5,7 @@ on whitened MNIST, gradient descent with learning rate 0.5 from the small start,
 
 Usage, from the repository root: ``PYTHONPATH=$PWD OMP_NUM_THREADS=1 python scripts/t1d_long_sweep.py``
 """
+
 import pandas as pd
 
 from resnet_nb.li import dynamics as t1d

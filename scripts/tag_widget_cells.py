@@ -9,6 +9,7 @@ those with a widget view among their outputs. ``--check`` only reports untagged 
 
     .venv/bin/python scripts/tag_widget_cells.py [--check]
 """
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,11 @@ WIDGET = "application/vnd.jupyter.widget-view+json"
 
 def widget_cells(executed: Path) -> set[str]:
     nb = json.loads(executed.read_text(encoding="utf8"))
-    return {c["id"] for c in nb["cells"] if c["cell_type"] == "code"
-            and any(WIDGET in o.get("data", {}) for o in c.get("outputs", []))}
+    return {
+        c["id"]
+        for c in nb["cells"]
+        if c["cell_type"] == "code" and any(WIDGET in o.get("data", {}) for o in c.get("outputs", []))
+    }
 
 
 def main(check: bool = False) -> int:

@@ -1,4 +1,5 @@
 """Small shared fixtures for the unit tests."""
+
 import numpy as np
 import torch
 

@@ -15,6 +15,7 @@ The experiments compute (``engine.run(fig5, config)`` and the committed tables u
 :func:`plot` draws any figure by its name (``plot("fig5", table)``), as the command line
 (``python -m resnet_nb reproduce``) and the live widgets of :mod:`resnet_nb.book.views` do.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -26,10 +27,30 @@ from resnet_nb.book.palette import COLORS, LABELS, label
 from resnet_nb.experiments import engine, fig2, fig3, fig5, fig6, fig8, fig9
 from resnet_nb.experiments.common import ARCHS, mnist_optimum
 
-__all__ = ["plot", "plot_for", "PLOTS", "plot_fig2", "depth_colors", "DROP_MARKERS", "animate_fig2",
-           "fig2_widget", "plot_fig3", "plot_fig5", "fig5_summary_view", "BEYOND_RESOLUTION", "ONE_RUN",
-           "plot_fig6", "plot_fig7", "plot_fig8", "plot_fig8_dense", "dynamics_overview", "plot_fig9",
-           "plot_fig9_at_lr", "plot_fig10", "learning_key_figure"]
+__all__ = [
+    "plot",
+    "plot_for",
+    "PLOTS",
+    "plot_fig2",
+    "depth_colors",
+    "DROP_MARKERS",
+    "animate_fig2",
+    "fig2_widget",
+    "plot_fig3",
+    "plot_fig5",
+    "fig5_summary_view",
+    "BEYOND_RESOLUTION",
+    "ONE_RUN",
+    "plot_fig6",
+    "plot_fig7",
+    "plot_fig8",
+    "plot_fig8_dense",
+    "dynamics_overview",
+    "plot_fig9",
+    "plot_fig9_at_lr",
+    "plot_fig10",
+    "learning_key_figure",
+]
 
 #: markers of the first, second, ... step-size drop in Figure 2 (the paper: circles, then triangles)
 DROP_MARKERS = ("o", "^", "s", "D")
@@ -47,6 +68,7 @@ def _subplots(*args, **kwargs):
 # Figure 2 (exp_fig2_analog)
 # ---------------------------------------------------------------------------------------------
 
+
 def depth_colors(blocks_values):
     """One colour per depth: shades of the palette's residual-network colour
     (:data:`resnet_nb.book.palette.COLORS`), light for the shallowest, dark for the deepest."""
@@ -58,8 +80,14 @@ def depth_colors(blocks_values):
     return {b: tuple(light + (dark - light) * i / max(k - 1, 1)) for i, b in enumerate(blocks_values)}
 
 
-def plot_fig2(table: pd.DataFrame, ax=None, upto: int | None = None, first_epoch: int = 1,
-              column: str = "avg_weight_norm", legend: str = "best"):
+def plot_fig2(
+    table: pd.DataFrame,
+    ax=None,
+    upto: int | None = None,
+    first_epoch: int = 1,
+    column: str = "avg_weight_norm",
+    legend: str = "best",
+):
     """Average weight norm against lg(training loss), one curve per depth, step-size drops marked.
 
     Training runs from right to left (the loss falls). The first drop of the step size is
@@ -81,16 +109,30 @@ def plot_fig2(table: pd.DataFrame, ax=None, upto: int | None = None, first_epoch
         if upto is not None:
             g = g[g["epoch"] <= upto]
         n_layers = int(g["layers"].iloc[0]) if len(g) else int(c[c["blocks"] == b]["layers"].iloc[0])
-        ax.plot(g["lg_loss"], g["avg_weight_norm"], "-", color=colors[b], lw=1.6,
-                label=f"{n_layers} layers ({b} block{'s' if b > 1 else ''}/stage)")
+        ax.plot(
+            g["lg_loss"],
+            g["avg_weight_norm"],
+            "-",
+            color=colors[b],
+            lw=1.6,
+            label=f"{n_layers} layers ({b} block{'s' if b > 1 else ''}/stage)",
+        )
         for j, e in enumerate(drops):
             hit = g[g["epoch"] == e]
             if len(hit):
-                ax.plot(hit["lg_loss"], hit["avg_weight_norm"], DROP_MARKERS[j % len(DROP_MARKERS)],
-                        mfc="none", mec=colors[b], ms=8, mew=1.5)
+                ax.plot(
+                    hit["lg_loss"],
+                    hit["avg_weight_norm"],
+                    DROP_MARKERS[j % len(DROP_MARKERS)],
+                    mfc="none",
+                    mec=colors[b],
+                    ms=8,
+                    mew=1.5,
+                )
     for j, e in enumerate(drops):
-        ax.plot([], [], DROP_MARKERS[j % len(DROP_MARKERS)], mfc="none", mec="k",
-                label=f"step size divided after epoch {e}")
+        ax.plot(
+            [], [], DROP_MARKERS[j % len(DROP_MARKERS)], mfc="none", mec="k", label=f"step size divided after epoch {e}"
+        )
     ax.set_xlabel("lg(training loss)")
     ax.set_ylabel(fig2.NORM_COLUMNS[column])
     if legend == "outside":
@@ -137,6 +179,7 @@ def fig2_widget(table: pd.DataFrame | None = None, config: dict | None = None):
     """
     import ipywidgets as W
     import matplotlib.pyplot as plt
+
     config = dict(fig2.SCALES["default"] if config is None else config)
     fig2.check_config(config)
     cache: dict = {}
@@ -147,13 +190,25 @@ def fig2_widget(table: pd.DataFrame | None = None, config: dict | None = None):
             if len(rows):
                 cache[engine.item_key(item)] = rows.drop(columns=["item_key"], errors="ignore")
     options = sorted(set([1, 2, 3, 4, 6, 8]) | set(config["blocks"]))
-    blocks_w = W.SelectMultiple(options=options, value=tuple(config["blocks"]), rows=len(options),
-                                description="blocks/stage", style={"description_width": "initial"},
-                                layout=W.Layout(width="190px", min_width="190px"))
-    epochs_w = W.IntSlider(value=config["epochs"], min=2, max=40, step=1, description="epochs",
-                           continuous_update=False)
-    lr_w = W.FloatLogSlider(value=config["lr"], base=10, min=-3, max=0, step=0.25, description="step size",
-                            continuous_update=False, readout_format=".3g")
+    blocks_w = W.SelectMultiple(
+        options=options,
+        value=tuple(config["blocks"]),
+        rows=len(options),
+        description="blocks/stage",
+        style={"description_width": "initial"},
+        layout=W.Layout(width="190px", min_width="190px"),
+    )
+    epochs_w = W.IntSlider(value=config["epochs"], min=2, max=40, step=1, description="epochs", continuous_update=False)
+    lr_w = W.FloatLogSlider(
+        value=config["lr"],
+        base=10,
+        min=-3,
+        max=0,
+        step=0.25,
+        description="step size",
+        continuous_update=False,
+        readout_format=".3g",
+    )
     out = W.Output()
 
     def redraw(*_):
@@ -192,6 +247,7 @@ def fig2_widget(table: pd.DataFrame | None = None, config: dict | None = None):
 # Figure 5 (exp_initial_point)
 # ---------------------------------------------------------------------------------------------
 
+
 def plot_fig5(table: pd.DataFrame, ax=None, archs=None):
     """lg(condition number) against lg(depth), mean +- std over resolved runs.
 
@@ -205,8 +261,16 @@ def plot_fig5(table: pd.DataFrame, ax=None, archs=None):
     flagged = False
     for arch in archs:
         g = s[(s["arch"] == arch) & (s["unresolved"] == 0)]
-        ax.errorbar(np.log10(g["depth"]), g["lg_cond_mean"], yerr=g["lg_cond_std"].fillna(0), marker="o",
-                    ms=4, capsize=2, color=COLORS[arch], label=LABELS[arch])
+        ax.errorbar(
+            np.log10(g["depth"]),
+            g["lg_cond_mean"],
+            yerr=g["lg_cond_std"].fillna(0),
+            marker="o",
+            ms=4,
+            capsize=2,
+            color=COLORS[arch],
+            label=LABELS[arch],
+        )
         u = s[(s["arch"] == arch) & (s["unresolved"] > 0)]
         if len(u):
             flagged = True
@@ -240,14 +304,21 @@ def fig5_summary_view(summary: pd.DataFrame, decimals: int = 3):
     d.loc[~none & (d["lg_cond_std"] == ""), "lg_cond_std"] = ONE_RUN
     assert not (d == "").any().any()
     # headers with spaces wrap, so the table fits the page column
-    d = d.rename(columns={"arch": "network", "lg_cond_mean": "lg cond (mean)", "lg_cond_std": "lg cond (std)",
-                          "lg_resolution_limit": "lg resolution limit"})
+    d = d.rename(
+        columns={
+            "arch": "network",
+            "lg_cond_mean": "lg cond (mean)",
+            "lg_cond_std": "lg cond (std)",
+            "lg_resolution_limit": "lg resolution limit",
+        }
+    )
     return d.style.hide(axis="index")
 
 
 # ---------------------------------------------------------------------------------------------
 # Figures 3, 6, 7 and 8 (exp_dynamics)
 # ---------------------------------------------------------------------------------------------
+
 
 def plot_fig3(table: pd.DataFrame, ax=None):
     """Average Frobenius norm against lg(loss - L_min) (linear) and lg(loss) (ReLU), one line per depth."""
@@ -261,8 +332,13 @@ def plot_fig3(table: pd.DataFrame, ax=None):
         c = fig3.curves(table, relu)
         for i, depth in enumerate(depths):
             g = c[c["depth"] == depth]
-            a.plot(g["x"], g["avg_norm"], color=COLORS["2-shortcut"], alpha=0.25 + 0.75 * i / max(1, len(depths) - 1),
-                   label=f"depth = {depth}")
+            a.plot(
+                g["x"],
+                g["avg_norm"],
+                color=COLORS["2-shortcut"],
+                alpha=0.25 + 0.75 * i / max(1, len(depths) - 1),
+                label=f"depth = {depth}",
+            )
         a.set_xlabel("lg(loss)" if relu else r"lg(loss $-$ $\ell_{\min}$)")
         a.set_ylabel("average Frobenius norm")
         a.set_title("2-shortcut, ReLU at mid positions" if relu else "2-shortcut, linear")
@@ -386,6 +462,7 @@ def dynamics_overview(fig3_table: pd.DataFrame, stable: pd.DataFrame, dense: pd.
 # Figures 9 and 10 (exp_learning)
 # ---------------------------------------------------------------------------------------------
 
+
 def _color(arch):
     return COLORS.get(arch, COLORS["plain"])
 
@@ -423,11 +500,13 @@ def plot_fig9(table: pd.DataFrame, ax=None, loss_opt: float | None = None, relu:
         ax_lr.plot(np.log10(g["depth"]), np.log10(g["best_lr"]), _line(arch), ms=4, color=_color(arch), label=name)
         e = g[g["lr_at_grid_edge"]]
         if len(e):  # the only eligible rate, at the end of the grid: drawn hollow
-            ax_lr.plot(np.log10(e["depth"]), np.log10(e["best_lr"]), "o", ms=9, mfc="white",
-                       color=_color(arch), zorder=3)
+            ax_lr.plot(
+                np.log10(e["depth"]), np.log10(e["best_lr"]), "o", ms=9, mfc="white", color=_color(arch), zorder=3
+            )
     if ax_lr is not None and s["lr_at_grid_edge"].any():
-        ax_lr.plot([], [], "o", ms=9, mfc="white", color=COLORS["plain"],
-                   label="only eligible rate, at the grid's edge")
+        ax_lr.plot(
+            [], [], "o", ms=9, mfc="white", color=COLORS["plain"], label="only eligible rate, at the grid's edge"
+        )
         ax_lr.legend(fontsize=8)
     ax_loss.set_xlabel("lg(depth)")
     ax_loss.set_ylabel("lg(final loss)" if relu else r"lg(final loss $-$ $L_{\min}$)")
@@ -454,8 +533,14 @@ def plot_fig9_at_lr(table: pd.DataFrame, lr: float, ax=None, loss_opt: float | N
         g = t[t["arch"] == arch].groupby("depth").agg(mean=("final_loss", "mean"), div=("diverged", "any"))
         y = np.where(g["div"], np.nan, g["mean"] - loss_opt)
         with np.errstate(divide="ignore", invalid="ignore"):
-            ax.plot(np.log10(g.index.to_numpy(dtype=float)), np.log10(np.maximum(y, fig9.ROUNDING_FLOOR)),
-                    _line(arch), ms=4, color=_color(arch), label=label(arch) + ("-ReLU" if relu else ""))
+            ax.plot(
+                np.log10(g.index.to_numpy(dtype=float)),
+                np.log10(np.maximum(y, fig9.ROUNDING_FLOOR)),
+                _line(arch),
+                ms=4,
+                color=_color(arch),
+                label=label(arch) + ("-ReLU" if relu else ""),
+            )
     ax.set_xlabel("lg(depth)")
     ax.set_ylabel("lg(final loss)" if relu else r"lg(final loss $-$ $L_{\min}$)")
     ax.set_title(f"learning rate {lr:.3g}")
@@ -485,8 +570,16 @@ def learning_key_figure(table9: pd.DataFrame, table10: pd.DataFrame, axes=None):
 # ---------------------------------------------------------------------------------------------
 
 #: figure name -> the function drawing its table (``f(table, ax=None)``)
-PLOTS = {"fig2": plot_fig2, "fig3": plot_fig3, "fig5": plot_fig5, "fig6": plot_fig6, "fig7": plot_fig7,
-         "fig8": plot_fig8, "fig9": plot_fig9, "fig10": plot_fig10}
+PLOTS = {
+    "fig2": plot_fig2,
+    "fig3": plot_fig3,
+    "fig5": plot_fig5,
+    "fig6": plot_fig6,
+    "fig7": plot_fig7,
+    "fig8": plot_fig8,
+    "fig9": plot_fig9,
+    "fig10": plot_fig10,
+}
 
 
 def plot_for(module):

@@ -6,6 +6,7 @@ committed paper-scale tables of :mod:`resnet_nb.experiments`.
 kernel): every run, depth, initialisation and learning rate stored in
 ``results/<figure>/paper/``, with the choices of the chapter's live widget.
 """
+
 from __future__ import annotations
 
 from resnet_nb.experiments import engine
@@ -32,13 +33,18 @@ class Chart:
 
         text = json.dumps(self.spec, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
         note = f"<p class='rn-vega-note'>{html.escape(self.note)}</p>" if self.note else ""
-        body = (f"<div class='rn-vega'>{note}<div class='rn-vega-chart'></div>"
-                f"<script type='application/json'>{text}</script>"
-                "<noscript>This chart needs JavaScript.</noscript></div>")
+        body = (
+            f"<div class='rn-vega'>{note}<div class='rn-vega-chart'></div>"
+            f"<script type='application/json'>{text}</script>"
+            "<noscript>This chart needs JavaScript.</noscript></div>"
+        )
         schema = self.spec.get("$schema", "")
         major = schema.rsplit("/v", 1)[-1].split(".")[0] if "/v" in schema else "6"
-        return {"text/html": body, f"application/vnd.vegalite.v{major}+json": self.spec,
-                "text/plain": f"<Chart: {self.note or 'Vega-Lite'}>"}
+        return {
+            "text/html": body,
+            f"application/vnd.vegalite.v{major}+json": self.spec,
+            "text/plain": f"<Chart: {self.note or 'Vega-Lite'}>",
+        }
 
 
 def _round(frame, digits: int = 4):
@@ -122,8 +128,22 @@ def color_scale(values, by_arch: bool):
     return alt.Scale(domain=domain, range=sequential(len(domain)))
 
 
-def _lg_chart(data, x, y, color, title, xlabel, ylabel, controls=(), detail=None, width=300, height=230,
-              color_title=None, ranges=(), nets=False):
+def _lg_chart(
+    data,
+    x,
+    y,
+    color,
+    title,
+    xlabel,
+    ylabel,
+    controls=(),
+    detail=None,
+    width=300,
+    height=230,
+    color_title=None,
+    ranges=(),
+    nets=False,
+):
     """Lines of ``y`` against ``x`` coloured by ``color`` through an explicit scale (the palette's
     colour of each network when ``color`` is ``network``, its sequential ramp for an ordered
     quantity such as depth); the controls filter the data, as the live widget's do:
@@ -144,15 +164,16 @@ def _lg_chart(data, x, y, color, title, xlabel, ylabel, controls=(), detail=None
         filters.append(" || ".join(expr))
     for field, label, options in ranges:
         options = list(options)
-        lo = alt.param(name=f"p_{field}_lo", value=options[0],
-                       bind=alt.binding_select(options=options, name=f"{label} from "))
-        hi = alt.param(name=f"p_{field}_hi", value=options[-1],
-                       bind=alt.binding_select(options=options, name="to "))
+        lo = alt.param(
+            name=f"p_{field}_lo", value=options[0], bind=alt.binding_select(options=options, name=f"{label} from ")
+        )
+        hi = alt.param(name=f"p_{field}_hi", value=options[-1], bind=alt.binding_select(options=options, name="to "))
         params += [lo, hi]
         filters.append(f"datum[{field!r}] >= p_{field}_lo && datum[{field!r}] <= p_{field}_hi")
     for field, label, options, default, *labels in controls:
-        bind = alt.binding_select(options=list(options), name=f"{label} ",
-                                  **({"labels": list(labels[0])} if labels else {}))
+        bind = alt.binding_select(
+            options=list(options), name=f"{label} ", **({"labels": list(labels[0])} if labels else {})
+        )
         params.append(alt.param(name=f"p_{field}", value=default, bind=bind))
         filters.append(f"datum[{field!r}] == p_{field}")
     by_arch = color == NETWORK
@@ -160,8 +181,11 @@ def _lg_chart(data, x, y, color, title, xlabel, ylabel, controls=(), detail=None
     enc = {
         "x": alt.X(f"{x}:Q", title=xlabel, scale=alt.Scale(zero=False)),
         "y": alt.Y(f"{y}:Q", title=ylabel, scale=alt.Scale(zero=False)),
-        "color": alt.Color(f"{color}:{'N' if by_arch else 'O'}", title=color_title or color,
-                           scale=color_scale(data[color].unique(), by_arch)),
+        "color": alt.Color(
+            f"{color}:{'N' if by_arch else 'O'}",
+            title=color_title or color,
+            scale=color_scale(data[color].unique(), by_arch),
+        ),
         "opacity": alt.condition(legend, alt.value(0.9), alt.value(0.12)),
         "tooltip": [alt.Tooltip(c) for c in data.columns],
     }
@@ -183,9 +207,16 @@ def explore(figure: str, root=None):
     import numpy as np
     from IPython.display import Markdown
 
-    figures = {"fig2": _explore_fig2, "fig3": _explore_fig3, "fig5": _explore_fig5,
-               "fig6": _explore_fig6, "fig7": _explore_fig6, "fig8": _explore_fig8,
-               "fig9": _explore_fig9, "fig10": _explore_fig9}
+    figures = {
+        "fig2": _explore_fig2,
+        "fig3": _explore_fig3,
+        "fig5": _explore_fig5,
+        "fig6": _explore_fig6,
+        "fig7": _explore_fig6,
+        "fig8": _explore_fig8,
+        "fig9": _explore_fig9,
+        "fig10": _explore_fig9,
+    }
     if figure not in figures:
         raise ValueError(f"figure must be one of {sorted(figures)}, got {figure!r}")
     table, _ = engine.load_results(figure, "paper", root)
@@ -214,19 +245,31 @@ def _explore_fig5(figure, t):
     d["lg_depth"] = np.log10(d["depth"])
     d["lg_cond"] = np.log10(d["cond"])
     d = d[np.isfinite(d["lg_cond"])]
-    mean = d.groupby(["arch", "depth"], as_index=False).agg(lg_cond=("lg_cond", "mean"),
-                                                            resolved=("resolved", "all"))
+    mean = d.groupby(["arch", "depth"], as_index=False).agg(lg_cond=("lg_cond", "mean"), resolved=("resolved", "all"))
     mean["lg_depth"], mean["run"] = np.log10(mean["depth"]), MEAN_RUN
     d = _with_names(_round(pd.concat([d.drop(columns="cond"), mean], ignore_index=True)))
     d["resolved"] = d["resolved"].map({True: "measured", False: "lower bound"})
     options, labels, default = _run_menu(sorted(t["run"].unique()), True)
     depths = sorted(int(v) for v in d["depth"].unique())
-    chart = _lg_chart(d, "lg_depth", "lg_cond", NETWORK, "Initial condition number (Fig. 5)",
-                      "lg(depth)", "lg(|λ|max / |λ|(0.1))", controls=[("run", "run", options, default, labels)],
-                      ranges=[("depth", "depths", depths)], nets=True, color_title="network")
-    return _finish(chart, f"Every run of the committed grid ({len(options) - 1} runs per network and depth; "
-                          "the mean is over the lg of the condition number): choose the networks, the "
-                          "depths and a run, or the mean; click a network in the legend to pick it out.")
+    chart = _lg_chart(
+        d,
+        "lg_depth",
+        "lg_cond",
+        NETWORK,
+        "Initial condition number (Fig. 5)",
+        "lg(depth)",
+        "lg(|λ|max / |λ|(0.1))",
+        controls=[("run", "run", options, default, labels)],
+        ranges=[("depth", "depths", depths)],
+        nets=True,
+        color_title="network",
+    )
+    return _finish(
+        chart,
+        f"Every run of the committed grid ({len(options) - 1} runs per network and depth; "
+        "the mean is over the lg of the condition number): choose the networks, the "
+        "depths and a run, or the mean; click a network in the legend to pick it out.",
+    )
 
 
 def _explore_fig3(figure, t):
@@ -241,13 +284,22 @@ def _explore_fig3(figure, t):
     d = _round(d[np.isfinite(d["lg_x"])].drop(columns=["relu", "loss"]))
     runs = sorted(int(r) for r in d["run"].unique())
     depths = sorted(int(v) for v in d["depth"].unique())
-    chart = _lg_chart(d, "lg_x", "avg_norm", "depth", "Average weight norm while training (Fig. 3)",
-                      "lg(loss − L_min) (linear) / lg(loss) (ReLU)", "average Frobenius norm",
-                      controls=[("net", "networks", ["linear", "ReLU at mid positions"], "linear"),
-                                ("run", "run", runs, runs[0])],
-                      ranges=[("depth", "depths", depths)])
-    return _finish(chart, "Every depth and run of the committed grid: choose the networks, the depths "
-                          "and a run; click a depth in the legend to pick it out.")
+    chart = _lg_chart(
+        d,
+        "lg_x",
+        "avg_norm",
+        "depth",
+        "Average weight norm while training (Fig. 3)",
+        "lg(loss − L_min) (linear) / lg(loss) (ReLU)",
+        "average Frobenius norm",
+        controls=[("net", "networks", ["linear", "ReLU at mid positions"], "linear"), ("run", "run", runs, runs[0])],
+        ranges=[("depth", "depths", depths)],
+    )
+    return _finish(
+        chart,
+        "Every depth and run of the committed grid: choose the networks, the depths "
+        "and a run; click a depth in the legend to pick it out.",
+    )
 
 
 def _single(t, column: str) -> str:
@@ -275,17 +327,27 @@ def _explore_fig6(figure, t):
     d = _with_names(_round(pd.concat(rows)))
     d = d[np.isfinite(d["lg_value"]) & np.isfinite(d["lg_x"])]
     runs = sorted(int(r) for r in d["run"].unique())
-    chart = _lg_chart(d, "lg_x", "lg_value", NETWORK,
-                      f"Hessian spectrum along training ({'Fig. 7' if relu else 'Fig. 6'}), depth "
-                      f"{int(h['depth'].iloc[0])}", "lg(loss)" if relu else "lg(loss − L_min)", "lg(value)",
-                      controls=[("quantity", "quantity", ["|λ|max", "|λ|(0.1)"], "|λ|max"),
-                                ("run", "run", runs, runs[0])], nets=True, color_title="network")
+    chart = _lg_chart(
+        d,
+        "lg_x",
+        "lg_value",
+        NETWORK,
+        f"Hessian spectrum along training ({'Fig. 7' if relu else 'Fig. 6'}), depth {int(h['depth'].iloc[0])}",
+        "lg(loss)" if relu else "lg(loss − L_min)",
+        "lg(value)",
+        controls=[("quantity", "quantity", ["|λ|max", "|λ|(0.1)"], "|λ|max"), ("run", "run", runs, runs[0])],
+        nets=True,
+        color_title="network",
+    )
     lr = _single(t, "lr")
-    return _finish(chart, "Every run of the committed data: choose the networks, the quantity and a run "
-                          "(points where |λ|(0.1) is below the eigensolver's rounding floor are left out). "
-                          f"The committed runs are at depth {_single(h, 'depth')}"
-                          + (f" and learning rate {lr}" if lr else "")
-                          + "; other depths and learning rates need the live widget below.")
+    return _finish(
+        chart,
+        "Every run of the committed data: choose the networks, the quantity and a run "
+        "(points where |λ|(0.1) is below the eigensolver's rounding floor are left out). "
+        f"The committed runs are at depth {_single(h, 'depth')}"
+        + (f" and learning rate {lr}" if lr else "")
+        + "; other depths and learning rates need the live widget below.",
+    )
 
 
 def _explore_fig8(figure, t):
@@ -300,27 +362,45 @@ def _explore_fig8(figure, t):
     h["lg_grad_norm"] = np.log10(h["grad_norm"])
     d = _with_names(_round(h[np.isfinite(h["lg_x"])].drop(columns=["loss", "grad_norm"])))
     runs = sorted(int(r) for r in d["run"].unique())
-    left = _lg_chart(d, "lg_x", "index", NETWORK, "Index along training (Fig. 8, left)", "lg(loss − L_min)",
-                     "index", controls=[("run", "run", runs, runs[0])], width=230, nets=True,
-                     color_title="network")
+    left = _lg_chart(
+        d,
+        "lg_x",
+        "index",
+        NETWORK,
+        "Index along training (Fig. 8, left)",
+        "lg(loss − L_min)",
+        "index",
+        controls=[("run", "run", runs, runs[0])],
+        width=230,
+        nets=True,
+        color_title="network",
+    )
     run = alt.param(name="p_run2", value=runs[0], bind=alt.binding_select(options=runs, name="run (right) "))
     # one 2-shortcut run: its colour (set on the line, its points and the legend's symbols, which
     # would otherwise take Vega's default blue), the two quantities told apart by the stroke
     two = COLORS["2-shortcut"]
-    right = (alt.Chart(d).transform_filter(alt.datum.run == run).transform_filter(alt.datum.arch == "2-shortcut")
-             .transform_fold(["index", "lg_grad_norm"], as_=["quantity", "value"])
-             .mark_line(point=alt.OverlayMarkDef(size=18, color=two), color=two).encode(
-                 x=alt.X("epoch:Q", scale=alt.Scale(type="symlog")), y=alt.Y("value:Q", title="value"),
-                 strokeDash=alt.StrokeDash("quantity:N", title="2-shortcut run",
-                                           legend=alt.Legend(symbolStrokeColor=two)),
-                 tooltip=["epoch:Q", "quantity:N", "value:Q"])
-             .add_params(run).properties(title="Index and lg(gradient norm) against the epoch", width=230,
-                                         height=230))
+    right = (
+        alt.Chart(d)
+        .transform_filter(alt.datum.run == run)
+        .transform_filter(alt.datum.arch == "2-shortcut")
+        .transform_fold(["index", "lg_grad_norm"], as_=["quantity", "value"])
+        .mark_line(point=alt.OverlayMarkDef(size=18, color=two), color=two)
+        .encode(
+            x=alt.X("epoch:Q", scale=alt.Scale(type="symlog")),
+            y=alt.Y("value:Q", title="value"),
+            strokeDash=alt.StrokeDash("quantity:N", title="2-shortcut run", legend=alt.Legend(symbolStrokeColor=two)),
+            tooltip=["epoch:Q", "quantity:N", "value:Q"],
+        )
+        .add_params(run)
+        .properties(title="Index and lg(gradient norm) against the epoch", width=230, height=230)
+    )
     # Legends below the panels: side by side with two legends they would not fit a 700 px column.
-    return _finish(alt.hconcat(left, right).resolve_scale(color="independent").configure_legend(orient="bottom"),
-                   "Every run of the committed data; choose the networks and a run for each panel. "
-                   f"The committed runs are at depth {_single(t, 'depth')}; other depths and learning "
-                   "rates need the live widget below.")
+    return _finish(
+        alt.hconcat(left, right).resolve_scale(color="independent").configure_legend(orient="bottom"),
+        "Every run of the committed data; choose the networks and a run for each panel. "
+        f"The committed runs are at depth {_single(t, 'depth')}; other depths and learning "
+        "rates need the live widget below.",
+    )
 
 
 def _explore_fig9(figure, t):
@@ -333,8 +413,7 @@ def _explore_fig9(figure, t):
     opt = 0.0 if relu else mnist_optimum()
     d = t[["arch", "depth", "lr", "run", "final_loss", "diverged"]].copy()
     d = d[~d["diverged"].astype(bool)].drop(columns="diverged")
-    g = d.groupby(["arch", "depth", "lr"], as_index=False).agg(final_loss=("final_loss", "mean"),
-                                                                 runs=("run", "size"))
+    g = d.groupby(["arch", "depth", "lr"], as_index=False).agg(final_loss=("final_loss", "mean"), runs=("run", "size"))
     g["run"] = MEAN_RUN
     d["runs"] = 1
     g = pd.concat([g, d], ignore_index=True)
@@ -346,14 +425,25 @@ def _explore_fig9(figure, t):
     default = min(lrs, key=lambda v: abs(np.log10(v) + 2))
     options, labels, run_default = _run_menu(sorted(t["run"].unique()), True)
     depths = sorted(int(v) for v in g["depth"].unique())
-    chart = _lg_chart(g, "lg_depth", "lg_y", NETWORK,
-                      f"Final loss against depth at one learning rate ({'Fig. 10' if relu else 'Fig. 9'})",
-                      "lg(depth)", "lg(final loss)" if relu else "lg(final loss − L_min)",
-                      controls=[("lr", "learning rate", lrs, default), ("run", "run", options, run_default, labels)],
-                      ranges=[("depth", "depths", depths)], nets=True, color_title="network")
-    return _finish(chart, "Every network, depth, learning rate and run of the committed grid (runs that "
-                          "diverged are left out; the mean is over the others): choose the networks, the "
-                          "depths, a learning rate and a run, or the mean; click a network in the legend.")
+    chart = _lg_chart(
+        g,
+        "lg_depth",
+        "lg_y",
+        NETWORK,
+        f"Final loss against depth at one learning rate ({'Fig. 10' if relu else 'Fig. 9'})",
+        "lg(depth)",
+        "lg(final loss)" if relu else "lg(final loss − L_min)",
+        controls=[("lr", "learning rate", lrs, default), ("run", "run", options, run_default, labels)],
+        ranges=[("depth", "depths", depths)],
+        nets=True,
+        color_title="network",
+    )
+    return _finish(
+        chart,
+        "Every network, depth, learning rate and run of the committed grid (runs that "
+        "diverged are left out; the mean is over the others): choose the networks, the "
+        "depths, a learning rate and a run, or the mean; click a network in the legend.",
+    )
 
 
 def _explore_fig2(figure, t):
@@ -365,9 +455,20 @@ def _explore_fig2(figure, t):
     d["lr"] = [float(f"{v:.3g}") for v in d["lr"]]
     lrs, seeds = sorted(d["lr"].unique()), sorted(int(v) for v in d["seed"].unique())
     layers = sorted(int(v) for v in d["layers"].unique())
-    chart = _lg_chart(d, "lg_loss", "avg_weight_norm", "layers", "Average weight norm against lg(loss) "
-                      "(Fig. 2 analog)", "lg(training loss)", "average weight norm",
-                      controls=[("lr", "learning rate", lrs, max(lrs)), ("seed", "seed", seeds, seeds[0])],
-                      ranges=[("layers", "layers", layers)], color_title="layers")
-    return _finish(chart, "Every depth, learning rate and seed of the committed runs: choose the depths, a "
-                          "learning rate and a seed; click a depth in the legend.")
+    chart = _lg_chart(
+        d,
+        "lg_loss",
+        "avg_weight_norm",
+        "layers",
+        "Average weight norm against lg(loss) (Fig. 2 analog)",
+        "lg(training loss)",
+        "average weight norm",
+        controls=[("lr", "learning rate", lrs, max(lrs)), ("seed", "seed", seeds, seeds[0])],
+        ranges=[("layers", "layers", layers)],
+        color_title="layers",
+    )
+    return _finish(
+        chart,
+        "Every depth, learning rate and seed of the committed runs: choose the depths, a "
+        "learning rate and a seed; click a depth in the legend.",
+    )

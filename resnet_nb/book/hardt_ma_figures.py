@@ -11,6 +11,7 @@ book/hardt_ma_expressivity.ipynb): matplotlib drawings of what :mod:`resnet_nb.h
 
 Colours are the book's palette, :data:`resnet_nb.book.palette.COLORS`, keyed by architecture.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -34,11 +35,20 @@ def ratio_histogram(l: int, tau: float, Sigma, ax=None, seed: int = 0, label: st
     ax.clear()
     bins = np.logspace(-4, 4, 50)
     for name, v in ratios.items():
-        ax.hist(v, bins=bins, alpha=0.6, label=f"{name}: min {v.min():.3g}",
-                color=COLORS["1-shortcut" if name == "printed" else "residual"])
+        ax.hist(
+            v,
+            bins=bins,
+            alpha=0.6,
+            label=f"{name}: min {v.min():.3g}",
+            color=COLORS["1-shortcut" if name == "printed" else "residual"],
+        )
     ax.axvline(1.0, color="k", ls="--")
-    ax.set(xscale="log", xlabel="||grad f||^2 / right-hand side", ylabel="points",
-           title=f"l={l}, tau={tau}, {label}  (left of the dashed line: violated)")
+    ax.set(
+        xscale="log",
+        xlabel="||grad f||^2 / right-hand side",
+        ylabel="points",
+        title=f"l={l}, tau={tau}, {label}  (left of the dashed line: violated)",
+    )
     ax.legend(fontsize=8)
     return ax
 
@@ -53,13 +63,25 @@ def factor_norms_plot(l: int, gamma: float, d: int = 4, seed: int = 1, ax=None):
     ax = ax or plt.gca()
     ax.clear()
     ax.bar(np.arange(1, l + 1), np.linalg.norm(A, ord=2, axis=(1, 2)), color=COLORS["residual"])
-    ax.axhline(theorem21_bound(info["gamma"], l, "summary"), color=COLORS["1-shortcut"], ls="--",
-               label="(4 pi + 3 gamma)/l (June-2017 summary; unverified)")
-    ax.axhline(theorem21_bound(info["gamma"], l, "iclr"), color=COLORS["3-shortcut"], ls="--",
-               label="2(sqrt(pi)+sqrt(3 gamma))^2/l (ICLR text)")
+    ax.axhline(
+        theorem21_bound(info["gamma"], l, "summary"),
+        color=COLORS["1-shortcut"],
+        ls="--",
+        label="(4 pi + 3 gamma)/l (June-2017 summary; unverified)",
+    )
+    ax.axhline(
+        theorem21_bound(info["gamma"], l, "iclr"),
+        color=COLORS["3-shortcut"],
+        ls="--",
+        label="2(sqrt(pi)+sqrt(3 gamma))^2/l (ICLR text)",
+    )
     err = np.abs(residual_product(A) - R).max()
-    ax.set(xlabel="factor i", ylabel="||A_i||", ylim=(0, 6),
-           title=f"l={l}, gamma={info['gamma']:.2f}: p={info['p']} stretch, q={info['q']} rotation, error {err:.0e}")
+    ax.set(
+        xlabel="factor i",
+        ylabel="||A_i||",
+        ylim=(0, 6),
+        title=f"l={l}, gamma={info['gamma']:.2f}: p={info['p']} stretch, q={info['q']} rotation, error {err:.0e}",
+    )
     ax.legend(loc="upper right", fontsize=8)
     return ax
 
@@ -77,31 +99,56 @@ def det_sign_figure(data: dict | None = None):
     a = ax[0]
     a.axhspan(1e-3, 1.0, color=COLORS["1-shortcut"], alpha=0.08, label="|||A||| < 1: unreachable when det R < 0")
     a.loglog(ls, data["-I_2"], "o-", ms=4, color=COLORS["residual"], label="R = -I_2 (det +1): construction")
-    a.loglog(ls, data["diag(-1, -2)"], "s-", ms=4, color=COLORS["3-shortcut"],
-             label="R = diag(-1, -2) (det +2): construction")
+    a.loglog(
+        ls,
+        data["diag(-1, -2)"],
+        "s-",
+        ms=4,
+        color=COLORS["3-shortcut"],
+        label="R = diag(-1, -2) (det +2): construction",
+    )
     a.loglog(ls, data["-I_2 bound"], "--", color=COLORS["residual"], lw=1, label="ICLR bound, gamma = 0")
-    a.loglog(ls, data["diag(-1, -2) bound"], "--", color=COLORS["3-shortcut"], lw=1,
-             label="ICLR bound, gamma = log 2")
-    a.loglog(ls, data["explicit"], "^-", ms=4, color=COLORS["1-shortcut"],
-             label="R = diag(-1, 1) (det -1): explicit")
-    a.loglog(data["search_ls"], data["search"], "x", ms=8, mew=2, color=COLORS["1-shortcut"],
-             label="R = diag(-1, 1): best found by search")
-    a.set(xlabel="depth l", ylabel="|||A||| = max_i ||A_i||", ylim=(0.02, 40),
-          title="the largest factor against depth")
+    a.loglog(ls, data["diag(-1, -2) bound"], "--", color=COLORS["3-shortcut"], lw=1, label="ICLR bound, gamma = log 2")
+    a.loglog(ls, data["explicit"], "^-", ms=4, color=COLORS["1-shortcut"], label="R = diag(-1, 1) (det -1): explicit")
+    a.loglog(
+        data["search_ls"],
+        data["search"],
+        "x",
+        ms=8,
+        mew=2,
+        color=COLORS["1-shortcut"],
+        label="R = diag(-1, 1): best found by search",
+    )
+    a.set(xlabel="depth l", ylabel="|||A||| = max_i ||A_i||", ylim=(0.02, 40), title="the largest factor against depth")
     a.legend(fontsize=7.5, loc="lower left")
     b = ax[1]
     b.axvspan(0, 1, ymin=0, ymax=0.5, color=COLORS["1-shortcut"], alpha=0.08)
-    b.text(0.5, -0.5, "impossible:\n||A|| < 1 and det(I + A) <= 0", ha="center", va="center", fontsize=8,
-           color=COLORS["1-shortcut"])
-    style = {"det R > 0: construction": ("o", COLORS["residual"]), "det R < 0: search": ("x", COLORS["1-shortcut"]),
-             "det R < 0: explicit": ("^", COLORS["1-shortcut"])}
+    b.text(
+        0.5,
+        -0.5,
+        "impossible:\n||A|| < 1 and det(I + A) <= 0",
+        ha="center",
+        va="center",
+        fontsize=8,
+        color=COLORS["1-shortcut"],
+    )
+    style = {
+        "det R > 0: construction": ("o", COLORS["residual"]),
+        "det R < 0: search": ("x", COLORS["1-shortcut"]),
+        "det R < 0: explicit": ("^", COLORS["1-shortcut"]),
+    }
     for name, (norms, dets) in data["factors"].items():
         m, c = style[name]
         b.scatter(norms, dets, marker=m, s=22, color=c, label=name, facecolors="none" if m == "o" else None)
     b.axhline(0, color=COLORS["plain"], lw=0.8)
     b.axvline(1, color=COLORS["plain"], lw=0.8, ls=":")
-    b.set(xlabel="||A_k|| (one factor)", ylabel="det(I + A_k)", yscale="symlog", xlim=(0, 2.2),
-          title="every factor: its norm against its determinant")
+    b.set(
+        xlabel="||A_k|| (one factor)",
+        ylabel="det(I + A_k)",
+        yscale="symlog",
+        xlim=(0, 2.2),
+        title="every factor: its norm against its determinant",
+    )
     b.set_yscale("symlog", linthresh=1.0)
     b.set_ylim(-1e2, 1e2)
     b.legend(fontsize=7.5, loc="upper left")
@@ -129,10 +176,13 @@ def construction_view(n: int, k: int, r: int, axes=None, step=None, seed: int = 
         ax.clear()
         P = view @ states[j]
         ax.scatter(P[0], P[1], c=[palette[c % len(palette)] for c in y], s=12)
-        ax.set(xlim=(-2, 2), ylim=(-2, 2), aspect="equal",
-               title=f"after block {j} of {len(states) - 1} (n={n}, k={k}, r={r})")
-    axes[-1].set_xlabel(f"{rep['blocks']} blocks, {parameter_count(net)['trainable']} parameters, "
-                        f"max error {err:.0e}")
+        ax.set(
+            xlim=(-2, 2),
+            ylim=(-2, 2),
+            aspect="equal",
+            title=f"after block {j} of {len(states) - 1} (n={n}, k={k}, r={r})",
+        )
+    axes[-1].set_xlabel(f"{rep['blocks']} blocks, {parameter_count(net)['trainable']} parameters, max error {err:.0e}")
     return axes
 
 
@@ -163,30 +213,62 @@ def construction_figure(n: int = 6, r: int = 3, seed: int = 3):
             p0, p1 = c * u + t[0] * perp, c * u + t[1] * perp
             ax.plot([p0[0], p1[0]], [p0[1], p1[1]], color=col, lw=1, ls="--")
             far = 3 * u
-            ax.fill([p0[0], p1[0], p1[0] + far[0], p0[0] + far[0]],
-                    [p0[1], p1[1], p1[1] + far[1], p0[1] + far[1]], color=col, alpha=0.12, lw=0)
+            ax.fill(
+                [p0[0], p1[0], p1[0] + far[0], p0[0] + far[0]],
+                [p0[1], p1[1], p1[1] + far[1], p0[1] + far[1]],
+                color=col,
+                alpha=0.12,
+                lw=0,
+            )
         for i in range(before.shape[1]):
             col = palette[labels[i] % len(palette)]
             if i in idx:
                 ax.scatter(*before[:, i], s=40, facecolors="none", edgecolors=col, lw=1.5, zorder=3)
-                ax.annotate("", xy=after[:, i], xytext=before[:, i],
-                            arrowprops=dict(arrowstyle="-|>", color=col, lw=1.6, shrinkA=4, shrinkB=2))
+                ax.annotate(
+                    "",
+                    xy=after[:, i],
+                    xytext=before[:, i],
+                    arrowprops=dict(arrowstyle="-|>", color=col, lw=1.6, shrinkA=4, shrinkB=2),
+                )
             else:
-                ax.scatter(*after[:, i], s=40, color=col, alpha=1.0 if j == 0 or i not in
-                           np.concatenate(steps["moved"][:j] or [np.array([], int)]) else 0.55, zorder=3)
-        ax.scatter(*Q, marker="*", s=150, c=[palette[c % len(palette)] for c in range(Q.shape[1])],
-                   edgecolors="black", lw=0.5, zorder=4)
-        ax.set(xlim=(-1.35, 1.35), ylim=(-1.35, 1.35), aspect="equal", xticks=[], yticks=[],
-               title=f"block {j + 1} moves point{'s' if idx.size > 1 else ''} "
-                     f"{' and '.join(str(i) for i in idx)}")
+                ax.scatter(
+                    *after[:, i],
+                    s=40,
+                    color=col,
+                    alpha=1.0 if j == 0 or i not in np.concatenate(steps["moved"][:j] or [np.array([], int)]) else 0.55,
+                    zorder=3,
+                )
+        ax.scatter(
+            *Q,
+            marker="*",
+            s=150,
+            c=[palette[c % len(palette)] for c in range(Q.shape[1])],
+            edgecolors="black",
+            lw=0.5,
+            zorder=4,
+        )
+        ax.set(
+            xlim=(-1.35, 1.35),
+            ylim=(-1.35, 1.35),
+            aspect="equal",
+            xticks=[],
+            yticks=[],
+            title=f"block {j + 1} moves point{'s' if idx.size > 1 else ''} {' and '.join(str(i) for i in idx)}",
+        )
         ax.add_patch(plt.Circle((0, 0), 1.0, fill=False, color=grey, lw=0.6, alpha=0.35))
         spots = {}  # every point numbered where it sits before the block; points on one surrogate share a label
         for i in range(before.shape[1]):
             spots.setdefault(tuple(np.round(before[:, i], 9)), []).append(str(i))
         for p, names in spots.items():
             p = np.array(p)
-            ax.annotate(",".join(names), p + 0.19 * p / max(np.linalg.norm(p), 1e-12), ha="center",
-                        va="center", fontsize=8, color=grey)
+            ax.annotate(
+                ",".join(names),
+                p + 0.19 * p / max(np.linalg.norm(p), 1e-12),
+                ha="center",
+                va="center",
+                fontsize=8,
+                color=grey,
+            )
     axes[0].set_xlabel("arrows: the block's move; shaded: where its unit fires", fontsize=8)
     axes[-1].set_xlabel("stars: the surrogates q_c, one per label", fontsize=8)
     fig.tight_layout()

@@ -6,23 +6,56 @@ claim), runs each check and each falsifier, and returns one row per claim; :func
 raises if a check fails or a falsifier is not rejected, so the ledger page fails the book build.
 :func:`check_html` is how a :class:`~resnet_nb.core.claims.Check` looks in a chapter.
 """
+
 from __future__ import annotations
 
 import html
-from pathlib import Path
 import importlib
 import time
+from pathlib import Path
 
-from resnet_nb.core.claims import (FALSIFIER_KINDS, FRAGILE_NOTE, IMPLIED, LEDGER, PLAUSIBLE,
-                                   REGRESSION, UNLABELLED, Check, Claim, LedgerError, all_of,
-                                   eps_criterion, falsifier_conflict, falsifier_kind_of, fmt,
-                                   implied, says_reversed, VERDICTS)
+from resnet_nb.core.claims import (
+    FALSIFIER_KINDS,
+    FRAGILE_NOTE,
+    IMPLIED,
+    LEDGER,
+    PLAUSIBLE,
+    REGRESSION,
+    UNLABELLED,
+    VERDICTS,
+    Check,
+    Claim,
+    LedgerError,
+    all_of,
+    eps_criterion,
+    falsifier_conflict,
+    falsifier_kind_of,
+    fmt,
+    implied,
+    says_reversed,
+)
 
-__all__ = ["CLAIM_MODULES", "all_claims", "run_all", "require_all", "ledger_html", "verdict_summary",
-           "verdict_summary_html", "falsifier_kind_counts", "tolerance_rules", "tolerance_rules_html",
-           "load_quotes", "quotes_html", "check_html",
-           # the claim type, for the chapters that use both
-           "Check", "Claim", "LedgerError", "all_of", "eps_criterion"]
+__all__ = [
+    "CLAIM_MODULES",
+    "all_claims",
+    "run_all",
+    "require_all",
+    "ledger_html",
+    "verdict_summary",
+    "verdict_summary_html",
+    "falsifier_kind_counts",
+    "tolerance_rules",
+    "tolerance_rules_html",
+    "load_quotes",
+    "quotes_html",
+    "check_html",
+    # the claim type, for the chapters that use both
+    "Check",
+    "Claim",
+    "LedgerError",
+    "all_of",
+    "eps_criterion",
+]
 
 #: The modules that declare claims, in the order the ledger lists them.
 CLAIM_MODULES = (
@@ -64,24 +97,34 @@ def check_html(chk: Check, open: bool = False) -> str:
     color = "#1a7f37" if ok else ("#9a6700" if chk.vacuous else "#cf222e")
     e = html.escape
     frag = " <b style='color:#9a6700'>fragile</b>" if chk.fragile else ""
-    summary = (f"<summary style='cursor:pointer'><b style='color:{color}'>{e(chk.verdict)}</b>"
-               f" &nbsp;{e(chk.claim)} <span class='rn-check-margin' style='color:#57606a'>"
-               f"&mdash; {e(chk.margin_words())}</span>{frag}</summary>")
-    rows = [f"<div>{e(chk.compared)} = <b>{e(fmt(chk.value))}</b> "
-            f"<span style='white-space:nowrap'>(must be {e(chk.op)} {e(fmt(chk.tol))})</span></div>",
-            f"<div style='color:#57606a'>tolerance: {e(chk.criterion)}</div>"]
+    summary = (
+        f"<summary style='cursor:pointer'><b style='color:{color}'>{e(chk.verdict)}</b>"
+        f" &nbsp;{e(chk.claim)} <span class='rn-check-margin' style='color:#57606a'>"
+        f"&mdash; {e(chk.margin_words())}</span>{frag}</summary>"
+    )
+    rows = [
+        f"<div>{e(chk.compared)} = <b>{e(fmt(chk.value))}</b> "
+        f"<span style='white-space:nowrap'>(must be {e(chk.op)} {e(fmt(chk.tol))})</span></div>",
+        f"<div style='color:#57606a'>tolerance: {e(chk.criterion)}</div>",
+    ]
     if chk.nontrivial is not None:
-        rows.append(f"<div style='color:#57606a'>nontrivial part: {e(chk.nontrivial_what or 'size')}"
-                    f" = {e(fmt(chk.nontrivial))} (must be &gt; {e(fmt(chk.nontrivial_min))})</div>")
+        rows.append(
+            f"<div style='color:#57606a'>nontrivial part: {e(chk.nontrivial_what or 'size')}"
+            f" = {e(fmt(chk.nontrivial))} (must be &gt; {e(fmt(chk.nontrivial_min))})</div>"
+        )
     if chk.spread is not None:
-        rows.append(f"<div style='color:#57606a'>margin {e(fmt(chk.margin))} against run-to-run "
-                    f"spread {e(fmt(chk.spread))}{' (fragile)' if chk.fragile else ''}</div>")
+        rows.append(
+            f"<div style='color:#57606a'>margin {e(fmt(chk.margin))} against run-to-run "
+            f"spread {e(fmt(chk.spread))}{' (fragile)' if chk.fragile else ''}</div>"
+        )
     rows += [f"<div>{e(s)}</div>" for s in chk.lines]
     inner = "".join(rows) + "".join(check_html(p, open=open) for p in chk.parts)
-    return (f"<details class='rn-check' style='border-left:4px solid {color};padding:2px 8px;"
-            f"margin:4px 0;overflow-wrap:anywhere;white-space:normal;font-size:0.9em'"
-            f"{' open' if open else ''}>{summary}"
-            f"<div class='rn-check-body' style='padding-left:1.2em'>{inner}</div></details>")
+    return (
+        f"<details class='rn-check' style='border-left:4px solid {color};padding:2px 8px;"
+        f"margin:4px 0;overflow-wrap:anywhere;white-space:normal;font-size:0.9em'"
+        f"{' open' if open else ''}>{summary}"
+        f"<div class='rn-check-body' style='padding-left:1.2em'>{inner}</div></details>"
+    )
 
 
 def _import_claim_modules() -> None:
@@ -109,9 +152,17 @@ def run_all(ids=None, progress: bool = True):
     for cid in tqdm(chosen, desc="claims", disable=not progress):
         c = claims[cid]
         t0 = time.perf_counter()
-        row = dict(id=c.id, source=c.source, statement=c.statement, verdict=c.verdict, kind=c.kind,
-                   printed=c.printed, falsifier=c.falsifier, where="; ".join(c.where),
-                   falsifier_kind=c.falsifier_kind)
+        row = dict(
+            id=c.id,
+            source=c.source,
+            statement=c.statement,
+            verdict=c.verdict,
+            kind=c.kind,
+            printed=c.printed,
+            falsifier=c.falsifier,
+            where="; ".join(c.where),
+            falsifier_kind=c.falsifier_kind,
+        )
         # columns: "check" / "falsifier_check" hold the Check objects (None when the function
         # raised), "check_error" / "falsifier_error" the exception; "falsifier" stays the text.
         for tag, err, falsify in (("check", "check_error", False), ("falsifier_check", "falsifier_error", True)):
@@ -132,10 +183,10 @@ def run_all(ids=None, progress: bool = True):
         # negated, or the complement of the check's comparison); "mirrored": implied, declared
         # so, or said so in the falsifier's own words (the ordering reversed)
         row["falsifier_implied"] = bool(implied(chk, fal))
-        row["falsifier_mirrored"] = bool(c.falsifier_kind == IMPLIED or says_reversed(c.falsifier)
-                                         or row["falsifier_implied"])
-        row["falsifier_kind_shown"] = falsifier_kind_of(c.falsifier_kind, c.kind, c.falsifier,
-                                                        row["falsifier_implied"])
+        row["falsifier_mirrored"] = bool(
+            c.falsifier_kind == IMPLIED or says_reversed(c.falsifier) or row["falsifier_implied"]
+        )
+        row["falsifier_kind_shown"] = falsifier_kind_of(c.falsifier_kind, c.kind, c.falsifier, row["falsifier_implied"])
         row["falsifier_conflict"] = falsifier_conflict(c.falsifier_kind, row["falsifier_implied"])
         row["seconds"] = round(time.perf_counter() - t0, 2)
         rows.append(row)
@@ -150,11 +201,11 @@ def require_all(df) -> None:
         if not r.passed:
             bad.append(f"{r.id}: the check failed {r.check_error or ''}\n{r.check}")
         if not r.falsifier_rejected:
-            bad.append(f"{r.id}: the falsifier ({r.falsifier}) was not rejected "
-                       f"{r.falsifier_error or ''}\n{r.falsifier_check}")
+            bad.append(
+                f"{r.id}: the falsifier ({r.falsifier}) was not rejected {r.falsifier_error or ''}\n{r.falsifier_check}"
+            )
         if getattr(r, "falsifier_kind_shown", None) == UNLABELLED:
-            bad.append(f"{r.id}: the falsifier has no kind; declare falsifier_kind= "
-                       f"(one of {FALSIFIER_KINDS})")
+            bad.append(f"{r.id}: the falsifier has no kind; declare falsifier_kind= (one of {FALSIFIER_KINDS})")
         if getattr(r, "falsifier_conflict", ""):
             bad.append(f"{r.id}: falsifier kind {r.falsifier_conflict}")
     if bad:
@@ -170,23 +221,31 @@ def _result(chk: Check | None, err: str, role: str) -> str:
         out = ""
         for p in chk.parts:
             word = p.verdict if role == "check" else ("fails" if p.rejected_on_value else "passes")
-            out += (f"<div><i>{e(p.claim)}</i> &mdash; {e(word)}</div>"
-                    f"<div style='padding-left:1.2em'>{_result(p, '', role)}</div>")
+            out += (
+                f"<div><i>{e(p.claim)}</i> &mdash; {e(word)}</div>"
+                f"<div style='padding-left:1.2em'>{_result(p, '', role)}</div>"
+            )
         return out + "".join(f"<div>{e(x)}</div>" for x in chk.lines)
-    s = (f"<div>{e(chk.compared)} = <b>{e(fmt(chk.value))}</b> "
-         f"<span style='white-space:nowrap'>(must be {e(chk.op)} {e(fmt(chk.tol))})</span>")
+    s = (
+        f"<div>{e(chk.compared)} = <b>{e(fmt(chk.value))}</b> "
+        f"<span style='white-space:nowrap'>(must be {e(chk.op)} {e(fmt(chk.tol))})</span>"
+    )
     if role == "check":
         s += f", margin {e(fmt(chk.margin))}"
     s += "</div>"
     if role == "check":
         s += f"<div style='color:#57606a'>tolerance: {e(chk.criterion)}</div>"
         if chk.nontrivial is not None:
-            s += (f"<div style='color:#57606a'>nontrivial part: {e(chk.nontrivial_what or 'size')} = "
-                  f"{e(fmt(chk.nontrivial))} (must be &gt; {e(fmt(chk.nontrivial_min))})</div>")
+            s += (
+                f"<div style='color:#57606a'>nontrivial part: {e(chk.nontrivial_what or 'size')} = "
+                f"{e(fmt(chk.nontrivial))} (must be &gt; {e(fmt(chk.nontrivial_min))})</div>"
+            )
         if chk.spread is not None:
-            s += (f"<div style='color:#57606a'>run-to-run spread {e(fmt(chk.spread))}"
-                  + (" &mdash; <b style='color:#9a6700'>fragile</b>: the margin is smaller"
-                     if chk.fragile else "") + "</div>")
+            s += (
+                f"<div style='color:#57606a'>run-to-run spread {e(fmt(chk.spread))}"
+                + (" &mdash; <b style='color:#9a6700'>fragile</b>: the margin is smaller" if chk.fragile else "")
+                + "</div>"
+            )
     return s
 
 
@@ -197,18 +256,27 @@ def _falsifier_note(r) -> str:
     detected = bool(getattr(r, "falsifier_implied", False))
     shown = getattr(r, "falsifier_kind_shown", None)
     if not isinstance(shown, str):  # a table from an older run: infer what can be inferred
-        shown = falsifier_kind_of(getattr(r, "falsifier_kind", "") or "", getattr(r, "kind", "claim"),
-                                  getattr(r, "falsifier", ""), detected)
+        shown = falsifier_kind_of(
+            getattr(r, "falsifier_kind", "") or "", getattr(r, "kind", "claim"), getattr(r, "falsifier", ""), detected
+        )
     if shown == IMPLIED:
-        words = ("any passing check rejects it, as the numbers show, so the rejection adds no evidence"
-                 if detected else "declared so by the claim: a passing check rejects it, so its rejection "
-                 "shows only that the comparison can fail")
+        words = (
+            "any passing check rejects it, as the numbers show, so the rejection adds no evidence"
+            if detected
+            else "declared so by the claim: a passing check rejects it, so its rejection "
+            "shows only that the comparison can fail"
+        )
     else:
-        words = {REGRESSION: "its negative is a corrupted input or a value constructed to fail",
-                 UNLABELLED: "the claim does not say what its falsifier is"}.get(shown, "")
+        words = {
+            REGRESSION: "its negative is a corrupted input or a value constructed to fail",
+            UNLABELLED: "the claim does not say what its falsifier is",
+        }.get(shown, "")
     color = {PLAUSIBLE: "#57606a", UNLABELLED: "#cf222e"}.get(shown, "#9a6700")
-    note = (f" <span class='falsifier-kind' style='color:{color}'>(<b>{e(shown)}</b>"
-            + (f": {e(words)}" if words else "") + ")</span>")
+    note = (
+        f" <span class='falsifier-kind' style='color:{color}'>(<b>{e(shown)}</b>"
+        + (f": {e(words)}" if words else "")
+        + ")</span>"
+    )
     conflict = getattr(r, "falsifier_conflict", "")
     if isinstance(conflict, str) and conflict:
         note += f" <b class='falsifier-conflict' style='color:#cf222e'>conflict: {e(conflict)}</b>"
@@ -224,13 +292,22 @@ def falsifier_kind_counts(df):
     if "falsifier_kind_shown" in df:
         shown = df["falsifier_kind_shown"]
     else:
-        shown = pd.Series([falsifier_kind_of(r.falsifier_kind, r.kind, r.falsifier,
-                                             bool(getattr(r, "falsifier_implied", False)))
-                           for r in df.itertuples()], index=df.index)
-    conflict = (df["falsifier_conflict"].astype(bool) if "falsifier_conflict" in df
-                else pd.Series(False, index=df.index))
-    rows = [{"falsifier kind": k, "claims": int((shown == k).sum()),
-             "declared kind in conflict with the numbers": int(conflict[shown == k].sum())} for k in order]
+        shown = pd.Series(
+            [
+                falsifier_kind_of(r.falsifier_kind, r.kind, r.falsifier, bool(getattr(r, "falsifier_implied", False)))
+                for r in df.itertuples()
+            ],
+            index=df.index,
+        )
+    conflict = df["falsifier_conflict"].astype(bool) if "falsifier_conflict" in df else pd.Series(False, index=df.index)
+    rows = [
+        {
+            "falsifier kind": k,
+            "claims": int((shown == k).sum()),
+            "declared kind in conflict with the numbers": int(conflict[shown == k].sum()),
+        }
+        for k in order
+    ]
     return pd.DataFrame(rows)
 
 
@@ -242,14 +319,20 @@ def ledger_html(df) -> str:
     for r in df.itertuples():
         ok = r.passed and r.falsifier_rejected
         color = "#1a7f37" if ok else "#cf222e"
-        kind = ("" if r.kind == "claim" else
-                " &middot; <b>regression test</b> of a measured value (its negative corrupts an input)")
+        kind = (
+            ""
+            if r.kind == "claim"
+            else " &middot; <b>regression test</b> of a measured value (its negative corrupts an input)"
+        )
         is_fragile = bool(getattr(r, "fragile", False))
-        verdict = (f"<i>{e(r.verdict)}</i> <b style='color:#9a6700'>({e(FRAGILE_NOTE)})</b>" if is_fragile
-                   else f"<i>{e(r.verdict)}</i>")
+        verdict = (
+            f"<i>{e(r.verdict)}</i> <b style='color:#9a6700'>({e(FRAGILE_NOTE)})</b>"
+            if is_fragile
+            else f"<i>{e(r.verdict)}</i>"
+        )
         fal_note = _falsifier_note(r)
         secs = f" &middot; {r.seconds:.1f} s" if hasattr(r, "seconds") else ""
-        printed = (f"<div><span style='color:#57606a'>printed:</span> {e(r.printed)}</div>" if r.printed else "")
+        printed = f"<div><span style='color:#57606a'>printed:</span> {e(r.printed)}</div>" if r.printed else ""
         where = ", ".join(f"<code>{e(w)}</code>" for w in r.where.split("; ") if w)
         chk_word = "holds" if r.passed else ("VACUOUS" if (r.check is not None and r.check.vacuous) else "FAILS")
         chk_color = "#1a7f37" if r.passed else "#cf222e"
@@ -267,14 +350,19 @@ def ledger_html(df) -> str:
             f"{e(r.falsifier)}{fal_note}</div>"
             f"<div style='padding-left:1.2em'>{_result(r.falsifier_check, r.falsifier_error, 'falsifier')}</div>"
             + (f"<div style='color:#57606a;font-size:0.9em'>checked in {where}</div>" if where else "")
-            + "</div>")
-    return ("<div class='mathjax_process claims-ledger' style='font-size:0.88em;max-width:100%'>"
-            + "".join(blocks) + "</div>")
+            + "</div>"
+        )
+    return (
+        "<div class='mathjax_process claims-ledger' style='font-size:0.88em;max-width:100%'>"
+        + "".join(blocks)
+        + "</div>"
+    )
 
 
 # ==========================================================================================
 # Summaries for the ledger page: verdicts, falsifier kinds, tolerances, quoted numbers
 # ==========================================================================================
+
 
 def verdict_summary(df, total: bool = True):
     """How many claims carry each verdict, how many of them passed and had their falsifier
@@ -290,13 +378,26 @@ def verdict_summary(df, total: bool = True):
     if "falsifier_kind_shown" in df:
         shown = df["falsifier_kind_shown"]
     else:
-        shown = pd.Series([falsifier_kind_of(getattr(r, "falsifier_kind", "") or "", r.kind,
-                                             getattr(r, "falsifier", ""), bool(getattr(r, "falsifier_mirrored", False)))
-                           for r in df.itertuples()], index=df.index)
+        shown = pd.Series(
+            [
+                falsifier_kind_of(
+                    getattr(r, "falsifier_kind", "") or "",
+                    r.kind,
+                    getattr(r, "falsifier", ""),
+                    bool(getattr(r, "falsifier_mirrored", False)),
+                )
+                for r in df.itertuples()
+            ],
+            index=df.index,
+        )
 
     def row(name, sub):
-        out = {"verdict": name, "claims": len(sub), "check passed": int(sub.passed.sum()),
-               "falsifier rejected": int(sub.falsifier_rejected.sum())}
+        out = {
+            "verdict": name,
+            "claims": len(sub),
+            "check passed": int(sub.passed.sum()),
+            "falsifier rejected": int(sub.falsifier_rejected.sum()),
+        }
         for k in (PLAUSIBLE, REGRESSION, IMPLIED, UNLABELLED):
             out[k] = int((shown[sub.index] == k).sum())
         return out
@@ -326,12 +427,18 @@ def verdict_summary_html(summary) -> str:
         cells = "".join(f"<td>{int(r[c])}</td>" for c in counts + kinds)
         style = " style='border-top:1px solid #57606a;font-weight:600'" if last else ""
         body += f"<tr{style}><td>{e(r['verdict'])}</td>{cells}</tr>"
-    head = ("<thead><tr><th rowspan='2'>verdict</th>" + "".join(f"<th rowspan='2'>{e(c)}</th>" for c in counts)
-            + f"<th colspan='{len(kinds)}' style='text-align:center'>falsifiers by kind</th></tr><tr>"
-            + "".join(f"<th>{e(k)}</th>" for k in kinds) + "</tr></thead>")
+    head = (
+        "<thead><tr><th rowspan='2'>verdict</th>"
+        + "".join(f"<th rowspan='2'>{e(c)}</th>" for c in counts)
+        + f"<th colspan='{len(kinds)}' style='text-align:center'>falsifiers by kind</th></tr><tr>"
+        + "".join(f"<th>{e(k)}</th>" for k in kinds)
+        + "</tr></thead>"
+    )
     cols = "<col style='width:22%'>" + "<col style='width:8%'>" * 3 + "<col style='width:13.5%'>" * 4
-    return ("<table class='ledger-summary' style='table-layout:fixed;width:100%;font-size:0.85em'>"
-            f"<colgroup>{cols}</colgroup>{head}<tbody>{body}</tbody></table>")
+    return (
+        "<table class='ledger-summary' style='table-layout:fixed;width:100%;font-size:0.85em'>"
+        f"<colgroup>{cols}</colgroup>{head}<tbody>{body}</tbody></table>"
+    )
 
 
 def tolerance_rules(df):
@@ -351,12 +458,21 @@ def tolerance_rules(df):
         for leaf in r.check.leaves():
             if leaf.spread is None:
                 continue
-            rows.append({"claim": r.id, "comparison": leaf.claim, "tolerance": leaf.tol,
-                         "spread": leaf.spread, "margin": leaf.margin, "fragile": leaf.fragile,
-                         "rule": "strict ordering (tolerance 0)" if leaf.tol == 0
-                         else "tolerance from its criterion", "criterion": leaf.criterion})
-    return pd.DataFrame(rows, columns=["claim", "comparison", "tolerance", "spread", "margin", "fragile",
-                                       "rule", "criterion"])
+            rows.append(
+                {
+                    "claim": r.id,
+                    "comparison": leaf.claim,
+                    "tolerance": leaf.tol,
+                    "spread": leaf.spread,
+                    "margin": leaf.margin,
+                    "fragile": leaf.fragile,
+                    "rule": "strict ordering (tolerance 0)" if leaf.tol == 0 else "tolerance from its criterion",
+                    "criterion": leaf.criterion,
+                }
+            )
+    return pd.DataFrame(
+        rows, columns=["claim", "comparison", "tolerance", "spread", "margin", "fragile", "rule", "criterion"]
+    )
 
 
 def tolerance_rules_html(rules) -> str:
@@ -367,13 +483,18 @@ def tolerance_rules_html(rules) -> str:
     body = "".join(
         f"<tr><td><code>{e(r.claim)}</code><br>{e(r.comparison)}</td>"
         f"<td>{e(fmt(r.tolerance))}</td><td>{e(fmt(r.margin))}</td><td>{e(fmt(r.spread))}"
-        + (" <b style='color:#9a6700'>fragile</b>" if r.fragile else "") + "</td>"
-        f"<td>{e(r.criterion)}</td></tr>" for r in rules.itertuples())
-    return ("<table class='tolerance-table' style='table-layout:fixed;width:100%;font-size:0.82em;"
-            "overflow-wrap:anywhere'><colgroup><col style='width:34%'><col style='width:10%'>"
-            "<col style='width:10%'><col style='width:12%'><col style='width:34%'></colgroup><thead><tr>"
-            "<th>claim and comparison</th><th>tolerance</th><th>margin</th><th>run-to-run spread</th>"
-            "<th>criterion</th></tr></thead><tbody>" + body + "</tbody></table>")
+        + (" <b style='color:#9a6700'>fragile</b>" if r.fragile else "")
+        + "</td>"
+        f"<td>{e(r.criterion)}</td></tr>"
+        for r in rules.itertuples()
+    )
+    return (
+        "<table class='tolerance-table' style='table-layout:fixed;width:100%;font-size:0.82em;"
+        "overflow-wrap:anywhere'><colgroup><col style='width:34%'><col style='width:10%'>"
+        "<col style='width:10%'><col style='width:12%'><col style='width:34%'></colgroup><thead><tr>"
+        "<th>claim and comparison</th><th>tolerance</th><th>margin</th><th>run-to-run spread</th>"
+        "<th>criterion</th></tr></thead><tbody>" + body + "</tbody></table>"
+    )
 
 
 def load_quotes(folder=None):
@@ -412,12 +533,16 @@ def quotes_html(df) -> str:
     if not len(df):
         return "<p><i>No number is quoted from the papers yet.</i></p>"
     e = html.escape
-    rows = "".join(f"<tr><td>{e(r.chapter)}</td><td><b>{e(r.value)}</b></td><td>{e(r.source)}</td>"
-                   f"<td>{e(r.context)}</td></tr>" for r in df.itertuples())
-    return ("<table class='quotes-table' style='table-layout:fixed;width:100%;font-size:0.85em;"
-            "overflow-wrap:anywhere'><colgroup><col style='width:20%'><col style='width:11%'>"
-            "<col style='width:27%'><col style='width:42%'></colgroup><thead><tr><th>chapter</th>"
-            "<th>number</th><th>source</th><th>context</th></tr></thead><tbody>" + rows + "</tbody></table>")
+    rows = "".join(
+        f"<tr><td>{e(r.chapter)}</td><td><b>{e(r.value)}</b></td><td>{e(r.source)}</td><td>{e(r.context)}</td></tr>"
+        for r in df.itertuples()
+    )
+    return (
+        "<table class='quotes-table' style='table-layout:fixed;width:100%;font-size:0.85em;"
+        "overflow-wrap:anywhere'><colgroup><col style='width:20%'><col style='width:11%'>"
+        "<col style='width:27%'><col style='width:42%'></colgroup><thead><tr><th>chapter</th>"
+        "<th>number</th><th>source</th><th>context</th></tr></thead><tbody>" + rows + "</tbody></table>"
+    )
 
 
 def _register_html() -> None:

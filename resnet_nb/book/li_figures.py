@@ -16,6 +16,7 @@ computed in :mod:`resnet_nb.li`.
 
 Colours are the book's palette, :data:`resnet_nb.book.palette.COLORS`, keyed by architecture.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,9 +31,18 @@ from resnet_nb.core.hessians import cond_percentile, hessian_linear, theorem1_bl
 from resnet_nb.core.networks import ShortcutNetwork
 from resnet_nb.li.theorem1 import exact_hessian_at_zero, unfriendly_data3, unitwise_spectrum
 
-__all__ = ["key_hessians", "key_figure", "plot_hessian", "plot_spectrum", "explorer_title",
-           "explorer_network_and_data", "hessian_explorer", "depth_animation", "plot_sharpness_sweep",
-           "limitations_key_figure"]
+__all__ = [
+    "key_hessians",
+    "key_figure",
+    "plot_hessian",
+    "plot_spectrum",
+    "explorer_title",
+    "explorer_network_and_data",
+    "hessian_explorer",
+    "depth_animation",
+    "plot_sharpness_sweep",
+    "limitations_key_figure",
+]
 
 
 # ------------------------------------------------------------------------------------------
@@ -56,7 +66,7 @@ def _heat(ax, H, net, title):
     H = np.asarray(H)
     vmax = float(np.abs(H).max()) or 1.0
     im = ax.imshow(H, cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest")
-    q = net.d ** 2
+    q = net.d**2
     P = H.shape[0]
     for a in range(1, net.R * net.n):
         lw = 1.4 if a % net.n == 0 else 0.3
@@ -105,8 +115,7 @@ def key_figure(table1, table2, data=None, R: int = 3):
     # n = 3 gets a legend entry without a mark: any height in the panel would read as a value
     n3 = Line2D([], [], ls="none", label="n = 3: H = 0,\nno condition number")
     handles = ax.get_legend_handles_labels()[0] + [n3]
-    legend = ax.legend(handles=handles, fontsize=8, loc="lower right", bbox_to_anchor=(1, 0.2),
-                       handlelength=1.2)
+    legend = ax.legend(handles=handles, fontsize=8, loc="lower right", bbox_to_anchor=(1, 0.2), handlelength=1.2)
     legend.get_texts()[-1].set_color(COLORS["3-shortcut"])
     return fig
 
@@ -114,6 +123,7 @@ def key_figure(table1, table2, data=None, R: int = 3):
 # ------------------------------------------------------------------------------------------
 # Theorem 1: the Hessian at zero, its spectrum, the explorer
 # ------------------------------------------------------------------------------------------
+
 
 def plot_hessian(H, net: ShortcutNetwork, ax=None, title=None, max_pixels: int = 800):
     """Heatmap of a Hessian in Definition-5 order, thin lines between matrices and thick
@@ -141,7 +151,7 @@ def plot_hessian(H, net: ShortcutNetwork, ax=None, title=None, max_pixels: int =
     norm = SymLogNorm(linthresh=1e-3 * vmax, vmin=-vmax, vmax=vmax, base=10)
     im = ax.imshow(Hs.numpy(), cmap="RdBu_r", norm=norm, interpolation="nearest", extent=(0, P, P, 0))
     ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.03, label="Hessian entry (symmetric log)")
-    q = net.d ** 2
+    q = net.d**2
     for a in range(1, net.R * net.n):
         lw = 1.2 if a % net.n == 0 else 0.3
         ax.axhline(a * q, color="k", lw=lw)
@@ -188,8 +198,7 @@ def explorer_network_and_data(n, R, d, act, position, source, mnist=None, seed=0
 
 def explorer_title(net: ShortcutNetwork) -> str:
     """A short title naming the architecture and every activation that is not the identity."""
-    acts = [f"{pos}={getattr(net, pos).name}" for pos in ("pre", "mid", "post")
-            if not getattr(net, pos).is_identity]
+    acts = [f"{pos}={getattr(net, pos).name}" for pos in ("pre", "mid", "post") if not getattr(net, pos).is_identity]
     return f"{net.n}-shortcut, R={net.R}, " + (", ".join(acts) if acts else "linear")
 
 
@@ -203,7 +212,7 @@ def _draw_case(fig, net, data):
         sv = torch.linalg.svdvals(theorem1_blocks(net, data)["M"]).numpy()
         pred = np.concatenate([sv, -sv])
     plot_hessian(H, net, ax1, title=explorer_title(net))
-    c = (f"{cond_percentile(eigs, 10):.3g}" if np.abs(eigs).max() > 0 else "undefined (H = 0)")
+    c = f"{cond_percentile(eigs, 10):.3g}" if np.abs(eigs).max() > 0 else "undefined (H = 0)"
     plot_spectrum(eigs, ax2, pred, title=f"#params = {net.num_params}; |lambda|max/|lambda|(0.1) = {c}")
     fig.tight_layout()
 
@@ -221,8 +230,7 @@ def hessian_explorer(mnist: Dataset | None = None):
         n=widgets.IntSlider(value=2, min=1, max=3, description="n", **style),
         R=widgets.IntSlider(value=2, min=1, max=6, description="units R", **style),
         d=widgets.IntSlider(value=6, min=2, max=10, description="d (synthetic)", **style),
-        act=widgets.Dropdown(options=["identity", "tanh", "relu", "silu"], value="identity",
-                             description="activation"),
+        act=widgets.Dropdown(options=["identity", "tanh", "relu", "silu"], value="identity", description="activation"),
         position=widgets.Dropdown(options=["pre", "mid", "post"], value="mid", description="position"),
         source=widgets.Dropdown(options=["MNIST", "synthetic"], value="MNIST", description="data"),
     )
@@ -231,16 +239,18 @@ def hessian_explorer(mnist: Dataset | None = None):
     def redraw(_=None):
         with out:
             out.clear_output(wait=True)
-            net, data = explorer_network_and_data(w["n"].value, w["R"].value, w["d"].value, w["act"].value,
-                                          w["position"].value, w["source"].value, mnist)
+            net, data = explorer_network_and_data(
+                w["n"].value, w["R"].value, w["d"].value, w["act"].value, w["position"].value, w["source"].value, mnist
+            )
             fig = plt.figure(figsize=(9, 4))
             _draw_case(fig, net, data)
             plt.show()
 
     for c in w.values():
         c.observe(redraw, names="value")
-    box = widgets.VBox([widgets.HBox([w["n"], w["R"], w["d"]]),
-                        widgets.HBox([w["act"], w["position"], w["source"]]), out])
+    box = widgets.VBox(
+        [widgets.HBox([w["n"], w["R"], w["d"]]), widgets.HBox([w["act"], w["position"], w["source"]]), out]
+    )
     redraw()
     display(box)
     return box
@@ -270,6 +280,7 @@ def depth_animation(n: int, Rs, data, **activations) -> str:
 # Learning dynamics: the sweep over seeds
 # ------------------------------------------------------------------------------------------
 
+
 def plot_sharpness_sweep(sweep: dict, axes=None):
     """The key figure of the chapter: loss - L_min (left) and lambda_max of the exact Hessian
     (right) along gradient descent, one line per seed; seeds with a spike drawn bold."""
@@ -292,8 +303,9 @@ def plot_sharpness_sweep(sweep: dict, axes=None):
     axes[1].axhline(sweep["edge"], color=grey, ls="--", lw=1)
     axes[1].text(sweep["epochs"][-1], sweep["edge"], r"$2/\eta$", ha="right", va="bottom", color=grey)
     axes[1].axhline(sweep["sigma_max"], color=grey, ls=":", lw=1)
-    axes[1].text(sweep["epochs"][-1], sweep["sigma_max"], r"$\sigma_{\max}(M)$ (Theorem 1)", ha="right",
-                 va="bottom", color=grey)
+    axes[1].text(
+        sweep["epochs"][-1], sweep["sigma_max"], r"$\sigma_{\max}(M)$ (Theorem 1)", ha="right", va="bottom", color=grey
+    )
     axes[0].set_ylabel(r"loss $-\ L_{\min}$")
     axes[1].set_ylabel(r"sharpness $\lambda_{\max}(H)$")
     for ax in axes:
@@ -305,6 +317,7 @@ def plot_sharpness_sweep(sweep: dict, axes=None):
 # ------------------------------------------------------------------------------------------
 # Limitations: the chapter's key figure
 # ------------------------------------------------------------------------------------------
+
 
 def limitations_key_figure(point: dict, profiles: dict, axes=None):
     """Two panels: the sorted Hessian eigenvalues of a linear 3-shortcut network at the zero-last-layer
@@ -320,10 +333,22 @@ def limitations_key_figure(point: dict, profiles: dict, axes=None):
         _, axes = plt.subplots(1, 2, figsize=(11, 3.6))
     ax_e, ax_v = axes
     eigs = np.sort(np.asarray(point["eigs"]))
-    ax_e.plot(np.arange(eigs.size), eigs, ".", ms=3, color=COLORS["3-shortcut"],
-              label=f"zero-last-layer start: {point['negative']} < 0, {point['positive']} > 0")
-    ax_e.plot(np.arange(eigs.size), np.zeros(eigs.size), "-", lw=2, color=COLORS["plain"],
-              label="w = 0 (Theorem 1): all zero, gradient zero")
+    ax_e.plot(
+        np.arange(eigs.size),
+        eigs,
+        ".",
+        ms=3,
+        color=COLORS["3-shortcut"],
+        label=f"zero-last-layer start: {point['negative']} < 0, {point['positive']} > 0",
+    )
+    ax_e.plot(
+        np.arange(eigs.size),
+        np.zeros(eigs.size),
+        "-",
+        lw=2,
+        color=COLORS["plain"],
+        label="w = 0 (Theorem 1): all zero, gradient zero",
+    )
     ax_e.set_xlabel("eigenvalue index (sorted)")
     ax_e.set_ylabel("Hessian eigenvalue")
     ax_e.set_title("Linear 3-shortcut, whitened MNIST: the two starts")

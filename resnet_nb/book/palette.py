@@ -6,20 +6,21 @@ it without importing the book layer: :mod:`resnet_nb.book.plotting` and
 kernel-free charts of :mod:`resnet_nb.book.views` use the same colours through an explicit
 Vega-Lite scale. Colours are hex strings (matplotlib, Vega and CSS read them alike).
 """
+
 from __future__ import annotations
 
 __all__ = ["COLORS", "LABELS", "ORDER", "SEQUENTIAL", "CYCLE", "color", "label", "sequential"]
 
 #: colour by architecture (Li et al.'s five networks first, then the others the book draws)
 COLORS = {
-    "xavier": "#d62728",      # red
+    "xavier": "#d62728",  # red
     "orthogonal": "#ff7f0e",  # orange
     "1-shortcut": "#2ca02c",  # green
     "2-shortcut": "#1f77b4",  # blue
     "3-shortcut": "#9467bd",  # purple
-    "he": "#8c564b",          # brown: plain network, He initialisation (gain sqrt 2)
-    "plain": "#7f7f7f",       # grey: a network without shortcuts
-    "residual": "#17becf",    # teal: a residual network of Hardt & Ma (identity plus one layer)
+    "he": "#8c564b",  # brown: plain network, He initialisation (gain sqrt 2)
+    "plain": "#7f7f7f",  # grey: a network without shortcuts
+    "residual": "#17becf",  # teal: a residual network of Hardt & Ma (identity plus one layer)
 }
 
 #: display name by architecture (legends, tables, chart menus)
@@ -41,8 +42,7 @@ ORDER = tuple(COLORS)
 CYCLE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#7f7f7f", "#17becf")
 
 #: an ordered ramp (light to dark: viridis without its palest yellow) for an ordered quantity such as depth or width
-SEQUENTIAL = ("#b5de2b", "#6ece58", "#35b779", "#1f9e89", "#26828e", "#31688e",
-              "#3e4989", "#482878", "#440154")
+SEQUENTIAL = ("#b5de2b", "#6ece58", "#35b779", "#1f9e89", "#26828e", "#31688e", "#3e4989", "#482878", "#440154")
 
 
 def color(arch: str) -> str:
@@ -62,5 +62,8 @@ def sequential(n: int) -> list[str]:
     if n == 1:
         return [SEQUENTIAL[-3]]
     k = len(SEQUENTIAL) - 1
-    return [SEQUENTIAL[round(i * k / (n - 1))] for i in range(n)] if n <= len(SEQUENTIAL) else \
-        [SEQUENTIAL[min(k, i * len(SEQUENTIAL) // n)] for i in range(n)]
+    return (
+        [SEQUENTIAL[round(i * k / (n - 1))] for i in range(n)]
+        if n <= len(SEQUENTIAL)
+        else [SEQUENTIAL[min(k, i * len(SEQUENTIAL) // n)] for i in range(n)]
+    )

@@ -1,5 +1,6 @@
 """One plotting style for every chapter (book/*.ipynb), and the few drawings the Notation chapter
 (book/notation.ipynb) needs."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -13,25 +14,29 @@ from resnet_nb.book.palette import COLORS, CYCLE, LABELS
 
 __all__ = ["COLORS", "LABELS", "style", "draw_shortcut_unit", "heatmap", "end_to_end_singular_values"]
 
+
 def style():
     """Apply the book's matplotlib defaults (small, legible, no chart junk); the default colour
     cycle is the palette's (:data:`resnet_nb.book.palette.CYCLE`)."""
-    plt.rcParams.update({
-        "figure.dpi": 100,
-        "savefig.dpi": 100,
-        "font.size": 10,
-        "axes.spines.top": False,
-        "axes.spines.right": False,
-        "axes.grid": True,
-        "grid.alpha": 0.3,
-        "legend.frameon": False,
-        "axes.prop_cycle": cycler(color=list(CYCLE)),
-    })
+    plt.rcParams.update(
+        {
+            "figure.dpi": 100,
+            "savefig.dpi": 100,
+            "font.size": 10,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "axes.grid": True,
+            "grid.alpha": 0.3,
+            "legend.frameon": False,
+            "axes.prop_cycle": cycler(color=list(CYCLE)),
+        }
+    )
 
 
 def _box(ax, x, y, text, color):
-    ax.add_patch(FancyBboxPatch((x - 0.32, y - 0.22), 0.64, 0.44, boxstyle="round,pad=0.02",
-                                fc=color, ec="black", lw=1))
+    ax.add_patch(
+        FancyBboxPatch((x - 0.32, y - 0.22), 0.64, 0.44, boxstyle="round,pad=0.02", fc=color, ec="black", lw=1)
+    )
     ax.text(x, y, text, ha="center", va="center", fontsize=10)
 
 
@@ -66,8 +71,12 @@ def draw_shortcut_unit(ax, n: int = 2, pre=True, mid=True, post=True, r: str = "
     _arrow(ax, (plus + 0.33, 0), (plus + 0.75, 0))
     ax.text(plus + 0.85, 0, "next unit", va="center", fontsize=9)
     # shortcut arc
-    ax.annotate("", xy=(plus, 0.25), xytext=(0, 0.25),
-                arrowprops=dict(arrowstyle="-|>", connectionstyle="arc3,rad=-0.25", lw=1.2, color="#d62728"))
+    ax.annotate(
+        "",
+        xy=(plus, 0.25),
+        xytext=(0, 0.25),
+        arrowprops=dict(arrowstyle="-|>", connectionstyle="arc3,rad=-0.25", lw=1.2, color="#d62728"),
+    )
     ax.text(plus / 2, 1.2, "identity shortcut", color="#d62728", ha="center", fontsize=9)
     ax.set_xlim(-0.6, plus + 2.0)
     ax.set_ylim(-0.5, 1.5)
@@ -80,16 +89,16 @@ def heatmap(ax, M, title=None, symmetric=True, cmap="RdBu_r"):
     """Show a matrix with a diverging colour map centred at zero."""
     M = np.asarray(M)
     vmax = float(np.abs(M).max()) or 1.0
-    im = ax.imshow(M, cmap=cmap, vmin=-vmax if symmetric else None, vmax=vmax if symmetric else None,
-                   interpolation="nearest")
+    im = ax.imshow(
+        M, cmap=cmap, vmin=-vmax if symmetric else None, vmax=vmax if symmetric else None, interpolation="nearest"
+    )
     if title:
         ax.set_title(title)
     ax.grid(False)
     return im
 
 
-def end_to_end_singular_values(ax, make_net, scheme: str, depths, runs: int = 20, seed: int = 0,
-                               title=None):
+def end_to_end_singular_values(ax, make_net, scheme: str, depths, runs: int = 20, seed: int = 0, title=None):
     """Scatter the singular values of the end-to-end map of ``make_net(L)`` initialised with
     ``scheme``, ``runs`` draws at each depth L (x jittered so the points do not overlap)."""
     import torch  # local: plotting stays importable without torch in tools that only draw

@@ -9,6 +9,7 @@ the reader needs::
     worst = show.num(check.value, 2)        # prose: {eval}`worst`  ->  2.7e-12
     share = show.pct(0.254)                 # {eval}`share`         ->  25%
 """
+
 from __future__ import annotations
 
 import math
@@ -74,7 +75,7 @@ def sci(x, digits: int = 2) -> Num:
     if x == 0:
         return Num(x, "0")
     exp = int(math.floor(math.log10(abs(x))))
-    mant = x / 10 ** exp
+    mant = x / 10**exp
     if round(abs(mant), digits - 1) >= 10:
         exp, mant = exp + 1, mant / 10
     m = f"{mant:.{max(digits - 1, 0)}f}"

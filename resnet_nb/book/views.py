@@ -8,6 +8,7 @@ widgets, provenance notes, computation times.
 * :func:`provenance_note`: where and how a committed table was computed, in one paragraph;
 * :func:`explore`: the kernel-free chart of a committed table (from :mod:`resnet_nb.book.explorers`).
 """
+
 from __future__ import annotations
 
 import copy
@@ -17,7 +18,9 @@ from resnet_nb.book.explorers import explore  # the kernel-free explorers, as th
 from resnet_nb.core import paths
 from resnet_nb.experiments import engine
 
-__all__ = ["CHAPTERS", "rerun_times",
+__all__ = [
+    "CHAPTERS",
+    "rerun_times",
     "animation",
     "benchmark_report",
     "experiment_widget",
@@ -86,8 +89,16 @@ def palette_frames(html: str, colors: int = 64) -> str:
     return _FRAME.sub(smaller, html)
 
 
-def experiment_widget(module, controls: dict, scale: str = "default", ncols: int = 1, figsize=(6.0, 4.0),
-                      to_config=None, table=None, plot=None):
+def experiment_widget(
+    module,
+    controls: dict,
+    scale: str = "default",
+    ncols: int = 1,
+    figsize=(6.0, 4.0),
+    to_config=None,
+    table=None,
+    plot=None,
+):
     """Widgets that rerun ``engine.run(module, ...)`` with the chosen settings and redraw the figure.
 
     ``controls``: setting name -> ipywidgets control (created with ``continuous_update=False``).
@@ -140,15 +151,20 @@ def provenance_note(prov: dict) -> str:
     v = prov.get("versions", {})
     m = prov.get("machine", {})
     commit = (git.get("commit") or "unknown")[:10] + (" (package modified)" if git.get("package_modified") else "")
-    return (f"Computed by `python -m resnet_nb reproduce {prov.get('figure')} --scale {prov.get('scale')}` at commit "
-            f"`{commit}` on {m.get('cpu_count')} logical cores ({m.get('processor')}, {m.get('platform')}), "
-            f"device {prov.get('device')}; torch {v.get('torch')}, numpy {v.get('numpy')}, "
-            f"Python {v.get('python')}. {prov.get('items')} work items, "
-            f"{prov.get('items_wall_time_s')} s of computation in all; table written "
-            f"{prov.get('written_utc')}."
-            + (f" **Incomplete:** {prov.get('missing_items')} work items of the paper-scale grid were not "
-               f"finished in the time available; the table holds the finished ones only."
-               if prov.get("complete") is False else ""))
+    return (
+        f"Computed by `python -m resnet_nb reproduce {prov.get('figure')} --scale {prov.get('scale')}` at commit "
+        f"`{commit}` on {m.get('cpu_count')} logical cores ({m.get('processor')}, {m.get('platform')}), "
+        f"device {prov.get('device')}; torch {v.get('torch')}, numpy {v.get('numpy')}, "
+        f"Python {v.get('python')}. {prov.get('items')} work items, "
+        f"{prov.get('items_wall_time_s')} s of computation in all; table written "
+        f"{prov.get('written_utc')}."
+        + (
+            f" **Incomplete:** {prov.get('missing_items')} work items of the paper-scale grid were not "
+            f"finished in the time available; the table holds the finished ones only."
+            if prov.get("complete") is False
+            else ""
+        )
+    )
 
 
 def show_committed(figure: str, scale: str = "paper"):
@@ -173,22 +189,42 @@ def benchmark_report(path=None, targets: bool = True):
     if not path.exists():
         return None, "*No benchmark has been recorded yet: run `python benchmarks/run.py`.*"
     info = json.loads(path.read_text())
-    table = pd.DataFrame([{"benchmark": r["name"], "ours (s)": round(r["engine_s"], 2),
-                           "reference (s)": round(r["baseline_s"], 2), "ratio": f"{r['ratio']:.2f}x",
-                           "ratio is": r["ratio_kind"], "target": r["target"], "met": "yes" if r["met"] else "no",
-                           "details": r["detail"]} for r in info["rows"]])
+    table = pd.DataFrame(
+        [
+            {
+                "benchmark": r["name"],
+                "ours (s)": round(r["engine_s"], 2),
+                "reference (s)": round(r["baseline_s"], 2),
+                "ratio": f"{r['ratio']:.2f}x",
+                "ratio is": r["ratio_kind"],
+                "target": r["target"],
+                "met": "yes" if r["met"] else "no",
+                "details": r["detail"],
+            }
+            for r in info["rows"]
+        ]
+    )
     if not targets:
         table = table.drop(columns=["target", "met"])
     m = info["machine"]
     load = m.get("load_average")
     cpu = m.get("cpu", m["processor"])
-    speed = (f"; a float64 product of two 3,000 x 3,000 matrices ran at {m['matmul_gflops_f64']:.0f} GFLOP/s"
-             if m.get("matmul_gflops_f64") else "")
-    note = (f"Measured {info['written_utc']} on {m['cpu_count']} logical cores ({cpu}, "
-            f"{m['platform']}), device {info['device']}, torch {info['torch']}{speed}"
-            + (f"; load average {load[0]:.1f} at the end of the run (the benchmark's own threads count; "
-               f"well above {m['cpu_count']} means other jobs shared the machine)" if load else "")
-            + (". Quick mode (reduced grids)." if info.get("quick") else "."))
+    speed = (
+        f"; a float64 product of two 3,000 x 3,000 matrices ran at {m['matmul_gflops_f64']:.0f} GFLOP/s"
+        if m.get("matmul_gflops_f64")
+        else ""
+    )
+    note = (
+        f"Measured {info['written_utc']} on {m['cpu_count']} logical cores ({cpu}, "
+        f"{m['platform']}), device {info['device']}, torch {info['torch']}{speed}"
+        + (
+            f"; load average {load[0]:.1f} at the end of the run (the benchmark's own threads count; "
+            f"well above {m['cpu_count']} means other jobs shared the machine)"
+            if load
+            else ""
+        )
+        + (". Quick mode (reduced grids)." if info.get("quick") else ".")
+    )
     return table, note
 
 
@@ -207,9 +243,11 @@ def paper_scale_bound(path=None, name: str = "paper scale: lower bound"):
         return None
     m = info["machine"]
     speed = f", float64 matrix product {m['matmul_gflops_f64']:.0f} GFLOP/s" if m.get("matmul_gflops_f64") else ""
-    return (f"{row['name']}: {row['engine_s'] / 60:.0f} min against the target of {row['baseline_s'] / 60:.0f} min "
-            f"(ratio {row['ratio']:.2f}; target met: {'yes' if row['met'] else 'no'}).\n{row['detail']}.\n"
-            f"Measured {info['written_utc']} on {m.get('cpu', m['processor'])}, {m['cpu_count']} cores{speed}.")
+    return (
+        f"{row['name']}: {row['engine_s'] / 60:.0f} min against the target of {row['baseline_s'] / 60:.0f} min "
+        f"(ratio {row['ratio']:.2f}; target met: {'yes' if row['met'] else 'no'}).\n{row['detail']}.\n"
+        f"Measured {info['written_utc']} on {m.get('cpu', m['processor'])}, {m['cpu_count']} cores{speed}."
+    )
 
 
 def paper_scale_times(root=None, idle_load: float = 2.5):
@@ -240,10 +278,17 @@ def paper_scale_times(root=None, idle_load: float = 2.5):
             if load is not None and load[0] < idle_load:
                 idle_n += 1
                 idle_s += pv["wall_time_s"]
-        rows.append({"figure": figure, "items": prov["items"], "missing items": prov.get("missing_items", 0),
-                     "computation (min)": round(wall / 60, 1),
-                     "items timed idle": idle_n, "their time (min)": round(idle_s / 60, 1),
-                     "device": prov["device"]})
+        rows.append(
+            {
+                "figure": figure,
+                "items": prov["items"],
+                "missing items": prov.get("missing_items", 0),
+                "computation (min)": round(wall / 60, 1),
+                "items timed idle": idle_n,
+                "their time (min)": round(idle_s / 60, 1),
+                "device": prov["device"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -263,8 +308,13 @@ def item_times(figure: str, root=None, idle_load: float = 2.5):
     for body in engine.iter_records(records):
         pv = body["provenance"]
         load = pv.get("load_average")
-        rows.append({"depth": body["item"].get("depth"), "seconds": pv["wall_time_s"],
-                     "idle": load is not None and load[0] < idle_load})
+        rows.append(
+            {
+                "depth": body["item"].get("depth"),
+                "seconds": pv["wall_time_s"],
+                "idle": load is not None and load[0] < idle_load,
+            }
+        )
     if not rows:
         raise LookupError(f"no committed paper-scale records of {figure} under {records}")
     t = pd.DataFrame(rows)
@@ -274,9 +324,16 @@ def item_times(figure: str, root=None, idle_load: float = 2.5):
 
 
 #: Where each figure is shown in the book (for the Performance page's table).
-CHAPTERS = {"fig2": "Figure 2 analog", "fig3": "Learning dynamics", "fig5": "The initial point",
-            "fig6": "Learning dynamics", "fig7": "Learning dynamics", "fig8": "Learning dynamics",
-            "fig9": "Learning results", "fig10": "Learning results"}
+CHAPTERS = {
+    "fig2": "Figure 2 analog",
+    "fig3": "Learning dynamics",
+    "fig5": "The initial point",
+    "fig6": "Learning dynamics",
+    "fig7": "Learning dynamics",
+    "fig8": "Learning dynamics",
+    "fig9": "Learning results",
+    "fig10": "Learning results",
+}
 
 
 def _cost(module, item) -> float:
@@ -319,12 +376,15 @@ def rerun_times(root=None):
         else:
             estimate = None if spc is None else spc * sum(_cost(module, it) for it in items) / 60
             how = "estimated (cost model)"
-        rows.append({
-            "figure": fig.replace("fig", "Figure "), "chapter": chapter,
-            "default: items": "with Figure 6" if shares else len(items),
-            "default: core-minutes": "" if shares or estimate is None else round(estimate, 1),
-            "default: how": "" if shares or estimate is None else how,
-            "paper: items": "with Figure 6" if shares else (int(p["items"]) if p is not None else "not committed"),
-            "paper: core-minutes": "" if p is None else float(p["computation (min)"]),
-        })
+        rows.append(
+            {
+                "figure": fig.replace("fig", "Figure "),
+                "chapter": chapter,
+                "default: items": "with Figure 6" if shares else len(items),
+                "default: core-minutes": "" if shares or estimate is None else round(estimate, 1),
+                "default: how": "" if shares or estimate is None else how,
+                "paper: items": "with Figure 6" if shares else (int(p["items"]) if p is not None else "not committed"),
+                "paper: core-minutes": "" if p is None else float(p["computation (min)"]),
+            }
+        )
     return pd.DataFrame(rows)

@@ -3,6 +3,7 @@
 Each helper raises ``ValueError`` with a message that names the argument, what it got and
 what is allowed, so a reader never meets a NaN or a traceback from deep inside torch.
 """
+
 from __future__ import annotations
 
 import numbers

@@ -27,17 +27,39 @@ of a claim.
 Running every claim, and showing checks and claims as HTML, is the book's job
 (:mod:`resnet_nb.book.ledger`); nothing here renders or imports beyond the standard library.
 """
+
 from __future__ import annotations
 
 import math
 import textwrap
-
 from dataclasses import dataclass, field
 
-__all__ = ["Check", "Claim", "LEDGER", "VERDICTS", "KINDS", "claim", "LedgerError", "eps_criterion",
-           "FALSIFIER_KINDS", "mirrored", "complement", "implied", "falsifier_kind_of",
-           "falsifier_conflict", "UNLABELLED", "LEGACY_FALSIFIER_KINDS", "effective_verdict", "all_of",
-           "fmt", "says_reversed", "PLAUSIBLE", "IMPLIED", "REGRESSION", "FRAGILE_NOTE"]
+__all__ = [
+    "Check",
+    "Claim",
+    "LEDGER",
+    "VERDICTS",
+    "KINDS",
+    "claim",
+    "LedgerError",
+    "eps_criterion",
+    "FALSIFIER_KINDS",
+    "mirrored",
+    "complement",
+    "implied",
+    "falsifier_kind_of",
+    "falsifier_conflict",
+    "UNLABELLED",
+    "LEGACY_FALSIFIER_KINDS",
+    "effective_verdict",
+    "all_of",
+    "fmt",
+    "says_reversed",
+    "PLAUSIBLE",
+    "IMPLIED",
+    "REGRESSION",
+    "FRAGILE_NOTE",
+]
 
 #: verdicts on a precise statement (an equation, a lemma, a constant, an experimental claim).
 VERDICTS = ("holds", "fails as printed", "reproduced", "partly reproduced", "not reproduced")
@@ -59,7 +81,7 @@ UNLABELLED = "unlabelled"
 LEGACY_FALSIFIER_KINDS = {"": "", "reversed ordering": IMPLIED}
 FRAGILE_NOTE = "fragile: margin below the run-to-run spread"
 
-EPS64 = 2.0 ** -52
+EPS64 = 2.0**-52
 
 
 def eps_criterion(P: int, scale: float, factor: float = 100.0) -> tuple[float, str]:
@@ -184,13 +206,13 @@ class Check:
             return [self]
         return [q for p in self.parts for q in p.leaves()]
 
-    def require(self) -> "Check":
+    def require(self) -> Check:
         """Raise :class:`AssertionError` unless the check passed; return it otherwise."""
         if not self.passed:
             raise AssertionError(str(self))
         return self
 
-    def refute(self) -> "Check":
+    def refute(self) -> Check:
         """Raise unless the check failed on its comparison (use on a falsifier)."""
         if not self.rejected_on_value:
             raise AssertionError("the falsifier was not rejected:\n" + str(self))
@@ -213,11 +235,15 @@ class Check:
         out = [f"[{self.verdict}] {self.claim}"]
         body = [self.summary(), f"tolerance: {self.criterion}"]
         if self.nontrivial is not None:
-            body.append(f"nontrivial part: {self.nontrivial_what or 'size'} = {fmt(self.nontrivial)}"
-                        f" (must be > {fmt(self.nontrivial_min)})")
+            body.append(
+                f"nontrivial part: {self.nontrivial_what or 'size'} = {fmt(self.nontrivial)}"
+                f" (must be > {fmt(self.nontrivial_min)})"
+            )
         if self.spread is not None:
-            body.append(f"margin {fmt(self.margin)} against run-to-run spread {fmt(self.spread)}"
-                        + (" (fragile)" if self.fragile else ""))
+            body.append(
+                f"margin {fmt(self.margin)} against run-to-run spread {fmt(self.spread)}"
+                + (" (fragile)" if self.fragile else "")
+            )
         body += list(self.lines)
         for b in body:
             out += textwrap.wrap(b, w, initial_indent="  ", subsequent_indent="    ")
@@ -231,8 +257,10 @@ class Check:
         """The outcome in words for the one-line summary: the value, on which side of its bound,
         and by how much ("2.1e-15, below the tolerance 3.6e-12 by 3.6e-12")."""
         if self.vacuous:
-            return (f"vacuous: {self.nontrivial_what or 'the part that could differ'} = "
-                    f"{fmt(self.nontrivial)}, not above {fmt(self.nontrivial_min)}")
+            return (
+                f"vacuous: {self.nontrivial_what or 'the part that could differ'} = "
+                f"{fmt(self.nontrivial)}, not above {fmt(self.nontrivial_min)}"
+            )
         if self.parts:
             leaves = self.leaves()
             bad = [p for p in leaves if not p.passed]
@@ -259,14 +287,22 @@ def all_of(claim: str, parts: list, lines=()) -> Check:
     if not parts:
         raise ValueError("all_of needs at least one part")
     worst = min(p.rel_margin for p in parts)
-    return Check(claim, "smallest relative margin of the parts", worst, 0.0,
-                 "each part states its own tolerance", op=">=", lines=list(lines), parts=list(parts))
-
+    return Check(
+        claim,
+        "smallest relative margin of the parts",
+        worst,
+        0.0,
+        "each part states its own tolerance",
+        op=">=",
+        lines=list(lines),
+        parts=list(parts),
+    )
 
 
 # ==========================================================================================
 # Claims
 # ==========================================================================================
+
 
 class LedgerError(AssertionError):
     """Raised by :func:`require_all` when a claim fails or a falsifier is not rejected."""
@@ -289,8 +325,18 @@ class Claim:
 LEDGER: dict[str, Claim] = {}
 
 
-def claim(id: str, *, source: str, statement: str, verdict: str, falsifier: str,
-          kind: str = "claim", printed: str = "", where=(), falsifier_kind: str = ""):
+def claim(
+    id: str,
+    *,
+    source: str,
+    statement: str,
+    verdict: str,
+    falsifier: str,
+    kind: str = "claim",
+    printed: str = "",
+    where=(),
+    falsifier_kind: str = "",
+):
     """Decorator: declare the claim ``id`` decided by ``fn(falsify=False) -> Check``.
 
     ``statement`` is what the book asserts (MyST/TeX allowed, ``$...$`` for math);
@@ -424,8 +470,10 @@ def falsifier_conflict(declared: str, detected_implied: bool) -> str:
     """A sentence when the declared kind disagrees with what the numbers show, else ""."""
     declared = LEGACY_FALSIFIER_KINDS.get(declared, declared)
     if detected_implied and declared and declared != IMPLIED:
-        return (f"declared a {declared}, but the numbers show that any passing check rejects it "
-                f"(it is implied by the check)")
+        return (
+            f"declared a {declared}, but the numbers show that any passing check rejects it "
+            f"(it is implied by the check)"
+        )
     return ""
 
 

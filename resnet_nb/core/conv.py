@@ -79,6 +79,7 @@ size. With batch norm only the first convolution of a block is followed by a bat
 so only its scale leaves the function unchanged; :func:`scale_invariance` checks this
 through the cosine between each kernel and its gradient.
 """
+
 from __future__ import annotations
 
 import math
@@ -122,6 +123,7 @@ KERNEL = 3
 # The network
 # ---------------------------------------------------------------------------------------------
 
+
 class ResidualBlock(nn.Module):
     """Pre-activation residual unit (He et al. 2016): ``h -> h + conv2(relu(conv1(relu(h))))``.
 
@@ -156,8 +158,9 @@ def _as_stage_list(name: str, value, stages: int | None, minimum: int) -> list[i
         return [check_int(name, value, minimum=minimum)] * (stages or 1)
     if isinstance(value, (list, tuple)) and len(value) > 0:
         return [check_int(f"{name}[{i}]", v, minimum=minimum) for i, v in enumerate(value)]
-    raise ValueError(f"{name} must be an integer >= {minimum} or a non-empty list of them "
-                     f"(one per stage), got {value!r}")
+    raise ValueError(
+        f"{name} must be an integer >= {minimum} or a non-empty list of them (one per stage), got {value!r}"
+    )
 
 
 class ConvResNet(nn.Module):
@@ -180,8 +183,17 @@ class ConvResNet(nn.Module):
     seed : seed of the generator that draws every initial weight.
     """
 
-    def __init__(self, blocks=2, channels=8, stages: int | None = None, fixed_last_layer: bool = False,
-                 init: str = "standard", batch_norm: bool = False, seed: int = 0, block: str = "preact"):
+    def __init__(
+        self,
+        blocks=2,
+        channels=8,
+        stages: int | None = None,
+        fixed_last_layer: bool = False,
+        init: str = "standard",
+        batch_norm: bool = False,
+        seed: int = 0,
+        block: str = "preact",
+    ):
         super().__init__()
         check_choice("block", block, BLOCKS)
         if stages is not None:
@@ -200,8 +212,10 @@ class ConvResNet(nn.Module):
         if len(channels_l) == 1 and len(blocks_l) > 1:
             channels_l = channels_l * len(blocks_l)
         if len(blocks_l) != len(channels_l):
-            raise ValueError(f"blocks and channels must have one entry per stage; got {len(blocks_l)} "
-                             f"block counts {blocks_l} and {len(channels_l)} channel counts {channels_l}")
+            raise ValueError(
+                f"blocks and channels must have one entry per stage; got {len(blocks_l)} "
+                f"block counts {blocks_l} and {len(channels_l)} channel counts {channels_l}"
+            )
         if stages is not None and len(blocks_l) != stages:
             raise ValueError(f"stages={stages} disagrees with the {len(blocks_l)} entries of blocks/channels")
         self.blocks = tuple(blocks_l)
@@ -218,9 +232,13 @@ class ConvResNet(nn.Module):
         for s, (b, c) in enumerate(zip(blocks_l, channels_l)):
             if s > 0:
                 prev = channels_l[s - 1]
-                self.transitions.append(nn.Sequential(
-                    nn.BatchNorm2d(prev) if batch_norm else nn.Identity(), nn.ReLU(),
-                    nn.Conv2d(prev, c, KERNEL, stride=2, padding=KERNEL // 2, bias=not batch_norm)))
+                self.transitions.append(
+                    nn.Sequential(
+                        nn.BatchNorm2d(prev) if batch_norm else nn.Identity(),
+                        nn.ReLU(),
+                        nn.Conv2d(prev, c, KERNEL, stride=2, padding=KERNEL // 2, bias=not batch_norm),
+                    )
+                )
             self.stages.append(nn.Sequential(*[ResidualBlock(c, batch_norm, block) for _ in range(b)]))
         last = channels_l[-1]
         self.head_norm = nn.BatchNorm2d(last) if batch_norm else nn.Identity()
@@ -240,8 +258,8 @@ class ConvResNet(nn.Module):
         kernel = check_int("kernel", kernel)
         in_channels = check_int("in_channels", in_channels)
         if scheme == "hardt_ma":
-            return 1.0 / (kernel ** 2 * in_channels)
-        return math.sqrt(2.0 / (kernel ** 2 * in_channels))
+            return 1.0 / (kernel**2 * in_channels)
+        return math.sqrt(2.0 / (kernel**2 * in_channels))
 
     def convolutions(self):
         """Every convolution with its role: ``(name, module, role)``, role in
@@ -264,8 +282,9 @@ class ConvResNet(nn.Module):
             if self.init_scheme == "zero_residual" and role == "residual_2":
                 conv.weight.zero_()
             else:
-                small = self.init_scheme == "hardt_ma" or (self.init_scheme == "hardt_ma_residual"
-                                                           and role in ("residual_1", "residual_2"))
+                small = self.init_scheme == "hardt_ma" or (
+                    self.init_scheme == "hardt_ma_residual" and role in ("residual_1", "residual_2")
+                )
                 scheme = "hardt_ma" if small else "standard"
                 std = self.init_std(scheme, k, c_in)
                 conv.weight.copy_(torch.randn(conv.weight.shape, generator=g) * std)
@@ -306,13 +325,16 @@ class ConvResNet(nn.Module):
 
     def describe(self) -> str:
         last = "fixed random" if self.fixed_last_layer else "trained"
-        return (f"ConvResNet(blocks={list(self.blocks)}, channels={list(self.channels)}, init={self.init_scheme}, "
-                f"block={self.block_kind}, batch_norm={self.batch_norm}, last layer {last})")
+        return (
+            f"ConvResNet(blocks={list(self.blocks)}, channels={list(self.channels)}, init={self.init_scheme}, "
+            f"block={self.block_kind}, batch_norm={self.batch_norm}, last layer {last})"
+        )
 
 
 # ---------------------------------------------------------------------------------------------
 # Data
 # ---------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class DigitTensors:
@@ -325,8 +347,14 @@ class DigitTensors:
     info: dict
 
 
-def mnist_tensors(downsample: bool = True, seed: int = 0, test_fraction: float = 0.2,
-                  n_per_class: int | None = None, images=None, labels=None) -> DigitTensors:
+def mnist_tensors(
+    downsample: bool = True,
+    seed: int = 0,
+    test_fraction: float = 0.2,
+    n_per_class: int | None = None,
+    images=None,
+    labels=None,
+) -> DigitTensors:
     """The 5,000 MNIST digits of :func:`resnet_nb.core.data.mnist_digits` as image tensors.
 
     * ``downsample``: average 2x2 blocks of pixels, 28x28 -> 14x14 (four times cheaper).
@@ -344,6 +372,7 @@ def mnist_tensors(downsample: bool = True, seed: int = 0, test_fraction: float =
     test_fraction = check_float("test_fraction", test_fraction, low=0.0, high=1.0, high_open=True)
     if images is None:
         from resnet_nb.core.data import mnist_digits
+
         images, labels = mnist_digits()
     elif labels is None:
         raise ValueError("labels must be given together with images")
@@ -382,8 +411,15 @@ def mnist_tensors(downsample: bool = True, seed: int = 0, test_fraction: float =
     x_train = ((x_train - mean) / std).float()
     x_test = ((x_test - mean) / std).float()
     y = torch.from_numpy(labels)
-    info = dict(downsample=downsample, seed=seed, test_fraction=test_fraction, n_per_class=n_per_class,
-                pixel_mean=mean, pixel_std=std, size=int(x.shape[-1]))
+    info = dict(
+        downsample=downsample,
+        seed=seed,
+        test_fraction=test_fraction,
+        n_per_class=n_per_class,
+        pixel_mean=mean,
+        pixel_std=std,
+        size=int(x.shape[-1]),
+    )
     return DigitTensors(x_train, y[train_idx], x_test, y[test_idx], info)
 
 
@@ -408,8 +444,12 @@ def weight_tensors(model: ConvResNet, which: str = "conv") -> list[torch.Tensor]
     if not isinstance(model, ConvResNet):
         raise ValueError(f"model must be a ConvResNet, got {type(model).__name__}")
     check_choice("which", which, WHICH)
-    keep = {"conv": None, "residual": ("residual_1", "residual_2"), "residual_1": ("residual_1",),
-            "residual_2": ("residual_2",)}[which]
+    keep = {
+        "conv": None,
+        "residual": ("residual_1", "residual_2"),
+        "residual_1": ("residual_1",),
+        "residual_2": ("residual_2",),
+    }[which]
     return [conv.weight for _, conv, role in model.convolutions() if keep is None or role in keep]
 
 
@@ -468,8 +508,9 @@ def _check_images_labels(images, labels):
 
 
 @torch.no_grad()
-def evaluate(model: ConvResNet, images: torch.Tensor, labels: torch.Tensor,
-             batch_size: int = 1000) -> tuple[float, float]:
+def evaluate(
+    model: ConvResNet, images: torch.Tensor, labels: torch.Tensor, batch_size: int = 1000
+) -> tuple[float, float]:
     """Mean cross-entropy and accuracy of ``model`` on all of ``images`` (evaluation mode)."""
     _check_images_labels(images, labels)
     batch_size = check_int("batch_size", batch_size)
@@ -477,8 +518,8 @@ def evaluate(model: ConvResNet, images: torch.Tensor, labels: torch.Tensor,
     model.eval()
     total_loss, correct = 0.0, 0
     for start in range(0, images.shape[0], batch_size):
-        logits = model(images[start:start + batch_size])
-        y = labels[start:start + batch_size]
+        logits = model(images[start : start + batch_size])
+        y = labels[start : start + batch_size]
         total_loss += float(F.cross_entropy(logits, y, reduction="sum"))
         correct += int((logits.argmax(dim=1) == y).sum())
     model.train(was_training)
@@ -489,6 +530,7 @@ def evaluate(model: ConvResNet, images: torch.Tensor, labels: torch.Tensor,
 # ---------------------------------------------------------------------------------------------
 # Training
 # ---------------------------------------------------------------------------------------------
+
 
 def lr_schedule(lr: float, epochs: int, milestones=(), factor: float = 0.1) -> list[float]:
     """Step sizes for epochs 1..``epochs``: ``lr``, multiplied by ``factor`` from each milestone on.
@@ -506,9 +548,20 @@ def lr_schedule(lr: float, epochs: int, milestones=(), factor: float = 0.1) -> l
     return [lr * factor ** sum(e >= m for m in ms) for e in range(1, epochs + 1)]
 
 
-def train(model: ConvResNet, images: torch.Tensor, labels: torch.Tensor, epochs: int, lr,
-          batch_size: int = 64, seed: int = 0, momentum: float = 0.9, weight_decay: float = 0.0,
-          test=None, which: str = "conv", progress: bool = True) -> pd.DataFrame:
+def train(
+    model: ConvResNet,
+    images: torch.Tensor,
+    labels: torch.Tensor,
+    epochs: int,
+    lr,
+    batch_size: int = 64,
+    seed: int = 0,
+    momentum: float = 0.9,
+    weight_decay: float = 0.0,
+    test=None,
+    which: str = "conv",
+    progress: bool = True,
+) -> pd.DataFrame:
     """Mini-batch SGD with momentum on the cross-entropy loss; one history row per epoch.
 
     Parameters
@@ -560,26 +613,34 @@ def train(model: ConvResNet, images: torch.Tensor, labels: torch.Tensor, epochs:
     # times slower; flush them to zero while training, then restore torch's default.
     torch.set_flush_denormal(True)
     try:
-        return _train_loop(model, images, labels, lrs, batch_size, seed, momentum, weight_decay, test,
-                           which, progress)
+        return _train_loop(model, images, labels, lrs, batch_size, seed, momentum, weight_decay, test, which, progress)
     finally:
         torch.set_flush_denormal(False)
 
 
-def _train_loop(model, images, labels, lrs, batch_size, seed, momentum, weight_decay, test, which,
-                progress) -> pd.DataFrame:
+def _train_loop(
+    model, images, labels, lrs, batch_size, seed, momentum, weight_decay, test, which, progress
+) -> pd.DataFrame:
     epochs = len(lrs)
     g = torch.Generator().manual_seed(seed)
-    opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=lrs[0],
-                          momentum=momentum, weight_decay=weight_decay)
+    opt = torch.optim.SGD(
+        [p for p in model.parameters() if p.requires_grad], lr=lrs[0], momentum=momentum, weight_decay=weight_decay
+    )
     n = images.shape[0]
 
     def row(epoch, lr_now, diverged=False):
         loss, acc = evaluate(model, images, labels)
-        r = dict(epoch=epoch, lr=lr_now, loss=loss, accuracy=acc,
-                 avg_weight_norm=average_weight_norm(model, which), diverged=diverged,
-                 batch_loss=float("nan"), norm_residual_1=average_weight_norm(model, "residual_1"),
-                 norm_residual_2=average_weight_norm(model, "residual_2"))
+        r = dict(
+            epoch=epoch,
+            lr=lr_now,
+            loss=loss,
+            accuracy=acc,
+            avg_weight_norm=average_weight_norm(model, which),
+            diverged=diverged,
+            batch_loss=float("nan"),
+            norm_residual_1=average_weight_norm(model, "residual_1"),
+            norm_residual_2=average_weight_norm(model, "residual_2"),
+        )
         if test is not None:
             r["test_loss"], r["test_accuracy"] = evaluate(model, *test)
         return r
@@ -594,7 +655,7 @@ def _train_loop(model, images, labels, lrs, batch_size, seed, momentum, weight_d
         bad = False
         batch_sum = 0.0
         for start in range(0, n, batch_size):
-            idx = order[start:start + batch_size]
+            idx = order[start : start + batch_size]
             loss = F.cross_entropy(model(images[idx]), labels[idx])
             if not torch.isfinite(loss):
                 bad = True

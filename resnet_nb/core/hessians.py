@@ -20,6 +20,7 @@ Three independent routes
   No autograd, no samples: O(P^2) work once the small products are known.
 * :func:`hessian_at_zero` is Theorem 1's closed form at w = 0 (n = 1, n = 2, n >= 3).
 """
+
 from __future__ import annotations
 
 import math
@@ -80,8 +81,10 @@ def _check_net_data(net, data, need_samples=False):
     if not isinstance(data, Dataset):
         raise ValueError(f"data must be a Dataset or SufficientStats, got {type(data).__name__}")
     if data.X.shape[0] != net.d or data.Y.shape[0] != net.d:
-        raise ValueError(f"data has d_x={data.X.shape[0]}, d_y={data.Y.shape[0]}; the network needs "
-                         f"d_x = d_y = d = {net.d} (identity shortcuts pair coordinate i with i)")
+        raise ValueError(
+            f"data has d_x={data.X.shape[0]}, d_y={data.Y.shape[0]}; the network needs "
+            f"d_x = d_y = d = {net.d} (identity shortcuts pair coordinate i with i)"
+        )
     return data
 
 
@@ -148,7 +151,7 @@ def _chain_products(net, W):
     eye = torch.eye(d, dtype=W.dtype, device=W.device)
     # within-unit partial products
     before_in = torch.empty(R, n, d, d, dtype=W.dtype, device=W.device)  # W_{l-1}..W_0
-    after_in = torch.empty(R, n, d, d, dtype=W.dtype, device=W.device)   # W_{n-1}..W_{l+1}
+    after_in = torch.empty(R, n, d, d, dtype=W.dtype, device=W.device)  # W_{n-1}..W_{l+1}
     for r in range(R):
         acc = eye
         for l in range(n):
@@ -198,9 +201,9 @@ def hessian_linear(net: ShortcutNetwork, W, data, second_order: bool = True) -> 
     for a in range(L):
         ra, la = divmod(a, n)
         # Gauss-Newton part for all b >= a: (B_a Sxx B_b^T) kron (A_a^T A_b)
-        X = torch.einsum("pj,bqj->bpq", BS[a], B[a:])            # (nb, d, d)
-        Y = torch.einsum("ji,bjk->bik", A[a], A[a:])             # (nb, d, d)
-        slab = torch.einsum("bpq,bik->pibqk", X, Y)               # (d, d, nb, d, d)
+        X = torch.einsum("pj,bqj->bpq", BS[a], B[a:])  # (nb, d, d)
+        Y = torch.einsum("ji,bjk->bik", A[a], A[a:])  # (nb, d, d)
+        slab = torch.einsum("bpq,bik->pibqk", X, Y)  # (d, d, nb, d, d)
         if a + 1 < L and second_order:
             # second-order part for b > a: M_ab (between) and C_ab = A_b^T G B_a^T
             M = torch.empty(L - a - 1, d, d, dtype=W.dtype, device=W.device)
@@ -214,16 +217,16 @@ def hessian_linear(net: ShortcutNetwork, W, data, second_order: bool = True) -> 
             # later units: Q = T_{rb-1} .. T_{ra+1} after_in[ra, la]; M = before_in[rb, lb] Q
             Q = after_in[ra, la]
             for rb in range(ra + 1, R):
-                M[k:k + n] = before_in[rb] @ Q
+                M[k : k + n] = before_in[rb] @ Q
                 k += n
                 Q = T[rb] @ Q
-            C = torch.einsum("bji,jk,lk->bil", A[a + 1:], G, B[a])  # (nb-1, d, d)
+            C = torch.einsum("bji,jk,lk->bil", A[a + 1 :], G, B[a])  # (nb-1, d, d)
             slab[:, :, 1:] += torch.einsum("bjk,bil->lkbji", M, C)
-        H[a * q:(a + 1) * q, a * q:] = slab.reshape(q, -1)
+        H[a * q : (a + 1) * q, a * q :] = slab.reshape(q, -1)
     for a in range(L):  # mirror the upper block triangle; make diagonal blocks exactly symmetric
-        blk = H[a * q:(a + 1) * q, a * q:(a + 1) * q]
-        H[a * q:(a + 1) * q, a * q:(a + 1) * q] = 0.5 * (blk + blk.T)
-        H[(a + 1) * q:, a * q:(a + 1) * q] = H[a * q:(a + 1) * q, (a + 1) * q:].T
+        blk = H[a * q : (a + 1) * q, a * q : (a + 1) * q]
+        H[a * q : (a + 1) * q, a * q : (a + 1) * q] = 0.5 * (blk + blk.T)
+        H[(a + 1) * q :, a * q : (a + 1) * q] = H[a * q : (a + 1) * q, (a + 1) * q :].T
     return H
 
 
@@ -277,13 +280,13 @@ def theorem1_blocks(net: ShortcutNetwork, data) -> dict:
     c1, c2 = net.post.d1_at_zero, net.post.d2_at_zero
     if X is None:  # linear: sigma_pre = id, c1 = 1, c2 = 0
         Bm = torch.einsum("ab,jk->jakb", eye, Sss)
-        N = (Sxs - Sys)  # <(x-y)_i x_k>, with sigma_pre' = 1 the j-dependence disappears
+        N = Sxs - Sys  # <(x-y)_i x_k>, with sigma_pre' = 1 the j-dependence disappears
         Nfull = N[:, None, :].expand(d, d, d)  # [i, j, k]
     else:
         r = Y - X
         m = data.m
         trip = torch.einsum("im,jm,km->ijk", r, s, s) / m  # <(y-x)_i s_j s_k>
-        Bm = c1 ** 2 * torch.einsum("ab,jk->jakb", eye, Sss)
+        Bm = c1**2 * torch.einsum("ab,jk->jakb", eye, Sss)
         if c2 != 0.0:
             # B[j1,i1,j2,i2] -= c2 delta(i1,i2) trip[i1,j1,j2]
             corr = torch.zeros(d, d, d, d, dtype=torch.float64)
@@ -291,11 +294,11 @@ def theorem1_blocks(net: ShortcutNetwork, data) -> dict:
                 corr[:, i, :, i] = trip[i]
             Bm = Bm - c2 * corr
         Nfull = torch.einsum("im,jm,km->ijk", X - Y, net.pre.grad(X), s) / m
-    A4 = c1 ** 2 * torch.einsum("ab,jk->jakb", eye, Sss)  # delta(i1,i2) Sss[j1,j2]
+    A4 = c1**2 * torch.einsum("ab,jk->jakb", eye, Sss)  # delta(i1,i2) Sss[j1,j2]
     extra = torch.zeros(d, d, d, d, dtype=torch.float64)
     for j1 in range(d):
         extra[j1, :, :, j1] = Nfull[:, j1, :]  # [j1, i1, j2, i2=j1] = N[i1, j1, j2]
-    A4 = A4 + c1 ** 2 * extra
+    A4 = A4 + c1**2 * extra
     out.update(A=A4.reshape(d * d, d * d), B=Bm.reshape(d * d, d * d))
     return out
 
@@ -318,7 +321,7 @@ def eq13_assemble(A: torch.Tensor, B: torch.Tensor, R: int) -> torch.Tensor:
     for r1 in range(R):
         for r2 in range(R):
             blk = B if r1 == r2 else (A if r1 > r2 else A.T)
-            H[r1 * q:(r1 + 1) * q, r2 * q:(r2 + 1) * q] = blk
+            H[r1 * q : (r1 + 1) * q, r2 * q : (r2 + 1) * q] = blk
     return H
 
 
@@ -338,6 +341,7 @@ def hessian_at_zero(net: ShortcutNetwork, data) -> torch.Tensor:
 # ------------------------------------------------------------------------------------------
 # Spectral summaries
 # ------------------------------------------------------------------------------------------
+
 
 def spectrum(H) -> np.ndarray:
     """Eigenvalues of the symmetric matrix ``H`` in ascending order (float64 numpy array)."""
@@ -402,6 +406,7 @@ def resolution_floor(eigs) -> float:
 # Directional derivatives and k-th order stationarity (Definition 4)
 # ------------------------------------------------------------------------------------------
 
+
 def directional_derivatives(f, w0: torch.Tensor, v: torch.Tensor, order: int) -> list[float]:
     """``[d^k/dt^k f(w0 + t v) at t = 0 for k = 1..order]``, exact, by nested forward-mode AD."""
     order = check_int("order", order)
@@ -416,13 +421,12 @@ def directional_derivatives(f, w0: torch.Tensor, v: torch.Tensor, order: int) ->
     out = []
     fn = g
     for _ in range(order):
-        fn = (lambda h: (lambda t: _jvp(h, (t,), (torch.ones_like(t),))[1]))(fn)
+        fn = (lambda h: lambda t: _jvp(h, (t,), (torch.ones_like(t),))[1])(fn)
         out.append(float(fn(torch.zeros((), dtype=torch.float64))))
     return out
 
 
-def stationarity_profile(net: ShortcutNetwork, W, data, order: int, directions: int = 8,
-                         seed: int = 0) -> np.ndarray:
+def stationarity_profile(net: ShortcutNetwork, W, data, order: int, directions: int = 8, seed: int = 0) -> np.ndarray:
     """Largest ``|d^k/dt^k L(w + t v)|`` over random unit directions v, for k = 1..order.
 
     A point is a k-th order stationary point (Definition 4) when the Taylor polynomial of
@@ -447,21 +451,26 @@ def stationarity_profile(net: ShortcutNetwork, W, data, order: int, directions: 
 # Claims decided here (see resnet_nb.book.ledger)
 # ------------------------------------------------------------------------------------------
 
+
 def _random_data(d: int, m: int, seed: int):
     """Gaussian inputs and targets with no structure (Sxx != I, Syx not symmetric)."""
     g = torch.Generator().manual_seed(seed)
-    return Dataset(torch.randn(d, m, generator=g, dtype=torch.float64),
-                   torch.randn(d, m, generator=g, dtype=torch.float64))
+    return Dataset(
+        torch.randn(d, m, generator=g, dtype=torch.float64), torch.randn(d, m, generator=g, dtype=torch.float64)
+    )
 
 
 @claims.claim(
-    "core-kronecker-hessian", source="matrix calculus (the book's derivation)",
+    "core-kronecker-hessian",
+    source="matrix calculus (the book's derivation)",
     statement=r"The Hessian of a linear network assembled from Kronecker products, Gauss-Newton part "
-              r"plus the second-order part built from the residual $G = W\Sigma_{XX} - \Sigma_{YX}$, equals "
-              r"autograd's Hessian at random points, with and without shortcuts.",
+    r"plus the second-order part built from the residual $G = W\Sigma_{XX} - \Sigma_{YX}$, equals "
+    r"autograd's Hessian at random points, with and without shortcuts.",
     verdict="holds",
     falsifier="the Hessian of a linear network is its Gauss-Newton part alone (second-order term dropped)",
-    where=["tests/core/test_hessians.py", "book/theorem1.ipynb"], falsifier_kind="plausible false statement")
+    where=["tests/core/test_hessians.py", "book/theorem1.ipynb"],
+    falsifier_kind="plausible false statement",
+)
 def claim_kronecker_hessian(falsify: bool = False) -> claims.Check:
     from resnet_nb.core.init import initialise
 
@@ -476,18 +485,27 @@ def claim_kronecker_hessian(falsify: bool = False) -> claims.Check:
         size = max(size, float(Ha.abs().max()))
         P = max(P, net.num_params)
     tol, crit = claims.eps_criterion(P, size)
-    return claims.Check("Kronecker Hessian of linear networks" + (" (Gauss-Newton only)" if falsify else ""),
-                         "max |H_autograd - H_Kronecker| over 4 networks at Xavier points", worst, tol, crit,
-                         nontrivial=size, nontrivial_what="max |H_autograd|")
+    return claims.Check(
+        "Kronecker Hessian of linear networks" + (" (Gauss-Newton only)" if falsify else ""),
+        "max |H_autograd - H_Kronecker| over 4 networks at Xavier points",
+        worst,
+        tol,
+        crit,
+        nontrivial=size,
+        nontrivial_what="max |H_autograd|",
+    )
 
 
 @claims.claim(
-    "li-thm1-closed-forms", source="Li et al., Theorem 1 (Eqs. 11 and 13)",
+    "li-thm1-closed-forms",
+    source="Li et al., Theorem 1 (Eqs. 11 and 13)",
     statement=r"At $w = 0$ the Hessian equals the closed forms: zero for $n \ge 3$, Eq. 11 for $n = 2$, "
-              r"Eq. 13 for $n = 1$ (with the book's general $A$ and $B$ when activations are present).",
+    r"Eq. 13 for $n = 1$ (with the book's general $A$ and $B$ when activations are present).",
     verdict="holds",
     falsifier=r"Eqs. 11 and 13 with $A$ and $A^\top$ exchanged (A above the diagonal)",
-    where=["tests/core/test_hessians.py", "book/theorem1.ipynb"], falsifier_kind="plausible false statement")
+    where=["tests/core/test_hessians.py", "book/theorem1.ipynb"],
+    falsifier_kind="plausible false statement",
+)
 def claim_closed_forms(falsify: bool = False) -> claims.Check:
     worst, size, P = 0.0, 0.0, 0
     for n in (1, 2, 3):
@@ -497,13 +515,19 @@ def claim_closed_forms(falsify: bool = False) -> claims.Check:
             Ha = hessian(net, torch.zeros(net.shape, dtype=torch.float64), data)
             if falsify and n < 3:
                 b = theorem1_blocks(net, data)
-                Hc = (eq11_assemble(b["A"].T, net.R) if n == 2 else eq13_assemble(b["A"].T, b["B"], net.R))
+                Hc = eq11_assemble(b["A"].T, net.R) if n == 2 else eq13_assemble(b["A"].T, b["B"], net.R)
             else:
                 Hc = hessian_at_zero(net, data)
             worst = max(worst, float((Ha - Hc).abs().max()))
             size = max(size, float(Ha.abs().max()))
             P = max(P, net.num_params)
     tol, crit = claims.eps_criterion(P, size)
-    return claims.Check("Theorem 1 closed forms at 0" + (", A transposed" if falsify else ""),
-                         "max |H_autograd - H_closed form|, n = 1, 2, 3, three activation settings",
-                         worst, tol, crit, nontrivial=size, nontrivial_what="max |H_autograd|")
+    return claims.Check(
+        "Theorem 1 closed forms at 0" + (", A transposed" if falsify else ""),
+        "max |H_autograd - H_closed form|, n = 1, 2, 3, three activation settings",
+        worst,
+        tol,
+        crit,
+        nontrivial=size,
+        nontrivial_what="max |H_autograd|",
+    )

@@ -4,6 +4,7 @@ small, Xavier, orthogonal, identity.
 All return a weight tensor of shape (R, n, d, d) (or (runs, R, n, d, d) with ``runs``),
 deterministic given ``seed``.
 """
+
 from __future__ import annotations
 
 import torch
@@ -27,8 +28,15 @@ def _orthogonal(shape, d, g, dtype):
     return Q * s.unsqueeze(-2)
 
 
-def initialise(net: ShortcutNetwork, scheme: str, seed: int = 0, runs: int | None = None,
-               scale: float = SMALL_SCALE, dtype=torch.float64, device=None) -> torch.Tensor:
+def initialise(
+    net: ShortcutNetwork,
+    scheme: str,
+    seed: int = 0,
+    runs: int | None = None,
+    scale: float = SMALL_SCALE,
+    dtype=torch.float64,
+    device=None,
+) -> torch.Tensor:
     """Weights for ``net`` under ``scheme``.
 
     * ``"zero"``: all matrices zero (the point Theorem 1 studies).
@@ -56,7 +64,7 @@ def initialise(net: ShortcutNetwork, scheme: str, seed: int = 0, runs: int | Non
     elif scheme == "orthogonal":
         W = _orthogonal(shape, d, g, dtype)
     else:
-        W = torch.randn(*shape, d, d, generator=g, dtype=dtype) / d ** 0.5
+        W = torch.randn(*shape, d, d, generator=g, dtype=dtype) / d**0.5
         if scheme == "small":
             W = W * scale
     return W.to(device) if device is not None else W

@@ -4,6 +4,7 @@ chapter (book/notation.ipynb).
 ``L(w) = 1/(2m) ||Y - f(X)||_F^2``. For a linear network with end-to-end matrix ``W`` it
 equals ``1/2 tr(W Sxx W^T) - tr(W Syx^T) + 1/2 tr(Syy)``: no pass over the samples is needed.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,8 +22,10 @@ def loss_samples(net: ShortcutNetwork, W, data: Dataset) -> torch.Tensor:
     if not isinstance(data, Dataset):
         raise ValueError(f"data must be a resnet_nb.core.data.Dataset, got {type(data).__name__}")
     if data.Y.shape[0] != net.d or data.X.shape[0] != net.d:
-        raise ValueError(f"data has d_x={data.X.shape[0]}, d_y={data.Y.shape[0]} but the network has "
-                         f"d={net.d}; identity shortcuts need d_x = d_y = d")
+        raise ValueError(
+            f"data has d_x={data.X.shape[0]}, d_y={data.Y.shape[0]} but the network has "
+            f"d={net.d}; identity shortcuts need d_x = d_y = d"
+        )
     out = net.forward(W, data.X)
     return 0.5 * ((data.Y.to(out.dtype) - out) ** 2).sum() / data.m
 
@@ -38,8 +41,7 @@ def loss_end_to_end(Wend: torch.Tensor, stats: SufficientStats) -> torch.Tensor:
 def loss_stats(net: ShortcutNetwork, W, stats: SufficientStats) -> torch.Tensor:
     """Loss of a *linear* network from ``Sxx``, ``Syx`` and ``tr Syy`` (batched over leading axes)."""
     if stats.d != net.d or stats.Syx.shape != (net.d, net.d):
-        raise ValueError(f"stats are for d_x={stats.Syx.shape[1]}, d_y={stats.Syx.shape[0]}; "
-                         f"the network has d={net.d}")
+        raise ValueError(f"stats are for d_x={stats.Syx.shape[1]}, d_y={stats.Syx.shape[0]}; the network has d={net.d}")
     return loss_end_to_end(end_to_end(net, W), stats)
 
 
@@ -67,6 +69,7 @@ def optimum(data) -> tuple[torch.Tensor, float]:
 # Claims of this module, checked where they are declared (see resnet_nb.book.ledger)
 # ==========================================================================================
 
+
 # The claims below hold for any data, so which data this draws (seed, variances, dtype) is not
 # something a test can see: its edits are left out of the mutation audit.
 def _random_data(d, m, seed, rank=None):  # pragma: no mutate block
@@ -84,20 +87,25 @@ def _stats_loss_variant(Wend, stats, variant):
         return loss_end_to_end(Wend, stats)
     if variant == "syx_transposed":  # tr(W Syx) in place of tr(W Syx^T)
         # the falsifier's formula: any edit of it leaves a formula the check rejects
-        return (0.5 * torch.trace(Wend @ stats.Sxx @ Wend.T) - torch.trace(Wend @ stats.Syx)  # pragma: no mutate
-                + 0.5 * stats.trSyy)  # pragma: no mutate
+        return (
+            0.5 * torch.trace(Wend @ stats.Sxx @ Wend.T)
+            - torch.trace(Wend @ stats.Syx)  # pragma: no mutate
+            + 0.5 * stats.trSyy
+        )  # pragma: no mutate
     raise ValueError(f"unknown variant {variant!r}")
 
 
 @claims.claim(
-    "core-loss-statistics", source="Li et al., Eqs. 6, 8-9",
+    "core-loss-statistics",
+    source="Li et al., Eqs. 6, 8-9",
     statement=r"For a linear network with end-to-end map $W$ the loss $\frac{1}{2m}\lVert Y - WX\rVert_F^2$ "
-              r"equals $\tfrac12 \operatorname{tr}(W\Sigma_{XX}W^\top) - \operatorname{tr}(W\Sigma_{YX}^\top) "
-              r"+ \tfrac12\operatorname{tr}\Sigma_{YY}$.",
+    r"equals $\tfrac12 \operatorname{tr}(W\Sigma_{XX}W^\top) - \operatorname{tr}(W\Sigma_{YX}^\top) "
+    r"+ \tfrac12\operatorname{tr}\Sigma_{YY}$.",
     verdict="holds",
     falsifier=r"the linear term written $\operatorname{tr}(W\Sigma_{YX})$ (without the transpose)",
     where=["tests/core/test_losses.py", "book/notation.ipynb"],
-    falsifier_kind="plausible false statement")
+    falsifier_kind="plausible false statement",
+)
 def check_loss_statistics(falsify: bool = False) -> claims.Check:
     """Loss from the samples against the loss from (Sxx, Syx, tr Syy), on four random networks."""
     from resnet_nb.core.init import initialise
@@ -117,9 +125,16 @@ def check_loss_statistics(falsify: bool = False) -> claims.Check:
         terms = max(terms, data.m * data.d * net.depth)
     tol, crit = claims.eps_criterion(terms, scale)
     return claims.Check(
-        "Eqs. 8-9: loss of a linear network from sufficient statistics", "max |L_samples - L_stats|",
-        worst, tol, crit, nontrivial=moving, nontrivial_what="smallest |L - tr(Syy)/2| (the W-dependent part)",
-        nontrivial_min=tol, lines=["4 random networks (n = 1, 2, 3; depth up to 8), Sxx != I, Syx not symmetric"])
+        "Eqs. 8-9: loss of a linear network from sufficient statistics",
+        "max |L_samples - L_stats|",
+        worst,
+        tol,
+        crit,
+        nontrivial=moving,
+        nontrivial_what="smallest |L - tr(Syy)/2| (the W-dependent part)",
+        nontrivial_min=tol,
+        lines=["4 random networks (n = 1, 2, 3; depth up to 8), Sxx != I, Syx not symmetric"],
+    )
 
 
 # Eqs. 15-16 hold for every generalised inverse: Sxx^+ + K (I - Sxx^+ Sxx) is one for every K
@@ -133,15 +148,17 @@ def _g_inverse(Sxx, seed):  # pragma: no mutate block
 
 
 @claims.claim(
-    "li-eq15-16-optimum", source="Li et al., Eqs. 15-16",
+    "li-eq15-16-optimum",
+    source="Li et al., Eqs. 15-16",
     statement=r"$W^* = \Sigma_{YX}\Sigma_{XX}^{-}$ minimises the loss of the end-to-end map for any generalised "
-              r"inverse $\Sigma_{XX}^{-}$, with minimum $\mathcal L_{\min}$ of Eq. 16: checked against numpy's "
-              r"least-squares solver, on full-rank data with $\Sigma_{XX} \ne I$ and on rank-deficient data "
-              r"with a generalised inverse that is not the pseudo-inverse.",
+    r"inverse $\Sigma_{XX}^{-}$, with minimum $\mathcal L_{\min}$ of Eq. 16: checked against numpy's "
+    r"least-squares solver, on full-rank data with $\Sigma_{XX} \ne I$ and on rank-deficient data "
+    r"with a generalised inverse that is not the pseudo-inverse.",
     verdict="holds",
     falsifier=r"Eq. 15 without the inverse: $W^* = \Sigma_{YX}\Sigma_{XX}$",
     where=["tests/core/test_losses.py", "book/notation.ipynb"],
-    falsifier_kind="plausible false statement")
+    falsifier_kind="plausible false statement",
+)
 def check_optimum(falsify: bool = False) -> claims.Check:
     """Eq. 15 (the map) and Eq. 16 (the minimum) against ``numpy.linalg.lstsq`` on the samples."""
     parts = []
@@ -155,12 +172,31 @@ def check_optimum(falsify: bool = False) -> claims.Check:
     sol, *_ = np.linalg.lstsq(data.X.numpy().T, data.Y.numpy().T, rcond=None)
     L_lstsq = float(((data.Y.numpy() - sol.T @ data.X.numpy()) ** 2).sum() / (2 * data.m))
     tol, crit = claims.eps_criterion(data.m * data.d, np.abs(sol).max() * float(np.linalg.cond(stats.Sxx.numpy())))
-    parts.append(claims.Check("Eq. 15, full rank", "max |W* - W_lstsq|", np.abs(Wstar.numpy() - sol.T).max(),
-                              tol, crit, nontrivial=float(np.abs(sol).max()), nontrivial_what="max |W_lstsq|",
-                              nontrivial_min=tol))
+    parts.append(
+        claims.Check(
+            "Eq. 15, full rank",
+            "max |W* - W_lstsq|",
+            np.abs(Wstar.numpy() - sol.T).max(),
+            tol,
+            crit,
+            nontrivial=float(np.abs(sol).max()),
+            nontrivial_what="max |W_lstsq|",
+            nontrivial_min=tol,
+        )
+    )
     tol, crit = claims.eps_criterion(data.m * data.d, L_lstsq)
-    parts.append(claims.Check("Eq. 16, full rank", "|L_min - L(W_lstsq)|", abs(Lmin - L_lstsq), tol, crit,
-                              nontrivial=L_lstsq, nontrivial_what="L_min", nontrivial_min=tol))
+    parts.append(
+        claims.Check(
+            "Eq. 16, full rank",
+            "|L_min - L(W_lstsq)|",
+            abs(Lmin - L_lstsq),
+            tol,
+            crit,
+            nontrivial=L_lstsq,
+            nontrivial_what="L_min",
+            nontrivial_min=tol,
+        )
+    )
     # rank 3 of 6: every generalised inverse gives the same loss, though not the same map
     data = _random_data(6, 120, seed=7, rank=3)
     stats = data.stats()
@@ -171,9 +207,16 @@ def check_optimum(falsify: bool = False) -> claims.Check:
     L_lstsq = float(((data.Y.numpy() - sol.T @ data.X.numpy()) ** 2).sum() / (2 * data.m))
     L_G = float(loss_end_to_end(WG, stats))
     tol, crit = claims.eps_criterion(data.m * data.d, L_lstsq * float(np.abs(G.numpy()).max()))
-    parts.append(claims.Check(
-        "Eqs. 15-16, rank-deficient inputs, a generalised inverse that is not Sxx^+",
-        "|L(Syx G) - L(W_lstsq)|", abs(L_G - L_lstsq), tol, crit,
-        nontrivial=float((WG - Wplus).abs().max()), nontrivial_what="max |Syx G - Syx Sxx^+| (the maps differ)",
-        nontrivial_min=1e-3))
+    parts.append(
+        claims.Check(
+            "Eqs. 15-16, rank-deficient inputs, a generalised inverse that is not Sxx^+",
+            "|L(Syx G) - L(W_lstsq)|",
+            abs(L_G - L_lstsq),
+            tol,
+            crit,
+            nontrivial=float((WG - Wplus).abs().max()),
+            nontrivial_what="max |Syx G - Syx Sxx^+| (the maps differ)",
+            nontrivial_min=1e-3,
+        )
+    )
     return claims.all_of("Eqs. 15-16: the least-squares optimum", parts)

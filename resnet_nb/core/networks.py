@@ -15,6 +15,7 @@ The parameter vector follows Definition 5 of Li et al.: indices ordered lexicogr
 (unit r, matrix l within the unit, column j, row i), i.e. each matrix is vectorised column
 by column. :func:`flatten` and :func:`unflatten` convert between the two layouts.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,8 +24,16 @@ import torch
 
 from resnet_nb.core.checks import as_matrix, check_choice, check_float, check_int
 
-__all__ = ["Activation", "activation", "ACTIVATIONS", "ShortcutNetwork", "plain_network",
-           "flatten", "unflatten", "end_to_end"]
+__all__ = [
+    "Activation",
+    "activation",
+    "ACTIVATIONS",
+    "ShortcutNetwork",
+    "plain_network",
+    "flatten",
+    "unflatten",
+    "end_to_end",
+]
 
 
 @dataclass(frozen=True)
@@ -88,12 +97,12 @@ def activation(name, relu_grad_at_zero: float = 1.0) -> Activation:
         def silu_grad(x):
             sg = torch.sigmoid(x)
             return sg * (1 + x * (1 - sg))
+
         return Activation("silu", torch.nn.functional.silu, 0.0, 0.5, 0.5, silu_grad)
     c = check_float("relu_grad_at_zero", relu_grad_at_zero)
 
     def grad(x):
-        return torch.where(x > 0, torch.ones_like(x), torch.where(x == 0, c * torch.ones_like(x),
-                                                                  torch.zeros_like(x)))
+        return torch.where(x > 0, torch.ones_like(x), torch.where(x == 0, c * torch.ones_like(x), torch.zeros_like(x)))
 
     return Activation("relu", _relu_with_grad(c), 0.0, c, 0.0, grad)
 
@@ -152,13 +161,15 @@ class ShortcutNetwork:
 
     def describe(self) -> str:
         kind = f"{self.n}-shortcut" if self.shortcut else "plain"
-        acts = [f"{p}={getattr(self, p).name}" for p in ("pre", "mid", "post")
-                if not getattr(self, p).is_identity]
+        acts = [f"{p}={getattr(self, p).name}" for p in ("pre", "mid", "post") if not getattr(self, p).is_identity]
         if self.shortcut:
             shape = f"R={self.R} units of n={self.n} (depth L={self.depth}, P={self.num_params} parameters)"
         else:  # a plain network has layers, not units; n > 1 only places the mid activations
-            shape = (f"depth L={self.depth}" + (f" (R={self.R} blocks of n={self.n})" if self.n > 1 else "")
-                     + f", P={self.num_params} parameters")
+            shape = (
+                f"depth L={self.depth}"
+                + (f" (R={self.R} blocks of n={self.n})" if self.n > 1 else "")
+                + f", P={self.num_params} parameters"
+            )
         return f"{kind} network, d={self.d}, {shape}" + (", " + ", ".join(acts) if acts else ", linear")
 
     # -- checks ----------------------------------------------------------------------------
@@ -168,8 +179,7 @@ class ShortcutNetwork:
             W = torch.as_tensor(W)
         if W.ndim == 1:
             if W.numel() != self.num_params:
-                raise ValueError(f"W as a flat vector must have {self.num_params} entries "
-                                 f"(n R d^2), got {W.numel()}")
+                raise ValueError(f"W as a flat vector must have {self.num_params} entries (n R d^2), got {W.numel()}")
             W = unflatten(W, self)
         if tuple(W.shape[-4:]) != self.shape:
             raise ValueError(f"W must have shape (R, n, d, d) = {self.shape}, got {tuple(W.shape)}")
@@ -227,8 +237,7 @@ def end_to_end(net: ShortcutNetwork, W) -> torch.Tensor:
     Works on a batch of weight tensors (..., R, n, d, d) too.
     """
     if not net.is_linear:
-        raise ValueError("end_to_end needs a linear network (all activations 'identity'); "
-                         f"got {net.describe()}")
+        raise ValueError(f"end_to_end needs a linear network (all activations 'identity'); got {net.describe()}")
     W = torch.as_tensor(W)
     if W.ndim == 1:
         W = unflatten(W, net)

@@ -7,13 +7,13 @@ papers under ``QUOTES``. Set ``RESNET_NB_RESULTS`` to read and write results els
 Derived data that is only a speed-up (the parsed MNIST digits) lives under ``CACHE``
 (``.cache/resnet_nb`` in the checkout, git-ignored; ``RESNET_NB_CACHE`` moves it).
 """
+
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-__all__ = ["ROOT", "RESULTS", "BENCHMARKS", "BOOK", "QUOTES", "results_dir",
-           "benchmark_file", "CACHE"]
+__all__ = ["ROOT", "RESULTS", "BENCHMARKS", "BOOK", "QUOTES", "results_dir", "benchmark_file", "CACHE"]
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = Path(os.environ.get("RESNET_NB_RESULTS", ROOT / "results"))

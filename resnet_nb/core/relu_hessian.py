@@ -24,6 +24,7 @@ hand), so the cost is one d-direction sweep per matrix plus one ``J^T J`` produc
 The ReLU derivative at exactly 0 follows the network's ``relu_grad_at_zero`` convention,
 as autograd does for the same network.
 """
+
 from __future__ import annotations
 
 import torch
@@ -38,8 +39,10 @@ def _check(net: ShortcutNetwork, data):
     if not isinstance(net, ShortcutNetwork):
         raise ValueError(f"net must be a ShortcutNetwork, got {type(net).__name__}")
     if not (net.pre.is_identity and net.post.is_identity and net.mid.name in ("identity", "relu")):
-        raise ValueError("hessian_mid_relu needs identity pre/post activations and an identity or ReLU "
-                         f"mid activation; got {net.describe()}")
+        raise ValueError(
+            "hessian_mid_relu needs identity pre/post activations and an identity or ReLU "
+            f"mid activation; got {net.describe()}"
+        )
     if not isinstance(data, Dataset):
         raise ValueError(f"data must be a Dataset (the samples), got {type(data).__name__}")
     if data.d != net.d or data.Y.shape[0] != net.d:
@@ -118,7 +121,7 @@ def hessian_mid_relu(net: ShortcutNetwork, W, data: Dataset) -> torch.Tensor:
     d, m, L = net.d, X.shape[1], net.depth
     q2 = d * d
     z, mask, out = _forward(net, W, X)
-    E = out - Y                                                   # e = f - y, (d, m)
+    E = out - Y  # e = f - y, (d, m)
     eye = torch.eye(d, dtype=W.dtype, device=W.device)[:, :, None].expand(d, d, m)  # tangent k = e_k
     H = torch.zeros(L * q2, L * q2, dtype=W.dtype, device=W.device)
     # Ft[a][mu, i, p] = d f_i(x_mu) / d out_a[p]: the tangent of the output that the sweep from
@@ -131,25 +134,26 @@ def hessian_mid_relu(net: ShortcutNetwork, W, data: Dataset) -> torch.Tensor:
             # sum over mu of g_b[s] z_a[q] Mab[p, t] as one matrix product, (s q) x (p t)
             gz = (g[b][:, None, :] * z[a][None, :, :]).reshape(q2, m)
             blk = (gz @ Mab.reshape(q2, m).T / m).reshape(d, d, d, d).permute(1, 2, 3, 0)  # q p t s
-            H[a * q2:(a + 1) * q2, b * q2:(b + 1) * q2] += blk.reshape(q2, q2)
+            H[a * q2 : (a + 1) * q2, b * q2 : (b + 1) * q2] += blk.reshape(q2, q2)
+
         return on_input
 
     for a in range(L - 1, -1, -1):
-        Fa = _sweep(net, W, mask, a, eye, on_input=add_second_order(a))   # (p, i, mu)
-        g[a] = (Fa * E[None]).sum(1)                              # (p, mu)
-        Ft[a] = Fa.permute(2, 1, 0).contiguous()                  # (mu, i, p)
+        Fa = _sweep(net, W, mask, a, eye, on_input=add_second_order(a))  # (p, i, mu)
+        g[a] = (Fa * E[None]).sum(1)  # (p, mu)
+        Ft[a] = Fa.permute(2, 1, 0).contiguous()  # (mu, i, p)
         # Gauss-Newton blocks a <= b: (1/m) sum_mu z_a[q] z_b[t] K_ab[p, s] with
         # K_ab[mu, p, s] = sum_i Ft_a[mu, i, p] Ft_b[mu, i, s]: contracting over i per sample first
         # makes each block one (q t) x (p s) product over the m samples, instead of one over the
         # d m rows of the Jacobian (d times fewer operations)
-        FaT = Ft[a].transpose(1, 2)                               # (mu, p, i)
+        FaT = Ft[a].transpose(1, 2)  # (mu, p, i)
         for b in range(a, L):
-            K = torch.bmm(FaT, Ft[b]).reshape(m, q2)              # (mu, p s)
-            zz = (z[a][:, None, :] * z[b][None, :, :]).reshape(q2, m)   # (q t, mu)
+            K = torch.bmm(FaT, Ft[b]).reshape(m, q2)  # (mu, p s)
+            zz = (z[a][:, None, :] * z[b][None, :, :]).reshape(q2, m)  # (q t, mu)
             blk = (zz @ K / m).reshape(d, d, d, d).permute(0, 2, 1, 3)  # q p t s
-            H[a * q2:(a + 1) * q2, b * q2:(b + 1) * q2] += blk.reshape(q2, q2)
+            H[a * q2 : (a + 1) * q2, b * q2 : (b + 1) * q2] += blk.reshape(q2, q2)
     for a in range(L):  # mirror the upper block triangle; diagonal blocks exactly symmetric
-        H[(a + 1) * q2:, a * q2:(a + 1) * q2] = H[a * q2:(a + 1) * q2, (a + 1) * q2:].T
-        diag = H[a * q2:(a + 1) * q2, a * q2:(a + 1) * q2]
-        H[a * q2:(a + 1) * q2, a * q2:(a + 1) * q2] = (diag + diag.T) / 2
+        H[(a + 1) * q2 :, a * q2 : (a + 1) * q2] = H[a * q2 : (a + 1) * q2, (a + 1) * q2 :].T
+        diag = H[a * q2 : (a + 1) * q2, a * q2 : (a + 1) * q2]
+        H[a * q2 : (a + 1) * q2, a * q2 : (a + 1) * q2] = (diag + diag.T) / 2
     return H

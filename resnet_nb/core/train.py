@@ -14,6 +14,7 @@ run, and all of them advance in the same tensor operations.
 A run whose loss becomes non-finite or exceeds ``blowup`` is frozen and marked diverged; the
 others carry on.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -27,8 +28,17 @@ from resnet_nb.core.checks import check_float, check_int
 from resnet_nb.core.data import Dataset, SufficientStats
 from resnet_nb.core.networks import ShortcutNetwork
 
-__all__ = ["TrainResult", "gradient_descent", "linear_loss_and_grad", "samples_loss_and_grad",
-           "prefix_products", "suffix_products", "batched_forward", "batched_sample_loss", "torch_threads"]
+__all__ = [
+    "TrainResult",
+    "gradient_descent",
+    "linear_loss_and_grad",
+    "samples_loss_and_grad",
+    "prefix_products",
+    "suffix_products",
+    "batched_forward",
+    "batched_sample_loss",
+    "torch_threads",
+]
 
 
 @dataclass
@@ -90,12 +100,12 @@ def _loss_and_grad_unit_major(net, Wu, Sxx, Syx, trSyy):
     for l in range(1, n):
         inner.append(Wu[:, l - 1] @ inner[-1] if l > 1 else Wu[:, 0])
     U = Wu[:, n - 1] @ inner[-1] if n > 1 else Wu[:, 0]
-    T = U + eye if net.shortcut else U                       # (R, ..., d, d): one unit each
-    before = torch.empty_like(T)                             # before[r] = T_{r-1} ... T_0
+    T = U + eye if net.shortcut else U  # (R, ..., d, d): one unit each
+    before = torch.empty_like(T)  # before[r] = T_{r-1} ... T_0
     before[0] = eye
     for r in range(1, R):
         torch.matmul(T[r - 1], before[r - 1], out=before[r])
-    E = T[R - 1] @ before[R - 1]                             # end-to-end matrix (Eq. 5)
+    E = T[R - 1] @ before[R - 1]  # end-to-end matrix (Eq. 5)
     ES = E @ Sxx
     loss = 0.5 * (ES * E).sum((-2, -1)) - (E * Syx).sum((-2, -1)) + 0.5 * trSyy
     # Transposed carry, so that no product needs a transposed operand (slow in batched BLAS):
@@ -104,9 +114,9 @@ def _loss_and_grad_unit_major(net, Wu, Sxx, Syx, trSyy):
     back[R - 1] = (ES - Syx).transpose(-1, -2)
     for r in range(R - 1, 0, -1):
         torch.matmul(back[r], T[r], out=back[r - 1])
-    Dt = before @ back                                       # (dL/dT_r)^T for every unit
-    grad_t = torch.empty_like(Wu)                            # (dL/dW_{r,l})^T
-    outer = None                                             # W_{n-1} ... W_{l+1}, built backwards
+    Dt = before @ back  # (dL/dT_r)^T for every unit
+    grad_t = torch.empty_like(Wu)  # (dL/dW_{r,l})^T
+    outer = None  # W_{n-1} ... W_{l+1}, built backwards
     for l in range(n - 1, -1, -1):
         right = Dt if outer is None else Dt @ outer
         grad_t[:, l] = inner[l] @ right if l > 0 else right
@@ -170,10 +180,12 @@ def samples_loss_and_grad(net: ShortcutNetwork, W: torch.Tensor, X: torch.Tensor
     """
     n, R = net.n, net.R
     if X.dim() != 2 or Y.dim() != 2 or X.shape != Y.shape or X.shape[0] != net.d:
-        raise ValueError(f"X and Y must both have shape (d, m) = ({net.d}, m) with the same m; "
-                         f"got X {tuple(X.shape)} and Y {tuple(Y.shape)}")
+        raise ValueError(
+            f"X and Y must both have shape (d, m) = ({net.d}, m) with the same m; "
+            f"got X {tuple(X.shape)} and Y {tuple(Y.shape)}"
+        )
     m = X.shape[-1]
-    Wu = W.movedim(-4, 0).movedim(-3, 1).contiguous()      # (R, n, ..., d, d): contiguous slices
+    Wu = W.movedim(-4, 0).movedim(-3, 1).contiguous()  # (R, n, ..., d, d): contiguous slices
     batch = W.shape[:-4]
     h = X.to(W.dtype).expand(batch + X.shape)
     inputs, pre_acts = [], []
@@ -189,7 +201,7 @@ def samples_loss_and_grad(net: ShortcutNetwork, W: torch.Tensor, X: torch.Tensor
         h = h + u if net.shortcut else u
     res = h - Y.to(W.dtype)
     loss = 0.5 * (res * res).sum((-2, -1)) / m
-    g = res / m                                             # dL/dh after the last unit
+    g = res / m  # dL/dh after the last unit
     grad = torch.empty_like(Wu)
     for r in range(R - 1, -1, -1):
         zs, h_in = pre_acts[r], inputs[r]
@@ -217,9 +229,17 @@ def torch_threads(n):
             torch.set_num_threads(old)
 
 
-def gradient_descent(net: ShortcutNetwork, W0: torch.Tensor, data, lr, epochs: int,
-                     snapshot_epochs=(), blowup: float = 1e12, progress: bool = False,
-                     callback=None) -> TrainResult:
+def gradient_descent(
+    net: ShortcutNetwork,
+    W0: torch.Tensor,
+    data,
+    lr,
+    epochs: int,
+    snapshot_epochs=(),
+    blowup: float = 1e12,
+    progress: bool = False,
+    callback=None,
+) -> TrainResult:
     """Run ``epochs`` steps of ``W <- W - lr * grad L(W)`` from ``W0``.
 
     Parameters
@@ -258,12 +278,11 @@ def gradient_descent(net: ShortcutNetwork, W0: torch.Tensor, data, lr, epochs: i
     except RuntimeError:
         ok = False
     if not ok:
-        raise ValueError(f"lr of shape {tuple(lr_t.shape)} must broadcast to the runs axes "
-                         f"{tuple(batch)} of W0")
+        raise ValueError(f"lr of shape {tuple(lr_t.shape)} must broadcast to the runs axes {tuple(batch)} of W0")
     lr_t = lr_t.reshape((1,) * (len(batch) - lr_t.ndim) + tuple(lr_t.shape))
     if net.is_linear:
         stats = data.to(device=W.device, dtype=W.dtype)
-        W = W.movedim(-4, 0).movedim(-3, 1).contiguous()     # unit-major (R, n, ..., d, d)
+        W = W.movedim(-4, 0).movedim(-3, 1).contiguous()  # unit-major (R, n, ..., d, d)
         lr_t = lr_t.reshape((1, 1) + tuple(lr_t.shape) + (1, 1))
     else:
         X = data.X.to(device=W.device, dtype=W.dtype)
@@ -276,10 +295,21 @@ def gradient_descent(net: ShortcutNetwork, W0: torch.Tensor, data, lr, epochs: i
     single = W.device.type == "cpu" and net.d <= 64 and (net.is_linear or per_matrix <= 2_000_000)
     with torch_threads(1 if single else None):
         W, loss_hist, gnorm_hist, alive, snapshots = _descend(
-            net, W, lr_t, epochs, snapshot_epochs, blowup, progress, callback, batch,
-            stats if net.is_linear else None, None if net.is_linear else (X, Y))
-    return TrainResult(W.contiguous(), loss_hist.cpu().numpy(), (~alive).cpu().numpy(), snapshots,
-                       gnorm_hist.cpu().numpy())
+            net,
+            W,
+            lr_t,
+            epochs,
+            snapshot_epochs,
+            blowup,
+            progress,
+            callback,
+            batch,
+            stats if net.is_linear else None,
+            None if net.is_linear else (X, Y),
+        )
+    return TrainResult(
+        W.contiguous(), loss_hist.cpu().numpy(), (~alive).cpu().numpy(), snapshots, gnorm_hist.cpu().numpy()
+    )
 
 
 def _samples_step(net, W, X, Y, alive):
@@ -322,8 +352,7 @@ def _descend(net, W, lr_t, epochs, snapshot_epochs, blowup, progress, callback, 
         bad = ~torch.isfinite(L) | (L > blowup)
         alive = alive & ~bad
         loss_hist[..., epoch] = torch.where(alive, L, torch.nan)
-        gnorm_hist[..., epoch] = torch.where(alive, torch.linalg.vector_norm(g, dim=sum_dims),
-                                             torch.nan)
+        gnorm_hist[..., epoch] = torch.where(alive, torch.linalg.vector_norm(g, dim=sum_dims), torch.nan)
         if epoch in wanted:
             snapshots[epoch] = to_user(W).clone()
         if epoch == epochs:

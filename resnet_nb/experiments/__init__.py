@@ -4,5 +4,6 @@ run by one engine (:mod:`.engine`).
 Each figure module exposes ``SCALES``, ``configurations(config)`` and ``run_one(item, device)``;
 ``engine.run(module, config)`` runs it, and :mod:`resnet_nb.book.experiment_figures` draws it.
 """
+
 from resnet_nb.experiments import engine  # noqa: F401
 from resnet_nb.experiments.engine import FIGURES, get_config, load_figure, load_results, run, run_items  # noqa: F401

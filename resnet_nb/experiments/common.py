@@ -12,6 +12,7 @@ With ``relu=True`` ReLUs sit at the *mid* positions. Plain networks then get ReL
 same positions as in 2-shortcut networks" (Appendix B): after every odd-numbered matrix, so
 that a plain network of depth L is the 2-shortcut network of depth L without its shortcuts.
 """
+
 from __future__ import annotations
 
 import functools
@@ -26,8 +27,19 @@ from resnet_nb.core.init import initialise
 from resnet_nb.core.losses import optimum
 from resnet_nb.core.networks import ShortcutNetwork
 
-__all__ = ["ARCHS", "network", "depth_allowed", "depths_for", "initial_weights", "mnist",
-           "mnist_optimum", "log_grid", "interpolate_on_grid", "committed", "run_spread"]
+__all__ = [
+    "ARCHS",
+    "network",
+    "depth_allowed",
+    "depths_for",
+    "initial_weights",
+    "mnist",
+    "mnist_optimum",
+    "log_grid",
+    "interpolate_on_grid",
+    "committed",
+    "run_spread",
+]
 
 ARCHS = ("xavier", "orthogonal", "1-shortcut", "2-shortcut", "3-shortcut")
 _N = {"1-shortcut": 1, "2-shortcut": 2, "3-shortcut": 3}
@@ -51,8 +63,9 @@ def network(arch: str, depth: int, relu: bool = False, d: int = 10) -> ShortcutN
     check_choice("arch", arch, ARCHS)
     depth = check_int("depth", depth)
     if not depth_allowed(arch, depth, relu):
-        raise ValueError(f"depth must be a multiple of {_N.get(arch, 2)} for {arch}"
-                         f"{' with ReLU' if relu else ''}, got {depth}")
+        raise ValueError(
+            f"depth must be a multiple of {_N.get(arch, 2)} for {arch}{' with ReLU' if relu else ''}, got {depth}"
+        )
     mid = "relu" if relu else "identity"
     if arch in _N:
         n = _N[arch]
@@ -62,8 +75,7 @@ def network(arch: str, depth: int, relu: bool = False, d: int = 10) -> ShortcutN
     return ShortcutNetwork(d, 1, depth, shortcut=False)
 
 
-def initial_weights(arch: str, net: ShortcutNetwork, seed: int, runs: int | None = None,
-                    device=None) -> torch.Tensor:
+def initial_weights(arch: str, net: ShortcutNetwork, seed: int, runs: int | None = None, device=None) -> torch.Tensor:
     """Initial weights: Xavier, orthogonal, or small (Xavier times 0.01) for shortcut networks."""
     scheme = arch if arch in ("xavier", "orthogonal") else "small"
     return initialise(net, scheme, seed=seed, runs=runs, device=device)
@@ -122,11 +134,14 @@ def committed(figure: str, scale: str = "paper", require_complete: bool = True):
 
     table, prov = engine.load_results(figure, scale)
     if table is None:
-        raise FileNotFoundError(f"results/{figure}/{scale} is missing: run `python -m resnet_nb reproduce "
-                                f"{figure} --scale {scale} --out results` from the repository root")
+        raise FileNotFoundError(
+            f"results/{figure}/{scale} is missing: run `python -m resnet_nb reproduce "
+            f"{figure} --scale {scale} --out results` from the repository root"
+        )
     if require_complete and prov.get("complete") is False:
-        raise RuntimeError(f"{figure}: the committed {scale}-scale run is incomplete "
-                           f"({prov.get('missing_items')} items missing)")
+        raise RuntimeError(
+            f"{figure}: the committed {scale}-scale run is incomplete ({prov.get('missing_items')} items missing)"
+        )
     return table
 
 

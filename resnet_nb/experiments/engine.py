@@ -22,6 +22,7 @@ Every record holds its provenance (git commit, package versions, machine, device
 time) beside its rows; :func:`write_summary` gathers a whole configuration into
 ``table.csv`` and ``provenance.json``.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -38,14 +39,49 @@ import pandas as pd
 
 from resnet_nb.experiments.progress import Progress, item_cost, seconds_per_cost
 from resnet_nb.experiments.records import (  # the store and its reader, re-exported
-    DAMAGE, RECORD_FORMAT, canonical_json, committed_records, inspect_record, item_key, iter_records, jsonable,
-    load_results, read_record, record_checksum, results_dir, write_record)
+    DAMAGE,
+    RECORD_FORMAT,
+    canonical_json,
+    committed_records,
+    inspect_record,
+    item_key,
+    iter_records,
+    jsonable,
+    load_results,
+    read_record,
+    record_checksum,
+    results_dir,
+    write_record,
+)
 
-__all__ = ["FIGURES", "SCALE_NAMES", "DAMAGE", "RECORD_FORMAT", "item_key", "record_checksum", "read_record",
-           "inspect_record", "write_record", "iter_records", "committed_records",
-           "provenance", "package_version", "cpu_fingerprint", "run", "run_items", "item_cost", "seconds_per_cost",
-           "Progress", "check_jobs", "load_figure", "get_config", "write_summary", "load_results", "run_on_dask",
-           "check_device"]
+__all__ = [
+    "FIGURES",
+    "SCALE_NAMES",
+    "DAMAGE",
+    "RECORD_FORMAT",
+    "item_key",
+    "record_checksum",
+    "read_record",
+    "inspect_record",
+    "write_record",
+    "iter_records",
+    "committed_records",
+    "provenance",
+    "package_version",
+    "cpu_fingerprint",
+    "run",
+    "run_items",
+    "item_cost",
+    "seconds_per_cost",
+    "Progress",
+    "check_jobs",
+    "load_figure",
+    "get_config",
+    "write_summary",
+    "load_results",
+    "run_on_dask",
+    "check_device",
+]
 
 #: figure name -> module implementing it
 FIGURES = {
@@ -59,13 +95,22 @@ FIGURES = {
     "fig10": "resnet_nb.experiments.fig10",
 }
 SCALE_NAMES = ("default", "paper")
+
+
 def _git_commit() -> dict:
     from resnet_nb.core.paths import ROOT as root
+
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
-                                timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "resnet_nb"],
-                               cwd=root, capture_output=True, text=True, timeout=10).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "resnet_nb"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
         return {"commit": commit or None, "package_modified": bool(dirty)}
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "package_modified": None}
@@ -111,11 +156,21 @@ def provenance(device: str = "cpu") -> dict:
     if _STATIC_PROVENANCE is None:
         import torch
 
-        versions = {"python": platform.python_version(), "torch": torch.__version__,
-                    "numpy": np.__version__, "pandas": pd.__version__, "resnet_nb": package_version()}
-        machine = {"node": platform.node(), "platform": platform.platform(),
-                   "processor": platform.processor() or platform.machine(), "cpu_count": os.cpu_count(),
-                   "torch_threads": torch.get_num_threads(), "cpu": cpu_fingerprint()}
+        versions = {
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+            "numpy": np.__version__,
+            "pandas": pd.__version__,
+            "resnet_nb": package_version(),
+        }
+        machine = {
+            "node": platform.node(),
+            "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+            "cpu_count": os.cpu_count(),
+            "torch_threads": torch.get_num_threads(),
+            "cpu": cpu_fingerprint(),
+        }
         _STATIC_PROVENANCE = {"git": _git_commit(), "versions": versions, "machine": machine}
     out = dict(_STATIC_PROVENANCE)
     out["device"] = device_description(device)
@@ -171,8 +226,11 @@ def _run_and_store(module, item: dict, device: str, store_dir):
     wall = time.perf_counter() - t0
     new = json.loads(canonical_json(new))  # the rows exactly as they will be read back
     if store_dir is not None:
-        prov = dict(provenance(device), wall_time_s=round(wall, 3),
-                    finished_utc=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+        prov = dict(
+            provenance(device),
+            wall_time_s=round(wall, 3),
+            finished_utc=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        )
         write_record(store_dir, item, new, prov)
     return new, wall
 
@@ -186,8 +244,17 @@ def check_jobs(jobs) -> int:
     return jobs
 
 
-def run_items(module, config: dict, store_dir=None, device: str = "cpu", progress: bool = True,
-              items=None, compute: bool = True, jobs: int = 1, scheduler=None) -> pd.DataFrame:
+def run_items(
+    module,
+    config: dict,
+    store_dir=None,
+    device: str = "cpu",
+    progress: bool = True,
+    items=None,
+    compute: bool = True,
+    jobs: int = 1,
+    scheduler=None,
+) -> pd.DataFrame:
     """Run every work item of ``config`` (or the given ``items``) and return the tidy table.
 
     With ``store_dir``, finished items are read back from their records and new ones are
@@ -252,8 +319,7 @@ def run_items(module, config: dict, store_dir=None, device: str = "cpu", progres
     return table
 
 
-def run(module, config: dict | None = None, device: str = "cpu", progress: bool = True,
-        store=None) -> pd.DataFrame:
+def run(module, config: dict | None = None, device: str = "cpu", progress: bool = True, store=None) -> pd.DataFrame:
     """Run the figure ``module`` at ``config`` (its default scale if None): the one figure runner.
 
     A figure module declares only what differs between figures (``SCALES``,
@@ -271,8 +337,7 @@ def _report_damaged(store_dir, damaged: list, redo: bool) -> None:
     what = "redone" if redo else "left out (collect only)"
     counts = {r: sum(1 for _, x in damaged if x == r) for r in DAMAGE}
     summary = ", ".join(f"{n} {r}" for r, n in counts.items() if n)
-    print(f"{store_dir}: {len(damaged)} damaged record(s) deleted and {what}: {summary}",
-          file=sys.stderr, flush=True)
+    print(f"{store_dir}: {len(damaged)} damaged record(s) deleted and {what}: {summary}", file=sys.stderr, flush=True)
     for name, reason in damaged:
         print(f"  {name}: {reason}", file=sys.stderr, flush=True)
 
@@ -307,8 +372,9 @@ def _run_parallel(module, todo, device, store_dir, jobs, bar) -> dict:
             while queue or running:
                 while queue and len(running) < jobs:
                     item = queue.pop(0)
-                    running[pool.submit(_compute_item, name, item, device,
-                                        None if store_dir is None else str(store_dir))] = item
+                    running[
+                        pool.submit(_compute_item, name, item, device, None if store_dir is None else str(store_dir))
+                    ] = item
                     bar.start(item)
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
                 for fut in finished:
@@ -336,8 +402,9 @@ def run_on_dask(module, todo, device, store_dir, scheduler, bar=None) -> dict:
     try:
         from distributed import Client, as_completed
     except ImportError:
-        raise ImportError("scheduler= needs the optional package 'distributed' "
-                          "(pip install 'resnet_nb[dask]')") from None
+        raise ImportError(
+            "scheduler= needs the optional package 'distributed' (pip install 'resnet_nb[dask]')"
+        ) from None
     name = _importable_name(module, "a Dask run")
     own = not isinstance(scheduler, Client)
     client = Client(scheduler) if own else scheduler
@@ -346,8 +413,9 @@ def run_on_dask(module, todo, device, store_dir, scheduler, bar=None) -> dict:
         queue = sorted(todo, key=lambda i: -item_cost(module, i))
         futures = {}
         for item in queue:
-            fut = client.submit(_compute_item, name, item, device, store, pure=False,
-                                key=f"{name.rsplit('.', 1)[-1]}-{item_key(item)}")
+            fut = client.submit(
+                _compute_item, name, item, device, store, pure=False, key=f"{name.rsplit('.', 1)[-1]}-{item_key(item)}"
+            )
             futures[fut] = item
             if bar is not None:
                 bar.start(item)
@@ -364,8 +432,9 @@ def run_on_dask(module, todo, device, store_dir, scheduler, bar=None) -> dict:
             client.close()
 
 
-def reproduce_variant(module, name: str, config: dict, scale: str, out=None, compute: bool = True,
-                      progress: bool = True) -> pd.DataFrame:
+def reproduce_variant(
+    module, name: str, config: dict, scale: str, out=None, compute: bool = True, progress: bool = True
+) -> pd.DataFrame:
     """Run (or resume) a variant of a figure (e.g. ``fig10_he``, another configuration of the
     same module) into ``<out>/<name>/<scale>/``: records, ``table.csv`` and ``provenance.json``,
     as the command line does for a figure. ``compute=False`` collects finished items only."""
@@ -398,8 +467,9 @@ def get_config(module, scale="default", **overrides) -> dict:
     return config
 
 
-def write_summary(out_dir, figure: str, scale: str, config: dict, table: pd.DataFrame,
-                  device: str, wall_time_s: float, records_dir) -> dict:
+def write_summary(
+    out_dir, figure: str, scale: str, config: dict, table: pd.DataFrame, device: str, wall_time_s: float, records_dir
+) -> dict:
     """Write ``table.csv`` and ``provenance.json`` of a finished configuration into ``out_dir``."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -410,12 +480,18 @@ def write_summary(out_dir, figure: str, scale: str, config: dict, table: pd.Data
             items_wall.append(body["provenance"]["wall_time_s"])
         except (KeyError, TypeError):
             pass
-    prov = dict(provenance(device), figure=figure, scale=scale, config=config,
-                items=len(items_wall), items_wall_time_s=round(float(sum(items_wall)), 1),
-                missing_items=int(table.attrs.get("missing", 0)),
-                complete=int(table.attrs.get("missing", 0)) == 0,
-                this_invocation_wall_time_s=round(wall_time_s, 1),
-                written_utc=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+    prov = dict(
+        provenance(device),
+        figure=figure,
+        scale=scale,
+        config=config,
+        items=len(items_wall),
+        items_wall_time_s=round(float(sum(items_wall)), 1),
+        missing_items=int(table.attrs.get("missing", 0)),
+        complete=int(table.attrs.get("missing", 0)) == 0,
+        this_invocation_wall_time_s=round(wall_time_s, 1),
+        written_utc=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    )
     tmp = out_dir / ".provenance.json.tmp"
     tmp.write_text(json.dumps(prov, indent=1, sort_keys=True, default=jsonable))
     os.replace(tmp, out_dir / "provenance.json")

@@ -22,6 +22,7 @@ convolution, two strided transition convolutions and one linear layer, ``6 n + 4
 One work item is one training run (blocks per stage, seed); its rows are the history of
 :func:`resnet_nb.core.conv.train`, one per epoch.
 """
+
 from __future__ import annotations
 
 import functools
@@ -30,34 +31,83 @@ import numpy as np
 import pandas as pd
 import torch
 
-from resnet_nb.core import conv
-from resnet_nb.core import claims
+from resnet_nb.core import claims, conv
 from resnet_nb.core.checks import check_choice, check_float, check_int
 from resnet_nb.experiments import common, engine
 
-__all__ = ["SCALES", "configurations", "run_one", "layers", "summarise", "lr_drops", "norm_path",
-           "check_config", "check_table",
-           "crossing_table", "same_epoch_worst",
-           ]
+__all__ = [
+    "SCALES",
+    "configurations",
+    "run_one",
+    "layers",
+    "summarise",
+    "lr_drops",
+    "norm_path",
+    "check_config",
+    "check_table",
+    "crossing_table",
+    "same_epoch_worst",
+]
 
 SCALES = {
     # the live run of the notebook: about 15-25 s on one core (300 digits: the final norms are
     # still strictly ordered by depth, and the chapter stays within its time budget)
-    "default": {"blocks": [1, 2, 4], "channels": [8, 16, 32], "batch_norm": True, "init": "standard",
-                "downsample": True, "n_train": 300, "data_seed": 0, "epochs": 16, "lr": 0.1,
-                "milestones": [7, 11], "factor": 0.1, "momentum": 0.9, "weight_decay": 1e-4,
-                "batch_size": 32, "seeds": [0]},
+    "default": {
+        "blocks": [1, 2, 4],
+        "channels": [8, 16, 32],
+        "batch_norm": True,
+        "init": "standard",
+        "downsample": True,
+        "n_train": 300,
+        "data_seed": 0,
+        "epochs": 16,
+        "lr": 0.1,
+        "milestones": [7, 11],
+        "factor": 0.1,
+        "momentum": 0.9,
+        "weight_decay": 1e-4,
+        "batch_size": 32,
+        "seeds": [0],
+    },
     # the command line (python -m resnet_nb reproduce fig2 --scale paper): all 4,000 training
     # digits, six depths (10 to 52 layers), three seeds, 60 epochs. Measured cost: one epoch of
     # all six depths takes about 31 s on one core of a shared 2-core machine, so the whole
     # scale is about 60 x 3 x 31 s = 1.6 hours (records are kept, so it can be interrupted)
-    "paper": {"blocks": [1, 2, 3, 4, 6, 8], "channels": [8, 16, 32], "batch_norm": True, "init": "standard",
-              "downsample": True, "n_train": 4000, "data_seed": 0, "epochs": 60, "lr": 0.1,
-              "milestones": [25, 37], "factor": 0.1, "momentum": 0.9, "weight_decay": 1e-4,
-              "batch_size": 32, "seeds": [0, 1, 2]},
+    "paper": {
+        "blocks": [1, 2, 3, 4, 6, 8],
+        "channels": [8, 16, 32],
+        "batch_norm": True,
+        "init": "standard",
+        "downsample": True,
+        "n_train": 4000,
+        "data_seed": 0,
+        "epochs": 60,
+        "lr": 0.1,
+        "milestones": [25, 37],
+        "factor": 0.1,
+        "momentum": 0.9,
+        "weight_decay": 1e-4,
+        "batch_size": 32,
+        "seeds": [0, 1, 2],
+    },
 }
-KEYS = ("blocks", "channels", "batch_norm", "init", "downsample", "n_train", "data_seed", "epochs", "lr",
-        "milestones", "factor", "momentum", "weight_decay", "batch_size", "seeds")
+KEYS = (
+    "blocks",
+    "channels",
+    "batch_norm",
+    "init",
+    "downsample",
+    "n_train",
+    "data_seed",
+    "epochs",
+    "lr",
+    "milestones",
+    "factor",
+    "momentum",
+    "weight_decay",
+    "batch_size",
+    "seeds",
+)
 
 
 def check_config(config: dict) -> None:
@@ -70,8 +120,10 @@ def check_config(config: dict) -> None:
     if extra:
         raise ValueError(f"config has unknown keys {extra}; allowed are {list(KEYS)}")
     if not config["blocks"] or not config["seeds"]:
-        raise ValueError(f"config must list at least one entry in blocks and in seeds, got "
-                         f"blocks={config['blocks']!r}, seeds={config['seeds']!r}")
+        raise ValueError(
+            f"config must list at least one entry in blocks and in seeds, got "
+            f"blocks={config['blocks']!r}, seeds={config['seeds']!r}"
+        )
     for b in config["blocks"]:
         check_int("blocks entry", b)
     for c in config["channels"]:
@@ -102,8 +154,9 @@ def configurations(config: dict) -> list[dict]:
     shared["milestones"] = [int(m) for m in shared["milestones"]]
     for key in ("lr", "factor", "momentum", "weight_decay"):
         shared[key] = float(shared[key])
-    return [dict(figure="fig2", blocks=int(b), seed=int(s), **shared)
-            for b in config["blocks"] for s in config["seeds"]]
+    return [
+        dict(figure="fig2", blocks=int(b), seed=int(s), **shared) for b in config["blocks"] for s in config["seeds"]
+    ]
 
 
 def layers(blocks: int, stages: int = 3) -> int:
@@ -136,8 +189,13 @@ def run_one(item: dict, device: str = "cpu", progress: bool = False) -> list[dic
     data = _digits(item["downsample"], item["data_seed"])
     n = item["n_train"]
     x, y = data.x_train[:n].to(device), data.y_train[:n].to(device)
-    model = conv.ConvResNet(blocks=item["blocks"], channels=list(item["channels"]), batch_norm=item["batch_norm"],
-                            init=item["init"], seed=item["seed"]).to(device)
+    model = conv.ConvResNet(
+        blocks=item["blocks"],
+        channels=list(item["channels"]),
+        batch_norm=item["batch_norm"],
+        init=item["init"],
+        seed=item["seed"],
+    ).to(device)
     lrs = conv.lr_schedule(item["lr"], item["epochs"], item["milestones"], item["factor"])
     # On the CPU, one thread: these convolutions are too small to gain from more (on a shared
     # machine two threads were three times slower than one), and a fixed thread count gives
@@ -146,25 +204,46 @@ def run_one(item: dict, device: str = "cpu", progress: bool = False) -> list[dic
     if device == "cpu":
         torch.set_num_threads(1)
     try:
-        hist = conv.train(model, x, y, epochs=item["epochs"], lr=lrs, batch_size=item["batch_size"],
-                          seed=item["seed"], momentum=item["momentum"], weight_decay=item["weight_decay"],
-                          progress=progress)
+        hist = conv.train(
+            model,
+            x,
+            y,
+            epochs=item["epochs"],
+            lr=lrs,
+            batch_size=item["batch_size"],
+            seed=item["seed"],
+            momentum=item["momentum"],
+            weight_decay=item["weight_decay"],
+            progress=progress,
+        )
     finally:
         torch.set_num_threads(threads)
     n_layers = layers(item["blocks"], len(item["channels"]))
     rows = []
     for r in hist.to_dict("records"):
-        rows.append({"blocks": item["blocks"], "layers": n_layers, "seed": item["seed"], "epoch": int(r["epoch"]),
-                     "lr": float(r["lr"]), "loss": float(r["loss"]), "batch_loss": float(r["batch_loss"]),
-                     "accuracy": float(r["accuracy"]), "avg_weight_norm": float(r["avg_weight_norm"]),
-                     "norm_residual_1": float(r["norm_residual_1"]), "norm_residual_2": float(r["norm_residual_2"]),
-                     "diverged": bool(r["diverged"])})
+        rows.append(
+            {
+                "blocks": item["blocks"],
+                "layers": n_layers,
+                "seed": item["seed"],
+                "epoch": int(r["epoch"]),
+                "lr": float(r["lr"]),
+                "loss": float(r["loss"]),
+                "batch_loss": float(r["batch_loss"]),
+                "accuracy": float(r["accuracy"]),
+                "avg_weight_norm": float(r["avg_weight_norm"]),
+                "norm_residual_1": float(r["norm_residual_1"]),
+                "norm_residual_2": float(r["norm_residual_2"]),
+                "diverged": bool(r["diverged"]),
+            }
+        )
     return rows
 
 
 # ---------------------------------------------------------------------------------------------
 # Reading the table
 # ---------------------------------------------------------------------------------------------
+
 
 def check_table(table) -> pd.DataFrame:
     need = {"blocks", "layers", "seed", "epoch", "lr", "loss", "avg_weight_norm"}
@@ -176,9 +255,11 @@ def check_table(table) -> pd.DataFrame:
     return table
 
 
-NORM_COLUMNS = {"avg_weight_norm": "average Frobenius norm of the weights",
-                "norm_residual_1": "average norm, first convolutions of the blocks",
-                "norm_residual_2": "average norm, second convolutions of the blocks"}
+NORM_COLUMNS = {
+    "avg_weight_norm": "average Frobenius norm of the weights",
+    "norm_residual_1": "average norm, first convolutions of the blocks",
+    "norm_residual_2": "average norm, second convolutions of the blocks",
+}
 
 
 def curves(table: pd.DataFrame, column: str = "avg_weight_norm") -> pd.DataFrame:
@@ -189,10 +270,13 @@ def curves(table: pd.DataFrame, column: str = "avg_weight_norm") -> pd.DataFrame
     t = check_table(table).copy()
     check_choice("column", column, [c for c in NORM_COLUMNS if c in t.columns])
     t["lg_loss"] = np.log10(t["loss"].where(t["loss"] > 0))
-    out = (t.groupby(["blocks", "layers", "epoch"], sort=True)
-            .agg(lg_loss=("lg_loss", "mean"), avg_weight_norm=(column, "mean"), lr=("lr", "first"),
-                 seeds=("seed", "nunique"))
-            .reset_index())
+    out = (
+        t.groupby(["blocks", "layers", "epoch"], sort=True)
+        .agg(
+            lg_loss=("lg_loss", "mean"), avg_weight_norm=(column, "mean"), lr=("lr", "first"), seeds=("seed", "nunique")
+        )
+        .reset_index()
+    )
     return out
 
 
@@ -219,22 +303,27 @@ def summarise(table: pd.DataFrame) -> pd.DataFrame:
     for (b, n_layers), g in t.groupby(["blocks", "layers"], sort=True):
         last = g[g["epoch"] == g["epoch"].max()]
         per_seed_max = g.groupby("seed")["avg_weight_norm"].max()
-        rows.append({"blocks": int(b), "layers": int(n_layers), "seeds": int(g["seed"].nunique()),
-                     "initial_norm": float(g[g["epoch"] == 0]["avg_weight_norm"].mean()),
-                     "max_norm": float(per_seed_max.mean()),
-                     "final_norm": float(last["avg_weight_norm"].mean()),
-                     "final_norm_residual_1": float(last["norm_residual_1"].mean()) if "norm_residual_1" in last
-                     else np.nan,
-                     "final_norm_residual_2": float(last["norm_residual_2"].mean()) if "norm_residual_2" in last
-                     else np.nan,
-                     "final_loss": float(last["loss"].mean()),
-                     "final_accuracy": float(last["accuracy"].mean()) if "accuracy" in last else np.nan})
+        rows.append(
+            {
+                "blocks": int(b),
+                "layers": int(n_layers),
+                "seeds": int(g["seed"].nunique()),
+                "initial_norm": float(g[g["epoch"] == 0]["avg_weight_norm"].mean()),
+                "max_norm": float(per_seed_max.mean()),
+                "final_norm": float(last["avg_weight_norm"].mean()),
+                "final_norm_residual_1": float(last["norm_residual_1"].mean()) if "norm_residual_1" in last else np.nan,
+                "final_norm_residual_2": float(last["norm_residual_2"].mean()) if "norm_residual_2" in last else np.nan,
+                "final_loss": float(last["loss"].mean()),
+                "final_accuracy": float(last["accuracy"].mean()) if "accuracy" in last else np.nan,
+            }
+        )
     return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------------------------------------
 # Pictures
 # ---------------------------------------------------------------------------------------------
+
 
 def _segments_cross(p, q):
     """Whether polylines ``p`` and ``q`` (arrays of (x, y) points) intersect; the crossing points."""
@@ -293,10 +382,15 @@ def norm_path(table: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for layers_ in pv.columns:
         v = pv[layers_]
-        rows.append({"layers": int(layers_), "peak_epoch": int(v.idxmax()),
-                     "fall_before_drop": float(v.max() - v.loc[drop]),
-                     "fall_after_drop": float(v.loc[drop] - v.iloc[-1]),
-                     "final_minus_initial": float(v.iloc[-1] - v.iloc[0])})
+        rows.append(
+            {
+                "layers": int(layers_),
+                "peak_epoch": int(v.idxmax()),
+                "fall_before_drop": float(v.max() - v.loc[drop]),
+                "fall_after_drop": float(v.loc[drop] - v.iloc[-1]),
+                "final_minus_initial": float(v.iloc[-1] - v.iloc[0]),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -305,8 +399,7 @@ def crossing_table(table: pd.DataFrame, first_epoch: int = 1) -> pd.DataFrame:
     rows = []
     for s in sorted(table["seed"].unique()):
         for (a, b), pts in ordering(table[table["seed"] == s], first_epoch)["crossings"].items():
-            rows += [{"seed": int(s), "pair": f"{a}-{b}", "lg_loss": float(p[0]), "norm": float(p[1])}
-                     for p in pts]
+            rows += [{"seed": int(s), "pair": f"{a}-{b}", "lg_loss": float(p[0]), "norm": float(p[1])} for p in pts]
     return pd.DataFrame(rows, columns=["seed", "pair", "lg_loss", "norm"])
 
 
@@ -322,8 +415,14 @@ def same_epoch_worst(table: pd.DataFrame, first_epoch: int = 1) -> dict:
     seed, epoch = per.index[i]
     at = per.xs(epoch, level="epoch").to_numpy()
     across = at[:, j + 1] / at[:, j]
-    return {"ratio": float(R[i, j]), "seed": int(seed), "epoch": int(epoch), "shallow": int(per.columns[j]),
-            "deep": int(per.columns[j + 1]), "spread": float(np.std(across))}
+    return {
+        "ratio": float(R[i, j]),
+        "seed": int(seed),
+        "epoch": int(epoch),
+        "shallow": int(per.columns[j]),
+        "deep": int(per.columns[j + 1]),
+        "spread": float(np.std(across)),
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -349,59 +448,100 @@ def successive_ratios(table: pd.DataFrame, epoch: int | None = None, column: str
     return v[:, 1:] / v[:, :-1]
 
 
-@claims.claim("li-fig2-analog-larger-run-ordered", source="Li et al., Section 4.1, Figure 2 (book's CPU analog)",
-              statement="In the committed larger analog (4,000 digits, 60 epochs, 10 to 52 weight layers, 3 seeds) "
-                        "the final average kernel norm falls strictly with depth in every seed, and at every "
-                        "epoch; in the plane of the figure (lg loss, norm) single seeds' curves of neighbouring "
-                        "depths do cross.",
-              verdict="partly reproduced",
-              falsifier="in every seed the deeper network's curve lies below the shallower one's everywhere in "
-                        "the (lg loss, norm) plane: no two curves cross",
-              falsifier_kind="plausible false statement", where=_WHERE)
+@claims.claim(
+    "li-fig2-analog-larger-run-ordered",
+    source="Li et al., Section 4.1, Figure 2 (book's CPU analog)",
+    statement="In the committed larger analog (4,000 digits, 60 epochs, 10 to 52 weight layers, 3 seeds) "
+    "the final average kernel norm falls strictly with depth in every seed, and at every "
+    "epoch; in the plane of the figure (lg loss, norm) single seeds' curves of neighbouring "
+    "depths do cross.",
+    verdict="partly reproduced",
+    falsifier="in every seed the deeper network's curve lies below the shallower one's everywhere in "
+    "the (lg loss, norm) plane: no two curves cross",
+    falsifier_kind="plausible false statement",
+    where=_WHERE,
+)
 def check_larger_run_ordered(falsify: bool = False) -> claims.Check:
     t = committed()
     if falsify:
-        n = sum(len(v) for s in sorted(t["seed"].unique())
-                for v in ordering(t[t["seed"] == s])["crossings"].values())
-        return claims.Check("no crossings of successive depths' curves, any seed",
-                            "number of crossings (epochs >= 1)", n, 0, "none may cross (count = 0)",
-                            nontrivial=len(t), nontrivial_what="rows", nontrivial_min=0)
+        n = sum(len(v) for s in sorted(t["seed"].unique()) for v in ordering(t[t["seed"] == s])["crossings"].values())
+        return claims.Check(
+            "no crossings of successive depths' curves, any seed",
+            "number of crossings (epochs >= 1)",
+            n,
+            0,
+            "none may cross (count = 0)",
+            nontrivial=len(t),
+            nontrivial_what="rows",
+            nontrivial_min=0,
+        )
     r = successive_ratios(t)
     per_epoch = ordering(t)["same_epoch_worst_ratio"]
     spread = float(np.std(r, axis=0).max())
-    final = claims.Check("final norms ordered in every seed", "largest ratio norm(deeper)/norm(shallower)",
-                         float(r.max()), 1.0, "strictly decreasing (ratio < 1); fragile when 1 - ratio is "
-                         "below the std over seeds of the ratio", spread=spread)
+    final = claims.Check(
+        "final norms ordered in every seed",
+        "largest ratio norm(deeper)/norm(shallower)",
+        float(r.max()),
+        1.0,
+        "strictly decreasing (ratio < 1); fragile when 1 - ratio is below the std over seeds of the ratio",
+        spread=spread,
+    )
     w = same_epoch_worst(t)
-    every = claims.Check("ordered at every epoch >= 1 in every seed", "largest ratio, any epoch and seed",
-                         per_epoch, 1.0, "strictly decreasing (ratio < 1); fragile when 1 - ratio is below "
-                         "the std over seeds of the ratio at that epoch", spread=w["spread"],
-                         lines=[f"largest at epoch {w['epoch']}, seed {w['seed']}, {w['deep']} against "
-                                f"{w['shallow']} layers"])
+    every = claims.Check(
+        "ordered at every epoch >= 1 in every seed",
+        "largest ratio, any epoch and seed",
+        per_epoch,
+        1.0,
+        "strictly decreasing (ratio < 1); fragile when 1 - ratio is below "
+        "the std over seeds of the ratio at that epoch",
+        spread=w["spread"],
+        lines=[f"largest at epoch {w['epoch']}, seed {w['seed']}, {w['deep']} against {w['shallow']} layers"],
+    )
     return claims.all_of("Figure 2 analog: deeper, smaller norm", [final, every])
 
 
-@claims.claim("li-fig2-analog-deeper-smaller-norms", source="Li et al., Section 4.1, Figure 2 (book's CPU analog)",
-              statement="In the committed larger analog, every depth starts from the same expected norm and the "
-                        "deeper networks' norms grow less: in every seed, the largest growth above the start "
-                        "falls with depth (the check takes the largest ratio of successive depths over seeds).",
-              verdict="reproduced",
-              falsifier="the ordering is inherited from initialisation: the initial norms already fall with depth",
-              falsifier_kind="plausible false statement", where=_WHERE)
+@claims.claim(
+    "li-fig2-analog-deeper-smaller-norms",
+    source="Li et al., Section 4.1, Figure 2 (book's CPU analog)",
+    statement="In the committed larger analog, every depth starts from the same expected norm and the "
+    "deeper networks' norms grow less: in every seed, the largest growth above the start "
+    "falls with depth (the check takes the largest ratio of successive depths over seeds).",
+    verdict="reproduced",
+    falsifier="the ordering is inherited from initialisation: the initial norms already fall with depth",
+    falsifier_kind="plausible false statement",
+    where=_WHERE,
+)
 def check_growth_shrinks(falsify: bool = False) -> claims.Check:
     t = committed()
     if falsify:
         r = successive_ratios(t, epoch=0)
-        return claims.Check("initial norms ordered by depth", "largest ratio norm(deeper)/norm(shallower) at epoch 0",
-                            float(r.max()), 1.0, "strictly decreasing (ratio < 1)")
-    g = t.groupby(["seed", "layers"]).apply(
-        lambda x: x["avg_weight_norm"].max() - x.loc[x["epoch"] == 0, "avg_weight_norm"].iloc[0],
-        include_groups=False).unstack("layers").sort_index(axis=1).to_numpy()
+        return claims.Check(
+            "initial norms ordered by depth",
+            "largest ratio norm(deeper)/norm(shallower) at epoch 0",
+            float(r.max()),
+            1.0,
+            "strictly decreasing (ratio < 1)",
+        )
+    g = (
+        t.groupby(["seed", "layers"])
+        .apply(
+            lambda x: x["avg_weight_norm"].max() - x.loc[x["epoch"] == 0, "avg_weight_norm"].iloc[0],
+            include_groups=False,
+        )
+        .unstack("layers")
+        .sort_index(axis=1)
+        .to_numpy()
+    )
     r = g[:, 1:] / g[:, :-1]
-    return claims.Check("growth of the norm falls with depth", "largest ratio growth(deeper)/growth(shallower)",
-                        float(r.max()), 1.0, "strictly decreasing (ratio < 1); fragile when 1 - ratio is below "
-                        "the std over seeds", spread=float(np.std(r, axis=0).max()),
-                        values={"growth": g.mean(axis=0)})
+    return claims.Check(
+        "growth of the norm falls with depth",
+        "largest ratio growth(deeper)/growth(shallower)",
+        float(r.max()),
+        1.0,
+        "strictly decreasing (ratio < 1); fragile when 1 - ratio is below the std over seeds",
+        spread=float(np.std(r, axis=0).max()),
+        values={"growth": g.mean(axis=0)},
+    )
 
 
 def item_wall_times(scale: str = "paper") -> list[float]:

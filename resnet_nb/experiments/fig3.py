@@ -15,6 +15,7 @@ The x-axis is lg(loss - L_min) for linear networks. The optimum of a ReLU networ
 known (and the linear L_min is not a lower bound for it), so for ReLU networks the x-axis is
 lg(loss), as the paper does for Figure 10.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -23,17 +24,33 @@ import torch
 
 from resnet_nb.core import claims
 from resnet_nb.core.checks import check_float, check_int
-from resnet_nb.core.train import gradient_descent
 from resnet_nb.core.paths import results_dir
+from resnet_nb.core.train import gradient_descent
 from resnet_nb.experiments.common import committed, initial_weights, interpolate_on_grid, mnist, mnist_optimum, network
 
 __all__ = ["SCALES", "configurations", "run_one", "curves", "record_epochs"]
 
 SCALES = {
-    "default": {"depths": [2, 4, 8, 16], "relu": [False, True], "lr": 0.1, "epochs": 1000, "runs": 2,
-                "points": 60, "seed": 0, "n_per_class": 20},
-    "paper": {"depths": [2, 4, 8, 16, 32, 64], "relu": [False, True], "lr": 0.1, "epochs": 1000, "runs": 10,
-              "points": 100, "seed": 0, "n_per_class": None},
+    "default": {
+        "depths": [2, 4, 8, 16],
+        "relu": [False, True],
+        "lr": 0.1,
+        "epochs": 1000,
+        "runs": 2,
+        "points": 60,
+        "seed": 0,
+        "n_per_class": 20,
+    },
+    "paper": {
+        "depths": [2, 4, 8, 16, 32, 64],
+        "relu": [False, True],
+        "lr": 0.1,
+        "epochs": 1000,
+        "runs": 10,
+        "points": 100,
+        "seed": 0,
+        "n_per_class": None,
+    },
 }
 
 
@@ -57,10 +74,16 @@ def configurations(config: dict) -> list[dict]:
         if not isinstance(relu, bool):
             raise ValueError(f"relu entries must be True or False, got {relu!r}")
         for L in config["depths"]:
-            item = {"figure": "fig3", "depth": int(L), "relu": relu, "lr": float(config["lr"]),
-                    "epochs": check_int("epochs", config["epochs"]), "runs": check_int("runs", config["runs"]),
-                    "points": check_int("points", config["points"], minimum=2),
-                    "seed": check_int("seed", config["seed"], minimum=0)}
+            item = {
+                "figure": "fig3",
+                "depth": int(L),
+                "relu": relu,
+                "lr": float(config["lr"]),
+                "epochs": check_int("epochs", config["epochs"]),
+                "runs": check_int("runs", config["runs"]),
+                "points": check_int("points", config["points"], minimum=2),
+                "seed": check_int("seed", config["seed"], minimum=0),
+            }
             if relu and config.get("n_per_class") is not None:
                 item["n_per_class"] = int(config["n_per_class"])
             items.append(item)
@@ -78,9 +101,17 @@ def run_one(item: dict, device: str = "cpu") -> list[dict]:
     for e in epochs:
         norms = torch.linalg.matrix_norm(res.snapshots[e]).mean(dim=(-2, -1)).cpu().numpy()  # (runs,)
         for r in range(item["runs"]):
-            rows.append({"depth": item["depth"], "relu": item["relu"], "run": r, "epoch": int(e),
-                         "loss": float(res.losses[r, e]), "avg_norm": float(norms[r]),
-                         "diverged": bool(res.diverged[r])})
+            rows.append(
+                {
+                    "depth": item["depth"],
+                    "relu": item["relu"],
+                    "run": r,
+                    "epoch": int(e),
+                    "loss": float(res.losses[r, e]),
+                    "avg_norm": float(norms[r]),
+                    "diverged": bool(res.diverged[r]),
+                }
+            )
     return rows
 
 
@@ -108,8 +139,10 @@ def curves(table: pd.DataFrame, relu: bool, grid_points: int = 60, loss_opt: flo
         if not hi > lo:
             continue
         grid = np.linspace(lo, hi, grid_points)
-        ys = [interpolate_on_grid(x[(g["run"] == r).to_numpy()], g.loc[g["run"] == r, "avg_norm"], grid)
-              for r in g["run"].unique()]
+        ys = [
+            interpolate_on_grid(x[(g["run"] == r).to_numpy()], g.loc[g["run"] == r, "avg_norm"], grid)
+            for r in g["run"].unique()
+        ]
         ys = np.array(ys)
         keep = np.isfinite(ys).all(axis=0)
         for xv, m, s in zip(grid[keep], ys[:, keep].mean(0), ys[:, keep].std(0)):
@@ -167,23 +200,32 @@ def deeper_smaller(table: pd.DataFrame, factor: float = 1.0) -> claims.Check:
     tol = -SPREADS * spread
     what = "norm(next depth) - norm(depth)" if factor == 1 else f"norm(next depth) - {factor:g} norm(depth)"
     return claims.Check(
-        "deeper 2-shortcut networks end with smaller weights" if factor == 1 else
-        "the average norm falls like 1/depth", f"largest {what} (linear and ReLU)", worst, tol,
-        f"{SPREADS} x the run-to-run standard deviation of the final average norm below zero", op="<=",
-        nontrivial=spread, nontrivial_what="run-to-run standard deviation (10 runs)", nontrivial_min=0.0,
-        spread=spread, values=parts)
+        "deeper 2-shortcut networks end with smaller weights" if factor == 1 else "the average norm falls like 1/depth",
+        f"largest {what} (linear and ReLU)",
+        worst,
+        tol,
+        f"{SPREADS} x the run-to-run standard deviation of the final average norm below zero",
+        op="<=",
+        nontrivial=spread,
+        nontrivial_what="run-to-run standard deviation (10 runs)",
+        nontrivial_min=0.0,
+        spread=spread,
+        values=parts,
+    )
 
 
 @claims.claim(
-    "li-fig3-deeper-smaller-norms", source="Li et al., Section 4.1, Figure 3",
+    "li-fig3-deeper-smaller-norms",
+    source="Li et al., Section 4.1, Figure 3",
     statement=r"Deeper 2-shortcut networks end training with smaller weights: after 1,000 epochs from the "
-              r"small initialisation (depths 2 to 64, 10 runs, linear and ReLU at mid) the mean average "
-              r"Frobenius norm falls at every doubling of the depth, by more than 3 run-to-run spreads.",
+    r"small initialisation (depths 2 to 64, 10 runs, linear and ReLU at mid) the mean average "
+    r"Frobenius norm falls at every doubling of the depth, by more than 3 run-to-run spreads.",
     verdict="reproduced",
     falsifier=r"the norm falls like $1/L$ (each doubling halves it), as if the end-to-end change were split "
-              r"equally among the matrices",
+    r"equally among the matrices",
     falsifier_kind="plausible false statement",
-    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"],
+)
 def check_deeper_smaller(falsify: bool = False) -> claims.Check:
     return deeper_smaller(committed("fig3"), factor=0.5 if falsify else 1.0)
 
@@ -199,8 +241,9 @@ def spikes(table: pd.DataFrame, relu: bool = True, rise: float = 1.05) -> pd.Dat
         g = g.sort_values("epoch")
         loss, ep = g["loss"].to_numpy(), g["epoch"].to_numpy()
         for i in np.flatnonzero(loss[1:] > rise * loss[:-1]):
-            rows.append({"depth": int(depth), "run": int(run), "epoch": int(ep[i + 1]),
-                         "ratio": float(loss[i + 1] / loss[i])})
+            rows.append(
+                {"depth": int(depth), "run": int(run), "epoch": int(ep[i + 1]), "ratio": float(loss[i + 1] / loss[i])}
+            )
     return pd.DataFrame(rows, columns=["depth", "run", "epoch", "ratio"])
 
 
@@ -231,9 +274,15 @@ def top_eigenvalue(net, W, data, iters: int = 40) -> float:
     return float((v * hvp(v)).sum())
 
 
-def sharpness_along(depth: int = 4, run: int = 0, epochs=range(200, 521, 20), lr: float = SCALES["paper"]["lr"],
-                    n_per_class=SCALES["paper"]["n_per_class"], seed: int = SCALES["paper"]["seed"],
-                    runs: int = SCALES["paper"]["runs"]) -> pd.DataFrame:
+def sharpness_along(
+    depth: int = 4,
+    run: int = 0,
+    epochs=range(200, 521, 20),
+    lr: float = SCALES["paper"]["lr"],
+    n_per_class=SCALES["paper"]["n_per_class"],
+    seed: int = SCALES["paper"]["seed"],
+    runs: int = SCALES["paper"]["runs"],
+) -> pd.DataFrame:
     """Retrain run ``run`` of the ReLU networks of depth ``depth`` (the committed paper-scale setting)
     and record, at ``epochs``, the loss and ``lr * lambda_max`` of the Hessian: gradient descent is
     stable on a quadratic only while ``lr * lambda_max < 2``."""
@@ -267,7 +316,8 @@ def reproduce_sharpness(out=None, **kwargs) -> pd.DataFrame:
     table = sharpness_along(**kwargs)
     table.to_csv(folder / "sharpness.csv", index=False)
     pd.DataFrame({"epoch": np.arange(len(table.attrs["losses"])), "loss": table.attrs["losses"]}).to_csv(
-        folder / "losses.csv", index=False)
+        folder / "losses.csv", index=False
+    )
     defaults = {k: v.default for k, v in inspect.signature(sharpness_along).parameters.items()}
     config = {k: (list(v) if isinstance(v, range) else v) for k, v in dict(defaults, **kwargs).items()}
     (folder / "config.json").write_text(json.dumps(config, indent=1) + "\n")

@@ -10,6 +10,7 @@ eigenvalue is then below the rounding floor of the eigensolver
 (:func:`resnet_nb.core.hessians.resolution_floor`). Such rows carry ``resolved = False``; the
 summary and the plot show them as lower bounds, never as numbers.
 """
+
 from __future__ import annotations
 
 import sys
@@ -18,19 +19,25 @@ import time
 import numpy as np
 import pandas as pd
 
-from resnet_nb.core import claims
-from resnet_nb.core import hessians
+from resnet_nb.core import claims, hessians
 from resnet_nb.core.checks import check_choice, check_int
 from resnet_nb.experiments import engine
 from resnet_nb.experiments.common import ARCHS, committed, depths_for, initial_weights, mnist, network
 
-__all__ = ["SCALES", "configurations", "run_one", "summarise", "FLAT_FRACTION",
-           "flatness", "flat_until", "percentile_table"]
+__all__ = [
+    "SCALES",
+    "configurations",
+    "run_one",
+    "summarise",
+    "FLAT_FRACTION",
+    "flatness",
+    "flat_until",
+    "percentile_table",
+]
 
 SCALES = {
     "default": {"archs": list(ARCHS), "depths": [2, 3, 4, 6, 8, 12], "runs": 2, "seed": 0},
-    "paper": {"archs": list(ARCHS), "depths": [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96], "runs": 10,
-              "seed": 0},
+    "paper": {"archs": list(ARCHS), "depths": [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96], "runs": 10, "seed": 0},
 }
 
 
@@ -54,9 +61,13 @@ def configurations(config: dict) -> list[dict]:
     architecture at the next, rather than some architectures at every depth.
     """
     _check_config(config)
-    return [{"figure": "fig5", "arch": a, "depth": L, "run": r, "seed": int(config["seed"]) + r}
-            for L in sorted(set(int(x) for x in config["depths"])) for r in range(int(config["runs"]))
-            for a in config["archs"] if L in depths_for(a, [L])]
+    return [
+        {"figure": "fig5", "arch": a, "depth": L, "run": r, "seed": int(config["seed"]) + r}
+        for L in sorted(set(int(x) for x in config["depths"]))
+        for r in range(int(config["runs"]))
+        for a in config["archs"]
+        if L in depths_for(a, [L])
+    ]
 
 
 def run_one(item: dict, device: str = "cpu") -> list[dict]:
@@ -73,11 +84,23 @@ def run_one(item: dict, device: str = "cpu") -> list[dict]:
     a = np.abs(eigs)
     floor = hessians.resolution_floor(eigs)
     p10 = float(np.percentile(a, 10))
-    return [{"arch": item["arch"], "depth": item["depth"], "run": item["run"], "seed": item["seed"],
-             "P": net.num_params, "lam_max": float(a.max()), "lam_p10": p10,
-             "cond": float(a.max() / p10) if p10 > 0 else float("inf"), "floor": floor,
-             "resolved": bool(p10 > floor), "index": hessians.index(eigs),
-             "hessian_s": round(t1 - t0, 4), "eigvalsh_s": round(t2 - t1, 4)}]
+    return [
+        {
+            "arch": item["arch"],
+            "depth": item["depth"],
+            "run": item["run"],
+            "seed": item["seed"],
+            "P": net.num_params,
+            "lam_max": float(a.max()),
+            "lam_p10": p10,
+            "cond": float(a.max() / p10) if p10 > 0 else float("inf"),
+            "floor": floor,
+            "resolved": bool(p10 > floor),
+            "index": hessians.index(eigs),
+            "hessian_s": round(t1 - t0, 4),
+            "eigvalsh_s": round(t2 - t1, 4),
+        }
+    ]
 
 
 def summarise(table: pd.DataFrame) -> pd.DataFrame:
@@ -88,12 +111,24 @@ def summarise(table: pd.DataFrame) -> pd.DataFrame:
         res = g[g["resolved"].astype(bool)]
         lg = np.log10(res["cond"].to_numpy(dtype=float))
         bound = float(np.log10(1.0 / (g["P"].iloc[0] * np.finfo(np.float64).eps)))
-        out.append({"arch": arch, "depth": int(depth), "runs": len(g), "unresolved": int(len(g) - len(res)),
-                    "lg_cond_mean": float(lg.mean()) if lg.size else np.nan,
-                    "lg_cond_std": float(lg.std(ddof=1)) if lg.size > 1 else np.nan,
-                    "lg_resolution_limit": bound})
-    return pd.DataFrame(out).sort_values(["arch", "depth"], key=lambda s: s.map(
-        {a: i for i, a in enumerate(ARCHS)}) if s.name == "arch" else s).reset_index(drop=True)
+        out.append(
+            {
+                "arch": arch,
+                "depth": int(depth),
+                "runs": len(g),
+                "unresolved": int(len(g) - len(res)),
+                "lg_cond_mean": float(lg.mean()) if lg.size else np.nan,
+                "lg_cond_std": float(lg.std(ddof=1)) if lg.size > 1 else np.nan,
+                "lg_resolution_limit": bound,
+            }
+        )
+    return (
+        pd.DataFrame(out)
+        .sort_values(
+            ["arch", "depth"], key=lambda s: s.map({a: i for i, a in enumerate(ARCHS)}) if s.name == "arch" else s
+        )
+        .reset_index(drop=True)
+    )
 
 
 # ------------------------------------------------------------------------------------------
@@ -111,7 +146,7 @@ def lg_cond_by_depth(table: pd.DataFrame, arch: str) -> pd.DataFrame:
     if not bool(g["resolved"].astype(bool).all()):
         raise ValueError(f"{arch}: some condition numbers are beyond float64 resolution")
     lg = np.log10(g["cond"].to_numpy(dtype=float))
-    return (g.assign(lg=lg).groupby("depth")["lg"].agg(["mean", "std"]).sort_index())
+    return g.assign(lg=lg).groupby("depth")["lg"].agg(["mean", "std"]).sort_index()
 
 
 def flatness(table: pd.DataFrame, arch: str = "2-shortcut") -> claims.Check:
@@ -124,37 +159,50 @@ def flatness(table: pd.DataFrame, arch: str = "2-shortcut") -> claims.Check:
     tol = FLAT_FRACTION * growth
     return claims.Check(
         f"{arch}: lg cond flat in depth ({min(depths)} to {max(depths)})",
-        "range over depths of the mean lg cond", rng, tol,
+        "range over depths of the mean lg cond",
+        rng,
+        tol,
         f"{FLAT_FRACTION:g} x the growth of the orthogonal networks' mean lg cond over the same depths "
         "(flat at the scale of the figure)",
-        nontrivial=growth, nontrivial_what="growth of the orthogonal lg cond", nontrivial_min=0.0,
+        nontrivial=growth,
+        nontrivial_what="growth of the orthogonal lg cond",
+        nontrivial_min=0.0,
         spread=float(own["std"].max()),
-        values=dict(low=float(own["mean"].min()), high=float(own["mean"].max()), growth_ref=growth,
-                    first=float(own["mean"].iloc[0]), last=float(own["mean"].iloc[-1])))
+        values=dict(
+            low=float(own["mean"].min()),
+            high=float(own["mean"].max()),
+            growth_ref=growth,
+            first=float(own["mean"].iloc[0]),
+            last=float(own["mean"].iloc[-1]),
+        ),
+    )
 
 
 @claims.claim(
-    "li-fig5-flat-to-depth-96", source="Li et al., Section 5.1, Figure 5",
+    "li-fig5-flat-to-depth-96",
+    source="Li et al., Section 5.1, Figure 5",
     statement=r"At the small initial point the condition number $|\lambda|_{\max}/|\lambda|_{(10\%)}$ of "
-              r"2-shortcut linear networks does not change with depth (2 to 96, 10 runs each): the range of "
-              r"its mean $\lg$ is below 5% of the growth of the orthogonal networks' curve.",
+    r"2-shortcut linear networks does not change with depth (2 to 96, 10 runs each): the range of "
+    r"its mean $\lg$ is below 5% of the growth of the orthogonal networks' curve.",
     verdict="reproduced",
-    falsifier="the 1-shortcut condition number is flat in depth too (any shortcut keeps the start well "
-              "conditioned)",
+    falsifier="the 1-shortcut condition number is flat in depth too (any shortcut keeps the start well conditioned)",
     falsifier_kind="plausible false statement",
-    where=["tests/experiments/test_claims.py", "book/exp_initial_point.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_initial_point.ipynb"],
+)
 def check_flat_to_depth_96(falsify: bool = False) -> claims.Check:
     return flatness(committed("fig5"), "1-shortcut" if falsify else "2-shortcut")
 
 
 @claims.claim(
-    "li-fig5-flat-initial-condition", source="Li et al., Section 5.1, Figure 5",
+    "li-fig5-flat-initial-condition",
+    source="Li et al., Section 5.1, Figure 5",
     statement=r"The same flatness in a live run of the book (depths 2 to 8, 2 runs): the range of the "
-              r"2-shortcut mean $\lg$ condition number is below 5% of the orthogonal growth.",
-    verdict="reproduced", falsifier="the 1-shortcut condition number is flat in depth too (any shortcut keeps "
-                                     "the start well conditioned)",
+    r"2-shortcut mean $\lg$ condition number is below 5% of the orthogonal growth.",
+    verdict="reproduced",
+    falsifier="the 1-shortcut condition number is flat in depth too (any shortcut keeps the start well conditioned)",
     falsifier_kind="plausible false statement",
-    where=["tests/experiments/test_claims.py", "book/exp_initial_point.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_initial_point.ipynb"],
+)
 def check_flat_live(falsify: bool = False) -> claims.Check:
     arch = "1-shortcut" if falsify else "2-shortcut"
     config = dict(archs=[arch, "orthogonal"], depths=[2, 4, 8], runs=2, seed=0)
@@ -182,8 +230,7 @@ def flat_until(table: pd.DataFrame, arch: str = "2-shortcut") -> dict:
     excess = lambda L: slope * (L - L0) - a * np.log10(L / L0)  # noqa: E731
     lowest = a / (slope * np.log(10))  # where the excess is smallest; it is 0 at L0, and grows past lowest
     depth = L0 if lowest <= L0 else float(brentq(excess, lowest, 1e12))
-    return dict(slope=slope, per_lg=per_lg, depth=depth, drift=float(own.max() - own.min()),
-                deepest=int(max(depths)))
+    return dict(slope=slope, per_lg=per_lg, depth=depth, drift=float(own.max() - own.min()), deepest=int(max(depths)))
 
 
 def percentile_table(table: pd.DataFrame, arch: str) -> pd.DataFrame:
@@ -200,29 +247,42 @@ def growth_like_plain(table: pd.DataFrame, arch: str = "1-shortcut") -> claims.C
     own, ref = own.loc[depths], ref.loc[depths]
     growth = float(own["mean"].iloc[-1] - own["mean"].iloc[0])
     ref_growth = float(ref["mean"].iloc[-1] - ref["mean"].iloc[0])
-    gap = (own["mean"] - ref["mean"])
+    gap = own["mean"] - ref["mean"]
     slope = lambda s: float(np.polyfit(np.log10(s.index[s.index >= 8]), s["mean"][s.index >= 8], 1)[0])  # noqa: E731
     return claims.Check(
         f"{arch}: lg cond grows with depth like a plain orthogonal network ({min(depths)} to {max(depths)})",
-        "growth of the mean lg cond", growth, 0.5 * ref_growth,
-        "half the growth of the orthogonal networks over the same depths", op=">=",
-        nontrivial=ref_growth, nontrivial_what="growth of the orthogonal lg cond", nontrivial_min=0.0,
+        "growth of the mean lg cond",
+        growth,
+        0.5 * ref_growth,
+        "half the growth of the orthogonal networks over the same depths",
+        op=">=",
+        nontrivial=ref_growth,
+        nontrivial_what="growth of the orthogonal lg cond",
+        nontrivial_min=0.0,
         spread=float(own["std"].max()),
-        values=dict(growth=growth, ref_growth=ref_growth, gap_first=float(gap.iloc[0]), gap_last=float(gap.iloc[-1]),
-                    gap_monotone=bool(np.all(np.diff(gap.to_numpy()[gap.index >= 8]) > 0)),
-                    slope=slope(own) if len(own) > 2 else float("nan"),
-                    slope_ref=slope(ref) if len(ref) > 2 else float("nan")))
+        values=dict(
+            growth=growth,
+            ref_growth=ref_growth,
+            gap_first=float(gap.iloc[0]),
+            gap_last=float(gap.iloc[-1]),
+            gap_monotone=bool(np.all(np.diff(gap.to_numpy()[gap.index >= 8]) > 0)),
+            slope=slope(own) if len(own) > 2 else float("nan"),
+            slope_ref=slope(ref) if len(ref) > 2 else float("nan"),
+        ),
+    )
 
 
 @claims.claim(
-    "li-fig5-one-shortcut-like-plain", source="Li et al., Sections 2 and 5.1, Figure 5",
+    "li-fig5-one-shortcut-like-plain",
+    source="Li et al., Sections 2 and 5.1, Figure 5",
     statement=r"The condition number of 1-shortcut networks at the small initial point grows with depth as a "
-              r"plain orthogonal network's does (the increase of its mean $\lg$ from depth 2 to 96 is at least "
-              r"half the orthogonal increase); it is not flat like the 2-shortcut one.",
+    r"plain orthogonal network's does (the increase of its mean $\lg$ from depth 2 to 96 is at least "
+    r"half the orthogonal increase); it is not flat like the 2-shortcut one.",
     verdict="reproduced",
     falsifier="the 2-shortcut condition number grows like a plain network's too (every residual network "
-              "degrades with depth as the 1-shortcut one does)",
+    "degrades with depth as the 1-shortcut one does)",
     falsifier_kind="plausible false statement",
-    where=["tests/experiments/test_claims.py", "book/exp_initial_point.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_initial_point.ipynb"],
+)
 def check_one_shortcut_like_plain(falsify: bool = False) -> claims.Check:
     return growth_like_plain(committed("fig5"), "2-shortcut" if falsify else "1-shortcut")

@@ -15,6 +15,7 @@ One work item is one run (architecture, run); it returns rows of two kinds: ``"h
 (one per recorded epoch) and ``"trajectory"`` (loss and gradient norm at every epoch, for
 Figure 8, right).
 """
+
 from __future__ import annotations
 
 import functools
@@ -23,33 +24,58 @@ import numpy as np
 import pandas as pd
 import torch
 
-from resnet_nb.core import claims
-from resnet_nb.core import hessians
+from resnet_nb.core import claims, hessians
 from resnet_nb.core.checks import check_choice, check_float, check_int
+from resnet_nb.core.relu_hessian import hessian_mid_relu
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.experiments import engine
-from resnet_nb.experiments.common import (committed, initial_weights, interpolate_on_grid, mnist, mnist_optimum,
-                                         network, run_spread)
+from resnet_nb.experiments.common import (
+    committed,
+    initial_weights,
+    interpolate_on_grid,
+    mnist,
+    mnist_optimum,
+    network,
+    run_spread,
+)
 from resnet_nb.experiments.fig3 import record_epochs
-from resnet_nb.core.relu_hessian import hessian_mid_relu
 
-__all__ = ["SCALES", "STABLE_SCALES", "ARCHS", "configurations", "run_one", "curves",
-           "reproduce_stable"]
+__all__ = ["SCALES", "STABLE_SCALES", "ARCHS", "configurations", "run_one", "curves", "reproduce_stable"]
 
 ARCHS = ("orthogonal", "2-shortcut")
 SCALES = {
-    "default": {"archs": list(ARCHS), "depth": 6, "relu": False, "lr": 0.1, "epochs": 1000, "points": 6,
-                "runs": 2, "seed": 0, "n_per_class": None},
-    "paper": {"archs": list(ARCHS), "depth": 16, "relu": False, "lr": 0.1, "epochs": 1000, "points": 30,
-              "runs": 5, "seed": 0, "n_per_class": None},
+    "default": {
+        "archs": list(ARCHS),
+        "depth": 6,
+        "relu": False,
+        "lr": 0.1,
+        "epochs": 1000,
+        "points": 6,
+        "runs": 2,
+        "seed": 0,
+        "n_per_class": None,
+    },
+    "paper": {
+        "archs": list(ARCHS),
+        "depth": 16,
+        "relu": False,
+        "lr": 0.1,
+        "epochs": 1000,
+        "points": 30,
+        "runs": 5,
+        "seed": 0,
+        "n_per_class": None,
+    },
 }
 #: the same runs at a learning rate at which the first step is stable for both architectures
 #: (eta lambda_max(0) < 2 at depth 16), trained ten times as many epochs so that they cover the
 #: stretch of path that 1,000 epochs at 0.1 cover (the book's addition). The
 #: default scale keeps depth 16 (at depth 6 the first step at 0.1 is not the issue) with 2 runs
 #: and 10 Hessians per run: about 35-40 s of CPU on one thread (4 items of 8-9 s, 2026-11-24).
-STABLE_SCALES = {"default": dict(SCALES["paper"], lr=0.01, epochs=10000, runs=2, points=10),
-                 "paper": dict(SCALES["paper"], lr=0.01, epochs=10000, runs=3)}
+STABLE_SCALES = {
+    "default": dict(SCALES["paper"], lr=0.01, epochs=10000, runs=2, points=10),
+    "paper": dict(SCALES["paper"], lr=0.01, epochs=10000, runs=3),
+}
 
 
 def configurations(config: dict, figure: str = "fig6") -> list[dict]:
@@ -66,10 +92,17 @@ def configurations(config: dict, figure: str = "fig6") -> list[dict]:
     # run-major order: an interrupted run still has every architecture for its first runs
     for r in range(check_int("runs", config["runs"])):
         for a in config["archs"]:
-            item = {"figure": figure, "arch": a, "depth": int(config["depth"]), "relu": bool(config["relu"]),
-                    "lr": float(config["lr"]), "epochs": check_int("epochs", config["epochs"]),
-                    "points": check_int("points", config["points"], minimum=2), "run": r,
-                    "seed": check_int("seed", config["seed"], minimum=0) + r}
+            item = {
+                "figure": figure,
+                "arch": a,
+                "depth": int(config["depth"]),
+                "relu": bool(config["relu"]),
+                "lr": float(config["lr"]),
+                "epochs": check_int("epochs", config["epochs"]),
+                "points": check_int("points", config["points"], minimum=2),
+                "run": r,
+                "seed": check_int("seed", config["seed"], minimum=0) + r,
+            }
             if config.get("n_per_class") is not None:
                 item["n_per_class"] = int(config["n_per_class"])
             items.append(item)
@@ -84,8 +117,10 @@ def run_one(item: dict, device: str = "cpu") -> list[dict]:
     epochs = record_epochs(item["epochs"], item["points"])
     res = gradient_descent(net, W0, data, lr=item["lr"], epochs=item["epochs"], snapshot_epochs=epochs)
     base = {"arch": item["arch"], "depth": item["depth"], "relu": item["relu"], "run": item["run"]}
-    rows = [dict(base, kind="trajectory", epoch=e, loss=float(res.losses[e]), grad_norm=float(res.grad_norms[e]))
-            for e in range(item["epochs"] + 1)]
+    rows = [
+        dict(base, kind="trajectory", epoch=e, loss=float(res.losses[e]), grad_norm=float(res.grad_norms[e]))
+        for e in range(item["epochs"] + 1)
+    ]
     stats = data.stats()
     for e in epochs:
         if not np.isfinite(res.losses[e]):
@@ -97,9 +132,20 @@ def run_one(item: dict, device: str = "cpu") -> list[dict]:
         a = np.abs(eigs)
         p10 = float(np.percentile(a, 10))
         floor = hessians.resolution_floor(eigs)
-        rows.append(dict(base, kind="hessian", epoch=int(e), loss=float(res.losses[e]),
-                         grad_norm=float(res.grad_norms[e]), lam_max=float(a.max()), lam_p10=p10, floor=floor,
-                         resolved=bool(p10 > floor), index=hessians.index(eigs)))
+        rows.append(
+            dict(
+                base,
+                kind="hessian",
+                epoch=int(e),
+                loss=float(res.losses[e]),
+                grad_norm=float(res.grad_norms[e]),
+                lam_max=float(a.max()),
+                lam_p10=p10,
+                floor=floor,
+                resolved=bool(p10 > floor),
+                index=hessians.index(eigs),
+            )
+        )
     return rows
 
 
@@ -158,8 +204,9 @@ def reproduce_stable(scale: str = "paper", out=None, compute: bool = True, progr
     """
     import sys
 
-    return engine.reproduce_variant(sys.modules[__name__], "fig6_stable", STABLE_SCALES[scale], scale, out,
-                                    compute=compute, progress=progress)
+    return engine.reproduce_variant(
+        sys.modules[__name__], "fig6_stable", STABLE_SCALES[scale], scale, out, compute=compute, progress=progress
+    )
 
 
 # ------------------------------------------------------------------------------------------
@@ -180,8 +227,11 @@ def run_curves(table: pd.DataFrame, column: str, relu: bool, grid) -> dict:
         t["lg_lam_max"] = np.log10(t["lam_max"].astype(float))
     out = {}
     for arch, g in t.groupby("arch", sort=False):
-        ys = [interpolate_on_grid(r["x"], r[column], grid) for _, r in g.groupby("run")
-              if np.isfinite(r[column]).sum() >= 2]
+        ys = [
+            interpolate_on_grid(r["x"], r[column], grid)
+            for _, r in g.groupby("run")
+            if np.isfinite(r[column]).sum() >= 2
+        ]
         out[arch] = np.array(ys) if ys else np.full((0, len(grid)), np.nan)
     return out
 
@@ -190,8 +240,11 @@ def shared_grid(table: pd.DataFrame, relu: bool, column: str = "lgc", points: in
     """The losses (x-axis) that every run of both architectures passed through, with ``column`` resolved."""
     t = table[(table["kind"] == "hessian") & (table["relu"] == relu)]
     with np.errstate(divide="ignore", invalid="ignore"):
-        x = np.log10(t["loss"].to_numpy(dtype=float)) if relu else np.log10(t["loss"].to_numpy(dtype=float)
-                                                                             - mnist_optimum())
+        x = (
+            np.log10(t["loss"].to_numpy(dtype=float))
+            if relu
+            else np.log10(t["loss"].to_numpy(dtype=float) - mnist_optimum())
+        )
     ok = np.isfinite(x) & (t["resolved"].astype(bool).to_numpy() if column == "lgc" else True)
     t = t.assign(x=x)[ok]
     lo = max(g["x"].min() for _, g in t.groupby(["arch", "run"]))
@@ -201,8 +254,16 @@ def shared_grid(table: pd.DataFrame, relu: bool, column: str = "lgc", points: in
     return np.linspace(lo, hi, points)
 
 
-def ordering(table: pd.DataFrame, column: str, relu: bool, small: str, large: str, what: str,
-             spreads: float = 0.0, exclude: tuple | None = None) -> claims.Check:
+def ordering(
+    table: pd.DataFrame,
+    column: str,
+    relu: bool,
+    small: str,
+    large: str,
+    what: str,
+    spreads: float = 0.0,
+    exclude: tuple | None = None,
+) -> claims.Check:
     """``column`` of ``small`` below that of ``large`` at every shared loss (run means; tolerance 0),
     with the run-to-run spread of the difference (fragile if the margin is smaller).
 
@@ -221,8 +282,10 @@ def ordering(table: pd.DataFrame, column: str, relu: bool, small: str, large: st
             diff = np.nanmean(c[small], axis=0) - np.nanmean(c[large], axis=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        sp = np.sqrt(np.nan_to_num(np.nanstd(c[small], axis=0, ddof=1)) ** 2
-                     + np.nan_to_num(np.nanstd(c[large], axis=0, ddof=1)) ** 2)
+        sp = np.sqrt(
+            np.nan_to_num(np.nanstd(c[small], axis=0, ddof=1)) ** 2
+            + np.nan_to_num(np.nanstd(c[large], axis=0, ddof=1)) ** 2
+        )
     if exclude is not None:
         out = (grid >= exclude[0]) & (grid <= exclude[1])
         diff, sp = np.where(out, np.nan, diff), np.where(out, np.nan, sp)
@@ -233,49 +296,82 @@ def ordering(table: pd.DataFrame, column: str, relu: bool, small: str, large: st
         raise ValueError("no loss at which both are resolved")
     k = int(np.nanargmax(np.where(ok, diff, -np.inf)))
     s_small, s_large = run_spread(c[small][:, [k]]), run_spread(c[large][:, [k]])
-    spread = float(np.sqrt(np.nansum([s_small ** 2, s_large ** 2])))
+    spread = float(np.sqrt(np.nansum([s_small**2, s_large**2])))
     axis = "lg(loss)" if relu else "lg(loss - l_min)"
     runs = {a: int(np.isfinite(v).any(axis=1).sum()) for a, v in c.items()}
     above = np.isfinite(raw) & (raw > 0)  # where the raw run means are in the other order
     cross = {}
     if above.any():
         j = int(np.nanargmax(np.where(above, raw, -np.inf)))
-        cross = dict(cross_lo=float(grid[above].min()), cross_hi=float(grid[above].max()),
-                     excess=float(raw[j]), x_excess=float(grid[j]), sd_excess=float(sp[j]))
+        cross = dict(
+            cross_lo=float(grid[above].min()),
+            cross_hi=float(grid[above].max()),
+            excess=float(raw[j]),
+            x_excess=float(grid[j]),
+            sd_excess=float(sp[j]),
+        )
     sub = "" if not spreads else f" - {spreads:g} run-to-run spread"
     return claims.Check(
         f"{what} of {small} below {large} at every shared loss" + (f" (within {spreads:g} spread)" if spreads else ""),
-        f"max over {int(ok.sum())} losses of the run-mean difference {small} - {large}{sub}", float(diff[k]), 0.0,
-        ("strict ordering of the run means (tolerance 0)" if not spreads else
-         f"ordering of the run means up to {spreads:g} run-to-run standard deviation of the difference") +
-        "; the spread is the run-to-run standard deviation of the difference where it is closest", op="<=",
+        f"max over {int(ok.sum())} losses of the run-mean difference {small} - {large}{sub}",
+        float(diff[k]),
+        0.0,
+        (
+            "strict ordering of the run means (tolerance 0)"
+            if not spreads
+            else f"ordering of the run means up to {spreads:g} run-to-run standard deviation of the difference"
+        )
+        + "; the spread is the run-to-run standard deviation of the difference where it is closest",
+        op="<=",
         spread=spread if np.isfinite(spread) else None,
-        nontrivial=float(np.nanmax(np.abs(raw))), nontrivial_what="largest |run-mean difference| over the range",
+        nontrivial=float(np.nanmax(np.abs(raw))),
+        nontrivial_what="largest |run-mean difference| over the range",
         nontrivial_min=0.0,
-        lines=[f"{axis} from {grid[0]:.2f} to {grid[-1]:.2f}"
-               + (f" except {exclude[0]:.2f} to {exclude[1]:.2f} (no Hessian recorded there)" if exclude else "")
-               + f"; closest at {grid[k]:.2f}; runs with "
-               "resolved points: " + ", ".join(f"{a} {n}" for a, n in runs.items())]
-        + ([f"raw run means in the other order ({small} above) from {cross['cross_lo']:.2f} to "
-            f"{cross['cross_hi']:.2f}; largest excess {cross['excess']:.3g} at {cross['x_excess']:.2f} "
-            f"(spread there {cross['sd_excess']:.3g})"] if cross else []),
-        values=dict(x_closest=float(grid[k]), lo=float(grid[ok][0]), hi=float(grid[ok][-1]), runs=runs,
-                    grid=grid, diff=raw, margin=diff, sd=sp, exclude=exclude, **cross))
+        lines=[
+            f"{axis} from {grid[0]:.2f} to {grid[-1]:.2f}"
+            + (f" except {exclude[0]:.2f} to {exclude[1]:.2f} (no Hessian recorded there)" if exclude else "")
+            + f"; closest at {grid[k]:.2f}; runs with "
+            "resolved points: " + ", ".join(f"{a} {n}" for a, n in runs.items())
+        ]
+        + (
+            [
+                f"raw run means in the other order ({small} above) from {cross['cross_lo']:.2f} to "
+                f"{cross['cross_hi']:.2f}; largest excess {cross['excess']:.3g} at {cross['x_excess']:.2f} "
+                f"(spread there {cross['sd_excess']:.3g})"
+            ]
+            if cross
+            else []
+        ),
+        values=dict(
+            x_closest=float(grid[k]),
+            lo=float(grid[ok][0]),
+            hi=float(grid[ok][-1]),
+            runs=runs,
+            grid=grid,
+            diff=raw,
+            margin=diff,
+            sd=sp,
+            exclude=exclude,
+            **cross,
+        ),
+    )
 
 
 @claims.claim(
-    "li-fig6-shortcut-better-conditioned", source="Li et al., Section 5.2, Figure 6",
+    "li-fig6-shortcut-better-conditioned",
+    source="Li et al., Section 5.2, Figure 6",
     statement=r"At a stable learning rate (0.01, 10,000 epochs; depth 16, linear, 3 runs each) the condition "
-              r"number $|\lambda|_{\max}/|\lambda|_{(10\%)}$ of 2-shortcut networks is nowhere above that of "
-              r"orthogonal plain networks by more than one run-to-run spread of the difference (run means on a "
-              r"common grid of $\lg(\ell - \ell_{\min})$). The 2-shortcut mean is the smaller one at large loss and "
-              r"near the minimum, but at intermediate loss the run means cross (the 2-shortcut mean above, "
-              r"within the spread; the box lists where), so 'always better conditioned' is not resolved.",
+    r"number $|\lambda|_{\max}/|\lambda|_{(10\%)}$ of 2-shortcut networks is nowhere above that of "
+    r"orthogonal plain networks by more than one run-to-run spread of the difference (run means on a "
+    r"common grid of $\lg(\ell - \ell_{\min})$). The 2-shortcut mean is the smaller one at large loss and "
+    r"near the minimum, but at intermediate loss the run means cross (the 2-shortcut mean above, "
+    r"within the spread; the box lists where), so 'always better conditioned' is not resolved.",
     verdict="partly reproduced",
     falsifier="the orthogonal plain networks are the better conditioned ones along the path (up to the same one "
-              "run-to-run spread), as the dynamical isometry of orthogonal initialisation (Saxe et al.) suggests",
+    "run-to-run spread), as the dynamical isometry of orthogonal initialisation (Saxe et al.) suggests",
     falsifier_kind="plausible false statement",
-    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"],
+)
 def check_shortcut_better_conditioned(falsify: bool = False) -> claims.Check:
     t = committed("fig6_stable")
     small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")
@@ -313,24 +409,32 @@ def _first_step(depth: int, lr: float, seed: int, arch: str) -> dict:
 
 
 @claims.claim(
-    "book-fig6-first-step-unstable", source="Li et al., Section 5.2, Figures 6 and 8 (rate not stated)",
+    "book-fig6-first-step-unstable",
+    source="Li et al., Section 5.2, Figures 6 and 8 (rate not stated)",
     statement=r"At the book's learning rate 0.1 the first step of a depth-16 orthogonal network is beyond "
-              r"gradient descent's stability bound: $\eta\,\lambda_{\max}(0) > 2$ (it collapses the end-to-end "
-              r"map, each matrix becoming about $0.9\,W$).",
+    r"gradient descent's stability bound: $\eta\,\lambda_{\max}(0) > 2$ (it collapses the end-to-end "
+    r"map, each matrix becoming about $0.9\,W$).",
     verdict="holds",
     falsifier=r"learning rate 0.1 is within the stability bound for every network of Figure 6 at the start "
-              r"($\eta\,\lambda_{\max}(0) < 2$)",
+    r"($\eta\,\lambda_{\max}(0) < 2$)",
     falsifier_kind="implied by the check",
-    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"],
+)
 def check_first_step(falsify: bool = False) -> claims.Check:
     f = first_step()
     return claims.Check(
-        "depth-16 orthogonal network, learning rate 0.1: first step", "eta lambda_max(0)", f["eta_lam"], 2.0,
+        "depth-16 orthogonal network, learning rate 0.1: first step",
+        "eta lambda_max(0)",
+        f["eta_lam"],
+        2.0,
         "gradient descent on a quadratic of curvature lambda is stable only for eta lambda < 2",
         op="<=" if falsify else ">=",
-        lines=[f"loss {f['loss0']:.3g} -> {f['loss1']:.3g}; lambda_max {f['lam_max0']:.3g} -> {f['lam_max1']:.3g}; "
-               f"||end-to-end map||_F shrinks by {f['shrink']:.3g} (0.9^16 = {f['shrink_pred']:.3g})"],
-        values=f)
+        lines=[
+            f"loss {f['loss0']:.3g} -> {f['loss1']:.3g}; lambda_max {f['lam_max0']:.3g} -> {f['lam_max1']:.3g}; "
+            f"||end-to-end map||_F shrinks by {f['shrink']:.3g} (0.9^16 = {f['shrink_pred']:.3g})"
+        ],
+        values=f,
+    )
 
 
 def minimiser(arch: str = "orthogonal", depth: int = 6, seed: int = 0) -> torch.Tensor:
@@ -345,8 +449,10 @@ def minimiser(arch: str = "orthogonal", depth: int = 6, seed: int = 0) -> torch.
     rnd = lambda: torch.eye(d, dtype=torch.float64) + 0.3 * torch.randn(d, d, generator=g, dtype=torch.float64)  # noqa: E731
     W = torch.zeros(net.shape, dtype=torch.float64)
     if net.shortcut:  # units U_r = I + W_{r,2} W_{r,1}, U_R ... U_1 = W*
-        U = [torch.eye(d, dtype=torch.float64) + 0.3 * (rnd() - torch.eye(d, dtype=torch.float64))
-             for _ in range(net.R - 1)]
+        U = [
+            torch.eye(d, dtype=torch.float64) + 0.3 * (rnd() - torch.eye(d, dtype=torch.float64))
+            for _ in range(net.R - 1)
+        ]
         rest = torch.eye(d, dtype=torch.float64)
         for u in U:
             rest = u @ rest
@@ -376,25 +482,41 @@ def zero_eigenvalues_at_minimiser(arch: str = "orthogonal", depth: int = 6, clai
     nonzero_min = float(a[zeros]) if zeros < P else 0.0
     return claims.Check(
         f"{arch}, depth {depth}: zero eigenvalues at an exact minimiser",
-        f"|count of |lambda| <= floor - {claimed}|", abs(zeros - expect), 0,
+        f"|count of |lambda| <= floor - {claimed}|",
+        abs(zeros - expect),
+        0,
         f"exact count; an eigenvalue is zero when |lambda| <= {crit}",
-        nontrivial=nonzero_min / floor, nontrivial_what="smallest nonzero |lambda| / floor",
+        nontrivial=nonzero_min / floor,
+        nontrivial_what="smallest nonzero |lambda| / floor",
         nontrivial_min=1e3,
-        lines=[f"P = {P}, zero eigenvalues: {zeros}, (L-1)d^2 = {(depth - 1) * d * d}, "
-               f"10th percentile of |lambda| = {np.percentile(a, 10):.1e}"],
-        values=dict(P=P, zeros=zeros, expected=(depth - 1) * d * d, p10=float(np.percentile(a, 10)),
-                    floor=floor, nonzero_min=nonzero_min, lam_max=float(a.max())))
+        lines=[
+            f"P = {P}, zero eigenvalues: {zeros}, (L-1)d^2 = {(depth - 1) * d * d}, "
+            f"10th percentile of |lambda| = {np.percentile(a, 10):.1e}"
+        ],
+        values=dict(
+            P=P,
+            zeros=zeros,
+            expected=(depth - 1) * d * d,
+            p10=float(np.percentile(a, 10)),
+            floor=floor,
+            nonzero_min=nonzero_min,
+            lam_max=float(a.max()),
+        ),
+    )
 
 
 @claims.claim(
-    "book-minimiser-flat-directions", source="Li et al., Section 5.2, text on Figure 6",
+    "book-minimiser-flat-directions",
+    source="Li et al., Section 5.2, text on Figure 6",
     statement=r"At any minimiser of a depth-$L$ linear network on whitened data at least $(L-1)d^2$ Hessian "
-              r"eigenvalues are exactly zero, so $|\lambda|_{(10\%)} = 0$ and the paper's condition number is "
-              r"infinite for both architectures (checked: exactly $(L-1)d^2$ at generic minimisers, depth 6, "
-              r"plain and 2-shortcut).",
-    verdict="holds", falsifier=r"the count is $(L-1)d$ (one zero direction per extra matrix and unit)",
+    r"eigenvalues are exactly zero, so $|\lambda|_{(10\%)} = 0$ and the paper's condition number is "
+    r"infinite for both architectures (checked: exactly $(L-1)d^2$ at generic minimisers, depth 6, "
+    r"plain and 2-shortcut).",
+    verdict="holds",
+    falsifier=r"the count is $(L-1)d$ (one zero direction per extra matrix and unit)",
     falsifier_kind="plausible false statement",
-    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"],
+)
 def check_minimiser_zeros(falsify: bool = False) -> claims.Check:
     claimed = "(L-1)d" if falsify else "(L-1)d^2"
     parts = [zero_eigenvalues_at_minimiser(a, 6, claimed) for a in ("orthogonal", "2-shortcut")]

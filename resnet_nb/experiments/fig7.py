@@ -7,6 +7,7 @@ network from :func:`resnet_nb.core.relu_hessian.hessian_mid_relu`. The optimum o
 ReLU network is unknown, so the x-axis is lg(loss). The default scale uses depth 6 and a
 subset of the digits (``n_per_class`` per class) to fit the book's time budget.
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -43,8 +44,9 @@ def run_one(item: dict, device: str = "cpu") -> list[dict]:
 def resolved_runs(table: pd.DataFrame) -> dict:
     """Per architecture: how many runs have at least two resolved 10th percentiles."""
     h = table[table["kind"] == "hessian"]
-    return {a: int(sum(g["resolved"].astype(bool).sum() >= 2 for _, g in gg.groupby("run")))
-            for a, gg in h.groupby("arch")}
+    return {
+        a: int(sum(g["resolved"].astype(bool).sum() >= 2 for _, g in gg.groupby("run"))) for a, gg in h.groupby("arch")
+    }
 
 
 def per_output_optimum() -> float:
@@ -53,16 +55,18 @@ def per_output_optimum() -> float:
 
 
 @claims.claim(
-    "li-fig7-shortcut-better-conditioned-relu", source="Li et al., Section 5.2, Figure 7 (read as ReLU networks)",
+    "li-fig7-shortcut-better-conditioned-relu",
+    source="Li et al., Section 5.2, Figure 7 (read as ReLU networks)",
     statement=r"Reading Figure 7 as Figure 6 with ReLUs at the mid positions (an inference: the paper does not "
-              r"say so), the condition number of 2-shortcut-ReLU networks (depth 16) is below that of "
-              r"orthogonal-ReLU networks at every loss both pass through. One of the two orthogonal-ReLU runs has "
-              r"no resolved 10th percentile, so the comparison rests on 1 resolved orthogonal run, over a short "
-              r"range of losses that the paper's axis does not cover.",
+    r"say so), the condition number of 2-shortcut-ReLU networks (depth 16) is below that of "
+    r"orthogonal-ReLU networks at every loss both pass through. One of the two orthogonal-ReLU runs has "
+    r"no resolved 10th percentile, so the comparison rests on 1 resolved orthogonal run, over a short "
+    r"range of losses that the paper's axis does not cover.",
     verdict="partly reproduced",
     falsifier="the orthogonal-ReLU networks are the better conditioned ones (the ordering reversed)",
     falsifier_kind="implied by the check",
-    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"],
+)
 def check_shortcut_better_conditioned_relu(falsify: bool = False) -> claims.Check:
     t = committed("fig7")
     small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")

@@ -6,6 +6,7 @@ run interpolated onto a common loss grid and averaged. Right: the gradient norm 
 against the epoch in one 2-shortcut run. Both come from the runs of :mod:`.fig6`, whose
 records this figure shares (the command line computes them once).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,8 +16,18 @@ from resnet_nb.core import claims
 from resnet_nb.experiments import fig6
 from resnet_nb.experiments.common import committed
 
-__all__ = ["SCALES", "SHARES_RECORDS_WITH", "configurations", "run_one", "DENSE",
-           "dense_index", "reproduce_dense", "load_dense", "index_fall", "peak_lag"]
+__all__ = [
+    "SCALES",
+    "SHARES_RECORDS_WITH",
+    "configurations",
+    "run_one",
+    "DENSE",
+    "dense_index",
+    "reproduce_dense",
+    "load_dense",
+    "index_fall",
+    "peak_lag",
+]
 
 SHARES_RECORDS_WITH = "fig6"
 SCALES = fig6.SCALES
@@ -38,14 +49,17 @@ def run_one(item: dict, device: str = "cpu") -> list[dict]:
 
 
 @claims.claim(
-    "li-fig8-smaller-index", source="Li et al., Section 5.2, Figure 8 left",
+    "li-fig8-smaller-index",
+    source="Li et al., Section 5.2, Figure 8 left",
     statement=r"At depth 16 (linear, learning rate 0.1, 5 runs each) the index of 2-shortcut networks is below "
-              r"that of orthogonal plain networks (run means) at every measured loss of the range both pass "
-              r"through; the stretch that the orthogonal networks' first step jumps over, where no Hessian is "
-              r"recorded and the curve is a straight line between epochs 0 and 1, is left out.",
-    verdict="reproduced", falsifier="the orthogonal networks have the smaller index (the ordering reversed)",
+    r"that of orthogonal plain networks (run means) at every measured loss of the range both pass "
+    r"through; the stretch that the orthogonal networks' first step jumps over, where no Hessian is "
+    r"recorded and the curve is a straight line between epochs 0 and 1, is left out.",
+    verdict="reproduced",
+    falsifier="the orthogonal networks have the smaller index (the ordering reversed)",
     falsifier_kind="implied by the check",
-    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"],
+)
 def check_smaller_index(falsify: bool = False) -> claims.Check:
     t = committed("fig6")
     small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")
@@ -66,35 +80,55 @@ def peak_in_drop(table: pd.DataFrame, arch: str = "2-shortcut") -> claims.Check:
         k = int(np.argmin(np.diff(ix)))
         a, b = int(e[k]), int(e[k + 1])
         inside = min(peak - a, b - peak)  # > 0 strictly inside, 0 on an end, < 0 outside
-        rows.append(dict(run=int(run), peak=peak, drop_from=a, drop_to=b, drop=float(ix[k] - ix[k + 1]),
-                         inside=inside))
+        rows.append(dict(run=int(run), peak=peak, drop_from=a, drop_to=b, drop=float(ix[k] - ix[k + 1]), inside=inside))
     worst = min(r["inside"] for r in rows)
     peaks = sorted({r["peak"] for r in rows})
     ends = sorted({(r["drop_from"], r["drop_to"]) for r in rows})
     return claims.Check(
         f"{arch}: gradient peak inside the steepest fall of the index ({len(rows)} runs)",
-        "smallest distance (epochs) from a run's gradient peak to the nearer end of its interval "
-        "(negative: outside)", float(worst), 0.0,
+        "smallest distance (epochs) from a run's gradient peak to the nearer end of its interval (negative: outside)",
+        float(worst),
+        0.0,
         "the peak lies inside the interval between the two recorded Hessians that bracket the steepest "
-        "fall (or on one end)", op=">=",
-        lines=[f"gradient peaks at epochs {peaks}; steepest-fall intervals {ends}" + (
-            ": the runs nearly coincide (one observation), and the margin is set by the Hessian epochs"
-            if len(peaks) == 1 and len(ends) == 1 else "")],
-        values=dict(rows=rows, peaks=peaks, intervals=ends))
+        "fall (or on one end)",
+        op=">=",
+        lines=[
+            f"gradient peaks at epochs {peaks}; steepest-fall intervals {ends}"
+            + (
+                ": the runs nearly coincide (one observation), and the margin is set by the Hessian epochs"
+                if len(peaks) == 1 and len(ends) == 1
+                else ""
+            )
+        ],
+        values=dict(rows=rows, peaks=peaks, intervals=ends),
+    )
 
 
 # ------------------------------------------------------------------------------------------
 # Dense Hessians around the gradient peak (one run, every epoch; committed, about a minute)
 # ------------------------------------------------------------------------------------------
 #: the run of the committed table that is retrained with a Hessian at every epoch of the window
-DENSE = {"archs": ["2-shortcut", "orthogonal"], "depth": 16, "lr": fig6.SCALES["paper"]["lr"], "run": 0,
-         "seed": fig6.SCALES["paper"]["seed"], "first": 20, "last": 60}
+DENSE = {
+    "archs": ["2-shortcut", "orthogonal"],
+    "depth": 16,
+    "lr": fig6.SCALES["paper"]["lr"],
+    "run": 0,
+    "seed": fig6.SCALES["paper"]["seed"],
+    "first": 20,
+    "last": 60,
+}
 DENSE_DIR = ("fig8", "dense")
 
 
-def dense_index(arch: str = "2-shortcut", depth: int = DENSE["depth"], lr: float = DENSE["lr"],
-                run: int = DENSE["run"], seed: int = DENSE["seed"], first: int = DENSE["first"],
-                last: int = DENSE["last"]) -> pd.DataFrame:
+def dense_index(
+    arch: str = "2-shortcut",
+    depth: int = DENSE["depth"],
+    lr: float = DENSE["lr"],
+    run: int = DENSE["run"],
+    seed: int = DENSE["seed"],
+    first: int = DENSE["first"],
+    last: int = DENSE["last"],
+) -> pd.DataFrame:
     """Retrain run ``run`` of Figure 8 (linear, the seed that :func:`fig6.configurations` gives it) for
     ``last`` epochs; one row per epoch with the loss and the gradient norm, and for epochs ``first`` to
     ``last`` the index of the exact Hessian and its number of negative eigenvalues."""
@@ -109,8 +143,15 @@ def dense_index(arch: str = "2-shortcut", depth: int = DENSE["depth"], lr: float
     res = gradient_descent(net, W0, stats, lr=lr, epochs=last, snapshot_epochs=window)
     rows = []
     for e in range(last + 1):
-        row = {"arch": arch, "epoch": e, "loss": float(res.losses[e]), "grad_norm": float(res.grad_norms[e]),
-               "index": np.nan, "negatives": -1, "P": net.num_params}
+        row = {
+            "arch": arch,
+            "epoch": e,
+            "loss": float(res.losses[e]),
+            "grad_norm": float(res.grad_norms[e]),
+            "index": np.nan,
+            "negatives": -1,
+            "P": net.num_params,
+        }
         if e in res.snapshots:
             ev = hessians.spectrum(hessians.hessian_linear(net, res.snapshots[e], stats))
             row["index"], row["negatives"] = hessians.index(ev), int((ev < 0).sum())
@@ -159,14 +200,22 @@ def index_fall(dense: pd.DataFrame, arch: str = "2-shortcut") -> dict:
     h = g[g["negatives"] >= 0]
     e, neg = h["epoch"].to_numpy(), h["negatives"].to_numpy(dtype=float)
     fall = neg[0] - neg.min()
-    out = {"arch": arch, "peak": peak, "first": int(e[0]), "last": int(e[-1]), "fall": int(fall),
-           "P": int(h["P"].iloc[0]), "index0": float(h["index"].iloc[0]), "index_min": float(h["index"].min())}
+    out = {
+        "arch": arch,
+        "peak": peak,
+        "first": int(e[0]),
+        "last": int(e[-1]),
+        "fall": int(fall),
+        "P": int(h["P"].iloc[0]),
+        "index0": float(h["index"].iloc[0]),
+        "index_min": float(h["index"].min()),
+    }
     if fall <= 0:
         return dict(out, t25=np.nan, t50=np.nan, t75=np.nan, lag=np.nan, steepest=[], steepest_drop=0)
     stop = int(np.argmin(neg))
     for q in (25, 50, 75):
         level = neg[0] - q / 100 * fall
-        k = int(np.flatnonzero(neg[:stop + 1] <= level)[0])
+        k = int(np.flatnonzero(neg[: stop + 1] <= level)[0])
         out[f"t{q}"] = float(e[k - 1] + (neg[k - 1] - level) / (neg[k - 1] - neg[k]) * (e[k] - e[k - 1]))
     d = -np.diff(neg)
     out["steepest_drop"] = int(d.max())
@@ -183,36 +232,50 @@ def peak_lag(dense: pd.DataFrame, arch: str = "2-shortcut") -> claims.Check:
     ok = np.isfinite(lag)
     return claims.Check(
         f"{arch}: gradient peak within the middle half of the index's fall (one run, Hessian every epoch "
-        f"{f['first']}-{f['last']})", "|epoch of half the fall - epoch of the gradient peak|",
-        float(lag) if ok else float("inf"), float(half) if ok else 0.0,
+        f"{f['first']}-{f['last']})",
+        "|epoch of half the fall - epoch of the gradient peak|",
+        float(lag) if ok else float("inf"),
+        float(half) if ok else 0.0,
         "half the width, in epochs, of the middle half of the fall (from a quarter to three quarters of it)",
-        nontrivial=float(f["fall"]), nontrivial_what="negative eigenvalues lost in the window", nontrivial_min=0.0,
-        lines=[f"gradient peak at epoch {f['peak']}; the index falls by {f['fall']} of {f['P']} eigenvalues, "
-               f"a quarter of it by epoch {f['t25']:.1f}, half by {f['t50']:.1f}, three quarters by {f['t75']:.1f}"
-               if ok else f"gradient peak at epoch {f['peak']}; the index does not fall in the window"],
-        values=f)
+        nontrivial=float(f["fall"]),
+        nontrivial_what="negative eigenvalues lost in the window",
+        nontrivial_min=0.0,
+        lines=[
+            f"gradient peak at epoch {f['peak']}; the index falls by {f['fall']} of {f['P']} eigenvalues, "
+            f"a quarter of it by epoch {f['t25']:.1f}, half by {f['t50']:.1f}, three quarters by {f['t75']:.1f}"
+            if ok
+            else f"gradient peak at epoch {f['peak']}; the index does not fall in the window"
+        ],
+        values=f,
+    )
 
 
 @claims.claim(
-    "li-fig8-gradient-peak-at-index-drop", source="Li et al., Section 5.2, Figure 8 right",
+    "li-fig8-gradient-peak-at-index-drop",
+    source="Li et al., Section 5.2, Figure 8 right",
     statement=r"Along the 2-shortcut runs (depth 16, linear, learning rate 0.1) the gradient norm peaks while "
-              r"the index falls: in each of the 5 committed runs (which nearly coincide: one observation) the "
-              r"peak lies inside the interval between two recorded Hessians in which the index falls the "
-              r"most, and in run 0 retrained with a Hessian at every epoch from 20 to 60 it lies within the "
-              r"middle half of the fall.",
+    r"the index falls: in each of the 5 committed runs (which nearly coincide: one observation) the "
+    r"peak lies inside the interval between two recorded Hessians in which the index falls the "
+    r"most, and in run 0 retrained with a Hessian at every epoch from 20 to 60 it lies within the "
+    r"middle half of the fall.",
     verdict="reproduced",
     falsifier="the index falls whenever the gradient peaks, whatever the architecture: the same coincidence "
-              "in the orthogonal runs",
+    "in the orthogonal runs",
     falsifier_kind="plausible false statement",
-    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"])
+    where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"],
+)
 def check_peak_at_drop(falsify: bool = False) -> claims.Check:
     arch = "orthogonal" if falsify else "2-shortcut"
     dense = load_dense()
     if dense is None:
-        raise FileNotFoundError("results/fig8/dense is missing: run "
-                                "`python -c 'from resnet_nb.experiments import fig8; fig8.reproduce_dense()'`")
-    return claims.all_of(f"{arch}: gradient peak at the fall of the index",
-                         [peak_in_drop(committed("fig6"), arch), peak_lag(dense, arch)])
+        raise FileNotFoundError(
+            "results/fig8/dense is missing: run "
+            "`python -c 'from resnet_nb.experiments import fig8; fig8.reproduce_dense()'`"
+        )
+    return claims.all_of(
+        f"{arch}: gradient peak at the fall of the index",
+        [peak_in_drop(committed("fig6"), arch), peak_lag(dense, arch)],
+    )
 
 
 # ------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ Like the paper (caption of Fig. 9), when the averages of all eligible learning r
 to a relative ``flat_tol``, the best learning rate is not defined and is reported as NaN
 (``lr_unstable = True``).
 """
+
 from __future__ import annotations
 
 import functools
@@ -32,10 +33,22 @@ __all__ = ["SCALES", "configurations", "run_one", "summarise", "RELU", "lg_final
 RELU = False
 SCALES = {
     # the live run of the chapter: every architecture (3 | depth for the 3-shortcut), 2 runs per rate
-    "default": {"archs": list(ARCHS), "depths": [2, 6, 12], "lrs": log_grid(1e-3, 10, 2),
-                "runs": 2, "epochs": 1000, "seed": 0},
-    "paper": {"archs": list(ARCHS), "depths": [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96],
-              "lrs": log_grid(1e-3, 10, 2), "runs": 10, "epochs": 1000, "seed": 0},
+    "default": {
+        "archs": list(ARCHS),
+        "depths": [2, 6, 12],
+        "lrs": log_grid(1e-3, 10, 2),
+        "runs": 2,
+        "epochs": 1000,
+        "seed": 0,
+    },
+    "paper": {
+        "archs": list(ARCHS),
+        "depths": [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96],
+        "lrs": log_grid(1e-3, 10, 2),
+        "runs": 10,
+        "epochs": 1000,
+        "seed": 0,
+    },
 }
 FLAT_TOL = 1e-3
 #: architectures outside Li et al.'s five that the book adds (Figure 10's He-scaled plain ReLU net)
@@ -68,10 +81,21 @@ def configurations(config: dict, figure: str = "fig9", relu: bool = False, archs
     Shallow depths come first for every architecture, so an interrupted run covers every
     architecture up to some depth."""
     _check_config(config, archs_allowed)
-    return [{"figure": figure, "arch": a, "depth": L, "relu": relu, "lrs": [float(x) for x in config["lrs"]],
-             "runs": int(config["runs"]), "epochs": int(config["epochs"]), "seed": int(config["seed"])}
-            for L in sorted(set(int(x) for x in config["depths"])) for a in config["archs"]
-            if L in depths_for(a, [L], relu)]
+    return [
+        {
+            "figure": figure,
+            "arch": a,
+            "depth": L,
+            "relu": relu,
+            "lrs": [float(x) for x in config["lrs"]],
+            "runs": int(config["runs"]),
+            "epochs": int(config["epochs"]),
+            "seed": int(config["seed"]),
+        }
+        for L in sorted(set(int(x) for x in config["depths"]))
+        for a in config["archs"]
+        if L in depths_for(a, [L], relu)
+    ]
 
 
 def train_grid(item: dict, device: str = "cpu"):
@@ -98,9 +122,18 @@ def run_one(item: dict, device: str = "cpu") -> list[dict]:
     for r in range(item["runs"]):
         for j, lr in enumerate(item["lrs"]):
             diverged = bool(res.diverged[r, j])
-            rows.append({"arch": item["arch"], "depth": item["depth"], "relu": item["relu"], "run": r,
-                         "lr": lr, "epochs": item["epochs"], "diverged": diverged,
-                         "final_loss": float("nan") if diverged else float(final[r, j])})
+            rows.append(
+                {
+                    "arch": item["arch"],
+                    "depth": item["depth"],
+                    "relu": item["relu"],
+                    "run": r,
+                    "lr": lr,
+                    "epochs": item["epochs"],
+                    "diverged": diverged,
+                    "final_loss": float("nan") if diverged else float(final[r, j]),
+                }
+            )
     return rows
 
 
@@ -122,9 +155,19 @@ def summarise(table: pd.DataFrame, loss_opt: float | None = None, flat_tol: floa
         per_lr = g.groupby("lr").agg(mean=("final_loss", "mean"), diverged=("diverged", "any"))
         ok = per_lr[~per_lr["diverged"] & np.isfinite(per_lr["mean"])]
         if len(ok) == 0:
-            out.append({"arch": arch, "depth": int(depth), "best_lr": np.nan, "lr_at_grid_edge": False,
-                        "final_loss": np.nan,
-                        "lg_excess": np.nan, "at_rounding_floor": False, "lr_unstable": True, "eligible_lrs": 0})
+            out.append(
+                {
+                    "arch": arch,
+                    "depth": int(depth),
+                    "best_lr": np.nan,
+                    "lr_at_grid_edge": False,
+                    "final_loss": np.nan,
+                    "lg_excess": np.nan,
+                    "at_rounding_floor": False,
+                    "lr_unstable": True,
+                    "eligible_lrs": 0,
+                }
+            )
             continue
         best = ok["mean"].idxmin()
         lo, hi = ok["mean"].min(), ok["mean"].max()
@@ -133,20 +176,30 @@ def summarise(table: pd.DataFrame, loss_opt: float | None = None, flat_tol: floa
         floor = ROUNDING_FLOOR * max(1.0, abs(loss_opt))
         grid = sorted(per_lr.index)
         at_edge = (not flat) and len(ok) == 1 and float(best) in (grid[0], grid[-1])
-        out.append({"arch": arch, "depth": int(depth), "best_lr": np.nan if flat else float(best),
-                    "lr_at_grid_edge": bool(at_edge),
-                    "final_loss": float(ok.loc[best, "mean"]),
-                    "lg_excess": float(np.log10(max(excess, floor))), "at_rounding_floor": bool(excess < floor),
-                    "lr_unstable": bool(flat), "eligible_lrs": int(len(ok))})
+        out.append(
+            {
+                "arch": arch,
+                "depth": int(depth),
+                "best_lr": np.nan if flat else float(best),
+                "lr_at_grid_edge": bool(at_edge),
+                "final_loss": float(ok.loc[best, "mean"]),
+                "lg_excess": float(np.log10(max(excess, floor))),
+                "at_rounding_floor": bool(excess < floor),
+                "lr_unstable": bool(flat),
+                "eligible_lrs": int(len(ok)),
+            }
+        )
     order = {a: i for i, a in enumerate(ARCHS + EXTRA_ARCHS)}
     s = pd.DataFrame(out)
-    return s.sort_values(["arch", "depth"], key=lambda c: c.map(order) if c.name == "arch" else c
-                         ).reset_index(drop=True)
+    return s.sort_values(["arch", "depth"], key=lambda c: c.map(order) if c.name == "arch" else c).reset_index(
+        drop=True
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # What the condition number at zero does and does not tell gradient descent
 # ---------------------------------------------------------------------------------------------
+
 
 def rate_scale(table9: pd.DataFrame, table5: pd.DataFrame, archs=("orthogonal", "1-shortcut")) -> pd.DataFrame:
     """Per depth and architecture: the best rate of Figure 9 (``table9``), the mean largest Hessian
@@ -186,15 +239,32 @@ def _stability_run(arch, depth, lr, seed, runs, epochs):
     for r in range(runs):
         e0 = torch.linalg.eigvalsh(hessian_linear(net, W0[r], data))
         e1 = torch.linalg.eigvalsh(hessian_linear(net, res.W[r], data))
-        rows.append({"arch": arch, "depth": depth, "lr": float(lr), "run": r, "lam_max0": float(e0[-1]),
-                     "lam_min0": float(e0[0]), "lam_max_end": float(e1[-1]),
-                     "final_loss": float(res.losses[r, -1]), "diverged": bool(res.diverged[r]),
-                     "eta_lam0": float(lr * e0[-1]), "eta_lam_end": float(lr * e1[-1])})
+        rows.append(
+            {
+                "arch": arch,
+                "depth": depth,
+                "lr": float(lr),
+                "run": r,
+                "lam_max0": float(e0[-1]),
+                "lam_min0": float(e0[0]),
+                "lam_max_end": float(e1[-1]),
+                "final_loss": float(res.losses[r, -1]),
+                "diverged": bool(res.diverged[r]),
+                "eta_lam0": float(lr * e0[-1]),
+                "eta_lam_end": float(lr * e1[-1]),
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def escape_factor(depth: int = 2, lr: float = 0.1, scale: float = 1e-8, epochs: int = 80, seed: int = 0,
-                  window: tuple[int, int] = (20, 80)) -> dict:
+def escape_factor(
+    depth: int = 2,
+    lr: float = 0.1,
+    scale: float = 1e-8,
+    epochs: int = 80,
+    seed: int = 0,
+    window: tuple[int, int] = (20, 80),
+) -> dict:
     """The growth factor per step of a 2-shortcut network's escape from the saddle at zero.
 
     Near 0 the step is linear, ``w <- (I - lr H(0)) w`` up to terms of relative size ``||w||``,
@@ -226,8 +296,13 @@ def _escape_factor(depth, lr, scale, epochs, seed, window):
     res = gradient_descent(net, W0, data, lr=float(lr), epochs=epochs, snapshot_epochs=[a, b])
     pa = float(flatten(res.snapshots[a].reshape(net.shape)) @ v)
     pb = float(flatten(res.snapshots[b].reshape(net.shape)) @ v)
-    return {"measured": (pb / pa) ** (1.0 / (b - a)), "lam_min": float(evals[0]), "sigma": sv.numpy(),
-            "lr": float(lr), "norm_end": float(res.snapshots[b].norm())}
+    return {
+        "measured": (pb / pa) ** (1.0 / (b - a)),
+        "lam_min": float(evals[0]),
+        "sigma": sv.numpy(),
+        "lr": float(lr),
+        "norm_end": float(res.snapshots[b].norm()),
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -274,18 +349,26 @@ def lowest_gap(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: int 
         if o.empty:
             continue
         rival = o.idxmin()
-        runs = [lg_final_losses(table, a, depth, lr.loc[depth, a], loss_opt) for a in (arch, rival)
-                if np.isfinite(lr.loc[depth, a])]
+        runs = [
+            lg_final_losses(table, a, depth, lr.loc[depth, a], loss_opt)
+            for a in (arch, rival)
+            if np.isfinite(lr.loc[depth, a])
+        ]
         spread = max(float(np.std(x)) for x in runs)
         se = float(np.sqrt(sum(np.var(x, ddof=1) / len(x) for x in runs if len(x) > 1)))
-        rows.append({"depth": int(depth), "gap": float(o.min() - r[arch]), "rival": rival,
-                     "spread": spread, "se": se})
+        rows.append({"depth": int(depth), "gap": float(o.min() - r[arch]), "rival": rival, "spread": spread, "se": se})
     g = pd.DataFrame(rows)
     g["fragile"] = g["gap"] < 2 * g["se"]
     worst = g.loc[g["gap"].idxmin()]
-    return {"gap": float(worst["gap"]), "depth": int(worst["depth"]), "rival": worst["rival"],
-            "spread": float(worst["spread"]), "margin_2se": float(2 * worst["se"]), "table": g,
-            "fragile": [int(d) for d in g.loc[g["fragile"], "depth"]]}
+    return {
+        "gap": float(worst["gap"]),
+        "depth": int(worst["depth"]),
+        "rival": worst["rival"],
+        "spread": float(worst["spread"]),
+        "margin_2se": float(2 * worst["se"]),
+        "table": g,
+        "fragile": [int(d) for d in g.loc[g["fragile"], "depth"]],
+    }
 
 
 #: depths from which Figure 9's comparison is read: at depth 2 the best runs of the 2-shortcut and
@@ -304,64 +387,91 @@ def near_optimal(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: in
     worst = s.loc[s["lg_excess"].idxmax()]
     x = lg_final_losses(table, arch, int(worst["depth"]), float(worst["best_lr"]), loss_opt)
     margin_2se = float(2 * np.std(x, ddof=1) / np.sqrt(len(x)))
-    return {"lg_excess": float(worst["lg_excess"]), "depth": int(worst["depth"]), "margin_2se": margin_2se,
-            "depths": [int(d) for d in s["depth"]]}
+    return {
+        "lg_excess": float(worst["lg_excess"]),
+        "depth": int(worst["depth"]),
+        "margin_2se": margin_2se,
+        "depths": [int(d) for d in s["depth"]],
+    }
 
 
-@claims.claim("li-fig9-near-optimal", source="Li et al., Section 5.3, Figure 9",
-              statement="At every depth from 4 to 96 (committed run, 10 runs per rate, 1,000 epochs), the "
-                        "2-shortcut linear networks at their best rate end with a mean final loss within "
-                        "$10^{-4}$ of $L_{\\min}$ (our reading of the paper's \"stay close to optimal\").",
-              verdict="reproduced",
-              falsifier="1-shortcut networks (the plain-ResNet case the paper contrasts) also end within "
-                        "$10^{-4}$ of $L_{\\min}$ at every depth from 4 to 96",
-              falsifier_kind="plausible false statement", where=_WHERE)
+@claims.claim(
+    "li-fig9-near-optimal",
+    source="Li et al., Section 5.3, Figure 9",
+    statement="At every depth from 4 to 96 (committed run, 10 runs per rate, 1,000 epochs), the "
+    "2-shortcut linear networks at their best rate end with a mean final loss within "
+    '$10^{-4}$ of $L_{\\min}$ (our reading of the paper\'s "stay close to optimal").',
+    verdict="reproduced",
+    falsifier="1-shortcut networks (the plain-ResNet case the paper contrasts) also end within "
+    "$10^{-4}$ of $L_{\\min}$ at every depth from 4 to 96",
+    falsifier_kind="plausible false statement",
+    where=_WHERE,
+)
 def check_fig9_near_optimal(falsify: bool = False) -> claims.Check:
     arch = "1-shortcut" if falsify else "2-shortcut"
     w = near_optimal(committed(), arch, mnist_optimum())
     bound = float(np.log10(NEAR_OPT_EXCESS))
-    return claims.Check(f"Figure 9: {arch} within 1e-4 of L_min from depth 4 on",
-                        f"largest lg(final loss - L_min) of {arch}", w["lg_excess"], bound,
-                        "lg 1e-4 (our reading of 'close to optimal'); fragile when the margin is below "
-                        "2 standard errors of the mean over runs of lg(final loss - L_min) at that depth",
-                        op="<=", spread=w["margin_2se"],
-                        lines=[f"largest at depth {w['depth']}"],
-                        values={"lg_excess": w["lg_excess"], "depth": w["depth"]})
+    return claims.Check(
+        f"Figure 9: {arch} within 1e-4 of L_min from depth 4 on",
+        f"largest lg(final loss - L_min) of {arch}",
+        w["lg_excess"],
+        bound,
+        "lg 1e-4 (our reading of 'close to optimal'); fragile when the margin is below "
+        "2 standard errors of the mean over runs of lg(final loss - L_min) at that depth",
+        op="<=",
+        spread=w["margin_2se"],
+        lines=[f"largest at depth {w['depth']}"],
+        values={"lg_excess": w["lg_excess"], "depth": w["depth"]},
+    )
 
 
-@claims.claim("li-fig9-shortcut-lowest", source="Li et al., Section 5.3, Figure 9",
-              statement="At every depth from 3 to 96 (committed run, 10 runs per rate, 1,000 epochs), the "
-                        "2-shortcut linear networks at their best rate end closest to $L_{\\min}$ of the five "
-                        "architectures; at the depths listed by the check the gap to the next is below two "
-                        "standard errors of the difference of the means over runs, so there the order is not "
-                        "established (depth 2 is left out: both best architectures end at rounding level).",
-              verdict="partly reproduced",
-              falsifier="orthogonal plain networks (dynamical isometry) end closest at every depth",
-              falsifier_kind="plausible false statement", where=_WHERE)
+@claims.claim(
+    "li-fig9-shortcut-lowest",
+    source="Li et al., Section 5.3, Figure 9",
+    statement="At every depth from 3 to 96 (committed run, 10 runs per rate, 1,000 epochs), the "
+    "2-shortcut linear networks at their best rate end closest to $L_{\\min}$ of the five "
+    "architectures; at the depths listed by the check the gap to the next is below two "
+    "standard errors of the difference of the means over runs, so there the order is not "
+    "established (depth 2 is left out: both best architectures end at rounding level).",
+    verdict="partly reproduced",
+    falsifier="orthogonal plain networks (dynamical isometry) end closest at every depth",
+    falsifier_kind="plausible false statement",
+    where=_WHERE,
+)
 def check_fig9_shortcut_lowest(falsify: bool = False) -> claims.Check:
     t = committed()
     arch = "orthogonal" if falsify else "2-shortcut"
     g = lowest_gap(t, arch, mnist_optimum(), from_depth=FIG9_FROM_DEPTH)
-    return claims.Check(f"Figure 9: {arch} lowest at every depth from {FIG9_FROM_DEPTH}",
-                        "smallest gap lg(rival) - lg(" + arch + ")",
-                        g["gap"], 0.0, "strictly lowest (gap > 0); fragile when the gap is below 2 standard "
-                        "errors of the difference of the means over runs of lg(final loss - L_min)", op=">=",
-                        spread=g["margin_2se"],
-                        lines=[f"smallest at depth {g['depth']}, against {g['rival']}",
-                               "gap below 2 standard errors at depths "
-                               + (", ".join(map(str, g["fragile"])) or "none")],
-                        values={"gap": g["gap"], "depth": g["depth"], "fragile": g["fragile"]})
+    return claims.Check(
+        f"Figure 9: {arch} lowest at every depth from {FIG9_FROM_DEPTH}",
+        "smallest gap lg(rival) - lg(" + arch + ")",
+        g["gap"],
+        0.0,
+        "strictly lowest (gap > 0); fragile when the gap is below 2 standard "
+        "errors of the difference of the means over runs of lg(final loss - L_min)",
+        op=">=",
+        spread=g["margin_2se"],
+        lines=[
+            f"smallest at depth {g['depth']}, against {g['rival']}",
+            "gap below 2 standard errors at depths " + (", ".join(map(str, g["fragile"])) or "none"),
+        ],
+        values={"gap": g["gap"], "depth": g["depth"], "fragile": g["fragile"]},
+    )
 
 
-@claims.claim("li-eos-2shortcut-depth16", source="Li et al., Section 5.3, Figure 9 (best rate at depth 16)",
-              statement="The depth-16 2-shortcut networks converge at their best rate $\\eta$ although "
-                        "$\\eta\\lambda_{\\max}(0) > 2$, and end at a minimum with $\\eta\\lambda_{\\max} \\approx 2$ "
-                        "(the edge of stability of Cohen et al. 2021): the condition at the start does not "
-                        "bound the usable rate.",
-              verdict="reproduced",
-              falsifier="$\\eta\\lambda_{\\max}(0) < 2$ is necessary for gradient descent to converge (the "
-                        "check's first part reversed)",
-              falsifier_kind="implied by the check", where=_WHERE)
+@claims.claim(
+    "li-eos-2shortcut-depth16",
+    source="Li et al., Section 5.3, Figure 9 (best rate at depth 16)",
+    statement="The depth-16 2-shortcut networks converge at their best rate $\\eta$ although "
+    "$\\eta\\lambda_{\\max}(0) > 2$, and end at a minimum with $\\eta\\lambda_{\\max} \\approx 2$ "
+    "(the edge of stability of Cohen et al. 2021): the condition at the start does not "
+    "bound the usable rate.",
+    verdict="reproduced",
+    falsifier="$\\eta\\lambda_{\\max}(0) < 2$ is necessary for gradient descent to converge (the "
+    "check's first part reversed)",
+    falsifier_kind="implied by the check",
+    where=_WHERE,
+)
 def check_edge_of_stability(falsify: bool = False, runs: int = 3, data: pd.DataFrame | None = None) -> claims.Check:
     """``data``: the rows of :func:`stability_run` for the depth-16 2-shortcut networks at their
     best committed rate, if already computed (the chapter passes them)."""
@@ -372,42 +482,73 @@ def check_edge_of_stability(falsify: bool = False, runs: int = 3, data: pd.DataF
     if not (np.isclose(d["lr"], lr).all() and (d["arch"] == "2-shortcut").all() and (d["depth"] == 16).all()):
         raise ValueError("data must be stability_run('2-shortcut', 16, best rate) rows")
     e0 = float(d["eta_lam0"].min())
-    start = (claims.Check("start beyond the classical bound", "min over runs of eta lambda_max(0)", e0, 2.0,
-                          "GD on a quadratic with curvature lambda is stable only for eta lambda < 2",
-                          op="<=" if falsify else ">="))
+    start = claims.Check(
+        "start beyond the classical bound",
+        "min over runs of eta lambda_max(0)",
+        e0,
+        2.0,
+        "GD on a quadratic with curvature lambda is stable only for eta lambda < 2",
+        op="<=" if falsify else ">=",
+    )
     excess = float(d["final_loss"].max() - mnist_optimum())
-    conv = claims.Check("converged", "max over runs of final loss - L_min", excess,
-                        float(d["final_loss"].std() + 1e-3 * mnist_optimum()),
-                        "1e-3 L_min plus the std over runs of the final loss", op="<=")
+    conv = claims.Check(
+        "converged",
+        "max over runs of final loss - L_min",
+        excess,
+        float(d["final_loss"].std() + 1e-3 * mnist_optimum()),
+        "1e-3 L_min plus the std over runs of the final loss",
+        op="<=",
+    )
     end = d["eta_lam_end"].to_numpy()
     spread = float(np.std(end))
-    edge = claims.Check("ends at the edge", "|mean eta lambda_max(end) - 2|", abs(float(end.mean()) - 2.0),
-                        3 * spread, "3 x the std over runs of eta lambda_max(end)", op="<=", spread=spread)
-    return claims.all_of(f"depth-16 2-shortcut at eta = {lr:.3g}", [start, conv, edge],
-                         lines=[f"eta lambda_max(0) = {e0:.3g}, eta lambda_max(end) = {end.mean():.4g}"])
+    edge = claims.Check(
+        "ends at the edge",
+        "|mean eta lambda_max(end) - 2|",
+        abs(float(end.mean()) - 2.0),
+        3 * spread,
+        "3 x the std over runs of eta lambda_max(end)",
+        op="<=",
+        spread=spread,
+    )
+    return claims.all_of(
+        f"depth-16 2-shortcut at eta = {lr:.3g}",
+        [start, conv, edge],
+        lines=[f"eta lambda_max(0) = {e0:.3g}, eta lambda_max(end) = {end.mean():.4g}"],
+    )
 
 
-@claims.claim("li-escape-rate-2shortcut", source="Li et al., Theorem 1 (n = 2), applied to gradient descent",
-              statement="Implementation check: near the 2-shortcut saddle at zero, the book's gradient descent at "
-                        "rate $\\eta$ moves away along the most negative curvature direction by the factor "
-                        "$1 + \\eta\\,\\sigma_{\\max}(M)$ per step, $M = \\Sigma_{XX} - \\Sigma_{YX}$, which is "
-                        "what $\\lambda_{\\min}(H(0)) = -\\sigma_{\\max}(M)$ (Theorem 1) implies in the linear "
-                        "regime.",
-              verdict="holds", kind="regression",
-              falsifier="a wrong prediction, $1 + \\eta\\,\\sigma_{\\max}(M)/\\sigma_{\\min}(M)$, in place of "
-                        "$1 + \\eta\\,\\sigma_{\\max}(M)$ (constructed to fail, not a reading anyone makes: it "
-                        "shows that the comparison resolves a difference of a few percent)",
-              falsifier_kind="regression test", where=_WHERE)
+@claims.claim(
+    "li-escape-rate-2shortcut",
+    source="Li et al., Theorem 1 (n = 2), applied to gradient descent",
+    statement="Implementation check: near the 2-shortcut saddle at zero, the book's gradient descent at "
+    "rate $\\eta$ moves away along the most negative curvature direction by the factor "
+    "$1 + \\eta\\,\\sigma_{\\max}(M)$ per step, $M = \\Sigma_{XX} - \\Sigma_{YX}$, which is "
+    "what $\\lambda_{\\min}(H(0)) = -\\sigma_{\\max}(M)$ (Theorem 1) implies in the linear "
+    "regime.",
+    verdict="holds",
+    kind="regression",
+    falsifier="a wrong prediction, $1 + \\eta\\,\\sigma_{\\max}(M)/\\sigma_{\\min}(M)$, in place of "
+    "$1 + \\eta\\,\\sigma_{\\max}(M)$ (constructed to fail, not a reading anyone makes: it "
+    "shows that the comparison resolves a difference of a few percent)",
+    falsifier_kind="regression test",
+    where=_WHERE,
+)
 def check_escape_rate(falsify: bool = False) -> claims.Check:
     e = escape_factor()
     sig = e["sigma"]
     predicted = 1 + e["lr"] * (sig[0] / sig[-1] if falsify else sig[0])
     tol = 10 * e["lr"] * e["norm_end"] * sig[0]
-    return claims.Check("escape factor per step (depth 2, eta = 0.1)", "|measured - predicted factor|",
-                        abs(e["measured"] - predicted), tol,
-                        "10 eta ||w|| sigma_max(M): the gradient's second-order terms near 0",
-                        nontrivial=e["measured"] - 1, nontrivial_what="measured factor - 1", nontrivial_min=1e-3,
-                        lines=[f"measured {e['measured']:.10f}, predicted {predicted:.10f}"])
+    return claims.Check(
+        "escape factor per step (depth 2, eta = 0.1)",
+        "|measured - predicted factor|",
+        abs(e["measured"] - predicted),
+        tol,
+        "10 eta ||w|| sigma_max(M): the gradient's second-order terms near 0",
+        nontrivial=e["measured"] - 1,
+        nontrivial_what="measured factor - 1",
+        nontrivial_min=1e-3,
+        lines=[f"measured {e['measured']:.10f}, predicted {predicted:.10f}"],
+    )
 
 
 def modified_records(figure: str = "fig9", scale: str = "paper") -> tuple[int, int, list]:
@@ -415,5 +556,8 @@ def modified_records(figure: str = "fig9", scale: str = "paper") -> tuple[int, i
     differed from its git commit: ``(modified, total, commits)``. Such a record cannot be
     recomputed from a commit alone (see the recompute test)."""
     gits = [body["provenance"]["git"] for body in engine.committed_records(figure, scale)]
-    return (sum(bool(g.get("package_modified")) for g in gits), len(gits),
-            sorted({(g.get("commit") or "unknown")[:7] for g in gits}))
+    return (
+        sum(bool(g.get("package_modified")) for g in gits),
+        len(gits),
+        sorted({(g.get("commit") or "unknown")[:7] for g in gits}),
+    )

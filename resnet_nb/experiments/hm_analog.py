@@ -25,9 +25,19 @@ COMMAND = "python -c \"from resnet_nb.experiments import hm_analog; hm_analog.re
 #: The analog of Hardt & Ma's section 4 at CPU scale: two residual blocks of the paper's form
 #: ``x + C2(relu(C1 x))`` (16 and 32 channels, one strided transition between them), no batch
 #: norm, a fixed random last layer, 800 training and 200 held-out 14x14 digits.
-CONFIG = dict(blocks=[1, 1], channels=[16, 32], block="hardt_ma", n_per_class=100, data_seed=0,
-                 epochs=40, lr=0.05, milestones=(26, 36), batch_size=64, momentum=0.9,
-                 runs={"hardt_ma_residual": [0, 1, 2, 3, 4], "standard": [0, 1, 2, 3, 4], "hardt_ma": [0, 1]})
+CONFIG = dict(
+    blocks=[1, 1],
+    channels=[16, 32],
+    block="hardt_ma",
+    n_per_class=100,
+    data_seed=0,
+    epochs=40,
+    lr=0.05,
+    milestones=(26, 36),
+    batch_size=64,
+    momentum=0.9,
+    runs={"hardt_ma_residual": [0, 1, 2, 3, 4], "standard": [0, 1, 2, 3, 4], "hardt_ma": [0, 1]},
+)
 
 
 def run_one(init: str, seed: int, config: dict | None = None) -> pd.DataFrame:
@@ -35,12 +45,27 @@ def run_one(init: str, seed: int, config: dict | None = None) -> pd.DataFrame:
     cfg = dict(CONFIG, **(config or {}))
     check_choice("init", init, INITS)
     digits = mnist_tensors(downsample=True, seed=cfg["data_seed"], n_per_class=cfg["n_per_class"])
-    model = ConvResNet(blocks=list(cfg["blocks"]), channels=list(cfg["channels"]), fixed_last_layer=True,
-                       init=init, seed=seed, block=cfg["block"])
+    model = ConvResNet(
+        blocks=list(cfg["blocks"]),
+        channels=list(cfg["channels"]),
+        fixed_last_layer=True,
+        init=init,
+        seed=seed,
+        block=cfg["block"],
+    )
     lrs = lr_schedule(cfg["lr"], cfg["epochs"], cfg["milestones"])
-    hist = train(model, digits.x_train, digits.y_train, epochs=cfg["epochs"], lr=lrs,
-                 batch_size=cfg["batch_size"], seed=seed, momentum=cfg["momentum"],
-                 test=(digits.x_test, digits.y_test), progress=False)
+    hist = train(
+        model,
+        digits.x_train,
+        digits.y_train,
+        epochs=cfg["epochs"],
+        lr=lrs,
+        batch_size=cfg["batch_size"],
+        seed=seed,
+        momentum=cfg["momentum"],
+        test=(digits.x_test, digits.y_test),
+        progress=False,
+    )
     hist.insert(0, "seed", seed)
     hist.insert(0, "init", init)
     return hist
@@ -59,23 +84,30 @@ def reproduce(out: str, config: dict | None = None) -> pd.DataFrame:
     os.makedirs(os.path.join(out, "runs"), exist_ok=True)
     prov_path = os.path.join(out, "provenance.json")
     prov = json.load(open(prov_path)) if os.path.exists(prov_path) else {"runs": {}}
-    order = sorted(((seed, init) for init, seeds in cfg["runs"].items() for seed in seeds),
-                   key=lambda t: t[0])  # seed-major: an interrupted grid has every init at its first seeds
+    order = sorted(
+        ((seed, init) for init, seeds in cfg["runs"].items() for seed in seeds), key=lambda t: t[0]
+    )  # seed-major: an interrupted grid has every init at its first seeds
     for seed, init in order:
         path = os.path.join(out, "runs", f"{init}-{seed}.csv")
         if os.path.exists(path):
             continue
         t0 = time.time()
         run_one(init, seed, cfg).to_csv(path, index=False)
-        prov["runs"][f"{init}-{seed}"] = dict(seconds=round(time.time() - t0, 1),
-                                              finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        prov["runs"][f"{init}-{seed}"] = dict(
+            seconds=round(time.time() - t0, 1), finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        )
         p = provenance()
-        prov.update(config={k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()},
-                    git_commit=p["git"]["commit"] or "unknown", package_modified=p["git"]["package_modified"],
-                    torch=p["versions"]["torch"], numpy=p["versions"]["numpy"], python=p["versions"]["python"],
-                    machine=f"{platform.machine()} {p['machine']['cpu'].split(' / ')[0]} "
-                            f"{p['machine']['cpu_count']} cores",
-                    threads=p["machine"]["torch_threads"], command=COMMAND)
+        prov.update(
+            config={k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()},
+            git_commit=p["git"]["commit"] or "unknown",
+            package_modified=p["git"]["package_modified"],
+            torch=p["versions"]["torch"],
+            numpy=p["versions"]["numpy"],
+            python=p["versions"]["python"],
+            machine=f"{platform.machine()} {p['machine']['cpu'].split(' / ')[0]} {p['machine']['cpu_count']} cores",
+            threads=p["machine"]["torch_threads"],
+            command=COMMAND,
+        )
         with open(prov_path, "w") as f:
             json.dump(prov, f, indent=1)
     table = load(out)
@@ -103,15 +135,24 @@ def summary(table: pd.DataFrame, last: int = 5) -> pd.DataFrame:
         finals = g[g.epoch == g.epoch.max()]
         drift = []
         for _, r in g.groupby("seed"):
-            tail = r.sort_values("epoch").loss.to_numpy()[-(last + 1):]
+            tail = r.sort_values("epoch").loss.to_numpy()[-(last + 1) :]
             drift.append(float(abs(tail[-1] - tail[0])))
-        rows.append(dict(init=init, runs=len(finals), epochs=int(g.epoch.max()),
-                         train_loss=finals.loss.mean(), train_loss_min=finals.loss.min(),
-                         train_loss_max=finals.loss.max(), train_acc=finals.accuracy.mean(),
-                         test_acc=finals.test_accuracy.mean(), test_acc_min=finals.test_accuracy.min(),
-                         test_acc_max=finals.test_accuracy.max(), last_epochs_loss_change=max(drift)))
+        rows.append(
+            dict(
+                init=init,
+                runs=len(finals),
+                epochs=int(g.epoch.max()),
+                train_loss=finals.loss.mean(),
+                train_loss_min=finals.loss.min(),
+                train_loss_max=finals.loss.max(),
+                train_acc=finals.accuracy.mean(),
+                test_acc=finals.test_accuracy.mean(),
+                test_acc_min=finals.test_accuracy.min(),
+                test_acc_max=finals.test_accuracy.max(),
+                last_epochs_loss_change=max(drift),
+            )
+        )
     return pd.DataFrame(rows)
-
 
 
 #: the effect size the analog's falsifier asserts: an improvement of held-out accuracy by three
@@ -119,8 +160,7 @@ def summary(table: pd.DataFrame, last: int = 5) -> pd.DataFrame:
 EFFECT = 0.03
 
 
-def difference(table: pd.DataFrame, a: str = "hardt_ma_residual", b: str = "standard",
-                         level: float = 0.95) -> dict:
+def difference(table: pd.DataFrame, a: str = "hardt_ma_residual", b: str = "standard", level: float = 0.95) -> dict:
     """Mean difference of the final held-out accuracy, ``a`` minus ``b``, over the seeds of each
     initialisation, with its standard error and Welch's ``level`` confidence interval (unequal
     variances, Welch-Satterthwaite degrees of freedom; the runs are treated as unpaired)."""
@@ -133,25 +173,35 @@ def difference(table: pd.DataFrame, a: str = "hardt_ma_residual", b: str = "stan
         raise ValueError(f"need at least two runs of each initialisation, got {xa.size} ({a}) and {xb.size} ({b})")
     va, vb = xa.var(ddof=1) / xa.size, xb.var(ddof=1) / xb.size
     se = float(math.sqrt(va + vb))
-    df = float((va + vb) ** 2 / (va ** 2 / (xa.size - 1) + vb ** 2 / (xb.size - 1))) if se > 0 else math.inf
+    df = float((va + vb) ** 2 / (va**2 / (xa.size - 1) + vb**2 / (xb.size - 1))) if se > 0 else math.inf
     diff = float(xa.mean() - xb.mean())
     half = float(student_t.ppf(0.5 + level / 2, df)) * se if se > 0 else 0.0
-    return dict(diff=diff, se=se, df=df, low=diff - half, high=diff + half, runs_a=int(xa.size),
-                runs_b=int(xb.size), level=level)
+    return dict(
+        diff=diff,
+        se=se,
+        df=df,
+        low=diff - half,
+        high=diff + half,
+        runs_a=int(xa.size),
+        runs_b=int(xb.size),
+        level=level,
+    )
 
 
-@claim("hm-analog-small-init",
-       source="the book: CPU analog of Hardt & Ma's Section 4 architecture (the initialisation is the paper's choice)",
-       statement=r"In the book's CPU analog (two residual blocks $x + C_2(\mathrm{ReLU}(C_1x))$, fixed random "
-                 r"last layer, 800 MNIST digits, 40 epochs, no weight decay, five seeds per initialisation), the "
-                 r"mean held-out accuracy of the paper's standard deviation $1/(k^2c)$ on the residual convolutions "
-                 r"minus that of the standard initialisation has a 95% (Welch) confidence interval that contains 0: "
-                 r"no difference is detected (200 held-out digits: one digit is half a percent).",
-       verdict="holds",
-       falsifier="the small initialisation improves mean held-out accuracy by 3 percentage points (six held-out "
-                 "digits): the same interval, on the same committed runs, must contain +0.03",
-       falsifier_kind="plausible false statement",
-       where=["book/hardt_ma_expressivity.ipynb", "tests/experiments/test_hm_analog.py"])
+@claim(
+    "hm-analog-small-init",
+    source="the book: CPU analog of Hardt & Ma's Section 4 architecture (the initialisation is the paper's choice)",
+    statement=r"In the book's CPU analog (two residual blocks $x + C_2(\mathrm{ReLU}(C_1x))$, fixed random "
+    r"last layer, 800 MNIST digits, 40 epochs, no weight decay, five seeds per initialisation), the "
+    r"mean held-out accuracy of the paper's standard deviation $1/(k^2c)$ on the residual convolutions "
+    r"minus that of the standard initialisation has a 95% (Welch) confidence interval that contains 0: "
+    r"no difference is detected (200 held-out digits: one digit is half a percent).",
+    verdict="holds",
+    falsifier="the small initialisation improves mean held-out accuracy by 3 percentage points (six held-out "
+    "digits): the same interval, on the same committed runs, must contain +0.03",
+    falsifier_kind="plausible false statement",
+    where=["book/hardt_ma_expressivity.ipynb", "tests/experiments/test_hm_analog.py"],
+)
 def check_hm_analog(falsify: bool = False) -> Check:
     """The committed analog (``results/hm_conv``): is a hypothesised mean difference of held-out
     accuracy (0 for the check, :data:`EFFECT` for the falsifier) inside the 95% interval?"""
@@ -160,9 +210,17 @@ def check_hm_analog(falsify: bool = False) -> Check:
     d = difference(load(RESULTS / "hm_conv"))
     h = EFFECT if falsify else 0.0
     outside = max(0.0, d["low"] - h, h - d["high"])
-    crit = (f"the {int(100 * d['level'])}% Welch interval of the mean difference ({d['runs_a']} and {d['runs_b']} "
-            f"seeds, standard error {d['se']:.4f}, {d['df']:.1f} degrees of freedom): inside means distance 0")
+    crit = (
+        f"the {int(100 * d['level'])}% Welch interval of the mean difference ({d['runs_a']} and {d['runs_b']} "
+        f"seeds, standard error {d['se']:.4f}, {d['df']:.1f} degrees of freedom): inside means distance 0"
+    )
     lines = [f"mean difference (small - standard) {d['diff']:+.4f}, interval [{d['low']:+.4f}, {d['high']:+.4f}]"]
-    return Check(f"a mean difference of {h:+.2f} in held-out accuracy is consistent with the runs",
-                 "distance of the hypothesised difference from the 95% interval", outside, 0.0, crit,
-                 lines=lines, values=d)
+    return Check(
+        f"a mean difference of {h:+.2f} in held-out accuracy is consistent with the runs",
+        "distance of the hypothesised difference from the 95% interval",
+        outside,
+        0.0,
+        crit,
+        lines=lines,
+        values=d,
+    )

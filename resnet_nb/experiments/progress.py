@@ -2,6 +2,7 @@
 cost of a work item, the seconds per unit of cost measured on records, and one progress bar
 over the items of a run. :mod:`.engine` re-exports these names.
 """
+
 from __future__ import annotations
 
 import threading
@@ -72,9 +73,14 @@ class Progress:
         self.running = {}  # key -> start time
         self.run_wall = self.run_cost = 0.0
         self.lock = threading.Lock()
-        self.bar = tqdm(total=round(self.total, 3), initial=round(done_cost, 3), desc=name,
-                        disable=not progress, unit="cost",
-                        bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
+        self.bar = tqdm(
+            total=round(self.total, 3),
+            initial=round(done_cost, 3),
+            desc=name,
+            disable=not progress,
+            unit="cost",
+            bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}",
+        )
         self._stop = threading.Event()
         self._thread = None
         if progress:

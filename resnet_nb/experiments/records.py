@@ -7,6 +7,7 @@ of the body. :func:`iter_records` is the one reader of a folder of records (the 
 summaries, the figures' provenance counts, the book's time tables); :func:`load_results` reads
 a figure's summary (``table.csv`` and ``provenance.json``). :mod:`.engine` re-exports these names.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -18,8 +19,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["RECORD_FORMAT", "DAMAGE", "canonical_json", "jsonable", "item_key", "record_checksum", "write_record",
-           "inspect_record", "read_record", "iter_records", "committed_records", "results_dir", "load_results"]
+__all__ = [
+    "RECORD_FORMAT",
+    "DAMAGE",
+    "canonical_json",
+    "jsonable",
+    "item_key",
+    "record_checksum",
+    "write_record",
+    "inspect_record",
+    "read_record",
+    "iter_records",
+    "committed_records",
+    "results_dir",
+    "load_results",
+]
 
 
 RECORD_FORMAT = 1

@@ -18,6 +18,7 @@ computation: a constrained numerical maximisation of ``<a, b>`` over pairs that 
 hypotheses (:func:`max_inner_product_search`). Its falsifier is the statement the printed proof
 relies on, Eq. (B.1)'s bound ``1 - 2 rho'`` applied under B.2's hypotheses.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,8 +29,15 @@ from scipy.optimize import minimize
 from resnet_nb.core.checks import check_float, check_int
 from resnet_nb.core.claims import Check, all_of, claim
 
-__all__ = ["worst_inner_product", "required_sq_separation", "extremal_pair", "max_inner_product_search",
-           "b1_preactivations", "check_b2_meets_b1", "SEARCH_TOL"]
+__all__ = [
+    "worst_inner_product",
+    "required_sq_separation",
+    "extremal_pair",
+    "max_inner_product_search",
+    "b1_preactivations",
+    "check_b2_meets_b1",
+    "SEARCH_TOL",
+]
 
 #: stopping tolerance of the constrained search (SLSQP ``ftol``) and of its constraints.
 SEARCH_FTOL = 1e-13
@@ -68,8 +76,7 @@ def extremal_pair(rho_prime: float, sq_sep: float, k: int = 2) -> np.ndarray:
     return P
 
 
-def max_inner_product_search(rho_prime: float, sq_sep: float, k: int = 3, starts: int = 8,
-                             seed: int = 0) -> dict:
+def max_inner_product_search(rho_prime: float, sq_sep: float, k: int = 3, starts: int = 8, seed: int = 0) -> dict:
     """Maximise ``<a, b>`` numerically over ``a, b`` in R^k with ``1 - rho' <= ||a||^2, ||b||^2 <= 1 + rho'``
     and ``||a - b||^2 >= sq_sep`` (SLSQP from ``starts`` random feasible-ish starts). Returns the best
     value, the pair, and the largest constraint violation at it (re-evaluated directly)."""
@@ -93,11 +100,22 @@ def max_inner_product_search(rho_prime: float, sq_sep: float, k: int = 3, starts
         x0 = rng.standard_normal(2 * k)
         x0[:k] /= np.linalg.norm(x0[:k])
         x0[k:] /= np.linalg.norm(x0[k:])
-        res = minimize(lambda x: -(split(x)[0] @ split(x)[1]), x0, method="SLSQP", constraints=cons,
-                       options={"ftol": SEARCH_FTOL, "maxiter": 500})
+        res = minimize(
+            lambda x: -(split(x)[0] @ split(x)[1]),
+            x0,
+            method="SLSQP",
+            constraints=cons,
+            options={"ftol": SEARCH_FTOL, "maxiter": 500},
+        )
         a, b = split(res.x)
-        viol = max(0.0, a @ a - (1 + rho_prime), b @ b - (1 + rho_prime), (1 - rho_prime) - a @ a,
-                   (1 - rho_prime) - b @ b, sq_sep - (a - b) @ (a - b))
+        viol = max(
+            0.0,
+            a @ a - (1 + rho_prime),
+            b @ b - (1 + rho_prime),
+            (1 - rho_prime) - a @ a,
+            (1 - rho_prime) - b @ b,
+            sq_sep - (a - b) @ (a - b),
+        )
         value = float(a @ b)
         if viol <= SEARCH_TOL and (best is None or value > best["value"]):
             best = dict(value=value, pair=np.column_stack([a, b]), violation=float(viol))
@@ -121,36 +139,52 @@ def b1_preactivations(alpha, S, rho_prime: float) -> np.ndarray:
 _RHOS = (0.02, 0.1, 0.2)
 
 
-@claim("hm-b2-meets-b1", source="Hardt & Ma, Lemma B.2's hypotheses (a), (b) and Lemma B.1's proof, Eq. (B.1)",
-       statement=r"Under Lemma B.2's hypotheses, $1-\rho' \le \|z_i\|^2 \le 1+\rho'$ and "
-                 r"$\|z_i - z_j\|^2 \ge \rho'$, the largest inner product of two points is $1 + \rho'/2$, so a "
-                 r"unit of Lemma B.1's construction (bias $-(1-2\rho')$) can fire at a point it must leave alone, "
-                 r"with pre-activation $5\rho'/2$; Eq. (B.1)'s bound $1 - 2\rho'$ needs "
-                 r"$\|z_i - z_j\|^2 \ge 6\rho'$, six times B.2's separation. What fails is this step of B.2's "
-                 r"proof, not B.2's conclusion: the defect of Lemma B.1's (b) (hm-lemma-b1) seen from B.2's side.",
-       verdict="fails as printed",
-       printed=r"the proof of Lemma B.2 applies Lemma B.1 to points with $\|z_i - z_j\|^2 \ge \rho'$, where "
-               r"Eq. (B.1) bounds $\langle \alpha_j, \alpha_i\rangle \le 1 - 2\rho'$",
-       falsifier=r"Eq. (B.1)'s bound $1 - 2\rho'$ taken as the largest inner product under B.2's hypotheses "
-                 r"(the step the printed proof relies on)",
-       falsifier_kind="plausible false statement",
-       where=["book/hardt_ma_expressivity.ipynb", "tests/hardt_ma/test_lemma_b2_meets_b1.py"])
+@claim(
+    "hm-b2-meets-b1",
+    source="Hardt & Ma, Lemma B.2's hypotheses (a), (b) and Lemma B.1's proof, Eq. (B.1)",
+    statement=r"Under Lemma B.2's hypotheses, $1-\rho' \le \|z_i\|^2 \le 1+\rho'$ and "
+    r"$\|z_i - z_j\|^2 \ge \rho'$, the largest inner product of two points is $1 + \rho'/2$, so a "
+    r"unit of Lemma B.1's construction (bias $-(1-2\rho')$) can fire at a point it must leave alone, "
+    r"with pre-activation $5\rho'/2$; Eq. (B.1)'s bound $1 - 2\rho'$ needs "
+    r"$\|z_i - z_j\|^2 \ge 6\rho'$, six times B.2's separation. What fails is this step of B.2's "
+    r"proof, not B.2's conclusion: the defect of Lemma B.1's (b) (hm-lemma-b1) seen from B.2's side.",
+    verdict="fails as printed",
+    printed=r"the proof of Lemma B.2 applies Lemma B.1 to points with $\|z_i - z_j\|^2 \ge \rho'$, where "
+    r"Eq. (B.1) bounds $\langle \alpha_j, \alpha_i\rangle \le 1 - 2\rho'$",
+    falsifier=r"Eq. (B.1)'s bound $1 - 2\rho'$ taken as the largest inner product under B.2's hypotheses "
+    r"(the step the printed proof relies on)",
+    falsifier_kind="plausible false statement",
+    where=["book/hardt_ma_expressivity.ipynb", "tests/hardt_ma/test_lemma_b2_meets_b1.py"],
+)
 def check_b2_meets_b1(falsify: bool = False) -> Check:
     parts = []
     for rp in _RHOS:
         found = max_inner_product_search(rp, rp, seed=1)
         formula = (1 - 2 * rp) if falsify else worst_inner_product(rp, rp)
-        parts.append(Check(f"rho' = {rp:g}, B.2's separation ||z_i - z_j||^2 >= rho'",
-                           "|searched max <z_i, z_j> - " + ("Eq. (B.1)'s 1 - 2 rho'|" if falsify else
-                                                            "closed form 1 + rho'/2|"),
-                           abs(found["value"] - formula), SEARCH_TOL,
-                           "1000 x the search's ftol (SLSQP stopping rule; constraints met to the same order)",
-                           nontrivial=worst_inner_product(rp, rp) - (1 - 2 * rp),
-                           nontrivial_what="gap between the two candidate formulas (5 rho'/2)",
-                           nontrivial_min=SEARCH_TOL))
+        parts.append(
+            Check(
+                f"rho' = {rp:g}, B.2's separation ||z_i - z_j||^2 >= rho'",
+                "|searched max <z_i, z_j> - " + ("Eq. (B.1)'s 1 - 2 rho'|" if falsify else "closed form 1 + rho'/2|"),
+                abs(found["value"] - formula),
+                SEARCH_TOL,
+                "1000 x the search's ftol (SLSQP stopping rule; constraints met to the same order)",
+                nontrivial=worst_inner_product(rp, rp) - (1 - 2 * rp),
+                nontrivial_what="gap between the two candidate formulas (5 rho'/2)",
+                nontrivial_min=SEARCH_TOL,
+            )
+        )
         sep6 = max_inner_product_search(rp, required_sq_separation(rp), seed=2)
-        parts.append(Check(f"rho' = {rp:g}, B.1's needed separation ||z_i - z_j||^2 >= 6 rho'",
-                           "|searched max <z_i, z_j> - (1 - 2 rho')|", abs(sep6["value"] - (1 - 2 * rp)),
-                           SEARCH_TOL, "1000 x the search's ftol (SLSQP stopping rule)"))
-    return all_of("Lemma B.2's hypotheses against Lemma B.1's proof: largest inner product of two points, "
-                  "closed form against a constrained search", parts)
+        parts.append(
+            Check(
+                f"rho' = {rp:g}, B.1's needed separation ||z_i - z_j||^2 >= 6 rho'",
+                "|searched max <z_i, z_j> - (1 - 2 rho')|",
+                abs(sep6["value"] - (1 - 2 * rp)),
+                SEARCH_TOL,
+                "1000 x the search's ftol (SLSQP stopping rule)",
+            )
+        )
+    return all_of(
+        "Lemma B.2's hypotheses against Lemma B.1's proof: largest inner product of two points, "
+        "closed form against a constrained search",
+        parts,
+    )

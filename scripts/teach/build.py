@@ -43,8 +43,15 @@ OUT = Path(os.environ.get("TEACH_OUT", ROOT / "_build" / "teach"))
 CACHE = ROOT / ".cache" / "teach"
 REVEAL = "5.2.1"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 BOX_KINDS = ("theorem", "lemma", "proposition", "corollary", "definition")
 STARS = {1: "●○○", 2: "●●○", 3: "●●●"}
 WORDS = {1: "routine", 2: "standard", 3: "challenging"}
@@ -73,6 +80,7 @@ details { display: block; }
 # reading the site
 # ------------------------------------------------------------------------------------------
 
+
 def toc_pages() -> list[str]:
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     pages = [toc["root"]]
@@ -81,7 +89,7 @@ def toc_pages() -> list[str]:
     return pages
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def page(name: str) -> BeautifulSoup:
     path = SITE / f"{name}.html"
     if not path.exists():
@@ -140,9 +148,13 @@ def exercises(chapters: list[str]) -> dict[str, dict]:
             for node in (body, sol_body):
                 if node is not None:
                     unlink(node)
-            found[label] = {"chapter": ch, "chapter_title": title(f"book/{ch}"), "number": number,
-                            "exercise": body.decode_contents(),
-                            "solution": sol_body.decode_contents() if sol_body else None}
+            found[label] = {
+                "chapter": ch,
+                "chapter_title": title(f"book/{ch}"),
+                "number": number,
+                "exercise": body.decode_contents(),
+                "solution": sol_body.decode_contents() if sol_body else None,
+            }
     return found
 
 
@@ -150,11 +162,14 @@ def exercises(chapters: list[str]) -> dict[str, dict]:
 # writing HTML
 # ------------------------------------------------------------------------------------------
 
+
 def document(body: str, head: str, base: str = "/site/book/", title_: str = "") -> str:
-    return (f'<!DOCTYPE html><html lang="en" data-theme="light" data-mode="light"><head>'
-            f'<meta charset="utf-8"><base href="{base}"><title>{html.escape(title_)}</title>'
-            f"{head}<style>{PRINT_CSS}</style></head><body><div class=\"bd-article\">{body}"
-            f"</div></body></html>")
+    return (
+        f'<!DOCTYPE html><html lang="en" data-theme="light" data-mode="light"><head>'
+        f'<meta charset="utf-8"><base href="{base}"><title>{html.escape(title_)}</title>'
+        f'{head}<style>{PRINT_CSS}</style></head><body><div class="bd-article">{body}'
+        f"</div></body></html>"
+    )
 
 
 def book_html() -> str:
@@ -166,9 +181,12 @@ def book_html() -> str:
         # a widget's saved view is empty on paper: replace it by a sentence
         for out in art.select("div.cell_output"):
             if out.select("[class*='jupyter-widgets'], script[type*='widget-view']"):
-                out.replace_with(BeautifulSoup(
-                    '<p class="teach-meta"><em>(An interactive widget: run the live notebook '
-                    "to use it.)</em></p>", "html.parser"))
+                out.replace_with(
+                    BeautifulSoup(
+                        '<p class="teach-meta"><em>(An interactive widget: run the live notebook to use it.)</em></p>',
+                        "html.parser",
+                    )
+                )
         for d in art.select("details"):
             d["open"] = ""
         base = name.rsplit("/", 1)[0] + "/" if "/" in name else ""
@@ -176,9 +194,11 @@ def book_html() -> str:
             if not img["src"].startswith(("data:", "/", "http")):
                 img["src"] = "/site/" + os.path.normpath(base + img["src"])
         sections.append(f'<section class="teach-page">{art.decode_contents()}</section>')
-    cover = ('<section class="teach-page"><h1 class="teach-title">Why residual networks train</h1>'
-             '<p class="teach-meta">The whole book as printed from the built site. Solutions to '
-             "the exercises are in the answer keys.</p></section>")
+    cover = (
+        '<section class="teach-page"><h1 class="teach-title">Why residual networks train</h1>'
+        '<p class="teach-meta">The whole book as printed from the built site. Solutions to '
+        "the exercises are in the answer keys.</p></section>"
+    )
     return document(cover + "".join(sections), head_parts("full"), title_="Why residual networks train")
 
 
@@ -190,20 +210,28 @@ def sheet_html(lecture: dict, found: dict, key: bool) -> str:
         d = prob["difficulty"]
         body = ex["exercise"]
         if key:
-            body += ('<div class="solution-text"><strong>Solution.</strong> '
-                     + (ex["solution"] or "<em>NO SOLUTION IN THE BOOK</em>") + "</div>")
+            body += (
+                '<div class="solution-text"><strong>Solution.</strong> '
+                + (ex["solution"] or "<em>NO SOLUTION IN THE BOOK</em>")
+                + "</div>"
+            )
         else:
             body += '<div class="answer-space"></div>'
         items.append(
             f'<div class="problem" id="{prob["label"]}"><h3>Problem {k} '
             f'<span title="difficulty {d} of 3">{STARS[d]}</span> ({WORDS[d]})</h3>'
             f'<div class="from">{html.escape(ex["number"])} of the book, chapter '
-            f'“{html.escape(ex["chapter_title"])}”</div>{body}</div>')
-    legend = ("Difficulty: ●○○ routine (about 10 minutes), ●●○ standard (20-30 minutes), "
-              "●●● challenging (45 minutes or more).")
-    body = (f'<h1>Lecture {lecture["number"]}: {html.escape(lecture["title"])}</h1>'
-            f'<p class="teach-meta">{kind}. {legend} Exercises marked with code are done in '
-            "the live notebook (<code>make lab</code>).</p>" + "".join(items))
+            f"“{html.escape(ex['chapter_title'])}”</div>{body}</div>"
+        )
+    legend = (
+        "Difficulty: ●○○ routine (about 10 minutes), ●●○ standard (20-30 minutes), "
+        "●●● challenging (45 minutes or more)."
+    )
+    body = (
+        f"<h1>Lecture {lecture['number']}: {html.escape(lecture['title'])}</h1>"
+        f'<p class="teach-meta">{kind}. {legend} Exercises marked with code are done in '
+        "the live notebook (<code>make lab</code>).</p>" + "".join(items)
+    )
     return document(body, head_parts("full"), title_=f"Lecture {lecture['number']}: {kind}")
 
 
@@ -211,14 +239,16 @@ def sheet_html(lecture: dict, found: dict, key: bool) -> str:
 # slides
 # ------------------------------------------------------------------------------------------
 
+
 def reveal_dist() -> Path:
     """reveal.js from the npm registry, unpacked once into .cache/teach/reveal.js-<version>."""
     target = CACHE / f"reveal.js-{REVEAL}"
     if (target / "dist" / "reveal.js").exists():
         return target
     CACHE.mkdir(parents=True, exist_ok=True)
-    out = subprocess.run(["npm", "pack", f"reveal.js@{REVEAL}", "--silent"], cwd=CACHE,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        ["npm", "pack", f"reveal.js@{REVEAL}", "--silent"], cwd=CACHE, capture_output=True, text=True, check=True
+    )
     tgz = CACHE / out.stdout.strip().splitlines()[-1]
     with tarfile.open(tgz) as tar:
         tar.extractall(CACHE / "tmp", filter="data")
@@ -240,9 +270,11 @@ def key_slides(ch: str, img_dir: Path, max_figures: int = 2) -> list[str]:
         body = box.select_one("section") or box
         text = body.get_text(" ", strip=True)
         size = "small" if len(text) > 700 else ""
-        slides.append(f'<section class="{size}"><div class="box {kinds[0]}"><h3>'
-                      f'{head.decode_contents() if head else kinds[0].title()}</h3>'
-                      f"{body.decode_contents()}</div></section>")
+        slides.append(
+            f'<section class="{size}"><div class="box {kinds[0]}"><h3>'
+            f"{head.decode_contents() if head else kinds[0].title()}</h3>"
+            f"{body.decode_contents()}</div></section>"
+        )
     figures = 0
     for img in art.select("div.cell_output img"):
         if figures >= max_figures:
@@ -258,8 +290,7 @@ def key_slides(ch: str, img_dir: Path, max_figures: int = 2) -> list[str]:
             new = f"img/{path.name}"
         heading = img.find_previous(["h2", "h3"])
         caption = heading.get_text(" ", strip=True).rstrip("#¶ ") if heading else ""
-        slides.append(f"<section><h3>{html.escape(caption)}</h3><img class=\"fig\" src=\"{new}\">"
-                      f"</section>")
+        slides.append(f'<section><h3>{html.escape(caption)}</h3><img class="fig" src="{new}"></section>')
         figures += 1
     return slides
 
@@ -279,28 +310,36 @@ SLIDE_CSS = """
 
 
 def slides_html(lecture: dict, found: dict, img_dir: Path, mathjax: str) -> str:
-    sections = [f'<section><h2>Lecture {lecture["number"]}</h2><h3>{html.escape(lecture["title"])}</h3>'
-                "<p>Why residual networks train</p></section>"]
+    sections = [
+        f"<section><h2>Lecture {lecture['number']}</h2><h3>{html.escape(lecture['title'])}</h3>"
+        "<p>Why residual networks train</p></section>"
+    ]
     for ch in lecture["chapters"]:
         sections += key_slides(ch, img_dir)
-    items = "".join(f'<li>{STARS[p["difficulty"]]} {html.escape(found[p["label"]]["number"])}: '
-                    f'{html.escape(found[p["label"]]["chapter_title"])}</li>' for p in lecture["problems"])
+    items = "".join(
+        f"<li>{STARS[p['difficulty']]} {html.escape(found[p['label']]['number'])}: "
+        f"{html.escape(found[p['label']]['chapter_title'])}</li>"
+        for p in lecture["problems"]
+    )
     sections.append(f"<section><h3>Problem set</h3><ul>{items}</ul></section>")
-    return ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-            f'<title>Lecture {lecture["number"]}</title>'
-            '<link rel="stylesheet" href="vendor/reveal/reveal.css">'
-            '<link rel="stylesheet" href="vendor/reveal/theme/white.css">'
-            f"<style>{SLIDE_CSS}</style>{mathjax}</head><body>"
-            f'<div class="reveal"><div class="slides">{"".join(sections)}</div></div>'
-            '<script src="vendor/reveal/reveal.js"></script>'
-            "<script>Reveal.initialize({hash: true, width: 1280, height: 800, margin: 0.04})"
-            ".then(() => window.MathJax && MathJax.typesetPromise && MathJax.typesetPromise());"
-            "</script></body></html>")
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>Lecture {lecture['number']}</title>"
+        '<link rel="stylesheet" href="vendor/reveal/reveal.css">'
+        '<link rel="stylesheet" href="vendor/reveal/theme/white.css">'
+        f"<style>{SLIDE_CSS}</style>{mathjax}</head><body>"
+        f'<div class="reveal"><div class="slides">{"".join(sections)}</div></div>'
+        '<script src="vendor/reveal/reveal.js"></script>'
+        "<script>Reveal.initialize({hash: true, width: 1280, height: 800, margin: 0.04})"
+        ".then(() => window.MathJax && MathJax.typesetPromise && MathJax.typesetPromise());"
+        "</script></body></html>"
+    )
 
 
 # ------------------------------------------------------------------------------------------
 # printing
 # ------------------------------------------------------------------------------------------
+
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):  # noqa: D401 - silence the access log
@@ -318,8 +357,10 @@ def print_pdfs(jobs: list[tuple[str, Path]], port: int) -> dict:
     """Print each page to PDF after MathJax has finished; returns what each page showed."""
     from playwright.sync_api import sync_playwright
 
-    footer = ('<div style="font-size:8px;width:100%;text-align:center;color:#666">'
-              '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
+    footer = (
+        '<div style="font-size:8px;width:100%;text-align:center;color:#666">'
+        '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
+    )
     checks = {}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
@@ -327,21 +368,26 @@ def print_pdfs(jobs: list[tuple[str, Path]], port: int) -> dict:
         for url, pdf in jobs:
             page_.goto(f"http://127.0.0.1:{port}/{url}", wait_until="load", timeout=180_000)
             page_.wait_for_function(
-                "() => !window.MathJax || (MathJax.startup && MathJax.startup.promise)", timeout=60_000)
-            page_.evaluate("async () => { if (window.MathJax && MathJax.startup) {"
-                           " await MathJax.startup.promise; } }")
+                "() => !window.MathJax || (MathJax.startup && MathJax.startup.promise)", timeout=60_000
+            )
+            page_.evaluate("async () => { if (window.MathJax && MathJax.startup) { await MathJax.startup.promise; } }")
             checks[pdf.name] = page_.evaluate(
                 "() => ({merror: document.querySelectorAll('mjx-merror, .katex-error').length,"
                 " qq: (document.body.innerText.match(/\\?\\?/g) || []).length,"
                 " images: document.images.length,"
-                " broken_images: [...document.images].filter(i => !i.naturalWidth).length})")
+                " broken_images: [...document.images].filter(i => !i.naturalWidth).length})"
+            )
             page_.emulate_media(media="print")
-            page_.pdf(path=str(pdf), format="A4", print_background=True,
-                      display_header_footer=True, header_template="<div></div>",
-                      footer_template=footer,
-                      margin={"top": "14mm", "bottom": "16mm", "left": "14mm", "right": "14mm"})
-            print(f"teach: {pdf.relative_to(ROOT) if pdf.is_relative_to(ROOT) else pdf} "
-                  f"{checks[pdf.name]}", flush=True)
+            page_.pdf(
+                path=str(pdf),
+                format="A4",
+                print_background=True,
+                display_header_footer=True,
+                header_template="<div></div>",
+                footer_template=footer,
+                margin={"top": "14mm", "bottom": "16mm", "left": "14mm", "right": "14mm"},
+            )
+            print(f"teach: {pdf.relative_to(ROOT) if pdf.is_relative_to(ROOT) else pdf} {checks[pdf.name]}", flush=True)
         browser.close()
     return checks
 
@@ -377,8 +423,11 @@ def main() -> int:
     if mj_src.exists():
         shutil.copytree(mj_src, slides / "vendor" / "mathjax")
         cfg = [t for t in head_parts("math").split("\n") if "window.MathJax" in t]
-        js = next(p for p in mj_src.rglob("*.js") if p.name.startswith("tex-")) \
-            if not (mj_src / "es5" / "tex-mml-chtml.js").exists() else mj_src / "es5" / "tex-mml-chtml.js"
+        js = (
+            next(p for p in mj_src.rglob("*.js") if p.name.startswith("tex-"))
+            if not (mj_src / "es5" / "tex-mml-chtml.js").exists()
+            else mj_src / "es5" / "tex-mml-chtml.js"
+        )
         mathjax = "".join(cfg) + f'<script src="vendor/mathjax/{js.relative_to(mj_src).as_posix()}"></script>'
 
     for lec in spec["lectures"]:
@@ -387,13 +436,20 @@ def main() -> int:
             name = f"lecture-{n}-{'key' if key else 'exercises'}"
             (src / f"{name}.html").write_text(sheet_html(lec, found, key), encoding="utf-8")
             jobs.append((f"teach/src/{name}.html", OUT / f"{name}.pdf"))
-        (slides / f"lecture-{n}.html").write_text(slides_html(lec, found, slides / "img", mathjax),
-                                                   encoding="utf-8")
-        manifest["lectures"].append({
-            "number": n, "title": lec["title"], "exercises": f"lecture-{n}-exercises.pdf",
-            "key": f"lecture-{n}-key.pdf", "slides": f"slides/lecture-{n}.html",
-            "problems": [{"label": p["label"], "book_number": found[p["label"]]["number"],
-                          "difficulty": p["difficulty"]} for p in lec["problems"]]})
+        (slides / f"lecture-{n}.html").write_text(slides_html(lec, found, slides / "img", mathjax), encoding="utf-8")
+        manifest["lectures"].append(
+            {
+                "number": n,
+                "title": lec["title"],
+                "exercises": f"lecture-{n}-exercises.pdf",
+                "key": f"lecture-{n}-key.pdf",
+                "slides": f"slides/lecture-{n}.html",
+                "problems": [
+                    {"label": p["label"], "book_number": found[p["label"]]["number"], "difficulty": p["difficulty"]}
+                    for p in lec["problems"]
+                ],
+            }
+        )
 
     server = serve(serve_root)
     try:
@@ -402,8 +458,10 @@ def main() -> int:
         server.shutdown()
     shutil.rmtree(serve_root)
     (OUT / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
-    print(f"teach: slides in {slides.relative_to(ROOT) if slides.is_relative_to(ROOT) else slides}"
-          " (open lecture-<n>.html in a browser; works offline)")
+    print(
+        f"teach: slides in {slides.relative_to(ROOT) if slides.is_relative_to(ROOT) else slides}"
+        " (open lecture-<n>.html in a browser; works offline)"
+    )
     return 0
 
 

@@ -1,5 +1,6 @@
 """The figures of the experiment chapters (resnet_nb.book.experiment_figures): the first-step gap
 shaded, one palette, and every figure drawn by its name."""
+
 import math
 
 import matplotlib
@@ -66,9 +67,17 @@ def test_fig5_summary_view_has_no_nan_and_no_index():
     import numpy as np
     import pandas as pd
 
-    s = pd.DataFrame({"arch": ["xavier", "xavier", "orthogonal"], "depth": [48, 32, 2], "runs": [10, 10, 1],
-                      "unresolved": [10, 9, 0], "lg_cond_mean": [np.nan, 11.7, 1.2],
-                      "lg_cond_std": [np.nan, np.nan, np.nan], "lg_resolution_limit": [12.0, 12.1, 13.0]})
+    s = pd.DataFrame(
+        {
+            "arch": ["xavier", "xavier", "orthogonal"],
+            "depth": [48, 32, 2],
+            "runs": [10, 10, 1],
+            "unresolved": [10, 9, 0],
+            "lg_cond_mean": [np.nan, 11.7, 1.2],
+            "lg_cond_std": [np.nan, np.nan, np.nan],
+            "lg_resolution_limit": [12.0, 12.1, 13.0],
+        }
+    )
     v = figures.fig5_summary_view(s)
     d = v.data
     assert d["lg cond (mean)"].tolist() == [figures.BEYOND_RESOLUTION, "11.700", "1.200"]

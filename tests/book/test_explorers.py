@@ -1,6 +1,7 @@
 """The front ends of the experiment chapters (resnet_nb.book.views and explorers): widgets rerun the
 right configuration and reuse a table already computed; the kernel-free explorers show every run in
 the one palette; the offline site keeps them."""
+
 import types
 
 import matplotlib
@@ -43,8 +44,9 @@ def test_widget_without_table_runs_once_and_uses_to_config_and_custom_plot():
     mod, calls, _ = _fake_module()
     drawn = []
     lr = widgets.FloatLogSlider(value=0.1, base=10, min=-2, max=0, continuous_update=False)
-    views.experiment_widget(mod, {"lr": lr}, to_config=lambda c, v: dict(c, lr=v["lr"], depth=3),
-                            plot=lambda t, ax=None: drawn.append(t))
+    views.experiment_widget(
+        mod, {"lr": lr}, to_config=lambda c, v: dict(c, lr=v["lr"], depth=3), plot=lambda t, ax=None: drawn.append(t)
+    )
     assert calls["run"] == [{"depth": 3, "lr": 0.1}] and calls["plot"] == [] and len(drawn) == 1
     lr.value = 0.01
     assert calls["run"][-1]["lr"] == pytest.approx(0.01) and len(drawn) == 2
@@ -58,12 +60,28 @@ def test_animation_refuses_no_frames():
 def test_paper_scale_bound_reads_its_row(tmp_path):
     import json
 
-    info = {"machine": {"processor": "x86_64", "cpu": "Some CPU / AVX2", "cpu_count": 2, "matmul_gflops_f64": 31.4},
-            "written_utc": "2026-11-23T10:00:00Z",
-            "rows": [{"name": "train (Fig 9 grid)", "engine_s": 1.0, "baseline_s": 40.0, "ratio": 40.0, "met": True,
-                      "detail": "x"},
-                     {"name": "paper scale: lower bound", "engine_s": 5400.0, "baseline_s": 3600.0, "ratio": 1.5,
-                      "met": False, "detail": "Fig 5 at depth 96 alone: 40 min"}]}
+    info = {
+        "machine": {"processor": "x86_64", "cpu": "Some CPU / AVX2", "cpu_count": 2, "matmul_gflops_f64": 31.4},
+        "written_utc": "2026-11-23T10:00:00Z",
+        "rows": [
+            {
+                "name": "train (Fig 9 grid)",
+                "engine_s": 1.0,
+                "baseline_s": 40.0,
+                "ratio": 40.0,
+                "met": True,
+                "detail": "x",
+            },
+            {
+                "name": "paper scale: lower bound",
+                "engine_s": 5400.0,
+                "baseline_s": 3600.0,
+                "ratio": 1.5,
+                "met": False,
+                "detail": "Fig 5 at depth 96 alone: 40 min",
+            },
+        ],
+    }
     path = tmp_path / "latest.json"
     path.write_text(json.dumps(info))
     text = views.paper_scale_bound(path)
@@ -122,12 +140,29 @@ def test_downloaded_notebook_keeps_outputs_but_not_widgets_or_huge_frames():
 
     site = _offline_site()
     view = "application/vnd.jupyter.widget-view+json"
-    nb = {"metadata": {"widgets": {"state": {}}}, "nbformat": 4, "nbformat_minor": 5, "cells": [
-        {"cell_type": "code", "source": "", "metadata": {}, "execution_count": 1, "outputs": [
-            {"output_type": "display_data", "metadata": {}, "data": {view: {}, "text/plain": " 50%|#  | 1/2"}},
-            {"output_type": "display_data", "metadata": {}, "data": {view: {}, "text/plain": "interactive(...)"}},
-            {"output_type": "display_data", "metadata": {}, "data": {"text/html": "x" * 400_000}},
-            {"output_type": "stream", "name": "stdout", "text": "kept\n"}]}]}
+    nb = {
+        "metadata": {"widgets": {"state": {}}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "cells": [
+            {
+                "cell_type": "code",
+                "source": "",
+                "metadata": {},
+                "execution_count": 1,
+                "outputs": [
+                    {"output_type": "display_data", "metadata": {}, "data": {view: {}, "text/plain": " 50%|#  | 1/2"}},
+                    {
+                        "output_type": "display_data",
+                        "metadata": {},
+                        "data": {view: {}, "text/plain": "interactive(...)"},
+                    },
+                    {"output_type": "display_data", "metadata": {}, "data": {"text/html": "x" * 400_000}},
+                    {"output_type": "stream", "name": "stdout", "text": "kept\n"},
+                ],
+            }
+        ],
+    }
     out = json.loads(site._downloadable(json.dumps(nb)))
     assert "widgets" not in out["metadata"]
     outputs = out["cells"][0]["outputs"]
@@ -137,39 +172,64 @@ def test_downloaded_notebook_keeps_outputs_but_not_widgets_or_huge_frames():
     assert outputs[2]["text"] == "kept\n"
 
 
-
 def test_saved_widgets_become_snapshots_with_settings_and_figure():
     """On the static site a saved widget is replaced by its settings, a note and its figure; the
     widget state and views are gone, and an empty view (a closed progress bar) leaves nothing."""
     import json
 
     site = _offline_site()
-    state = {"version_major": 2, "version_minor": 0, "state": {
-        "box": {"model_name": "VBoxModel", "state": {"children": ["IPY_MODEL_ctl", "IPY_MODEL_out"]}},
-        "ctl": {"model_name": "HBoxModel", "state": {"children": [
-            "IPY_MODEL_depth", "IPY_MODEL_lr", "IPY_MODEL_nets", "IPY_MODEL_range"]}},
-        "depth": {"model_name": "IntSliderModel", "state": {"description": "depth", "value": 6}},
-        "lr": {"model_name": "FloatLogSliderModel", "state": {"description": "lr", "value": 0.1}},
-        "nets": {"model_name": "SelectMultipleModel", "state": {
-            "description": "nets", "_options_labels": ["xavier", "2-shortcut", "he"], "index": [0, 2]}},
-        "range": {"model_name": "SelectionRangeSliderModel", "state": {
-            "description": "depths", "_options_labels": ["2", "4", "8", "16"], "index": [1, 3]}},
-        "out": {"model_name": "OutputModel", "state": {"outputs": [{
-            "output_type": "display_data", "metadata": {},
-            "data": {"text/plain": "<Figure>", "image/png": "iVBORw0KGgo="}}]}},
-        "bar": {"model_name": "HBoxModel", "state": {"children": []}},
-    }}
+    state = {
+        "version_major": 2,
+        "version_minor": 0,
+        "state": {
+            "box": {"model_name": "VBoxModel", "state": {"children": ["IPY_MODEL_ctl", "IPY_MODEL_out"]}},
+            "ctl": {
+                "model_name": "HBoxModel",
+                "state": {"children": ["IPY_MODEL_depth", "IPY_MODEL_lr", "IPY_MODEL_nets", "IPY_MODEL_range"]},
+            },
+            "depth": {"model_name": "IntSliderModel", "state": {"description": "depth", "value": 6}},
+            "lr": {"model_name": "FloatLogSliderModel", "state": {"description": "lr", "value": 0.1}},
+            "nets": {
+                "model_name": "SelectMultipleModel",
+                "state": {"description": "nets", "_options_labels": ["xavier", "2-shortcut", "he"], "index": [0, 2]},
+            },
+            "range": {
+                "model_name": "SelectionRangeSliderModel",
+                "state": {"description": "depths", "_options_labels": ["2", "4", "8", "16"], "index": [1, 3]},
+            },
+            "out": {
+                "model_name": "OutputModel",
+                "state": {
+                    "outputs": [
+                        {
+                            "output_type": "display_data",
+                            "metadata": {},
+                            "data": {"text/plain": "<Figure>", "image/png": "iVBORw0KGgo="},
+                        }
+                    ]
+                },
+            },
+            "bar": {"model_name": "HBoxModel", "state": {"children": []}},
+        },
+    }
     view = '<script type="application/vnd.jupyter.widget-view+json">{"model_id": "%s"}</script>'
-    page = ("<html><body>" + view % "box" + "<p>between</p>" + view % "bar"
-            + '<script type="application/vnd.jupyter.widget-state+json">' + json.dumps(state)
-            + "</script></body></html>")
+    page = (
+        "<html><body>"
+        + view % "box"
+        + "<p>between</p>"
+        + view % "bar"
+        + '<script type="application/vnd.jupyter.widget-state+json">'
+        + json.dumps(state)
+        + "</script></body></html>"
+    )
     out = site.static_widgets(page)
     assert "application/vnd.jupyter.widget" not in out
-    assert out.count('class="rn-widget-snapshot"') == 1          # the empty bar left nothing
+    assert out.count('class="rn-widget-snapshot"') == 1  # the empty bar left nothing
     assert "depth = 6; lr = 0.1; nets = xavier, he; depths = 4 to 16" in out
     assert '<img src="data:image/png;base64,iVBORw0KGgo=" alt="&lt;Figure&gt;">' in out
     assert "<p>between</p>" in out
     assert site.static_widgets("<p>no widgets</p>") == "<p>no widgets</p>"
+
 
 def test_bibliography_labels_are_author_year():
 
@@ -214,11 +274,19 @@ def test_explorers_use_the_palette_through_an_explicit_scale(figure):
             assert [palette.COLORS[names[d]] for d in scale["domain"]] == scale["range"]
 
 
-@pytest.mark.parametrize("figure, expected", [
-    ("fig5", {"network", "depths", "run"}), ("fig9", {"network", "depths", "learning rate", "run"}),
-    ("fig10", {"network", "depths", "learning rate", "run"}), ("fig3", {"networks", "depths", "run"}),
-    ("fig6", {"network", "quantity", "run"}), ("fig7", {"network", "quantity", "run"}),
-    ("fig8", {"network", "run"}), ("fig2", {"layers", "learning rate", "seed"})])
+@pytest.mark.parametrize(
+    "figure, expected",
+    [
+        ("fig5", {"network", "depths", "run"}),
+        ("fig9", {"network", "depths", "learning rate", "run"}),
+        ("fig10", {"network", "depths", "learning rate", "run"}),
+        ("fig3", {"networks", "depths", "run"}),
+        ("fig6", {"network", "quantity", "run"}),
+        ("fig7", {"network", "quantity", "run"}),
+        ("fig8", {"network", "run"}),
+        ("fig2", {"layers", "learning rate", "seed"}),
+    ],
+)
 def test_explorers_offer_the_choices_of_their_widgets(figure, expected):
     from resnet_nb.book import palette
 
@@ -260,13 +328,15 @@ def test_reading_stats_counts_what_a_reader_sees(tmp_path):
     nb = nbformat.v4.new_notebook()
     install = nbformat.v4.new_code_cell("%pip install x\nimport y")
     install.metadata["tags"] = ["remove-input"]
-    nb.cells = [nbformat.v4.new_markdown_cell("# Title\n\nOne two three."), install,
-                nbformat.v4.new_code_cell("fig, ax = plt.subplots()\nax.plot(x)"),
-                nbformat.v4.new_code_cell("show.num(x)\nassert x > 0\ny = x + 1\nz = 2")]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Title\n\nOne two three."),
+        install,
+        nbformat.v4.new_code_cell("fig, ax = plt.subplots()\nax.plot(x)"),
+        nbformat.v4.new_code_cell("show.num(x)\nassert x > 0\ny = x + 1\nz = 2"),
+    ]
     path = tmp_path / "ch.ipynb"
     nbformat.write(nb, path)
     s = rs.stats(path)
     assert s["title"] == "Title" and s["visible words"] == 3
     assert s["visible code lines"] == 6 and s["plumbing lines"] == 2
     assert s["words before first figure"] == 3 and s["code lines before first figure"] == 0
-

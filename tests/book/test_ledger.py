@@ -1,14 +1,15 @@
 """The claims ledger: every claim declared completely, passes its check and has its falsifier
 rejected on the comparison itself; the summaries and the HTML the ledger page shows; the quotes
 and the prose numbers (show)."""
+
 import math
 
 import pandas as pd
 import pytest
 
 from resnet_nb.book import ledger, show
-from resnet_nb.core.claims import Check, all_of
 from resnet_nb.core import claims
+from resnet_nb.core.claims import Check, all_of
 
 CLAIMS = ledger.all_claims()
 
@@ -72,16 +73,27 @@ def test_require_all_refuses_unlabelled_and_contradicted_falsifier_kinds():
     def make(kind, implied):
         # implied: the falsifier states the check's comparison from the other side (gap <= spread
         # against gap >= spread), so any passing check rejects it; otherwise a different value
-        @claims.claim("test-only-kind", source="nowhere", statement="s", verdict="holds",
-                      falsifier="another statement", falsifier_kind=kind)
+        @claims.claim(
+            "test-only-kind",
+            source="nowhere",
+            statement="s",
+            verdict="holds",
+            falsifier="another statement",
+            falsifier_kind=kind,
+        )
         def fn(falsify=False):
             if falsify:
-                return (Check("g", "gap", 0.4, 1.0, "spread", op=">=") if implied
-                        else Check("g", "gap", 2.0, 1.0, "spread"))
+                return (
+                    Check("g", "gap", 0.4, 1.0, "spread", op=">=") if implied else Check("g", "gap", 2.0, 1.0, "spread")
+                )
             return Check("g", "gap", 0.4, 1.0, "spread")
 
-    cases = (("", False, "has no kind"), ("plausible false statement", True, "implied by the check"),
-             ("plausible false statement", False, None), ("implied by the check", True, None))
+    cases = (
+        ("", False, "has no kind"),
+        ("plausible false statement", True, "implied by the check"),
+        ("plausible false statement", False, None),
+        ("implied by the check", True, None),
+    )
     for kind, implied, message in cases:
         make(kind, implied)
         try:
@@ -97,11 +109,18 @@ def test_require_all_refuses_unlabelled_and_contradicted_falsifier_kinds():
 
 
 def test_verdict_summary_counts():
-    df = pd.DataFrame(dict(verdict=["holds", "holds", "reproduced", "reproduced"], passed=[True] * 4,
-                           falsifier_rejected=[True, False, True, True], kind=["claim"] * 3 + ["regression"],
-                           falsifier=["f"] * 4, fragile=[False, False, True, False],
-                           falsifier_kind=["plausible false statement", "", "", ""],
-                           falsifier_mirrored=[False, False, True, False]))
+    df = pd.DataFrame(
+        dict(
+            verdict=["holds", "holds", "reproduced", "reproduced"],
+            passed=[True] * 4,
+            falsifier_rejected=[True, False, True, True],
+            kind=["claim"] * 3 + ["regression"],
+            falsifier=["f"] * 4,
+            fragile=[False, False, True, False],
+            falsifier_kind=["plausible false statement", "", "", ""],
+            falsifier_mirrored=[False, False, True, False],
+        )
+    )
     s = ledger.verdict_summary(df)
     assert s.verdict.tolist() == ["holds", "reproduced", "reproduced (fragile)", "all claims"]
     assert s.claims.tolist() == [2, 1, 1, 4] and s["falsifier rejected"].tolist() == [1, 1, 1, 3]
@@ -133,19 +152,18 @@ def test_ledger_shows_fragile_verdict_and_reversed_falsifier():
     assert "id='claim-test-only-shown'" in h  # each entry is a link target (claims.html#claim-<id>)
     assert "reproduced</i> <b style='color:#9a6700'>(fragile: margin below the run-to-run spread)" in h
     assert "implied by the check" in h and "adds no evidence" in h
-    assert claims.effective_verdict("reproduced", True) == \
-        "reproduced (fragile: margin below the run-to-run spread)"
+    assert claims.effective_verdict("reproduced", True) == "reproduced (fragile: margin below the run-to-run spread)"
     rules = ledger.tolerance_rules(df)
     assert rules.rule.tolist() == ["strict ordering (tolerance 0)"] and rules.fragile.tolist() == [True]
     assert "fragile" in ledger.tolerance_rules_html(rules)
     # declared by the author, without a mirrored comparison; and a robust, real falsifier
-    df = _ledger_of(Check("x", "v", 0.0, 1.0, "c"), Check("x", "v", 2.0, 1.0, "c"),
-                    falsifier_kind="reversed ordering")
+    df = _ledger_of(Check("x", "v", 0.0, 1.0, "c"), Check("x", "v", 2.0, 1.0, "c"), falsifier_kind="reversed ordering")
     assert df.falsifier_mirrored[0] and not df.falsifier_implied[0] and not df.fragile[0]
     assert df.falsifier_kind[0] == "implied by the check"  # the legacy value, read as the new one
     assert "adds no evidence" not in ledger.ledger_html(df)
-    df = _ledger_of(Check("x", "v", 0.0, 1.0, "c", spread=0.1), Check("x", "w", 2.0, 1.0, "c"),
-                    falsifier="a different statement")
+    df = _ledger_of(
+        Check("x", "v", 0.0, 1.0, "c", spread=0.1), Check("x", "w", 2.0, 1.0, "c"), falsifier="a different statement"
+    )
     h = ledger.ledger_html(df)
     assert not df.falsifier_mirrored[0] and "implied by the check" not in h and "fragile:" not in h
     assert df.falsifier_kind_shown[0] == "unlabelled" and "unlabelled" in h
@@ -165,13 +183,21 @@ def test_falsifier_kinds_declared_inferred_and_in_conflict():
     assert not claims.falsifier_conflict("implied by the check", True)
     # a declared plausible false statement that any passing check rejects: the ledger says so
     chk = Check("within", "|gap|", 0.006, 0.03, "spread")
-    df = _ledger_of(chk, Check("better", "gap", 0.006, 0.03, "spread", op=">="),
-                    falsifier="the small init is better", falsifier_kind="plausible false statement")
+    df = _ledger_of(
+        chk,
+        Check("better", "gap", 0.006, 0.03, "spread", op=">="),
+        falsifier="the small init is better",
+        falsifier_kind="plausible false statement",
+    )
     assert df.falsifier_implied[0] and df.falsifier_kind_shown[0] == "plausible false statement"
     assert "conflict" in ledger.ledger_html(df) and df.falsifier_conflict[0]
     counts = ledger.falsifier_kind_counts(df).set_index("falsifier kind")
-    assert counts.index.tolist() == ["plausible false statement", "regression test", "implied by the check",
-                                     "unlabelled"]
+    assert counts.index.tolist() == [
+        "plausible false statement",
+        "regression test",
+        "implied by the check",
+        "unlabelled",
+    ]
     assert counts.claims.tolist() == [1, 0, 0, 0]
     assert counts["declared kind in conflict with the numbers"].tolist() == [1, 0, 0, 0]
 
@@ -228,9 +254,9 @@ def test_check_renders_compact_html_with_verdict_first():
     assert all(len(line) <= 90 for line in str(c).splitlines())
     # one line that opens: <details> closed, its <summary> the verdict, the statement, the margin
     assert h.startswith("<details") and " open" not in h.split(">", 1)[0]
-    summary = h[h.index("<summary"):h.index("</summary>")]
+    summary = h[h.index("<summary") : h.index("</summary>")]
     assert "holds" in summary and "Eq. 11" in summary and "below the tolerance" in summary
-    body = h[h.index("</summary>"):]
+    body = h[h.index("</summary>") :]
     assert "tolerance: 100 P eps" in body and "nontrivial part" in body
     assert ledger.check_html(c, open=True).split(">", 1)[0].endswith(" open")
     assert str(c).splitlines()[0] == "[holds] Eq. 11"  # the text/plain form (PDF) is unchanged
@@ -248,7 +274,10 @@ def test_every_claim_is_declared_in_a_module_the_ledger_collects():
     for mod in pkgutil.walk_packages(resnet_nb.__path__, "resnet_nb."):
         if not mod.name.endswith("__main__"):
             importlib.import_module(mod.name)
-    outside = {cid: c.check.__module__ for cid, c in claims.LEDGER.items()
-               if c.check.__module__ not in ledger.CLAIM_MODULES and not cid.startswith("test-")}
+    outside = {
+        cid: c.check.__module__
+        for cid, c in claims.LEDGER.items()
+        if c.check.__module__ not in ledger.CLAIM_MODULES and not cid.startswith("test-")
+    }
     assert not outside, f"claims declared outside resnet_nb.book.ledger.CLAIM_MODULES: {outside}"
     assert set(ledger.all_claims()) >= {cid for cid in claims.LEDGER if not cid.startswith("test-")}

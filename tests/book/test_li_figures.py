@@ -1,4 +1,5 @@
 """The figures and widgets of Li et al.'s chapters (resnet_nb.book.li_figures)."""
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -39,9 +40,12 @@ def sweep2(data2):
 
 def test_widget_and_animation(data3):
     import matplotlib
+
     matplotlib.use("Agg")
     import ipywidgets as widgets
+
     from resnet_nb.book.li_figures import depth_animation, hessian_explorer
+
     box = hessian_explorer(mnist=synthetic_linear(10, 30, seed=0))  # stands in for MNIST (d = 10)
     sliders = [w for row in box.children[:2] for w in row.children if isinstance(w, widgets.IntSlider)]
     assert len(sliders) == 3 and all(not s.continuous_update for s in sliders)
@@ -54,6 +58,7 @@ def test_widget_and_animation(data3):
 def test_explorer_title_names_the_activation(data3):
     from resnet_nb.book.li_figures import explorer_title
     from resnet_nb.li.theorem1 import same_picture
+
     assert "mid=tanh" in explorer_title(ShortcutNetwork(3, 2, 2, mid="tanh"))
     assert explorer_title(ShortcutNetwork(3, 2, 2)).endswith("linear")
     # tanh'(0) = 1: the Hessian at 0 with tanh at mid is the linear one
@@ -78,16 +83,16 @@ def test_key_hessians_are_zero_for_n3_block_diagonal_for_n2_and_coupled_for_n1()
     net2, H2 = hs[2]
     net3, H3 = hs[3]
     assert float(H3.abs().max()) == 0.0
-    q2 = net2.n * net2.d ** 2
+    q2 = net2.n * net2.d**2
     assert float(H2[:q2, q2:].abs().max()) == 0.0  # no coupling between units for n = 2
     for r in range(1, 3):  # every unit's block is the first one (Lemma 2)
-        torch.testing.assert_close(H2[r * q2:(r + 1) * q2, r * q2:(r + 1) * q2], H2[:q2, :q2], rtol=0, atol=1e-15)
-    q1 = net1.d ** 2
-    assert float(H1[q1:2 * q1, :q1].abs().max()) > 1e-3  # n = 1: units couple
+        torch.testing.assert_close(H2[r * q2 : (r + 1) * q2, r * q2 : (r + 1) * q2], H2[:q2, :q2], rtol=0, atol=1e-15)
+    q1 = net1.d**2
+    assert float(H1[q1 : 2 * q1, :q1].abs().max()) > 1e-3  # n = 1: units couple
     # the drawn matrices are the exact Hessians (autograd agrees)
-    torch.testing.assert_close(H2, hessian(net2, torch.zeros(net2.shape, dtype=torch.float64),
-                                           unfriendly_data3()),
-                               rtol=0, atol=1e-12)
+    torch.testing.assert_close(
+        H2, hessian(net2, torch.zeros(net2.shape, dtype=torch.float64), unfriendly_data3()), rtol=0, atol=1e-12
+    )
 
 
 def test_key_figure_panels_and_palette():
@@ -105,6 +110,7 @@ def test_key_figure_panels_and_palette():
     assert matplotlib.colors.to_hex(label.get_color()) == COLORS["3-shortcut"]
     assert [ax.get_title().split(":")[0] for ax in axes[:3]] == ["n = 1", "n = 2", "n = 3"]
     import matplotlib.pyplot as plt
+
     plt.close(fig)
 
 

@@ -28,9 +28,9 @@ Not scanned, because they are not numbers of the book's results:
   ``|\lambda|_{(0.1)}`` for the 10th percentile of the eigenvalue moduli;
 * HTML comments (a reader never sees them).
 """
+
 from __future__ import annotations
 
-from resnet_nb.core import paths
 import ast
 import json
 import re
@@ -38,6 +38,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from resnet_nb.core import paths
 
 ROOT = paths.ROOT
 BOOK = ROOT / "book"
@@ -48,12 +50,13 @@ EVAL = re.compile(r"\{eval\}`([^`]*)`")
 ABBR = re.compile(r"\{abbr\}`([^`]*)`")
 NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_]*")
 REF_ROLES = re.compile(r"\{(?:cite(?::[a-z]+)?|doc|ref|numref|prf:ref|eq|download|term)\}`[^`]*`")
-REF_WORDS = (r"(?i:Sections?|Sec\.|§|Theorems?|Lemmas?|Corollar(?:y|ies)|Propositions?|Definitions?"
-             r"|Claims?|Eqs?\.|Equations?|Tables?|Figures?|Figs?\.|Appendix|Appendices|Assumptions?"
-             r"|Remarks?|Examples?|Algorithms?|Chapters?|Inequalit(?:y|ies)|printed\s+form)")
+REF_WORDS = (
+    r"(?i:Sections?|Sec\.|§|Theorems?|Lemmas?|Corollar(?:y|ies)|Propositions?|Definitions?"
+    r"|Claims?|Eqs?\.|Equations?|Tables?|Figures?|Figs?\.|Appendix|Appendices|Assumptions?"
+    r"|Remarks?|Examples?|Algorithms?|Chapters?|Inequalit(?:y|ies)|printed\s+form)"
+)
 _REF_NUM = r"\(?[A-Z]?\d+(?:\.\d+)*(?:[a-z](?![-+\d]))?\)?"
-REFERENCE = re.compile(REF_WORDS + r"\s*~?" + _REF_NUM
-                       + r"(?:\s*(?:-|–|—|,|and|or|to)\s*" + _REF_NUM + r")*")
+REFERENCE = re.compile(REF_WORDS + r"\s*~?" + _REF_NUM + r"(?:\s*(?:-|–|—|,|and|or|to)\s*" + _REF_NUM + r")*")
 ARXIV = re.compile(r"arXiv:?\s*\d+\.\d+(?:v\d+)?", re.IGNORECASE)
 #: a decimal used as a name, not a value: the paper's 10th-percentile notation |lambda|_{(0.1)}
 SUBSCRIPT_LABEL = re.compile(r"_\{?\(\d+\.\d+\)\}?")
@@ -133,7 +136,7 @@ def scan_markdown(text: str, assigned: set[str], quotes: set[str]) -> list[str]:
     for pat in (CODE_SPAN, URL, LINK_TARGET, REF_ROLES, OPTION_LINE, ARXIV, REFERENCE, TRIPLE, SUBSCRIPT_LABEL):
         text = pat.sub(" ", text)
     for m in DECIMAL.finditer(text):
-        ctx = " ".join(text[max(0, m.start() - 40): m.end() + 25].split())
+        ctx = " ".join(text[max(0, m.start() - 40) : m.end() + 25].split())
         problems.append(f"{m.group(0)} typed by hand: ...{ctx}...")
     return problems
 
@@ -214,11 +217,17 @@ def test_every_listed_quote_is_marked_in_its_chapter(qfile):
     shows any more is stale."""
     chapter = next((p for p in CHAPTERS if p.stem == qfile.stem), None)
     assert chapter is not None, f"{qfile.name} has no chapter"
-    shown = [split_abbr(m)[0] for m in ABBR.findall(chapter_markdown(chapter))
-             if split_abbr(m)[1].lower().startswith("quoted from")]
+    shown = [
+        split_abbr(m)[0]
+        for m in ABBR.findall(chapter_markdown(chapter))
+        if split_abbr(m)[1].lower().startswith("quoted from")
+    ]
     tokens = {n for t in shown for n in DECIMAL.findall(t)} | set(shown)
-    stale = [v for v in quote_values(qfile.stem)
-             if v not in tokens and not (DECIMAL.findall(v) and set(DECIMAL.findall(v)) <= tokens)]
+    stale = [
+        v
+        for v in quote_values(qfile.stem)
+        if v not in tokens and not (DECIMAL.findall(v) and set(DECIMAL.findall(v)) <= tokens)
+    ]
     assert not stale, f"{qfile.name}: listed but not marked as a quote in {chapter.name}: {stale}"
 
 
@@ -230,21 +239,33 @@ def test_scanner_flags_typed_numbers_and_accepts_eval_and_listed_quotes():
     assert scan_markdown("step 1e-3", set(), q)
     assert scan_markdown("in math $\\lambda = 0.628$", set(), q)
     assert not scan_markdown("worst error {eval}`worst`", {"worst"}, q)
-    assert scan_markdown("worst error {eval}`worst`", set(), q)            # not assigned above
-    assert scan_markdown("worst {eval}`res.value`", {"res"}, q)             # not a bare name
+    assert scan_markdown("worst error {eval}`worst`", set(), q)  # not assigned above
+    assert scan_markdown("worst {eval}`res.value`", {"res"}, q)  # not a bare name
     assert not scan_markdown("{abbr}`0.182 (quoted from Li et al., Table 1)`", set(), q)
     assert scan_markdown("{abbr}`0.183 (quoted from Li et al., Table 1)`", set(), q)  # not listed
-    assert scan_markdown("{abbr}`0.182 (an abbreviation)`", set(), q)      # not a quote
+    assert scan_markdown("{abbr}`0.182 (an abbreviation)`", set(), q)  # not a quote
 
 
 def test_scanner_skips_code_urls_and_references():
     none = set()
-    for text in ["`lr=0.1`", "```python\nx = 0.5\n```", "see https://x.org/a/1.2.html",
-                 "[p](files/v0.1.pdf)", "Theorem 2.1 and Lemma B.1", "Eqs. 3.2-3.6", "Eq. (2.3)",
-                 "Section 4.1", "the printed inequality (2.3)", "the printed\nform (2.3)",
-                 "$|\\lambda|_{(0.1)}$", "arXiv:1611.04231", "torch 2.13.0",
-                 "{cite}`he2016deep`",
-                 "<!-- 0.5 -->", "```{literalinclude} ../x.py\n:lines: 1\n```"]:
+    for text in [
+        "`lr=0.1`",
+        "```python\nx = 0.5\n```",
+        "see https://x.org/a/1.2.html",
+        "[p](files/v0.1.pdf)",
+        "Theorem 2.1 and Lemma B.1",
+        "Eqs. 3.2-3.6",
+        "Eq. (2.3)",
+        "Section 4.1",
+        "the printed inequality (2.3)",
+        "the printed\nform (2.3)",
+        "$|\\lambda|_{(0.1)}$",
+        "arXiv:1611.04231",
+        "torch 2.13.0",
+        "{cite}`he2016deep`",
+        "<!-- 0.5 -->",
+        "```{literalinclude} ../x.py\n:lines: 1\n```",
+    ]:
         assert not scan_markdown(text, none, none), text
     # the bodies of directives are prose
     assert scan_markdown("```{solution} ex\n:class: dropdown\nThe ratio is 0.54.\n```", none, none)
@@ -252,8 +273,10 @@ def test_scanner_skips_code_urls_and_references():
 
 
 def test_assigned_names_reads_python_with_magics():
-    src = ("%matplotlib inline\ntry:\n    import x\nexcept ImportError:\n    %pip install x\n"
-           "a, b = 1, 2\nfor i in []: pass\n")
+    src = (
+        "%matplotlib inline\ntry:\n    import x\nexcept ImportError:\n    %pip install x\n"
+        "a, b = 1, 2\nfor i in []: pass\n"
+    )
     assert {"a", "b", "i", "x"} <= assigned_names(src)
 
 
@@ -267,7 +290,7 @@ def _silenced_before_eval(nb: dict) -> list[str]:
         lines = [s for s in "".join(cell["source"]).splitlines() if s.strip() and not s.strip().startswith("#")]
         if not lines or not lines[-1].rstrip().endswith(";"):
             continue
-        for later in cells[i + 1:]:
+        for later in cells[i + 1 :]:
             if later["cell_type"] == "code":
                 break
             if "{eval}" in "".join(later["source"]):
@@ -286,8 +309,12 @@ def test_no_eval_follows_a_cell_silenced_by_a_semicolon(path):
 
 
 def test_semicolon_scan_finds_a_silenced_cell_before_eval_prose():
-    nb = {"cells": [{"cell_type": "code", "source": ["ax.set_title('t');\n"]},
-                    {"cell_type": "markdown", "source": ["depth {eval}`d`"]},
-                    {"cell_type": "code", "source": ["x = 1;"]},
-                    {"cell_type": "code", "source": ["y"]}]}
+    nb = {
+        "cells": [
+            {"cell_type": "code", "source": ["ax.set_title('t');\n"]},
+            {"cell_type": "markdown", "source": ["depth {eval}`d`"]},
+            {"cell_type": "code", "source": ["x = 1;"]},
+            {"cell_type": "code", "source": ["y"]},
+        ]
+    }
     assert _silenced_before_eval(nb) == ["cell 0 (None) ends with ';' before {eval} prose"]

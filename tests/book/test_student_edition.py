@@ -1,10 +1,11 @@
 """The student edition's solution stripper (scripts/build_student.py)."""
 
-from resnet_nb.core import paths
 import importlib.util
 import json
 import shutil
 import subprocess
+
+from resnet_nb.core import paths
 
 ROOT = paths.ROOT
 _spec = importlib.util.spec_from_file_location("build_student", ROOT / "scripts" / "build_student.py")
@@ -64,8 +65,7 @@ def test_text_without_solutions_is_unchanged():
 
 def test_tracked_notebooks_have_no_outputs():
     """Notebooks are committed without outputs: JupyterLab works on lab/, never on book/."""
-    files = subprocess.run(["git", "ls-files", "*.ipynb"], cwd=ROOT, capture_output=True,
-                           text=True).stdout.split()
+    files = subprocess.run(["git", "ls-files", "*.ipynb"], cwd=ROOT, capture_output=True, text=True).stdout.split()
     if not files:  # not a git checkout (an unpacked archive): check book/ directly
         files = [str(p.relative_to(ROOT)) for p in (ROOT / "book").glob("*.ipynb")]
     dirty = []
@@ -95,10 +95,12 @@ def test_working_copy_refresh_keeps_edits(tmp_path, monkeypatch):
     """prepare() twice: unedited files follow the chapter, edited ones are kept (.new beside)."""
     book = tmp_path / "book"
     book.mkdir()
-    nb = {"cells": [{"cell_type": "markdown", "id": "a", "metadata": {}, "source": "# One"}],
-          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                      "language": "python"}},
-          "nbformat": 4, "nbformat_minor": 5}
+    nb = {
+        "cells": [{"cell_type": "markdown", "id": "a", "metadata": {}, "source": "# One"}],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     (book / "a.ipynb").write_text(json.dumps(nb))
     (book / "b.ipynb").write_text(json.dumps(nb))
     monkeypatch.setattr(lab, "BOOK", book)
@@ -108,8 +110,9 @@ def test_working_copy_refresh_keeps_edits(tmp_path, monkeypatch):
     assert front.startswith("---\nmath:") and "\\Sxx" in front
     # the student edits b and runs a (outputs only), then the chapters change
     b = json.loads((dest / "b.ipynb").read_text())
-    b["cells"].append({"cell_type": "code", "id": "s", "metadata": {}, "source": "mine = 1",
-                       "outputs": [], "execution_count": None})
+    b["cells"].append(
+        {"cell_type": "code", "id": "s", "metadata": {}, "source": "mine = 1", "outputs": [], "execution_count": None}
+    )
     (dest / "b.ipynb").write_text(json.dumps(b))
     nb["cells"][0]["source"] = "# Two"
     (book / "a.ipynb").write_text(json.dumps(nb))

@@ -11,7 +11,7 @@ must lead somewhere, and the tour must stay a ten-minute read.
 * the tour and the notation chapter open with at most ~120 words before their first code cell;
 * ``book/figures/intro_overview.png`` is what ``scripts/intro_figure.py`` draws now.
 """
-from resnet_nb.core import paths
+
 import importlib.util
 import re
 from pathlib import Path
@@ -22,6 +22,7 @@ import numpy as np
 import yaml
 
 from resnet_nb.book import ledger
+from resnet_nb.core import paths
 
 ROOT = paths.ROOT
 TOUR = ROOT / "book" / "tour.ipynb"

@@ -1,5 +1,6 @@
 """Print what the browser test measured on every page (weight, load time at 10 Mbit/s, overflow
 count, controls driven) at the end of the run, and write it to ``<screenshots>/report.txt``."""
+
 from __future__ import annotations
 
 import functools
@@ -12,16 +13,19 @@ import pytest
 from test_site import CHROMIUM, CHROMIUM_FLAGS, SHOTS, SITE, _GzipHandler
 
 
-
 def _lines(report: dict) -> list[str]:
     lines = []
     site = report.get("(whole site)")
     if site:
-        lines.append(f"whole site: {site['site_mb']:.1f} MB on disk in {site['files']} files; largest folders: "
-                     + ", ".join(f"{k} {s:.1f} MB" for s, k in site["folders"]))
+        lines.append(
+            f"whole site: {site['site_mb']:.1f} MB on disk in {site['files']} files; largest folders: "
+            + ", ".join(f"{k} {s:.1f} MB" for s, k in site["folders"])
+        )
     lines.append("Problems found on each page are listed under its row (FAIL ...).")
-    lines.append(f"{'page':<32} {'MB sent':>8} {'requests':>8} {'load s':>7} {'settled s':>9} {'overflow':>8} "
-                 f"{'anim':>4} {'charts':>6} {'widgets':>7} {'shots':>5}")
+    lines.append(
+        f"{'page':<32} {'MB sent':>8} {'requests':>8} {'load s':>7} {'settled s':>9} {'overflow':>8} "
+        f"{'anim':>4} {'charts':>6} {'widgets':>7} {'shots':>5}"
+    )
     for name, r in report.items():
         if name.startswith("("):
             continue
@@ -29,9 +33,11 @@ def _lines(report: dict) -> list[str]:
             lines.append(f"{name:<32} (not measured: the page failed before the end of its checks)")
             lines += [f"    {n}" for n in r.get("notes", [])]
             continue
-        lines.append(f"{name:<32} {r['transferred_mb']:>8.2f} {r['requests']:>8} {r['load_s']:>7.1f} "
-                     f"{r['settled_s']:>9.1f} {r['overflow']:>8} {r['animations']:>4} {r['charts']:>6} "
-                     f"{r['widgets']:>7} {r['screenshots']:>5}")
+        lines.append(
+            f"{name:<32} {r['transferred_mb']:>8.2f} {r['requests']:>8} {r['load_s']:>7.1f} "
+            f"{r['settled_s']:>9.1f} {r['overflow']:>8} {r['animations']:>4} {r['charts']:>6} "
+            f"{r['widgets']:>7} {r['screenshots']:>5}"
+        )
         lines += [f"    {n}" for n in r.get("notes", [])]
     return lines
 

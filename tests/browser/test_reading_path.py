@@ -20,6 +20,7 @@ palette. Chapters that do not meet a target yet are listed in :data:`XFAIL` (str
 lead removes them as the chapters land. ``scripts/reading_stats.py`` gives a quick static
 estimate from a notebook, without a build.
 """
+
 from __future__ import annotations
 
 import os
@@ -130,19 +131,25 @@ def _palette() -> set[str]:
 def _write_report() -> None:
     if not _MEASURED:
         return
-    lines = ["# Reading path at 1280 x 900", "",
-             f"Targets: first figure top <= {FIGURE_TOP_PX} px, plumbing <= {PLUMBING_SHARE:.0%} of the "
-             f"visible code lines, visible words <= {WORDS:,}, chart colours in the palette.", "",
-             "| page | visible words | first figure top (px) | visible code lines | plumbing lines | "
-             "plumbing share | colours outside the palette | fails |",
-             "|---|---:|---:|---:|---:|---:|---|---|"]
+    lines = [
+        "# Reading path at 1280 x 900",
+        "",
+        f"Targets: first figure top <= {FIGURE_TOP_PX} px, plumbing <= {PLUMBING_SHARE:.0%} of the "
+        f"visible code lines, visible words <= {WORDS:,}, chart colours in the palette.",
+        "",
+        "| page | visible words | first figure top (px) | visible code lines | plumbing lines | "
+        "plumbing share | colours outside the palette | fails |",
+        "|---|---:|---:|---:|---:|---:|---|---|",
+    ]
     for name in PAGES:
         m = _MEASURED.get(name)
         if m is None:
             continue
         top = "none" if m["top"] is None else f"{m['top']:.0f}"
-        lines.append(f"| {name} | {m['words']:,} | {top} | {m['code']} | {m['plumb']} | {m['share']:.1%} | "
-                     f"{', '.join(m['outside']) or '-'} | {', '.join(m['fails']) or '-'} |")
+        lines.append(
+            f"| {name} | {m['words']:,} | {top} | {m['code']} | {m['plumb']} | {m['share']:.1%} | "
+            f"{', '.join(m['outside']) or '-'} | {', '.join(m['fails']) or '-'} |"
+        )
     REPORT_PATH.parent.mkdir(parents=True, exist_ok=True)
     REPORT_PATH.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -162,9 +169,11 @@ def measure(site_url, browser):  # noqa: F811 (the fixtures imported from test_s
             page.evaluate("async () => { if (window.MathJax && MathJax.startup) await MathJax.startup.promise; }")
             page.wait_for_load_state("networkidle")
             try:  # the kernel-free charts are drawn by book.js after the load event
-                page.wait_for_function("() => document.querySelectorAll('.rn-vega').length === "
-                                       "document.querySelectorAll('.rn-vega-ready, .rn-vega-failed').length",
-                                       timeout=20_000)
+                page.wait_for_function(
+                    "() => document.querySelectorAll('.rn-vega').length === "
+                    "document.querySelectorAll('.rn-vega-ready, .rn-vega-failed').length",
+                    timeout=20_000,
+                )
             except Exception:  # noqa: BLE001 - measured as they are; test_site reports charts that fail
                 pass
             page.evaluate("() => window.scrollTo(0, 0)")
@@ -173,10 +182,16 @@ def measure(site_url, browser):  # noqa: F811 (the fixtures imported from test_s
             context.close()
         m["share"] = m["plumb"] / m["code"] if m["code"] else 0.0
         m["outside"] = sorted(set(m["colours"]) - palette)
-        m["fails"] = [k for k, bad in (("first figure", m["top"] is None or m["top"] > FIGURE_TOP_PX),
-                                       ("plumbing", m["share"] > PLUMBING_SHARE),
-                                       ("words", m["words"] > WORDS),
-                                       ("colours", bool(m["outside"]))) if bad]
+        m["fails"] = [
+            k
+            for k, bad in (
+                ("first figure", m["top"] is None or m["top"] > FIGURE_TOP_PX),
+                ("plumbing", m["share"] > PLUMBING_SHARE),
+                ("words", m["words"] > WORDS),
+                ("colours", bool(m["outside"])),
+            )
+            if bad
+        ]
         _MEASURED[name] = m
         _write_report()
         return m
@@ -188,8 +203,15 @@ def measure(site_url, browser):  # noqa: F811 (the fixtures imported from test_s
 def _cases():
     for name in CHAPTERS:
         for metric in METRICS:
-            marks = ([pytest.mark.xfail(strict=False, reason=f"{name}: the reading-path changes land from "
-                                        f"the chapter branches")] if metric in XFAIL.get(name, ()) else [])
+            marks = (
+                [
+                    pytest.mark.xfail(
+                        strict=False, reason=f"{name}: the reading-path changes land from the chapter branches"
+                    )
+                ]
+                if metric in XFAIL.get(name, ())
+                else []
+            )
             yield pytest.param(name, metric, marks=marks, id=f"{name.split('/')[-1]}-{metric.replace(' ', '-')}")
 
 
@@ -200,8 +222,10 @@ def test_reading_path(name, metric, measure):
         assert m["top"] is not None, f"{name}: no figure on the page"
         assert m["top"] <= FIGURE_TOP_PX, f"{name}: the first figure ({m['what']}) starts at {m['top']:.0f} px"
     elif metric == "plumbing":
-        assert m["share"] <= PLUMBING_SHARE, (f"{name}: {m['plumb']} of {m['code']} visible code lines are "
-                                              f"plumbing ({m['share']:.1%}), e.g. {m['examples']}")
+        assert m["share"] <= PLUMBING_SHARE, (
+            f"{name}: {m['plumb']} of {m['code']} visible code lines are "
+            f"plumbing ({m['share']:.1%}), e.g. {m['examples']}"
+        )
     elif metric == "words":
         assert m["words"] <= WORDS, f"{name}: {m['words']:,} visible words"
     else:

@@ -122,8 +122,7 @@ class _GzipHandler(http.server.SimpleHTTPRequestHandler):
 
     def do_GET(self):
         path = Path(self.translate_path(self.path))
-        if (path.is_file() and path.suffix in GZIP_TYPES
-                and "gzip" in self.headers.get("Accept-Encoding", "")):
+        if path.is_file() and path.suffix in GZIP_TYPES and "gzip" in self.headers.get("Accept-Encoding", ""):
             key = (str(path), path.stat().st_mtime_ns)
             with self._lock:
                 body = self._cache.get(key)
@@ -382,8 +381,7 @@ def _network(page):
     sizes: dict[str, float] = {}
     urls: dict[str, str] = {}
     cdp.on("Network.responseReceived", lambda e: urls.__setitem__(e["requestId"], e["response"]["url"]))
-    cdp.on("Network.loadingFinished",
-           lambda e: sizes.__setitem__(e["requestId"], e.get("encodedDataLength", 0)))
+    cdp.on("Network.loadingFinished", lambda e: sizes.__setitem__(e["requestId"], e.get("encodedDataLength", 0)))
     return sizes, urls
 
 
@@ -398,7 +396,8 @@ def _check_animations(page, shot_prefix: Path | None = None) -> int:
         before = img.get_attribute("src")
         anim.locator("button[onclick*='next_frame']").first.click()
         page.wait_for_function(
-            "([el, s]) => el.getAttribute('src') !== s", arg=[img.element_handle(), before],
+            "([el, s]) => el.getAttribute('src') !== s",
+            arg=[img.element_handle(), before],
             timeout=5_000,
         )
         after_step = img.get_attribute("src")
@@ -440,7 +439,8 @@ def _check_charts(page, shot_prefix: Path | None = None) -> int:
         page.wait_for_function(
             "() => Array.from(document.querySelectorAll('div.rn-vega'))"
             ".every(d => d.classList.contains('rn-vega-ready') || d.classList.contains('rn-vega-failed'))",
-            timeout=30_000)
+            timeout=30_000,
+        )
     except Exception:  # the assertion below says which
         pass
     states = page.evaluate("() => Array.from(document.querySelectorAll('div.rn-vega')).map(d => d.className)")
@@ -461,12 +461,14 @@ def _check_charts(page, shot_prefix: Path | None = None) -> int:
             choice = next(o for o in reversed(options) if o != current)
             menu.select_option(choice)
             try:
-                page.wait_for_function("([el, s]) => el.innerHTML !== s", arg=[svg.element_handle(), before],
-                                       timeout=5_000)
+                page.wait_for_function(
+                    "([el, s]) => el.innerHTML !== s", arg=[svg.element_handle(), before], timeout=5_000
+                )
             except Exception:  # the assertion below says which
                 pass
             assert svg.inner_html() != before, (
-                f"chart {k}: choosing {choice!r} in menu {name!r} did not change the chart")
+                f"chart {k}: choosing {choice!r} in menu {name!r} did not change the chart"
+            )
             menu.select_option(current)
         boxes = chart.locator(".vega-bind input[type='checkbox']")
         for j in range(boxes.count()):  # one check box per network: unticking one must change the chart
@@ -475,8 +477,9 @@ def _check_charts(page, shot_prefix: Path | None = None) -> int:
             before = svg.inner_html()
             box.click()
             try:
-                page.wait_for_function("([el, s]) => el.innerHTML !== s", arg=[svg.element_handle(), before],
-                                       timeout=5_000)
+                page.wait_for_function(
+                    "([el, s]) => el.innerHTML !== s", arg=[svg.element_handle(), before], timeout=5_000
+                )
             except Exception:  # the assertion below says which
                 pass
             assert svg.inner_html() != before, f"chart {k}: the check box {name!r} did not change the chart"
@@ -494,7 +497,8 @@ def _check_widgets(page, shot_prefix: Path | None = None) -> int:
     state = page.evaluate(WIDGET_STATE)
     assert state["leftover"] == 0, (
         f"{state['leftover']} saved widget views or states reached the page: "
-        "scripts/offline_site.py should have turned them into snapshots")
+        "scripts/offline_site.py should have turned them into snapshots"
+    )
     assert not state["loaders"], f"the page loads a widget manager: {state['loaders']}"
     assert not state["bad"], "widget snapshots: " + "; ".join(state["bad"])
     if shot_prefix is not None:
@@ -508,8 +512,11 @@ def _check_widgets(page, shot_prefix: Path | None = None) -> int:
 
 
 def _overflow(page, width: int) -> list[str]:
-    return [f"[{width}px] {o['kind']} {o['how']} by {o['over']} px (width {o['width']}, column {o['column']}) "
-            f"in section '{o['section']}': {o['what']!r}" for o in page.evaluate(OVERFLOW)]
+    return [
+        f"[{width}px] {o['kind']} {o['how']} by {o['over']} px (width {o['width']}, column {o['column']}) "
+        f"in section '{o['section']}': {o['what']!r}"
+        for o in page.evaluate(OVERFLOW)
+    ]
 
 
 def _screenshots(page, stem: Path) -> int:
@@ -536,9 +543,9 @@ RAW_PATTERNS = {
     "Markdown bold **": r"\*\*",
     "a code fence ```": r"```",
     "a MyST directive": r"\{(?:prf:[a-z]+|exercise|solution[a-z-]*|figure|literalinclude|dropdown|admonition|"
-                        r"note|warning|math|code-cell|glue:?[a-z]*)\}",
+    r"note|warning|math|code-cell|glue:?[a-z]*)\}",
     "a MyST role shown as text": r"\{(?:eval|cite(?::[a-z]+)?|ref|numref|eq|doc|abbr|prf:ref|term|download|"
-                                 r"math|sub-ref)\}`?",
+    r"math|sub-ref)\}`?",
     "a directive option": r"(?m)^\s*:(?:label|nonumber|class|name|caption|pyobject|lines|emphasize-lines):",
     "a colon fence :::": r"(?m)^\s*:::",
 }
@@ -586,15 +593,16 @@ def test_page(name, site_url, browser, screenshot_dir):
         for what, pattern in RAW_PATTERNS.items():
             hits = [m for m in re.finditer(pattern, prose)]
             if hits:
-                shown = ", ".join(repr(prose[max(0, m.start() - 30):m.end() + 30].replace("\n", " "))
-                                  for m in hits[:3])
+                shown = ", ".join(
+                    repr(prose[max(0, m.start() - 30) : m.end() + 30].replace("\n", " ")) for m in hits[:3]
+                )
                 failures.append(f"raw text: {what} ({len(hits)}x; MathJax loaded: {typeset}), e.g. {shown}")
         merrors = page.evaluate(MATHJAX_ERRORS)
         if merrors:
             failures.append(f"MathJax errors: {merrors}")
         if "??" in prose:
             i = prose.index("??")
-            failures.append(f"an unresolved cross-reference is shown as '??': {prose[max(0, i - 60):i + 10]!r}")
+            failures.append(f"an unresolved cross-reference is shown as '??': {prose[max(0, i - 60) : i + 10]!r}")
         blocks = page.evaluate(UNNUMBERED_BLOCKS)
         if blocks["bad"]:
             failures.append(f"theorem/exercise blocks without a number: {blocks['bad']}")
@@ -603,11 +611,14 @@ def test_page(name, site_url, browser, screenshot_dir):
             failures.append(f"images that did not load or decode: {broken}")
         nan = page.evaluate(NAN_CELLS)
         if nan:
-            failures.append(f"NaN/None shown in {len(nan)} table cells (explain or hide them); tables with "
-                            f"columns: {sorted(set(nan))[:5]}")
+            failures.append(
+                f"NaN/None shown in {len(nan)} table cells (explain or hide them); tables with "
+                f"columns: {sorted(set(nan))[:5]}"
+            )
         gaps = page.evaluate(BLANK_GAPS)
-        failures += [f"blank gap of {g['height']} px at y={g['top']} in section '{g['section']}' ({g['what']})"
-                     for g in gaps]
+        failures += [
+            f"blank gap of {g['height']} px at y={g['top']} in section '{g['section']}' ({g['what']})" for g in gaps
+        ]
         undriven = page.evaluate(UNDRIVEN_CONTROLS)
         if undriven:
             failures.append(f"enabled controls the test does not drive (so cannot show they work): {undriven[:5]}")
@@ -622,20 +633,30 @@ def test_page(name, site_url, browser, screenshot_dir):
 
         shots = _screenshots(page, stem)
         transferred = sum(sizes.values())
-        row = {"transferred_mb": transferred / MB, "requests": len(sizes), "load_s": load_s,
-               "settled_s": settled_s, "overflow": len(overflow), "animations": animations,
-               "charts": charts, "widgets": widgets, "screenshots": shots,
-               "largest": sorted(((sizes[r] / MB, urls.get(r, r).replace(site_url, "")) for r in sizes),
-                                 reverse=True)[:3]}
+        row = {
+            "transferred_mb": transferred / MB,
+            "requests": len(sizes),
+            "load_s": load_s,
+            "settled_s": settled_s,
+            "overflow": len(overflow),
+            "animations": animations,
+            "charts": charts,
+            "widgets": widgets,
+            "screenshots": shots,
+            "largest": sorted(((sizes[r] / MB, urls.get(r, r).replace(site_url, "")) for r in sizes), reverse=True)[:3],
+        }
         REPORT[name] = row
         limit = KNOWN_OVER_TARGET_MB.get(name, PAGE_LIMIT_MB)
         if PAGE_LIMIT_MB * MB < transferred <= limit * MB:
-            failures.append(f"(note) over target: page weight {transferred / MB:.2f} MB, above the {PAGE_LIMIT_MB} MB "
-                         f"target (known; must stay under {limit} MB)")
+            failures.append(
+                f"(note) over target: page weight {transferred / MB:.2f} MB, above the {PAGE_LIMIT_MB} MB "
+                f"target (known; must stay under {limit} MB)"
+            )
         if transferred > limit * MB:
-            failures.append(f"page weight {transferred / MB:.2f} MB transferred in {len(sizes)} requests, above "
-                            f"{limit} MB; largest: "
-                            + ", ".join(f"{u} {s:.2f} MB" for s, u in row["largest"]))
+            failures.append(
+                f"page weight {transferred / MB:.2f} MB transferred in {len(sizes)} requests, above "
+                f"{limit} MB; largest: " + ", ".join(f"{u} {s:.2f} MB" for s, u in row["largest"])
+            )
         if load_s > LOAD_LIMIT_S:
             failures.append(f"load event after {load_s:.1f} s at 10 Mbit/s, above {LOAD_LIMIT_S} s")
     finally:
@@ -665,9 +686,15 @@ def test_site_weight():
     for s, p in files:
         key = "/".join(p.parts[:3]) if p.parts[0] == "_static" else "/".join(p.parts[:1])
         folders[key] = folders.get(key, 0) + s
-    REPORT["(whole site)"] = {"site_mb": total / MB, "files": len(files),
-                              "folders": sorted(((s / MB, k) for k, s in folders.items()), reverse=True)[:8]}
+    REPORT["(whole site)"] = {
+        "site_mb": total / MB,
+        "files": len(files),
+        "folders": sorted(((s / MB, k) for k, s in folders.items()), reverse=True)[:8],
+    }
     assert total <= SITE_LIMIT_MB * MB, (
         f"the site weighs {total / MB:.1f} MB on disk ({len(files)} files), above {SITE_LIMIT_MB} MB; largest "
-        "folders: " + ", ".join(f"{k} {s / MB:.1f} MB" for k, s in sorted(folders.items(), key=lambda x: -x[1])[:6])
-        + "; largest files: " + ", ".join(f"{p} {s / MB:.1f} MB" for s, p in sorted(files, reverse=True)[:6]))
+        "folders: "
+        + ", ".join(f"{k} {s / MB:.1f} MB" for k, s in sorted(folders.items(), key=lambda x: -x[1])[:6])
+        + "; largest files: "
+        + ", ".join(f"{p} {s / MB:.1f} MB" for s, p in sorted(files, reverse=True)[:6])
+    )

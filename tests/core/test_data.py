@@ -1,5 +1,6 @@
 """The data of both papers: whitened MNIST (its whiteness, sign conventions, the IDX files and
 their cache) and the synthetic linear model."""
+
 import gzip
 import hashlib
 import struct
@@ -112,8 +113,10 @@ def test_download_mnist_from_a_local_mirror(tmp_path):
     labels = np.array([7, 2, 1], dtype=np.uint8)
     _write_idx(mirror / "train-images-idx3-ubyte.gz", imgs)
     _write_idx(mirror / "train-labels-idx1-ubyte.gz", labels)
-    files = {name: hashlib.md5((mirror / name).read_bytes()).hexdigest()
-             for name in ["train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"]}
+    files = {
+        name: hashlib.md5((mirror / name).read_bytes()).hexdigest()
+        for name in ["train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"]
+    }
     cache = tmp_path / "cache"
     x, y = D.download_mnist(cache, mirror=mirror.as_uri() + "/", files=files)
     assert x.shape == (3, 784) and np.array_equal(y, labels)

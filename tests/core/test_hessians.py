@@ -1,6 +1,7 @@
 """Exact Hessians: the closed form of Theorem 1 at zero, the Kronecker form of linear networks at
 any point, the directional derivatives of Lemma 1, and the spectral summaries (condition
 numbers, index)."""
+
 import itertools
 import math
 import subprocess
@@ -89,8 +90,13 @@ def test_kronecker_hessian_matches_autograd_at_random_points(n, R, shortcut, sch
 
 
 @settings(max_examples=15, deadline=None)
-@given(d=st.integers(1, 4), n=st.integers(1, 3), R=st.integers(1, 3), seed=st.integers(0, 10_000),
-       scale=st.sampled_from([1e-3, 1.0, 3.0]))
+@given(
+    d=st.integers(1, 4),
+    n=st.integers(1, 3),
+    R=st.integers(1, 3),
+    seed=st.integers(0, 10_000),
+    scale=st.sampled_from([1e-3, 1.0, 3.0]),
+)
 def test_kronecker_hessian_property(d, n, R, seed, scale):
     data = random_dataset(d, 12, seed=seed)
     net = rn.ShortcutNetwork(d, n, R)
@@ -142,8 +148,10 @@ def test_directional_derivatives_against_polynomial():
     """d^k/dt^k of a known polynomial along a line, against its closed form."""
     w0 = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64)
     v = torch.tensor([1.0, 2.0, -0.5], dtype=torch.float64)
+
     def f(w):
-        return (w ** 4).sum() + w[0] * w[1] * w[2]
+        return (w**4).sum() + w[0] * w[1] * w[2]
+
     got = hs.directional_derivatives(f, w0, v, 5)
     # g(t) = sum (w0+tv)^4 + prod(w0+tv); derivatives at 0 by numpy's polynomial algebra
     poly = np.polynomial.Polynomial([0.0])
@@ -313,9 +321,12 @@ def test_spectrum_of_a_float32_matrix_is_computed_in_float64():
 
 def test_directional_derivatives_of_lists_are_exact_in_float64():
     w0, v = [0.1, 0.2], [0.3, -0.7]
-    d = directional_derivatives(lambda w: (w ** 3).sum(), w0, v, 3)
-    exact = [3 * sum(a * a * b for a, b in zip(w0, v)), 6 * sum(a * b * b for a, b in zip(w0, v)),
-             6 * sum(b ** 3 for b in v)]
+    d = directional_derivatives(lambda w: (w**3).sum(), w0, v, 3)
+    exact = [
+        3 * sum(a * a * b for a, b in zip(w0, v)),
+        6 * sum(a * b * b for a, b in zip(w0, v)),
+        6 * sum(b**3 for b in v),
+    ]
     assert d == pytest.approx(exact, rel=1e-14, abs=1e-15)
 
 
@@ -417,11 +428,12 @@ def test_kronecker_hessian_without_second_order_term_is_the_gauss_newton_matrix(
     W = rn.initialise(net, "xavier", seed=5)
     J = torch.func.jacrev(lambda w: net.forward(unflatten(w, net), data.X).reshape(-1))(flatten(W))
     gauss_newton = J.T @ J / data.m
-    torch.testing.assert_close(hs.hessian_linear(net, W, data, second_order=False), gauss_newton,
-                               rtol=1e-10, atol=1e-12)
+    torch.testing.assert_close(
+        hs.hessian_linear(net, W, data, second_order=False), gauss_newton, rtol=1e-10, atol=1e-12
+    )
     assert (hs.hessian_linear(net, W, data) - gauss_newton).abs().max() > 1e-3
 
 
 def test_directional_derivatives_refuse_an_order_below_one():
     with pytest.raises(ValueError, match="order"):
-        hs.directional_derivatives(lambda w: (w ** 2).sum(), torch.zeros(2), torch.ones(2), order=0)
+        hs.directional_derivatives(lambda w: (w**2).sum(), torch.zeros(2), torch.ones(2), order=0)

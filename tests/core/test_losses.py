@@ -1,5 +1,6 @@
 """The loss of Eq. 6 on samples and on sufficient statistics (Eqs. 8-9), and its optimum (Eqs.
 15-16): each against an independent computation."""
+
 import numpy as np
 import pytest
 import torch
@@ -14,8 +15,14 @@ from resnet_nb.core.losses import loss_end_to_end
 
 # ---------------------------------------------------------------- losses and the optimum
 @settings(max_examples=25, deadline=None)
-@given(d=st.integers(1, 6), m=st.integers(1, 40), n=st.integers(1, 3), R=st.integers(1, 3),
-       seed=st.integers(0, 10_000), scale=st.sampled_from([1e-2, 1.0, 10.0]))
+@given(
+    d=st.integers(1, 6),
+    m=st.integers(1, 40),
+    n=st.integers(1, 3),
+    R=st.integers(1, 3),
+    seed=st.integers(0, 10_000),
+    scale=st.sampled_from([1e-2, 1.0, 10.0]),
+)
 def test_sample_loss_equals_sufficient_statistics_loss(d, m, n, R, seed, scale):
     data = random_dataset(d, m, seed=seed, scale=scale)
     net = rn.ShortcutNetwork(d, n, R)
@@ -75,8 +82,9 @@ def test_core_claims_pass_and_their_falsifiers_fail(check):
 
 def _dataset(dx, dy, m=7, seed=0):
     g = torch.Generator().manual_seed(seed)
-    return Dataset(torch.randn(dx, m, generator=g, dtype=torch.float64),
-                   torch.randn(dy, m, generator=g, dtype=torch.float64))
+    return Dataset(
+        torch.randn(dx, m, generator=g, dtype=torch.float64), torch.randn(dy, m, generator=g, dtype=torch.float64)
+    )
 
 
 @pytest.mark.parametrize("dx, dy", [(3, 2), (2, 3)])
@@ -124,8 +132,7 @@ def test_end_to_end_loss_is_batched_over_leading_axes():
     assert batched.shape == (2, 4)
     for i in range(2):
         for j in range(4):
-            assert float(batched[i, j]) == pytest.approx(float(loss_end_to_end(Ws[i, j], stats)),
-                                                         rel=1e-13)
+            assert float(batched[i, j]) == pytest.approx(float(loss_end_to_end(Ws[i, j], stats)), rel=1e-13)
 
 
 @pytest.mark.parametrize("rank", [None, 2])
@@ -144,7 +151,7 @@ def test_optimum_solves_the_normal_equations_and_is_the_minimum_norm_solution(ra
     P = stats.Sxx @ torch.linalg.pinv(stats.Sxx)  # projector onto the range of Sxx
     assert torch.allclose(Wstar @ P, Wstar, atol=1e-12)
     assert Lmin == pytest.approx(float(loss_end_to_end(Wstar, stats)), rel=1e-12)
-    for k in range(5):
+    for _k in range(5):
         D = 0.1 * torch.randn(4, 4, generator=g, dtype=torch.float64)
         assert float(loss_end_to_end(Wstar + D, stats)) >= Lmin - 1e-12
     sol, *_ = np.linalg.lstsq(X.numpy().T, data.Y.numpy().T, rcond=None)

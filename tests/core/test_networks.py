@@ -1,5 +1,6 @@
 """n-shortcut networks (Definitions 2-3, the parameter order of Definition 5) and their
 initialisations."""
+
 import pytest
 import torch
 from hypothesis import given, settings
@@ -23,8 +24,7 @@ def test_flatten_follows_definition_5():
 
 
 @settings(max_examples=25, deadline=None)
-@given(d=st.integers(1, 5), n=st.integers(1, 3), R=st.integers(1, 4), shortcut=st.booleans(),
-       seed=st.integers(0, 1000))
+@given(d=st.integers(1, 5), n=st.integers(1, 3), R=st.integers(1, 4), shortcut=st.booleans(), seed=st.integers(0, 1000))
 def test_end_to_end_matches_forward(d, n, R, shortcut, seed):
     net = rn.ShortcutNetwork(d, n, R, shortcut=shortcut)
     W = rn.initialise(net, "xavier", seed=seed)

@@ -1,4 +1,5 @@
 """Every folder the package reads or writes comes from resnet_nb.core.paths."""
+
 import pytest
 
 

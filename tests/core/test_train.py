@@ -1,5 +1,6 @@
 """Gradient descent (Eq. 7): the closed-form and hand-written gradients against autograd, batched
 runs against separate ones, divergence and its freezing, argument checks."""
+
 import numpy as np
 import pytest
 import torch
@@ -39,8 +40,9 @@ def _autograd_loop(net, W0, data, lr, epochs):
     return W, np.array(losses)
 
 
-@pytest.mark.parametrize("n,R,shortcut", [(1, 1, True), (1, 5, True), (2, 3, True), (3, 2, True),
-                                          (1, 4, False), (2, 2, False), (4, 2, True)])
+@pytest.mark.parametrize(
+    "n,R,shortcut", [(1, 1, True), (1, 5, True), (2, 3, True), (3, 2, True), (1, 4, False), (2, 2, False), (4, 2, True)]
+)
 def test_closed_form_gradient_matches_autograd(data, n, R, shortcut):
     net = rn.ShortcutNetwork(4, n, R, shortcut=shortcut)
     W = rn.initialise(net, "xavier", seed=1, runs=3).requires_grad_(True)
@@ -65,8 +67,9 @@ def test_products_against_loop():
         assert torch.allclose(S[:, r], s, rtol=1e-12)
 
 
-@pytest.mark.parametrize("n,R,shortcut,scheme", [(2, 3, True, "small"), (1, 4, False, "orthogonal"),
-                                                 (3, 2, True, "xavier")])
+@pytest.mark.parametrize(
+    "n,R,shortcut,scheme", [(2, 3, True, "small"), (1, 4, False, "orthogonal"), (3, 2, True, "xavier")]
+)
 def test_batched_linear_descent_equals_separate_runs(data, n, R, shortcut, scheme):
     net = rn.ShortcutNetwork(4, n, R, shortcut=shortcut)
     W0 = rn.initialise(net, scheme, seed=2, runs=2)
@@ -92,8 +95,13 @@ def test_batched_relu_descent_equals_separate_runs(data):
         assert torch.allclose(res.W[i], W_ref, rtol=1e-10, atol=1e-13)
 
 
-ACTS = [dict(mid="relu"), dict(pre="tanh", mid="silu", post="relu"), dict(pre="relu", post="tanh"),
-        dict(mid="relu", shortcut=False), dict(pre="silu", mid="tanh", shortcut=False)]
+ACTS = [
+    dict(mid="relu"),
+    dict(pre="tanh", mid="silu", post="relu"),
+    dict(pre="relu", post="tanh"),
+    dict(mid="relu", shortcut=False),
+    dict(pre="silu", mid="tanh", shortcut=False),
+]
 
 
 @pytest.mark.parametrize("acts", ACTS)
@@ -119,14 +127,14 @@ def test_handwritten_backprop_relu_convention_at_zero(c):
     X, Y = torch.randn(3, 20, dtype=torch.float64), torch.randn(3, 20, dtype=torch.float64)
     net = rn.ShortcutNetwork(3, 2, 2, mid="relu", relu_grad_at_zero=c)
     W = torch.randn(*net.shape, dtype=torch.float64)
-    W[:, 0, 0, :] = 0.0                                   # z[0] = 0 for every sample
+    W[:, 0, 0, :] = 0.0  # z[0] = 0 for every sample
     Wg = W.clone().requires_grad_(True)
     (g,) = torch.autograd.grad(batched_sample_loss(net, Wg, X, Y), Wg)
     _, g2 = samples_loss_and_grad(net, W, X, Y)
     assert float((g2 - g).abs().max()) <= 1e-13 * float(g.abs().max())
     other = rn.ShortcutNetwork(3, 2, 2, mid="relu", relu_grad_at_zero=1.0 if c != 1.0 else 0.0)
     _, g3 = samples_loss_and_grad(other, W, X, Y)
-    assert float((g3 - g2).abs().max()) > 1e-3   # the convention matters here, so the check can fail
+    assert float((g3 - g2).abs().max()) > 1e-3  # the convention matters here, so the check can fail
 
 
 def test_frozen_runs_are_not_computed_and_do_not_change_the_others(data):
@@ -186,8 +194,9 @@ def test_bad_arguments(data):
         gradient_descent(net, W0, rn.synthetic_linear(d=3, m=10), lr=0.1, epochs=1)
 
 
-@pytest.mark.parametrize("shape_x, shape_y", [((2, 3, 5), (2, 3, 5)), ((3, 5), (3, 4)), ((4, 5), (4, 5)),
-                                              ((3, 5), (2, 5))])
+@pytest.mark.parametrize(
+    "shape_x, shape_y", [((2, 3, 5), (2, 3, 5)), ((3, 5), (3, 4)), ((4, 5), (4, 5)), ((3, 5), (2, 5))]
+)
 def test_samples_loss_and_grad_refuses_data_of_the_wrong_shape(shape_x, shape_y):
     # found by mutation testing: a 3-D X used to give a loss and an uninitialised gradient
     from resnet_nb.core.train import samples_loss_and_grad
@@ -195,8 +204,9 @@ def test_samples_loss_and_grad_refuses_data_of_the_wrong_shape(shape_x, shape_y)
     net = rn.ShortcutNetwork(3, 2, 2, mid="relu")
     W = torch.zeros(net.shape, dtype=torch.float64)
     with pytest.raises(ValueError, match=r"shape \(d, m\) = \(3, m\)"):
-        samples_loss_and_grad(net, W, torch.ones(shape_x, dtype=torch.float64),
-                              torch.ones(shape_y, dtype=torch.float64))
+        samples_loss_and_grad(
+            net, W, torch.ones(shape_x, dtype=torch.float64), torch.ones(shape_y, dtype=torch.float64)
+        )
 
 
 F64 = torch.float64
@@ -231,14 +241,16 @@ def test_error_messages_name_the_argument():
 def test_blowup_must_be_positive(blowup):
     net = rn.ShortcutNetwork(2, 1, 1, shortcut=False)
     with pytest.raises(ValueError, match="blowup"):
-        gradient_descent(net, torch.zeros(1, 1, 2, 2, dtype=F64), _stats_with_loss(2, 1.0), lr=0.1,
-                         epochs=1, blowup=blowup)
+        gradient_descent(
+            net, torch.zeros(1, 1, 2, 2, dtype=F64), _stats_with_loss(2, 1.0), lr=0.1, epochs=1, blowup=blowup
+        )
 
 
 def test_blowup_below_one_is_accepted():
     net = rn.ShortcutNetwork(2, 1, 1, shortcut=False)
-    res = gradient_descent(net, torch.zeros(1, 1, 2, 2, dtype=F64), _stats_with_loss(2, 0.25), lr=0.1,
-                           epochs=1, blowup=0.5)
+    res = gradient_descent(
+        net, torch.zeros(1, 1, 2, 2, dtype=F64), _stats_with_loss(2, 0.25), lr=0.1, epochs=1, blowup=0.5
+    )
     assert not res.diverged and res.losses.tolist() == [0.25, 0.25]
 
 
@@ -247,8 +259,9 @@ def test_zero_learning_rate_is_refused():
     with pytest.raises(ValueError, match="lr must be positive"):
         gradient_descent(net, torch.zeros(1, 1, 2, 2, dtype=F64), _stats_with_loss(2, 1.0), lr=0.0, epochs=1)
     with pytest.raises(ValueError, match="lr must be positive"):
-        gradient_descent(net, torch.zeros(2, 1, 1, 2, 2, dtype=F64), _stats_with_loss(2, 1.0),
-                         lr=torch.tensor([0.1, 0.0]), epochs=1)
+        gradient_descent(
+            net, torch.zeros(2, 1, 1, 2, 2, dtype=F64), _stats_with_loss(2, 1.0), lr=torch.tensor([0.1, 0.0]), epochs=1
+        )
 
 
 def test_non_finite_start_is_refused_with_the_count_of_bad_entries():
@@ -299,7 +312,7 @@ def test_callback_sees_each_step_in_the_users_layout():
         assert W.shape == W0.shape
         assert torch.equal(W, res.snapshots[epoch + 1])
         assert losses.shape == (2, 4)
-        np.testing.assert_array_equal(losses[:, :epoch + 1], res.losses[:, :epoch + 1])
+        np.testing.assert_array_equal(losses[:, : epoch + 1], res.losses[:, : epoch + 1])
 
 
 def test_showing_progress_changes_no_result():
@@ -398,8 +411,8 @@ def test_inactive_relu_units_pass_exactly_zero_gradient_like_autograd(c):
     hand-written gradient equals autograd's on the same network, entry for entry."""
     net = rn.ShortcutNetwork(2, 2, 1, shortcut=False, mid="relu", relu_grad_at_zero=c)
     W = torch.zeros(1, 2, 2, 2, dtype=F64)
-    W[0, 0] = torch.tensor([[1e-300, 0.0], [-1.0, 0.0]], dtype=F64)     # z0 = (1e-300, -1): unit 2 inactive
-    W[0, 1] = torch.tensor([[1e308, 1e308], [0.0, 0.0]], dtype=F64)      # W1^T g overflows
+    W[0, 0] = torch.tensor([[1e-300, 0.0], [-1.0, 0.0]], dtype=F64)  # z0 = (1e-300, -1): unit 2 inactive
+    W[0, 1] = torch.tensor([[1e308, 1e308], [0.0, 0.0]], dtype=F64)  # W1^T g overflows
     X = torch.tensor([[1.0], [1.0]], dtype=F64)
     Y = torch.tensor([[1e8 - 10.0], [0.0]], dtype=F64)
     L, g = samples_loss_and_grad(net, W, X, Y)
@@ -407,20 +420,23 @@ def test_inactive_relu_units_pass_exactly_zero_gradient_like_autograd(c):
     L_ref = batched_sample_loss(net, Wr, X, Y)
     (g_ref,) = torch.autograd.grad(L_ref, Wr)
     assert torch.isfinite(L) and float(L) == pytest.approx(float(L_ref.detach()), rel=1e-12)
-    assert torch.equal(g[0, 0, 1], torch.zeros(2, dtype=F64))   # the inactive unit's row
+    assert torch.equal(g[0, 0, 1], torch.zeros(2, dtype=F64))  # the inactive unit's row
     assert torch.equal(torch.isnan(g), torch.isnan(g_ref))
     ok = ~torch.isnan(g_ref)
     assert torch.equal(g[ok], g_ref[ok])
 
 
-@pytest.mark.parametrize("d, m, runs, single", [
-    (64, 8, None, True),            # linear, d <= 64: one thread
-    (65, 8, None, False),           # linear, d > 64: left as it is
-    (2, 1_000_000, None, True),     # on samples, d m runs = 2,000,000: one thread
-    (3, 666_667, None, False),      # d m runs = 2,000,001: left as it is
-    (2, 500_001, 2, False),         # d m runs = 2,000,004 counting both runs
-    (2, 50, 2, True),
-])
+@pytest.mark.parametrize(
+    "d, m, runs, single",
+    [
+        (64, 8, None, True),  # linear, d <= 64: one thread
+        (65, 8, None, False),  # linear, d > 64: left as it is
+        (2, 1_000_000, None, True),  # on samples, d m runs = 2,000,000: one thread
+        (3, 666_667, None, False),  # d m runs = 2,000,001: left as it is
+        (2, 500_001, 2, False),  # d m runs = 2,000,004 counting both runs
+        (2, 50, 2, True),
+    ],
+)
 def test_cpu_runs_on_one_thread_only_while_the_matrices_are_small(d, m, runs, single):
     """The documented thread policy of gradient_descent (one thread for d x d products of a
     linear network with d <= 64, and on samples while d m runs <= 2,000,000), and the count
@@ -435,8 +451,14 @@ def test_cpu_runs_on_one_thread_only_while_the_matrices_are_small(d, m, runs, si
     old = torch.get_num_threads()
     torch.set_num_threads(2)
     try:
-        gradient_descent(net, W0, data.stats() if linear else data, lr=0.01, epochs=1,
-                         callback=lambda *_: seen.append(torch.get_num_threads()))
+        gradient_descent(
+            net,
+            W0,
+            data.stats() if linear else data,
+            lr=0.01,
+            epochs=1,
+            callback=lambda *_: seen.append(torch.get_num_threads()),
+        )
         after = torch.get_num_threads()
     finally:
         torch.set_num_threads(old)

@@ -1,4 +1,5 @@
 """Shared fixtures of the experiment tests: a stand-in figure module for the engine."""
+
 import types
 
 import pytest
@@ -8,6 +9,7 @@ import pytest
 def fake_module():
     """A factory of figure modules whose run_one squares a number and counts its calls in ``calls``
     (and is interrupted at ``fail_at``)."""
+
     def make(calls, fail_at=None):
         """A figure module whose run_one squares a number and counts its calls."""
         mod = types.ModuleType("fake_fig")

@@ -1,4 +1,5 @@
 """A figure module for the Dask tests: each item logs its start and end with the worker's pid."""
+
 import os
 import time
 
@@ -6,8 +7,7 @@ SCALES = {"default": {"xs": [0, 1, 2, 3], "seconds": 0.5, "log": "dask_figure.lo
 
 
 def configurations(config):
-    return [{"figure": "dask_figure", "x": x, "seconds": config["seconds"], "log": config["log"]}
-            for x in config["xs"]]
+    return [{"figure": "dask_figure", "x": x, "seconds": config["seconds"], "log": config["log"]} for x in config["xs"]]
 
 
 def cost(item):
@@ -24,4 +24,3 @@ def run_one(item, device="cpu"):
     time.sleep(item["seconds"])
     _log(item, "end")
     return [{"x": item["x"], "y": item["x"] ** 2}]
-

@@ -1,4 +1,5 @@
 """A figure module for the engine's tests: importable by name, so worker processes can run it."""
+
 import os
 import time
 
@@ -16,4 +17,3 @@ def cost(item):
 def run_one(item, device="cpu"):
     time.sleep(0.05 * item["x"])
     return [{"x": item["x"], "y": item["x"] ** 2, "pid": os.getpid()}]
-

@@ -1,14 +1,14 @@
 """The committed paper-scale results recompute: a sample of their items, run again, gives the
 stored rows (to rounding where a single Hessian is computed, to a stated tolerance where a network
 is trained)."""
+
 import random
 
 import numpy as np
 import pytest
 
-from resnet_nb.experiments import engine
 from resnet_nb.core.paths import RESULTS
-
+from resnet_nb.experiments import engine
 
 
 def _committed():
@@ -28,11 +28,18 @@ def _committed():
 
 
 # Items cheap enough to recompute in a test (seconds each on two cores).
-CHEAP = {"fig10_he": lambda it: it["depth"] <= 2, "fig6_stable": lambda it: False,
-         "fig5": lambda it: it["depth"] <= 16, "fig9": lambda it: it["depth"] <= 16,
-         "fig10": lambda it: it["depth"] <= 2, "fig3": lambda it: it["depth"] <= 8 and not it["relu"],
-         "fig6": lambda it: not it["relu"], "fig8": lambda it: False, "fig7": lambda it: False,
-         "fig2": lambda it: False}  # Figure 2: test_committed_fig2_recompute below
+CHEAP = {
+    "fig10_he": lambda it: it["depth"] <= 2,
+    "fig6_stable": lambda it: False,
+    "fig5": lambda it: it["depth"] <= 16,
+    "fig9": lambda it: it["depth"] <= 16,
+    "fig10": lambda it: it["depth"] <= 2,
+    "fig3": lambda it: it["depth"] <= 8 and not it["relu"],
+    "fig6": lambda it: not it["relu"],
+    "fig8": lambda it: False,
+    "fig7": lambda it: False,
+    "fig2": lambda it: False,
+}  # Figure 2: test_committed_fig2_recompute below
 
 
 SAMPLES = {"fig6": 1, "fig10": 1}  # a Figure 6 item is a whole run with 30 Hessians (fig8 shares its

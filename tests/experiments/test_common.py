@@ -5,7 +5,6 @@ import numpy as np
 from resnet_nb.experiments.common import interpolate_on_grid
 
 
-
 def test_interpolation_onto_a_loss_grid():
     x = np.array([3.0, 2.0, 2.5, 1.0, 0.0])  # a rise at the third point is dropped
     y = np.array([30.0, 20.0, 99.0, 10.0, 0.0])

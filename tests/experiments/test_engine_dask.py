@@ -1,5 +1,6 @@
 """Work items on a Dask cluster (``run_items(..., scheduler=...)``): the same store, nothing lost
 when a worker dies mid-run."""
+
 import os
 import signal
 import sys
@@ -22,9 +23,12 @@ def cluster(monkeypatch):
     monkeypatch.syspath_prepend(str(HERE))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(HERE), *sys.path]))
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, silence_logs=50) as c, \
-            distributed.Client(c) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+        ) as c,
+        distributed.Client(c) as client,
+    ):
         yield client
 
 
@@ -37,14 +41,12 @@ def test_dask_run_gives_the_local_table_and_records(cluster, tmp_path):
     import dask_figure
 
     config = {"xs": [0, 1, 2, 3], "seconds": 0.05, "log": str(tmp_path / "log")}
-    table = engine.run_items(dask_figure, config, store_dir=tmp_path / "records", progress=False,
-                             scheduler=cluster)
+    table = engine.run_items(dask_figure, config, store_dir=tmp_path / "records", progress=False, scheduler=cluster)
     assert table["y"].tolist() == [0, 1, 4, 9]
     for item in dask_figure.configurations(config):
         assert engine.inspect_record(tmp_path / "records", item)[1] is None
     # a second run reads every record back and computes nothing
-    again = engine.run_items(dask_figure, config, store_dir=tmp_path / "records", progress=False,
-                             scheduler=cluster)
+    again = engine.run_items(dask_figure, config, store_dir=tmp_path / "records", progress=False, scheduler=cluster)
     assert again["y"].tolist() == [0, 1, 4, 9]
     assert Counter(e for e, _, _ in _events(tmp_path / "log")) == {"start": 4, "end": 4}
 
@@ -73,8 +75,7 @@ def test_killed_worker_loses_no_finished_item_and_its_item_is_rerun(cluster, tmp
 
     killer = threading.Thread(target=kill_victim_mid_item)
     killer.start()
-    table = engine.run_items(dask_figure, config, store_dir=tmp_path / "records", progress=False,
-                             scheduler=cluster)
+    table = engine.run_items(dask_figure, config, store_dir=tmp_path / "records", progress=False, scheduler=cluster)
     killer.join()
     assert "running" in killed, "the victim worker never ran two items"
     assert sorted(table["x"]) == list(range(8))

@@ -1,9 +1,10 @@
 """Parallel work items (--jobs) and the remaining-time estimate of the engine's progress bar."""
+
 import os
 
+import fake_figure
 import pytest
 
-import fake_figure
 from resnet_nb.experiments import engine
 
 

@@ -1,5 +1,6 @@
 """The engine's result store (resnet_nb.experiments.engine): records survive, resume, and damaged
 ones are detected and redone; the one figure runner and the one record reader."""
+
 import json
 
 import pandas as pd
@@ -43,9 +44,16 @@ def test_interrupted_run_resumes_without_losing_work(tmp_path, fake_module):
     assert sorted(table["y"]) == [1, 4, 9, 16]
 
 
-@pytest.mark.parametrize("damage, reason", [("truncate", "truncated"), ("edit_number", "tampered"),
-                                            ("garbage", "truncated"), ("old_format", "stale"),
-                                            ("foreign_item", "foreign")])
+@pytest.mark.parametrize(
+    "damage, reason",
+    [
+        ("truncate", "truncated"),
+        ("edit_number", "tampered"),
+        ("garbage", "truncated"),
+        ("old_format", "stale"),
+        ("foreign_item", "foreign"),
+    ],
+)
 def test_damaged_record_is_reported_by_kind_and_redone(tmp_path, capsys, damage, reason, fake_module):
     calls = []
     mod = fake_module(calls)

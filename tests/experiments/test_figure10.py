@@ -1,5 +1,6 @@
 """Figure 10 of Li et al. (Figure 9 with ReLUs at the mid positions): its items, the He baseline,
 and the floors of the depth-2 and depth-4 networks that the claims compare with."""
+
 import math
 
 import pytest
@@ -7,7 +8,6 @@ import torch
 
 from resnet_nb.experiments import engine, fig9, fig10
 from resnet_nb.experiments.common import initial_weights, network
-
 
 
 def test_fig10_items_use_relu_and_the_three_architectures():
@@ -83,9 +83,9 @@ def test_floor_breakeven_is_where_the_depth4_verdict_would_flip():
 
 def test_he_against_xavier_decides_with_one_run_to_run_spread():
     hx = fig10.he_against_xavier(fig10.committed(), fig10.committed_he()).set_index("depth")
-    for L, r in hx.iterrows():
+    for _L, r in hx.iterrows():
         if abs(r["diff"]) <= r["spread"]:
             assert r["verdict"] == "unresolved"
         else:
             assert r["verdict"] == ("worse" if r["diff"] > 0 else "better")
-    assert hx.loc[32, "verdict"] == "unresolved"      # runs 0.388-0.500 against 0.453-0.500
+    assert hx.loc[32, "verdict"] == "unresolved"  # runs 0.388-0.500 against 0.453-0.500

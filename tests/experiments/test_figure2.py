@@ -1,10 +1,9 @@
 """The analog of Figure 2 of Li et al. (weight norm against loss while training): the path of the
 norm, the crossings of the depths' curves, and the committed larger run."""
+
 import math
 
-
 from resnet_nb.experiments import fig2
-
 
 
 def test_fig2_norm_path_peaks_before_the_first_drop_and_falls():

@@ -11,7 +11,6 @@ from resnet_nb.experiments import fig3
 from resnet_nb.experiments.common import initial_weights, mnist, network
 
 
-
 def test_fig3_norms_and_losses_at_epoch_zero():
     item = {"figure": "fig3", "depth": 4, "relu": False, "lr": 0.1, "epochs": 5, "runs": 2, "points": 4, "seed": 0}
     rows = pd.DataFrame(fig3.run_one(item))
@@ -27,11 +26,12 @@ def test_fig3_norms_and_losses_at_epoch_zero():
 def test_depth_reversals_of_a_toy_table_and_of_the_committed_figure3():
     import pandas as pd
 
-    rows = [{"relu": False, "depth": d, "run": 0, "epoch": e, "loss": fig3.mnist_optimum() + 10.0 ** x,
-             "avg_norm": n}
-            for d, norms in ((2, (0.1, 1.0, 2.0)), (4, (0.1, 1.5, 1.0)))
-            for e, (x, n) in enumerate(zip((1.0, 0.0, -1.0), norms))]
-    (shallow, deep, lo, hi), = fig3.depth_reversals(pd.DataFrame(rows), False)
+    rows = [
+        {"relu": False, "depth": d, "run": 0, "epoch": e, "loss": fig3.mnist_optimum() + 10.0**x, "avg_norm": n}
+        for d, norms in ((2, (0.1, 1.0, 2.0)), (4, (0.1, 1.5, 1.0)))
+        for e, (x, n) in enumerate(zip((1.0, 0.0, -1.0), norms))
+    ]
+    ((shallow, deep, lo, hi),) = fig3.depth_reversals(pd.DataFrame(rows), False)
     # the curves cross at x = -1/3; they tie at the start (x = 1), which is left out
     assert (shallow, deep) == (2, 4) and lo == pytest.approx(-1 / 3, abs=0.02) and hi < 1
     t = fig3.committed("fig3")
@@ -41,22 +41,27 @@ def test_depth_reversals_of_a_toy_table_and_of_the_committed_figure3():
 def _loss_table(losses, relu=True, depth=4, run=0):
     import pandas as pd
 
-    return pd.DataFrame({"relu": relu, "depth": depth, "run": run, "epoch": range(0, 10 * len(losses), 10),
-                         "loss": losses})
+    return pd.DataFrame(
+        {"relu": relu, "depth": depth, "run": run, "epoch": range(0, 10 * len(losses), 10), "loss": losses}
+    )
 
 
 def test_spikes_finds_rises_above_the_threshold_only():
     import pandas as pd
 
-    t = pd.concat([_loss_table([1.0, 0.9, 0.96, 0.8, 0.7]),       # +6.7% at epoch 20
-                   _loss_table([1.0, 1.04, 0.5], run=1),           # +4%: below the 5% threshold
-                   _loss_table([1.0, 2.0, 0.5], relu=False)])      # linear: filtered by relu=True
+    t = pd.concat(
+        [
+            _loss_table([1.0, 0.9, 0.96, 0.8, 0.7]),  # +6.7% at epoch 20
+            _loss_table([1.0, 1.04, 0.5], run=1),  # +4%: below the 5% threshold
+            _loss_table([1.0, 2.0, 0.5], relu=False),
+        ]
+    )  # linear: filtered by relu=True
     s = fig3.spikes(t)
     assert list(s.columns) == ["depth", "run", "epoch", "ratio"]
     assert s[["depth", "run", "epoch"]].values.tolist() == [[4, 0, 20]]
     assert s["ratio"].iloc[0] == pytest.approx(0.96 / 0.9)
     assert fig3.spikes(t, relu=False)["epoch"].tolist() == [10]
-    assert len(fig3.spikes(t, rise=1.03)) == 2            # the 4% rise counts at a 3% threshold
+    assert len(fig3.spikes(t, rise=1.03)) == 2  # the 4% rise counts at a 3% threshold
     assert fig3.spikes(_loss_table([1.0, 0.5, 0.25])).empty
 
 
@@ -84,14 +89,14 @@ def test_top_eigenvalue_is_the_top_of_the_spectrum_not_the_largest_magnitude(mon
 def test_top_eigenvalue_matches_the_exact_hessian_of_a_small_relu_network():
     import torch
 
-    from resnet_nb.experiments.common import initial_weights, mnist, network
     from resnet_nb.core.losses import loss_samples
+    from resnet_nb.experiments.common import initial_weights, mnist, network
 
     net = network("2-shortcut", 2, relu=True)
     data = mnist(5)
     W = initial_weights("2-shortcut", net, seed=0) + 0.05 * torch.randn(
-        net.shape, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
-    H = torch.autograd.functional.hessian(lambda w: loss_samples(net, w.reshape(net.shape), data),
-                                          W.reshape(-1))
+        net.shape, generator=torch.Generator().manual_seed(0), dtype=torch.float64
+    )
+    H = torch.autograd.functional.hessian(lambda w: loss_samples(net, w.reshape(net.shape), data), W.reshape(-1))
     exact = float(torch.linalg.eigvalsh(H).max())
     assert fig3.top_eigenvalue(net, W, data, iters=200) == pytest.approx(exact, rel=1e-4)

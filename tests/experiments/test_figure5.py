@@ -11,7 +11,6 @@ from resnet_nb.experiments import fig5
 from resnet_nb.experiments.common import initial_weights, mnist, network
 
 
-
 def test_fig5_two_shortcut_small_init_is_near_theorem1():
     """Small initialisation (0.01 x Xavier) stays close to the zero point of Theorem 1."""
     (row,) = fig5.run_one({"figure": "fig5", "arch": "2-shortcut", "depth": 4, "run": 0, "seed": 0})
@@ -33,10 +32,13 @@ def test_fig5_row_against_autograd_hessian():
 
 
 def test_fig5_marks_unresolved_condition_numbers():
-    table = pd.DataFrame([{"arch": "xavier", "depth": 64, "run": r, "P": 6400, "cond": 1e17, "resolved": False}
-                          for r in range(2)] +
-                         [{"arch": "xavier", "depth": 2, "run": r, "P": 200, "cond": 10.0 ** (1 + r),
-                           "resolved": True} for r in range(2)])
+    table = pd.DataFrame(
+        [{"arch": "xavier", "depth": 64, "run": r, "P": 6400, "cond": 1e17, "resolved": False} for r in range(2)]
+        + [
+            {"arch": "xavier", "depth": 2, "run": r, "P": 200, "cond": 10.0 ** (1 + r), "resolved": True}
+            for r in range(2)
+        ]
+    )
     s = fig5.summarise(table).set_index("depth")
     assert s.loc[64, "unresolved"] == 2 and np.isnan(s.loc[64, "lg_cond_mean"])
     assert s.loc[2, "lg_cond_mean"] == pytest.approx(1.5)

@@ -11,10 +11,19 @@ from resnet_nb.experiments import fig6
 from resnet_nb.experiments.common import initial_weights, mnist, network
 
 
-
 def test_fig6_spectrum_rows_against_autograd():
-    item = {"figure": "fig6", "arch": "orthogonal", "depth": 2, "relu": True, "lr": 0.1, "epochs": 3, "points": 2,
-            "run": 0, "seed": 0, "n_per_class": 5}
+    item = {
+        "figure": "fig6",
+        "arch": "orthogonal",
+        "depth": 2,
+        "relu": True,
+        "lr": 0.1,
+        "epochs": 3,
+        "points": 2,
+        "run": 0,
+        "seed": 0,
+        "n_per_class": 5,
+    }
     rows = pd.DataFrame(fig6.run_one(item))
     h = rows[rows["kind"] == "hessian"].sort_values("epoch")
     assert h["epoch"].tolist() == [0, 3] and len(rows[rows["kind"] == "trajectory"]) == 4
@@ -26,8 +35,8 @@ def test_fig6_spectrum_rows_against_autograd():
 
 
 def test_minimiser_is_a_minimiser():
-    from resnet_nb.experiments.common import mnist, network
     from resnet_nb.core.losses import loss_stats
+    from resnet_nb.experiments.common import mnist, network
 
     for arch in ("orthogonal", "2-shortcut"):
         W = fig6.minimiser(arch, 6)
@@ -51,8 +60,11 @@ def _hessian_table(x0, x1, arch="orthogonal"):
     import pandas as pd
 
     opt = fig6.mnist_optimum()
-    rows = [{"kind": "hessian", "arch": arch, "run": r, "epoch": e, "loss": opt + 10.0 ** x}
-            for e, xs in ((0, x0), (1, x1)) for r, x in enumerate(xs)]
+    rows = [
+        {"kind": "hessian", "arch": arch, "run": r, "epoch": e, "loss": opt + 10.0**x}
+        for e, xs in ((0, x0), (1, x1))
+        for r, x in enumerate(xs)
+    ]
     rows.append({"kind": "trajectory", "arch": arch, "run": 0, "epoch": 5, "loss": np.nan})
     return pd.DataFrame(rows)
 
@@ -60,11 +72,11 @@ def _hessian_table(x0, x1, arch="orthogonal"):
 def test_first_step_gap_spans_lowest_start_to_highest_after_one_step():
     lo, hi = fig6.first_step_gap(_hessian_table([0.3, 0.1, 0.2], [-1.5, -1.2, -1.4]))
     assert lo == pytest.approx(-1.2) and hi == pytest.approx(0.1)
-    assert fig6.first_step_gap(_hessian_table([0.1], [-0.2])) is None           # narrower than 0.5
+    assert fig6.first_step_gap(_hessian_table([0.1], [-0.2])) is None  # narrower than 0.5
     assert fig6.first_step_gap(_hessian_table([0.1], [-0.2]), min_width=0.2) is not None
     assert fig6.first_step_gap(_hessian_table([0.1], [-1.0]), arch="2-shortcut") is None  # no such runs
     t = _hessian_table([0.1], [-1.0])
-    assert fig6.first_step_gap(t[t["epoch"] != 1]) is None                      # no Hessian at epoch 1
+    assert fig6.first_step_gap(t[t["epoch"] != 1]) is None  # no Hessian at epoch 1
 
 
 def test_first_step_gap_of_the_committed_figure6():
@@ -93,10 +105,22 @@ def _two_arch_table(diffs, spread=0.1, x=None):
     rows = []
     for run, s in enumerate((-spread / 2, spread / 2)):
         for e, (xv, dv) in enumerate(zip(x, diffs)):
-            loss = fig6.mnist_optimum() + 10 ** xv
+            loss = fig6.mnist_optimum() + 10**xv
             for arch, v in (("orthogonal", 0.5), ("2-shortcut", 0.5 + dv + s)):
-                rows.append(dict(kind="hessian", relu=False, arch=arch, run=run, epoch=e, loss=loss, index=v,
-                                 lam_max=1.0, lam_p10=0.1, resolved=True))
+                rows.append(
+                    dict(
+                        kind="hessian",
+                        relu=False,
+                        arch=arch,
+                        run=run,
+                        epoch=e,
+                        loss=loss,
+                        index=v,
+                        lam_max=1.0,
+                        lam_p10=0.1,
+                        resolved=True,
+                    )
+                )
     return pd.DataFrame(rows)
 
 

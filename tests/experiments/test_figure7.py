@@ -10,9 +10,16 @@ from resnet_nb.core.relu_hessian import hessian_mid_relu
 from resnet_nb.experiments import fig7
 
 
-
-@pytest.mark.parametrize("n,R,shortcut,mid", [(2, 2, True, "relu"), (2, 3, False, "relu"), (3, 2, True, "relu"),
-                                              (1, 3, True, "identity"), (2, 2, False, "identity")])
+@pytest.mark.parametrize(
+    "n,R,shortcut,mid",
+    [
+        (2, 2, True, "relu"),
+        (2, 3, False, "relu"),
+        (3, 2, True, "relu"),
+        (1, 3, True, "identity"),
+        (2, 2, False, "identity"),
+    ],
+)
 def test_relu_hessian_against_autograd(n, R, shortcut, mid):
     data = rn.synthetic_linear(d=3, m=40, seed=1)
     net = rn.ShortcutNetwork(3, n, R, shortcut=shortcut, mid=mid)

@@ -6,14 +6,21 @@ import pytest
 from resnet_nb.experiments import fig6, fig8
 
 
-
 def _dense(neg, grad, first=0):
     import numpy as np
     import pandas as pd
 
     n = len(grad)
-    return pd.DataFrame({"arch": "2-shortcut", "epoch": np.arange(n), "grad_norm": grad, "P": 100,
-                         "negatives": [-1] * first + list(neg), "index": [np.nan] * first + [k / 100 for k in neg]})
+    return pd.DataFrame(
+        {
+            "arch": "2-shortcut",
+            "epoch": np.arange(n),
+            "grad_norm": grad,
+            "P": 100,
+            "negatives": [-1] * first + list(neg),
+            "index": [np.nan] * first + [k / 100 for k in neg],
+        }
+    )
 
 
 def test_index_fall_quartiles_ties_and_lag_on_a_toy_run():

@@ -13,10 +13,17 @@ from resnet_nb.experiments import fig9
 from resnet_nb.experiments.common import initial_weights, mnist, network
 
 
-
 def test_fig9_item_against_per_configuration_loop():
-    item = {"figure": "fig9", "arch": "2-shortcut", "depth": 4, "relu": False, "lrs": [0.01, 0.3], "runs": 2,
-            "epochs": 25, "seed": 4}
+    item = {
+        "figure": "fig9",
+        "arch": "2-shortcut",
+        "depth": 4,
+        "relu": False,
+        "lrs": [0.01, 0.3],
+        "runs": 2,
+        "epochs": 25,
+        "seed": 4,
+    }
     rows = pd.DataFrame(fig9.run_one(item))
     net = network("2-shortcut", 4)
     W0 = initial_weights("2-shortcut", net, seed=4, runs=2)
@@ -36,12 +43,22 @@ def test_fig9_item_against_per_configuration_loop():
 def test_fig9_summary_picks_best_eligible_rate_and_flags_flat():
     rows = []
     for r in range(2):
-        rows += [{"arch": "xavier", "depth": 2, "run": r, "lr": 0.1, "diverged": False, "final_loss": 1.0 + r},
-                 {"arch": "xavier", "depth": 2, "run": r, "lr": 1.0, "diverged": r == 1,
-                  "final_loss": 0.0 if r == 0 else np.nan},
-                 {"arch": "xavier", "depth": 2, "run": r, "lr": 0.01, "diverged": False, "final_loss": 2.0}]
-        rows += [{"arch": "orthogonal", "depth": 2, "run": r, "lr": lr, "diverged": False, "final_loss": 3.0}
-                 for lr in (0.1, 1.0)]
+        rows += [
+            {"arch": "xavier", "depth": 2, "run": r, "lr": 0.1, "diverged": False, "final_loss": 1.0 + r},
+            {
+                "arch": "xavier",
+                "depth": 2,
+                "run": r,
+                "lr": 1.0,
+                "diverged": r == 1,
+                "final_loss": 0.0 if r == 0 else np.nan,
+            },
+            {"arch": "xavier", "depth": 2, "run": r, "lr": 0.01, "diverged": False, "final_loss": 2.0},
+        ]
+        rows += [
+            {"arch": "orthogonal", "depth": 2, "run": r, "lr": lr, "diverged": False, "final_loss": 3.0}
+            for lr in (0.1, 1.0)
+        ]
     s = fig9.summarise(pd.DataFrame(rows), loss_opt=0.5).set_index("arch")
     assert s.loc["xavier", "best_lr"] == 0.1  # lr 1.0 diverged in one run: not eligible
     assert s.loc["xavier", "lg_excess"] == pytest.approx(np.log10(1.5 - 0.5))

@@ -12,14 +12,22 @@ from resnet_nb.experiments import hm_analog
 
 def test_the_analog_has_two_residual_blocks_and_its_summary_the_spread_over_seeds():
     cfg = hm_analog.CONFIG
-    model = conv.ConvResNet(blocks=cfg["blocks"], channels=cfg["channels"], block=cfg["block"],
-                            fixed_last_layer=True, init="hardt_ma_residual")
+    model = conv.ConvResNet(
+        blocks=cfg["blocks"],
+        channels=cfg["channels"],
+        block=cfg["block"],
+        fixed_last_layer=True,
+        init="hardt_ma_residual",
+    )
     assert model.depth == 2 and not any(p.requires_grad for n, p in model.named_buffers())
     rows = []
     for seed, final in ((0, 0.9), (1, 0.8)):
         for epoch in range(7):
-            rows.append(dict(init="standard", seed=seed, epoch=epoch, loss=1.0 / (epoch + 1),
-                             accuracy=final, test_accuracy=final))
+            rows.append(
+                dict(
+                    init="standard", seed=seed, epoch=epoch, loss=1.0 / (epoch + 1), accuracy=final, test_accuracy=final
+                )
+            )
     summ = hm_analog.summary(pd.DataFrame(rows))
     r = summ.iloc[0]
     assert r.runs == 2 and r.test_acc == pytest.approx(0.85)
@@ -42,8 +50,12 @@ def test_the_difference_of_held_out_accuracy_is_welchs_interval():
     from scipy import stats
 
     a, b = [0.93, 0.955, 0.96, 0.945, 0.94], [0.95, 0.925, 0.94, 0.945, 0.94]
-    rows = [dict(init=i, seed=s, epoch=e, test_accuracy=v if e == 3 else 0.1)
-            for i, vals in (("hardt_ma_residual", a), ("standard", b)) for s, v in enumerate(vals) for e in range(4)]
+    rows = [
+        dict(init=i, seed=s, epoch=e, test_accuracy=v if e == 3 else 0.1)
+        for i, vals in (("hardt_ma_residual", a), ("standard", b))
+        for s, v in enumerate(vals)
+        for e in range(4)
+    ]
     d = hm_analog.difference(pd.DataFrame(rows))
     ref = stats.ttest_ind(a, b, equal_var=False)
     assert d["diff"] == pytest.approx(np.mean(a) - np.mean(b))

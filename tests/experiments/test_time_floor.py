@@ -1,5 +1,6 @@
 """benchmarks/floor.py: the floor computes what the engine computes (same final losses, same
 divergences), and the extrapolation helpers do what they say."""
+
 import sys
 
 import numpy as np
@@ -14,8 +15,7 @@ from resnet_nb.experiments import fig3, fig9, fig10  # noqa: E402
 
 
 def _item(module, arch, depth, **kw):
-    cfg = dict(module.SCALES["paper"], archs=[arch], depths=[depth], runs=2, epochs=40,
-               lrs=[0.01, 0.3, 30.0], **kw)
+    cfg = dict(module.SCALES["paper"], archs=[arch], depths=[depth], runs=2, epochs=40, lrs=[0.01, 0.3, 30.0], **kw)
     return module.configurations(cfg)[0]
 
 
@@ -76,4 +76,4 @@ def test_relu_hessian_does_the_products_the_diagnostic_times(n, R, shortcut):
     with torch.profiler.profile(record_shapes=True) as prof:
         hessian_mid_relu(net, W, rn.synthetic_linear(d=d, m=m, seed=1))
     shapes = [e.input_shapes for e in prof.events() if e.name == "aten::mm"]
-    assert sum(s[:2] == [[d * d, m], [m, d * d]] for s in shapes) == net.depth ** 2
+    assert sum(s[:2] == [[d * d, m], [m, d * d]] for s in shapes) == net.depth**2

@@ -1,4 +1,5 @@
 """Fixtures shared by the tests of Hardt & Ma (resnet_nb.hardt_ma)."""
+
 import pytest
 
 
@@ -13,4 +14,5 @@ def check_claim():
         assert c.check(falsify=False).require().passed
         assert c.check(falsify=True).rejected_on_value
         return c
+
     return run

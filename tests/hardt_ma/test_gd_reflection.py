@@ -6,7 +6,6 @@ import pytest
 
 from resnet_nb.hardt_ma.linear import max_spectral_norm, population_gd, population_risk, risk_gradient
 
-
 S2 = np.diag([0.5, 2.0])
 
 
@@ -19,8 +18,9 @@ def test_population_gd_from_zero_stalls_for_a_reflection_and_converges_for_a_rot
     assert np.allclose(A[:, 0, 0], A[0, 0, 0]) and np.abs(A[:, 1, :]).max() == 0  # symmetric, diagonal
     ok = population_gd(np.diag([0.5, 1.5]), 4, lr=0.05, steps=3000)
     assert ok["excess"] < 1e-10 and ok["norm"] < 1
-    escaped = population_gd(np.diag([-1.0, 1.0]), 3, lr=0.05, steps=6000,
-                            A0=0.01 * np.random.default_rng(0).standard_normal((3, 2, 2)))
+    escaped = population_gd(
+        np.diag([-1.0, 1.0]), 3, lr=0.05, steps=6000, A0=0.01 * np.random.default_rng(0).standard_normal((3, 2, 2))
+    )
     assert escaped["excess"] < 1e-3 and escaped["norm"] > 1
 
 

@@ -3,11 +3,11 @@ the chosen points onto their targets and leaves every other point where it is.""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import resnet_nb.hardt_ma.relu as hr
-from resnet_nb.hardt_ma.relu import (lemma_block, margins, relu_block, theorem32_construction,
-                                     unit_norm_columns)
+from resnet_nb.hardt_ma.relu import lemma_block, margins, relu_block, theorem32_construction, unit_norm_columns
 
 
 def _unit(k, n, seed=0):
@@ -24,7 +24,7 @@ def _measured_errors(net, X, y):
     the blocks, measured on the trajectory (independently of the construction's report)."""
     states, Q = net.trajectory(X), net.last[0].T
     moved = fixed = 0.0
-    for j, (U, V, b) in enumerate(net.blocks):
+    for j, (U, _V, _b) in enumerate(net.blocks):
         idx = _centres(states[j], U)
         rest = np.setdiff1d(np.arange(X.shape[1]), idx)
         moved = max(moved, float(np.abs(states[j + 1][:, idx] - Q[:, y[idx]]).max()))
@@ -132,7 +132,7 @@ def test_block_biases_use_delta_equal_to_safety_times_margin():
     for safety in (0.2, 0.5, 0.9):
         U, V, b, rep = lemma_block(H, [1, 4], np.zeros((3, 2)), safety=safety)
         Z = H[:, [1, 4]]
-        assert np.allclose(b[:2], -((Z ** 2).sum(0) - safety * rep["margins"]), rtol=0, atol=1e-15)
+        assert np.allclose(b[:2], -((Z**2).sum(0) - safety * rep["margins"]), rtol=0, atol=1e-15)
         assert np.allclose(V[:, :2], -Z / (safety * rep["margins"]), rtol=1e-14, atol=0)
 
 
@@ -140,7 +140,7 @@ def test_lemma_report_measures_the_displacement_of_the_other_points(near_one):
     X, y, safety, net, rep, moved, fixed = near_one
     states = net.trajectory(X)
     worst = 0.0
-    for j, (U, V, b) in enumerate(net.blocks):
+    for j, (U, _V, _b) in enumerate(net.blocks):
         idx = _centres(states[j], U)
         U2, V2, b2, r2 = lemma_block(states[j], idx, net.last[0].T[:, y[idx]], safety=safety)
         out = relu_block(states[j], U2, V2, b2)

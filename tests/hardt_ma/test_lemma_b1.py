@@ -7,9 +7,17 @@ import numpy as np
 import pytest
 
 import resnet_nb.hardt_ma.relu as hr
-from resnet_nb.hardt_ma.relu import (lemma_b1_counterexamples, lemma_b1_hypotheses, lemma_b1_paper,
-                                     lemma_block, margins, pad_configuration, random_lemma_b1_configuration,
-                                     separation, unit_norm_columns)
+from resnet_nb.hardt_ma.relu import (
+    lemma_b1_counterexamples,
+    lemma_b1_hypotheses,
+    lemma_b1_paper,
+    lemma_block,
+    margins,
+    pad_configuration,
+    random_lemma_b1_configuration,
+    separation,
+    unit_norm_columns,
+)
 
 
 def _unit(k, n, seed=0):
@@ -17,8 +25,7 @@ def _unit(k, n, seed=0):
 
 
 def test_padded_lemma_b1_counterexamples_keep_failing():
-    from resnet_nb.hardt_ma.relu import (lemma_b1_counterexamples, lemma_b1_hypotheses, lemma_b1_paper,
-                                         pad_configuration)
+    from resnet_nb.hardt_ma.relu import lemma_b1_counterexamples, lemma_b1_hypotheses, lemma_b1_paper, pad_configuration
 
     ce = lemma_b1_counterexamples(0.1)
     for name in ("pair", "hull"):
@@ -32,6 +39,7 @@ def test_padded_lemma_b1_counterexamples_keep_failing():
 
 def test_lemma_b1_as_printed_fails_on_its_own_hypotheses():
     from resnet_nb.hardt_ma.relu import lemma_b1_counterexamples, lemma_b1_hypotheses, lemma_b1_paper
+
     ce = lemma_b1_counterexamples(0.1)
     pair = ce["pair"]
     h = lemma_b1_hypotheses(pair, [0], 0.1)
@@ -54,6 +62,7 @@ def test_lemma_b1_as_printed_fails_on_its_own_hypotheses():
 
 def test_lemma_b1_as_printed_works_when_its_proof_inequality_holds():
     from resnet_nb.hardt_ma.relu import lemma_b1_paper
+
     rng = np.random.default_rng(7)
     A = unit_norm_columns(rng.standard_normal((30, 40)))  # ||a_i - a_j||^2 about 2 >= 6 rho'
     S = np.arange(5)
@@ -80,8 +89,13 @@ def test_lemma_b1_hypotheses_are_closed_conditions():
     equality allowed; the inputs are exact binary fractions (rho' = 0.5)."""
     alpha = np.array([[0.5, 1.0], [0.5, 0.5], [0.0, 0.5]])  # squared norms 0.5 and 1.5, distance^2 0.5
     h = lemma_b1_hypotheses(alpha, [0], 0.5)
-    assert h == dict(norms_ok=True, separation_ok=False, min_norm2=0.5, max_norm2=1.5,
-                     min_dist=pytest.approx(math.sqrt(0.5), rel=1e-15))
+    assert h == dict(
+        norms_ok=True,
+        separation_ok=False,
+        min_norm2=0.5,
+        max_norm2=1.5,
+        min_dist=pytest.approx(math.sqrt(0.5), rel=1e-15),
+    )
     h = lemma_b1_hypotheses(np.array([[1.5, 0.0], [0.0, 0.0]]), [0], 0.5)  # distance exactly 1.5
     assert h["separation_ok"] and h["min_dist"] == 1.5 and not h["norms_ok"]
     assert not lemma_b1_hypotheses(np.array([[1.0, 0.75], [1.0, 0.0]]), [1], 0.5)["norms_ok"]  # norm^2 2
@@ -121,12 +135,12 @@ def test_lemma_b1_counterexamples_have_the_documented_shape(rho):
     ce = lemma_b1_counterexamples(rho)
     pair, hull = ce["pair"], ce["hull"]
     # pair: squared norms 1 + rho', distance 3 rho' (a hair outside, against rounding)
-    assert np.allclose((pair ** 2).sum(0), 1 + rho, rtol=1e-8)
+    assert np.allclose((pair**2).sum(0), 1 + rho, rtol=1e-8)
     assert 3 * rho <= np.linalg.norm(pair[:, 0] - pair[:, 1]) <= 3 * rho * (1 + 1e-5)
     # hull: a point of squared norm 1 - rho' and four of squared norm 1 + rho', pairwise distances
     # above 3 rho' (the chapter's wording, at its rho' = 0.1; not above rho' = 0.12, see the report),
     # at the angles +-20 and +-60 degrees of the chapter's table
-    n2 = (hull ** 2).sum(0)
+    n2 = (hull**2).sum(0)
     assert np.allclose(n2, [1 - rho] + [1 + rho] * 4, rtol=1e-8)
     assert separation(hull) > 3 * rho or rho > 0.12
     assert np.allclose(np.degrees(np.arctan2(hull[1], hull[0])), [0, 20, -20, 60, -60], atol=1e-9)
@@ -148,7 +162,7 @@ def test_pad_configuration_layout():
 
 def test_random_lemma_b1_configuration_norms_and_separation():
     Z, S = random_lemma_b1_configuration(4, 7, 0.1, np.random.default_rng(0), 0.0)
-    n2 = (Z ** 2).sum(0)
+    n2 = (Z**2).sum(0)
     assert Z.shape == (4, 7) and S.tolist() == [0, 1, 2, 3]
     assert np.all((n2 >= 0.9) & (n2 <= 1.1)) and np.ptp(n2) > 0.05  # independent norms in the range
     for seed in range(40):  # squared distances at least min_sq_dist, also above 1

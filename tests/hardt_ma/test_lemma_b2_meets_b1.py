@@ -4,15 +4,21 @@ import numpy as np
 import pytest
 
 from resnet_nb.hardt_ma import relu as hr
-from resnet_nb.hardt_ma.interface import (SEARCH_TOL, b1_preactivations, check_b2_meets_b1, extremal_pair,
-                                          max_inner_product_search, required_sq_separation,
-                                          worst_inner_product)
+from resnet_nb.hardt_ma.interface import (
+    SEARCH_TOL,
+    b1_preactivations,
+    check_b2_meets_b1,
+    extremal_pair,
+    max_inner_product_search,
+    required_sq_separation,
+    worst_inner_product,
+)
 
 
 @pytest.mark.parametrize("rp", [0.01, 0.1, 0.3])
 def test_extremal_pair_attains_the_closed_form_and_meets_b2_hypotheses(rp):
     P = extremal_pair(rp, rp, k=4)
-    n2 = (P ** 2).sum(0)
+    n2 = (P**2).sum(0)
     assert np.allclose(n2, 1 + rp, rtol=0, atol=1e-14)
     assert abs(((P[:, 0] - P[:, 1]) ** 2).sum() - rp) < 1e-14
     assert abs(P[:, 0] @ P[:, 1] - worst_inner_product(rp, rp)) < 1e-14

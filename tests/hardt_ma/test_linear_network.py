@@ -7,12 +7,23 @@ import numpy as np
 import pytest
 import torch
 
-from resnet_nb.hardt_ma.linear import (as_factors, as_square, critical_point_at_tau_one, gamma_of,
-                                       gradient_bound_sides, min_max_norm_lower_bound, min_max_norm_search,
-                                       polar_factors, random_positive_det, residual_product,
-                                       rotation_step_norm, scalar_optimum, theorem21_bound,
-                                       theorem21_construction, theorem21_paper_recipe)
-
+from resnet_nb.hardt_ma.linear import (
+    as_factors,
+    as_square,
+    critical_point_at_tau_one,
+    gamma_of,
+    gradient_bound_sides,
+    min_max_norm_lower_bound,
+    min_max_norm_search,
+    polar_factors,
+    random_positive_det,
+    residual_product,
+    rotation_step_norm,
+    scalar_optimum,
+    theorem21_bound,
+    theorem21_construction,
+    theorem21_paper_recipe,
+)
 
 F64 = torch.float64
 
@@ -34,8 +45,14 @@ def test_bad_inputs_raise():
 
 def test_error_messages_name_the_argument():
     bad = np.ones((2, 3))
-    for fn in (gamma_of, polar_factors, min_max_norm_lower_bound, lambda R: theorem21_construction(R, 3),
-               lambda R: theorem21_paper_recipe(R, 3), lambda R: min_max_norm_search(R, 3)):
+    for fn in (
+        gamma_of,
+        polar_factors,
+        min_max_norm_lower_bound,
+        lambda R: theorem21_construction(R, 3),
+        lambda R: theorem21_paper_recipe(R, 3),
+        lambda R: min_max_norm_search(R, 3),
+    ):
         with pytest.raises(ValueError, match=r"R must be a non-empty square matrix"):
             fn(bad)
     with pytest.raises(ValueError, match=r"gamma must lie in \[0\.0, inf\]"):

@@ -5,12 +5,24 @@ import numpy as np
 import pytest
 
 import resnet_nb.hardt_ma.relu as hr
-from resnet_nb.hardt_ma.relu import (ReLUResNet, as_points, lemma_b1_counterexamples, lemma_b1_hypotheses,
-                                     lemma_b1_paper, lemma_block, margins, pad_configuration, paper_width,
-                                     parameter_count, projected_margins, separation,
-                                     surrogate_inner_products, surrogate_vectors, theorem32_construction,
-                                     unit_norm_columns)
-
+from resnet_nb.hardt_ma.relu import (
+    ReLUResNet,
+    as_points,
+    lemma_b1_counterexamples,
+    lemma_b1_hypotheses,
+    lemma_b1_paper,
+    lemma_block,
+    margins,
+    pad_configuration,
+    paper_width,
+    parameter_count,
+    projected_margins,
+    separation,
+    surrogate_inner_products,
+    surrogate_vectors,
+    theorem32_construction,
+    unit_norm_columns,
+)
 
 BAD = np.zeros(3)  # a 1-d array: not (dimension, points)
 

@@ -11,6 +11,7 @@ from resnet_nb.hardt_ma.linear import rotation_step_norm
 
 def test_rotation_step_norm_printed_formula_is_wrong_but_bound_holds():
     from resnet_nb.hardt_ma.linear import rotation_step_norm
+
     for phi in np.linspace(-math.pi, math.pi, 41):
         r = rotation_step_norm(float(phi))
         assert math.isclose(r["norm"], r["formula"], rel_tol=1e-9, abs_tol=1e-12)

@@ -7,11 +7,21 @@ import warnings
 import numpy as np
 import pytest
 import scipy.linalg
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from resnet_nb.hardt_ma.linear import (gamma_of, max_spectral_norm, random_positive_det, residual_product,
-                                       rotation_root, scalar_optimum, theorem21_bound,
-                                       theorem21_construction, theorem21_paper_recipe, theorem21_survey)
+from resnet_nb.hardt_ma.linear import (
+    gamma_of,
+    max_spectral_norm,
+    random_positive_det,
+    residual_product,
+    rotation_root,
+    scalar_optimum,
+    theorem21_bound,
+    theorem21_construction,
+    theorem21_paper_recipe,
+    theorem21_survey,
+)
 
 
 def _positive_det(rng, d, scale=1.0):
@@ -78,6 +88,7 @@ def _recipe_angles(R):
 
     def angle(M):
         return float(np.abs(np.angle(np.linalg.eigvals(M))).max()) if len(M) > 1 else 0.0
+
     return angle(U), angle(Vt), k
 
 
@@ -96,8 +107,7 @@ RECIPE_CASES = [
 
 
 @settings(max_examples=40, deadline=None)
-@given(d=st.integers(1, 6), l=st.integers(1, 60), seed=st.integers(0, 10_000),
-       scale=st.floats(0.1, 5.0))
+@given(d=st.integers(1, 6), l=st.integers(1, 60), seed=st.integers(0, 10_000), scale=st.floats(0.1, 5.0))
 def test_theorem21_product_and_bound(d, l, seed, scale):
     R = _positive_det(np.random.default_rng(seed), d, scale)
     A, info = theorem21_construction(R, l)
@@ -109,14 +119,17 @@ def test_theorem21_product_and_bound(d, l, seed, scale):
         assert max_spectral_norm(A) <= theorem21_bound(g, l, "summary") + 1e-12
 
 
-@pytest.mark.parametrize("R", [
-    -np.eye(2),  # rotation by pi: eigenvalues -1, -1 (det +1)
-    -np.eye(4),
-    np.diag([-1.0, -1.0, 1.0]),
-    np.array([[0.0, -1.0], [1.0, 0.0]]),  # rotation by pi/2
-    np.diag([1e-3, 1e3]),  # badly conditioned stretch
-    np.eye(3),
-])
+@pytest.mark.parametrize(
+    "R",
+    [
+        -np.eye(2),  # rotation by pi: eigenvalues -1, -1 (det +1)
+        -np.eye(4),
+        np.diag([-1.0, -1.0, 1.0]),
+        np.array([[0.0, -1.0], [1.0, 0.0]]),  # rotation by pi/2
+        np.diag([1e-3, 1e3]),  # badly conditioned stretch
+        np.eye(3),
+    ],
+)
 def test_theorem21_adversarial_matrices(R):
     for l in (2, 5, 40):
         A, _ = theorem21_construction(R, l)
@@ -135,6 +148,7 @@ def test_rotation_by_pi_norm_is_exact():
 @given(d=st.integers(1, 5), l=st.integers(3, 60), seed=st.integers(0, 10_000))
 def test_paper_recipe_product_and_bound(d, l, seed):
     from resnet_nb.hardt_ma.linear import theorem21_paper_recipe
+
     rng = np.random.default_rng(seed)
     R = random_positive_det(d, rng, gamma=float(rng.uniform(0, 3)))
     A, info = theorem21_paper_recipe(R, l)
@@ -155,8 +169,9 @@ def test_version_labels():
 def test_theorem21_bounds_at_gamma_other_than_one():
     for g, l in ((2.0, 7), (0.25, 3), (0.0, 5)):
         assert theorem21_bound(g, l, "summary") == pytest.approx((4 * math.pi + 3 * g) / l, rel=1e-15)
-        assert theorem21_bound(g, l, "iclr") == pytest.approx(2 * (math.sqrt(math.pi) + math.sqrt(3 * g)) ** 2 / l,
-                                                             rel=1e-15)
+        assert theorem21_bound(g, l, "iclr") == pytest.approx(
+            2 * (math.sqrt(math.pi) + math.sqrt(3 * g)) ** 2 / l, rel=1e-15
+        )
 
 
 def test_scalar_optimum_is_the_smallest_norm_of_a_scalar_factorisation():
@@ -223,15 +238,18 @@ def test_one_layer_is_R_minus_identity_with_no_split():
     assert all(math.isnan(info[k]) for k in ("theta_max", "norm_stretch", "norm_rotation"))
 
 
-@pytest.mark.parametrize("R, l", [
-    (rot(2.0) @ np.diag([math.exp(0.7), math.exp(-0.7)]), 10),  # the formula, inside the range
-    (rot(2.0) @ np.diag([math.exp(0.35), math.exp(-0.2)]), 12),
-    (rot(1.0) @ np.diag([math.exp(1.9), math.exp(-1.3)]), 7),
-    (rot(2.0) @ np.diag([math.exp(0.01), 1.0]), 3),  # rounds to 0: clamped up to 1
-    (rot(2.0), 5),  # no stretch: p = 0
-    (rot(1.0) @ np.diag([math.exp(10.0), math.exp(-10.0)]), 3),  # rounds to l: clamped to l - 1
-    (np.diag([math.exp(10.0), math.exp(-10.0)]), 3),  # no rotation: p = l
-])
+@pytest.mark.parametrize(
+    "R, l",
+    [
+        (rot(2.0) @ np.diag([math.exp(0.7), math.exp(-0.7)]), 10),  # the formula, inside the range
+        (rot(2.0) @ np.diag([math.exp(0.35), math.exp(-0.2)]), 12),
+        (rot(1.0) @ np.diag([math.exp(1.9), math.exp(-1.3)]), 7),
+        (rot(2.0) @ np.diag([math.exp(0.01), 1.0]), 3),  # rounds to 0: clamped up to 1
+        (rot(2.0), 5),  # no stretch: p = 0
+        (rot(1.0) @ np.diag([math.exp(10.0), math.exp(-10.0)]), 3),  # rounds to l: clamped to l - 1
+        (np.diag([math.exp(10.0), math.exp(-10.0)]), 3),  # no rotation: p = l
+    ],
+)
 def test_proof_split_follows_the_proof_estimates(R, l):
     gamma = gamma_of(R)
     theta = _polar_angle(R)
@@ -254,8 +272,9 @@ def test_rotation_roots_of_block_rotations():
             assert t == pytest.approx(theta, rel=1e-12, abs=1e-15)
             assert np.abs(np.linalg.matrix_power(F, q) - Q).max() < 1e-12
             assert np.abs(F.T @ F - np.eye(len(Q))).max() < 1e-12
-            assert np.linalg.norm(F - np.eye(len(Q)), 2) == pytest.approx(2 * math.sin(theta / (2 * q)),
-                                                                         rel=1e-9, abs=1e-14)
+            assert np.linalg.norm(F - np.eye(len(Q)), 2) == pytest.approx(
+                2 * math.sin(theta / (2 * q)), rel=1e-9, abs=1e-14
+            )
 
 
 def test_schur_blocks_below_the_tolerance_count_as_no_rotation():
@@ -290,9 +309,9 @@ def test_paper_recipe_attains_the_smallest_norm_of_its_splits(R, l):
     n = _norms(A)
     if q:
         assert n[:q] == pytest.approx(2 * math.sin(tV / (2 * q)), rel=1e-9, abs=1e-12)
-        assert n[q + p:] == pytest.approx(2 * math.sin(tU / (2 * q)), rel=1e-9, abs=1e-12)
+        assert n[q + p :] == pytest.approx(2 * math.sin(tU / (2 * q)), rel=1e-9, abs=1e-12)
     if p:
-        assert n[q:q + p] == pytest.approx(float(np.abs(k ** (1.0 / p) - 1).max()), rel=1e-9, abs=1e-12)
+        assert n[q : q + p] == pytest.approx(float(np.abs(k ** (1.0 / p) - 1).max()), rel=1e-9, abs=1e-12)
 
 
 def test_paper_recipe_flips_a_singular_pair_when_det_U_is_negative():
@@ -326,8 +345,18 @@ def test_theorem21_survey_rows():
         R = Rs[j]
         A, info = theorem21_construction(R, l)
         g = gamma_of(R)
-        assert set(row) == {"R", "gamma", "l", "product_error", "norm", "bound_summary", "bound_iclr",
-                            "hypothesis", "p", "q"}
+        assert set(row) == {
+            "R",
+            "gamma",
+            "l",
+            "product_error",
+            "norm",
+            "bound_summary",
+            "bound_iclr",
+            "hypothesis",
+            "p",
+            "q",
+        }
         assert row["R"] == j and row["l"] == l and (row["p"], row["q"]) == (info["p"], info["q"])
         assert row["gamma"] == pytest.approx(g, rel=1e-12)
         assert row["product_error"] == pytest.approx(float(np.abs(_product(A) - R).max()), abs=1e-15)

@@ -7,9 +7,14 @@ import numpy as np
 import pytest
 import torch
 
-from resnet_nb.hardt_ma.linear import (max_spectral_norm, min_max_norm_lower_bound, min_max_norm_search,
-                                       random_ball_point, residual_product, theorem21_construction)
-
+from resnet_nb.hardt_ma.linear import (
+    max_spectral_norm,
+    min_max_norm_lower_bound,
+    min_max_norm_search,
+    random_ball_point,
+    residual_product,
+    theorem21_construction,
+)
 
 F64 = torch.float64
 

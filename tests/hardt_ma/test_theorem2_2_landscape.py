@@ -7,13 +7,24 @@ import numpy as np
 import pytest
 import scipy.linalg
 import torch
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from resnet_nb.hardt_ma.linear import (
+    FORMS,
+    adversarial_gradient_ratio,
+    bound_ratios,
+    critical_point_at_tau_one,
+    gradient_bound_sides,
+    gradient_bound_survey,
+    max_spectral_norm,
+    population_gd,
+    population_risk,
+    random_ball_point,
+    residual_product,
+    risk_gradient,
+)
 from resnet_nb.hardt_ma.linear import theorem22 as hm
-from resnet_nb.hardt_ma.linear import (FORMS, adversarial_gradient_ratio, bound_ratios,
-                                       critical_point_at_tau_one, gradient_bound_sides,
-                                       gradient_bound_survey, max_spectral_norm, population_gd,
-                                       population_risk, random_ball_point, residual_product, risk_gradient)
 
 
 def _positive_det(rng, d, scale=1.0):
@@ -23,8 +34,16 @@ def _positive_det(rng, d, scale=1.0):
     return R
 
 
-CLAIMS = ["hm-thm21-bound", "hm-thm21-det", "hm-lemma24-order", "hm-eq23", "hm-thm22", "hm-thm21-rotation-step",
-          "hm-psd-special-case", "hm-gd-reflection"]
+CLAIMS = [
+    "hm-thm21-bound",
+    "hm-thm21-det",
+    "hm-lemma24-order",
+    "hm-eq23",
+    "hm-thm22",
+    "hm-thm21-rotation-step",
+    "hm-psd-special-case",
+    "hm-gd-reflection",
+]
 
 
 KINDS = ("gaussian", "shrink", "rank_one")
@@ -71,7 +90,8 @@ def _assert_kind(A, tau, kind):
     elif kind == "rank_one":
         assert np.array_equal(A, np.broadcast_to(A[0], A.shape))
         assert np.allclose(A[0], A[0].T, atol=0) and np.allclose(
-            np.linalg.eigvalsh(A[0]), [-tau] + [0.0] * (d - 1), atol=1e-14)
+            np.linalg.eigvalsh(A[0]), [-tau] + [0.0] * (d - 1), atol=1e-14
+        )
     else:
         assert np.allclose(np.linalg.norm(A, ord=2, axis=(1, 2)), tau, rtol=1e-12)
         if d > 1:
@@ -140,9 +160,14 @@ def test_population_risk_matches_monte_carlo():
 
 
 @settings(max_examples=40, deadline=None)
-@given(l=st.integers(1, 8), d=st.integers(1, 4), tau=st.one_of(st.just(0.0), st.floats(1e-6, 0.95)),
-       seed=st.integers(0, 10_000),
-       scale=st.sampled_from([0.01, 1.0, 100.0]), kind=st.sampled_from(["gaussian", "shrink", "rank_one"]))
+@given(
+    l=st.integers(1, 8),
+    d=st.integers(1, 4),
+    tau=st.one_of(st.just(0.0), st.floats(1e-6, 0.95)),
+    seed=st.integers(0, 10_000),
+    scale=st.sampled_from([0.01, 1.0, 100.0]),
+    kind=st.sampled_from(["gaussian", "shrink", "rank_one"]),
+)
 def test_corrected_gradient_bound_holds_on_random_and_adversarial_points(l, d, tau, seed, scale, kind):
     rng = np.random.default_rng(seed)
     A = random_ball_point(l, d, tau, rng, kind)
@@ -234,10 +259,10 @@ def test_adversary_refuses_one_factor_with_a_clear_error():
 
 
 def test_theorem22_check_compares_with_the_bound_not_with_a_rounding_threshold():
-    from resnet_nb.hardt_ma.linear import check_theorem22, theorem22_points, theorem22_rate
     from resnet_nb.book.ledger import eps_criterion
+    from resnet_nb.hardt_ma.linear import check_theorem22, theorem22_points, theorem22_rate
 
-    old_threshold = eps_criterion(6 * 3 ** 3, 1.0)[0]  # a rounding tolerance, not a bound
+    old_threshold = eps_criterion(6 * 3**3, 1.0)[0]  # a rounding tolerance, not a bound
     ratios = {}
     for A, R, Sigma, tau in theorem22_points():
         g2 = float((risk_gradient(A, R, Sigma) ** 2).sum())
@@ -253,8 +278,8 @@ def test_theorem22_check_compares_with_the_bound_not_with_a_rounding_threshold()
 
 
 def test_every_claim_of_the_chapter_states_its_falsifier_kind_and_the_forms_are_renamed():
-    from resnet_nb.hardt_ma import interface as hardt_ma_interface  # noqa: F401  (registers its claim)
     from resnet_nb.book import ledger
+    from resnet_nb.hardt_ma import interface as hardt_ma_interface  # noqa: F401  (registers its claim)
     from resnet_nb.hardt_ma.linear import FORMS
 
     mine = [c for cid, c in ledger.all_claims().items() if cid in CLAIMS or cid == "hm-b2-meets-b1"]
@@ -284,43 +309,52 @@ def test_critical_point_at_tau_one_shape():
     assert A.shape == (2, 3, 3) and np.array_equal(A, -np.stack([np.eye(3)] * 2))
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: risk_gradient(A22, NOT_SQUARE, S2), "R must be a non-empty square matrix"),
-    (lambda: risk_gradient(A22, S2, NOT_SQUARE), "Sigma must be a non-empty square matrix"),
-    (lambda: population_risk(A22, NOT_SQUARE, S2), "R must be a non-empty square matrix"),
-    (lambda: population_risk(A22, S2, NOT_SQUARE), "Sigma must be a non-empty square matrix"),
-    (lambda: gradient_bound_sides(A22, NOT_SQUARE, S2, 0.5), "R must be a non-empty square matrix"),
-    (lambda: gradient_bound_sides(A22, S2, NOT_SQUARE, 0.5), "Sigma must be a non-empty square matrix"),
-    (lambda: gradient_bound_sides(A22, S2, S2, -0.1), r"tau must lie in \[0.0, 1.0\), got -0.1"),
-    (lambda: gradient_bound_sides(A22, S2, np.array([[1.0, 1e-9], [0.0, 1.0]]), 0.5), "Sigma must be symmetric"),
-    (lambda: gradient_bound_sides(A22, S2, np.diag([0.0, 1.0]), 0.5), "Sigma must be positive definite"),
-    (lambda: random_ball_point(0, 2, 0.5, np.random.default_rng(0)), "l must be an integer >= 1"),
-    (lambda: random_ball_point(2, 0, 0.5, np.random.default_rng(0)), "d must be an integer >= 1"),
-    (lambda: random_ball_point(2, 2, -0.1, np.random.default_rng(0)), r"tau must lie in \[0.0, inf\], got -0.1"),
-    (lambda: bound_ratios(0, 0.3, np.eye(3)), "l must be an integer >= 1"),
-    (lambda: bound_ratios(2, 0.3, np.eye(3), per_kind=0), "per_kind must be an integer >= 1"),
-    (lambda: bound_ratios(2, -0.1, np.eye(3)), r"tau must lie in \[0.0, 1.0\), got -0.1"),
-    (lambda: bound_ratios(2, 2.5, np.eye(3)), r"tau must lie in \[0.0, 1.0\), got 2.5"),
-    # tau is refused first, before Sigma's size (which is wrong too) is looked at
-    (lambda: bound_ratios(2, 1.0, np.eye(2)), r"tau must lie in \[0.0, 1.0\), got 1.0"),
-    (lambda: bound_ratios(2, 0.3, NOT_SQUARE), "Sigma must be a non-empty square matrix"),
-    (lambda: population_gd(NOT_SQUARE, 2), "R must be a non-empty square matrix"),
-    (lambda: population_gd(S2, 0), "l must be an integer >= 1"),
-    (lambda: population_gd(S2, 2, Sigma=NOT_SQUARE, steps=1), "Sigma must be a non-empty square matrix"),
-    (lambda: population_gd(S2, 2, lr=0.0, steps=1), r"lr must lie in \(0.0, inf\], got 0.0"),
-    (lambda: population_gd(S2, 2, lr=-0.1, steps=1), r"lr must lie in \(0.0, inf\], got -0.1"),
-    (lambda: population_gd(S2, 2, steps=0), "steps must be an integer >= 1"),
-    (lambda: adversarial_gradient_ratio(1, 2, 0.5, S2, steps=1), "l must be an integer >= 2"),
-    (lambda: adversarial_gradient_ratio(2, 0, 0.5, S2, steps=1), "d must be an integer >= 1"),
-    (lambda: adversarial_gradient_ratio(2, 2, -0.1, S2, steps=1), r"tau must lie in \[0.0, 1.0\), got -0.1"),
-    (lambda: adversarial_gradient_ratio(2, 2, 1.0, S2, steps=1), r"tau must lie in \[0.0, 1.0\), got 1.0"),
-    (lambda: adversarial_gradient_ratio(2, 2, 0.5, S2, steps=0), "steps must be an integer >= 1"),
-    (lambda: adversarial_gradient_ratio(2, 2, 0.5, S2, steps=1, lr=0.0), r"lr must lie in \(0.0, inf\], got 0.0"),
-    (lambda: adversarial_gradient_ratio(2, 2, 0.5, S2, steps=1, lr=-0.1), r"lr must lie in \(0.0, inf\], got -0.1"),
-    (lambda: adversarial_gradient_ratio(2, 2, 0.5, NOT_SQUARE, steps=1), "Sigma must be a non-empty square matrix"),
-    (lambda: adversarial_gradient_ratio(2, 2, 0.5, np.diag([-1.0, 1.0]), steps=1), "Sigma must be positive definite"),
-    (lambda: adversarial_gradient_ratio(2, 2, 0.5, np.diag([0.0, 1.0]), steps=1), "Sigma must be positive definite"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: risk_gradient(A22, NOT_SQUARE, S2), "R must be a non-empty square matrix"),
+        (lambda: risk_gradient(A22, S2, NOT_SQUARE), "Sigma must be a non-empty square matrix"),
+        (lambda: population_risk(A22, NOT_SQUARE, S2), "R must be a non-empty square matrix"),
+        (lambda: population_risk(A22, S2, NOT_SQUARE), "Sigma must be a non-empty square matrix"),
+        (lambda: gradient_bound_sides(A22, NOT_SQUARE, S2, 0.5), "R must be a non-empty square matrix"),
+        (lambda: gradient_bound_sides(A22, S2, NOT_SQUARE, 0.5), "Sigma must be a non-empty square matrix"),
+        (lambda: gradient_bound_sides(A22, S2, S2, -0.1), r"tau must lie in \[0.0, 1.0\), got -0.1"),
+        (lambda: gradient_bound_sides(A22, S2, np.array([[1.0, 1e-9], [0.0, 1.0]]), 0.5), "Sigma must be symmetric"),
+        (lambda: gradient_bound_sides(A22, S2, np.diag([0.0, 1.0]), 0.5), "Sigma must be positive definite"),
+        (lambda: random_ball_point(0, 2, 0.5, np.random.default_rng(0)), "l must be an integer >= 1"),
+        (lambda: random_ball_point(2, 0, 0.5, np.random.default_rng(0)), "d must be an integer >= 1"),
+        (lambda: random_ball_point(2, 2, -0.1, np.random.default_rng(0)), r"tau must lie in \[0.0, inf\], got -0.1"),
+        (lambda: bound_ratios(0, 0.3, np.eye(3)), "l must be an integer >= 1"),
+        (lambda: bound_ratios(2, 0.3, np.eye(3), per_kind=0), "per_kind must be an integer >= 1"),
+        (lambda: bound_ratios(2, -0.1, np.eye(3)), r"tau must lie in \[0.0, 1.0\), got -0.1"),
+        (lambda: bound_ratios(2, 2.5, np.eye(3)), r"tau must lie in \[0.0, 1.0\), got 2.5"),
+        # tau is refused first, before Sigma's size (which is wrong too) is looked at
+        (lambda: bound_ratios(2, 1.0, np.eye(2)), r"tau must lie in \[0.0, 1.0\), got 1.0"),
+        (lambda: bound_ratios(2, 0.3, NOT_SQUARE), "Sigma must be a non-empty square matrix"),
+        (lambda: population_gd(NOT_SQUARE, 2), "R must be a non-empty square matrix"),
+        (lambda: population_gd(S2, 0), "l must be an integer >= 1"),
+        (lambda: population_gd(S2, 2, Sigma=NOT_SQUARE, steps=1), "Sigma must be a non-empty square matrix"),
+        (lambda: population_gd(S2, 2, lr=0.0, steps=1), r"lr must lie in \(0.0, inf\], got 0.0"),
+        (lambda: population_gd(S2, 2, lr=-0.1, steps=1), r"lr must lie in \(0.0, inf\], got -0.1"),
+        (lambda: population_gd(S2, 2, steps=0), "steps must be an integer >= 1"),
+        (lambda: adversarial_gradient_ratio(1, 2, 0.5, S2, steps=1), "l must be an integer >= 2"),
+        (lambda: adversarial_gradient_ratio(2, 0, 0.5, S2, steps=1), "d must be an integer >= 1"),
+        (lambda: adversarial_gradient_ratio(2, 2, -0.1, S2, steps=1), r"tau must lie in \[0.0, 1.0\), got -0.1"),
+        (lambda: adversarial_gradient_ratio(2, 2, 1.0, S2, steps=1), r"tau must lie in \[0.0, 1.0\), got 1.0"),
+        (lambda: adversarial_gradient_ratio(2, 2, 0.5, S2, steps=0), "steps must be an integer >= 1"),
+        (lambda: adversarial_gradient_ratio(2, 2, 0.5, S2, steps=1, lr=0.0), r"lr must lie in \(0.0, inf\], got 0.0"),
+        (lambda: adversarial_gradient_ratio(2, 2, 0.5, S2, steps=1, lr=-0.1), r"lr must lie in \(0.0, inf\], got -0.1"),
+        (lambda: adversarial_gradient_ratio(2, 2, 0.5, NOT_SQUARE, steps=1), "Sigma must be a non-empty square matrix"),
+        (
+            lambda: adversarial_gradient_ratio(2, 2, 0.5, np.diag([-1.0, 1.0]), steps=1),
+            "Sigma must be positive definite",
+        ),
+        (
+            lambda: adversarial_gradient_ratio(2, 2, 0.5, np.diag([0.0, 1.0]), steps=1),
+            "Sigma must be positive definite",
+        ),
+    ],
+)
 def test_bad_arguments_are_refused_with_a_message_naming_them(call, message):
     with pytest.raises(ValueError, match="" + message):
         call()
@@ -351,7 +385,7 @@ def test_population_risk_adds_d_times_the_noise_variance():
     E = residual_product(A) - R
     assert excess == pytest.approx(np.trace(E @ Sigma @ E.T), rel=1e-12)
     for noise in (0.5, 2.0, -3.0):
-        assert population_risk(A, R, Sigma, noise=noise) == pytest.approx(excess + 3 * noise ** 2, rel=1e-12)
+        assert population_risk(A, R, Sigma, noise=noise) == pytest.approx(excess + 3 * noise**2, rel=1e-12)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -383,7 +417,7 @@ def test_gradient_bound_survey_rows_are_the_smallest_ratios_over_points_of_each_
     assert len(calls) == n * len(rows)
     for k, row in enumerate(rows):
         assert set(row) == {"l", "tau", "Sigma"} | {f"worst_{f}" for f in FORMS}
-        cell = calls[k * n:(k + 1) * n]
+        cell = calls[k * n : (k + 1) * n]
         _check_calls(cell, row["l"], row["tau"], Sigmas[row["Sigma"]], points)
         for f in FORMS:
             assert row[f"worst_{f}"] == min(s["lhs"] / s[f] for _, s in cell)

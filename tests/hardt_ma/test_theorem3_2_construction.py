@@ -7,9 +7,17 @@ import numpy as np
 import pytest
 
 import resnet_nb.hardt_ma.relu as hr
-from resnet_nb.hardt_ma.relu import (construction_fit_error, margins, parameter_count, projected_margins,
-                                     separation, surrogate_inner_products, surrogate_vectors,
-                                     theorem32_construction, unit_norm_columns)
+from resnet_nb.hardt_ma.relu import (
+    construction_fit_error,
+    margins,
+    parameter_count,
+    projected_margins,
+    separation,
+    surrogate_inner_products,
+    surrogate_vectors,
+    theorem32_construction,
+    unit_norm_columns,
+)
 
 
 def _unit(k, n, seed=0):
@@ -37,7 +45,7 @@ def _measured_errors(net, X, y):
     the blocks, measured on the trajectory (independently of the construction's report)."""
     states, Q = net.trajectory(X), net.last[0].T
     moved = fixed = 0.0
-    for j, (U, V, b) in enumerate(net.blocks):
+    for j, (U, _V, _b) in enumerate(net.blocks):
         idx = _centres(states[j], U)
         rest = np.setdiff1d(np.arange(X.shape[1]), idx)
         moved = max(moved, float(np.abs(states[j + 1][:, idx] - Q[:, y[idx]]).max()))
@@ -233,8 +241,7 @@ def test_projected_margins_against_the_projection_they_describe():
         H = np.random.default_rng(seed).standard_normal((4, 6)) / 2.0 @ X
         mg = margins(H, np.arange(30))
         norms = np.linalg.norm(H, axis=0)
-        assert pm == dict(k=4, min_margin=mg.min(), exposed=(mg > 0).mean(), min_norm=norms.min(),
-                          max_norm=norms.max())
+        assert pm == dict(k=4, min_margin=mg.min(), exposed=(mg > 0).mean(), min_norm=norms.min(), max_norm=norms.max())
         assert 0 < pm["exposed"] and pm["min_norm"] < pm["max_norm"]
 
 
@@ -287,7 +294,7 @@ def test_construction_passes_its_safety_to_every_block_and_the_last():
         U, V, b = net.blocks[0]
         idx = [int(np.flatnonzero((H == u[:, None]).all(axis=0))[0]) for u in U if u.any()]
         delta = safety * margins(H, idx)
-        assert np.allclose(b[:len(idx)], -((H[:, idx] ** 2).sum(0) - delta), rtol=0, atol=1e-15)
+        assert np.allclose(b[: len(idx)], -((H[:, idx] ** 2).sum(0) - delta), rtol=0, atol=1e-15)
         Q = net.last[0].T
         assert np.allclose(net.last[1], np.eye(3) / (safety * margins(Q, np.arange(3)).min()), rtol=1e-14)
 
@@ -311,10 +318,10 @@ def test_construction_report_measures_what_it_says(near_one):
     assert rep["radius"] == 0.5 * np.linalg.norm(states[0], axis=0).min()
     assert rep["moved_error"] == moved and rep["fixed_error"] == fixed
     block_margins = []
-    for j, (U, V, b) in enumerate(net.blocks):
+    for j, (U, _V, b) in enumerate(net.blocks):
         idx = _centres(states[j], U)
         block_margins.append(margins(states[j], idx))
-        assert np.array_equal(b[:len(idx)], -((states[j][:, idx] ** 2).sum(0) - safety * block_margins[-1]))
+        assert np.array_equal(b[: len(idx)], -((states[j][:, idx] ** 2).sum(0) - safety * block_margins[-1]))
     assert len(rep["block_margins"]) == len(block_margins)
     assert all(np.array_equal(a, c) for a, c in zip(rep["block_margins"], block_margins))
     assert rep["min_margin"] == min(m.min() for m in block_margins)
@@ -346,7 +353,7 @@ def test_greedy_moves_the_remaining_points_of_largest_positive_margin(case):
     net, rep = theorem32_construction(X, y, k=k)
     states = net.trajectory(X)
     unmoved = np.arange(n)
-    for j, (U, V, b) in enumerate(net.blocks):
+    for j, (U, _V, _b) in enumerate(net.blocks):
         mg = margins(states[j], unmoved)
         top = unmoved[np.argsort(-mg)[:k]]
         want = sorted(top[margins(states[j], top) > 0].tolist())

@@ -97,7 +97,7 @@ def test_jl_step_reads_rho_both_ways():
     the larger width."""
     dr = hr.thm32_draw(0)
     sq, dist = dr["rho"][hr.RHO_READINGS[0]], dr["rho"][hr.RHO_READINGS[1]]
-    assert sq == pytest.approx(dist ** 2) and hr.paper_width(600, dist) > hr.paper_width(600, sq)
+    assert sq == pytest.approx(dist**2) and hr.paper_width(600, dist) > hr.paper_width(600, sq)
     assert dist > 1 and dr["projection_seed"] != 0  # the projection is not drawn from the data's seed
 
 
@@ -129,8 +129,8 @@ def test_committed_thm32_tables_recompute():
 
 def test_paper_width_is_the_proofs_formula_with_the_papers_constant_c_10():
     for n, rho in ((2, 1.0), (100, 0.5), (600, 0.3)):
-        assert paper_width(n, rho) == math.ceil(10 * math.log(n) / rho ** 2)
-        assert paper_width(n, rho, c=0.5) == math.ceil(0.5 * math.log(n) / rho ** 2)
+        assert paper_width(n, rho) == math.ceil(10 * math.log(n) / rho**2)
+        assert paper_width(n, rho, c=0.5) == math.ceil(0.5 * math.log(n) / rho**2)
     assert paper_width(2, 1.0) == 7
 
 

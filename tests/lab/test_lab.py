@@ -36,10 +36,27 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 SHOTS = Path(os.environ.get("LAB_SCREENSHOT_DIR", ROOT / "_build" / "screenshots" / "lab"))
 CHAPTERS = os.environ.get("LAB_CHAPTERS", "notation,theorem1").split(",")
-RAW_MYST = ["{prf:", "{exercise}", "{solution}", ":label:", "{eval}", "{cite}", "{admonition}",
-            "{dropdown}", ":::{", "```{"]
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
+RAW_MYST = [
+    "{prf:",
+    "{exercise}",
+    "{solution}",
+    ":label:",
+    "{eval}",
+    "{cite}",
+    "{admonition}",
+    "{dropdown}",
+    ":::{",
+    "```{",
+]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 RUN_TIMEOUT_MS = int(os.environ.get("LAB_RUN_TIMEOUT_S", "480")) * 1000
 
 playwright = pytest.importorskip("playwright.sync_api")
@@ -70,8 +87,7 @@ class Lab:
         settings = tmp / "settings"
         overrides = {
             # no pop-up asking to fetch news from the internet
-            "@jupyterlab/apputils-extension/notification": {"fetchNews": "false",
-                                                            "checkForUpdates": False},
+            "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
             # every cell in the DOM, so that what is checked is the whole notebook
             "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
         }
@@ -79,18 +95,26 @@ class Lab:
             path = settings / f"{name}.jupyterlab-settings"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(value))
-        env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings),
-                   JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"),
-                   OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
+        env = dict(
+            os.environ,
+            JUPYTERLAB_SETTINGS_DIR=str(settings),
+            JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"),
+            OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"),
+        )
         jupyter = Path(sys.executable).parent / "jupyter"
-        cmd = [str(jupyter), "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-               f"--ServerApp.port={self.port}", f"--IdentityProvider.token={self.token}",
-               f"--ServerApp.root_dir={self.dir}"]
+        cmd = [
+            str(jupyter),
+            "lab",
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={self.port}",
+            f"--IdentityProvider.token={self.token}",
+            f"--ServerApp.root_dir={self.dir}",
+        ]
         if os.geteuid() == 0:
             cmd.append("--allow-root")
         self.log = tmp / f"server-{edition}.log"
-        self.proc = subprocess.Popen(cmd, env=env, stdout=self.log.open("w"),
-                                     stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(cmd, env=env, stdout=self.log.open("w"), stderr=subprocess.STDOUT)
         deadline = time.time() + 120
         while True:
             try:
@@ -98,7 +122,7 @@ class Lab:
                 break
             except OSError:
                 if self.proc.poll() is not None or time.time() > deadline:
-                    raise RuntimeError("JupyterLab did not start:\n" + self.log.read_text()[-3000:])
+                    raise RuntimeError("JupyterLab did not start:\n" + self.log.read_text()[-3000:]) from None
                 time.sleep(0.5)
 
     def url(self, path: str, query: str = "") -> str:
@@ -156,15 +180,17 @@ def run_all(page) -> float:
             const p = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
                 .map(e => e.textContent);
             return p.length > 0 && p.every(s => /\\[\\d+\\]/.test(s));
-        }""", timeout=RUN_TIMEOUT_MS, polling=1000)
+        }""",
+        timeout=RUN_TIMEOUT_MS,
+        polling=1000,
+    )
     page.get_by_text("| Idle").wait_for(timeout=60_000)
     page.wait_for_timeout(1500)  # {eval} roles are filled in after the kernel answers
     return time.time() - start
 
 
 def rendered_markdown(page) -> str:
-    return "\n".join(page.locator(".jp-MarkdownCell .jp-MarkdownOutput, .jp-MarkdownCell .myst")
-                     .all_inner_texts())
+    return "\n".join(page.locator(".jp-MarkdownCell .jp-MarkdownOutput, .jp-MarkdownCell .myst").all_inner_texts())
 
 
 def shot(page, name: str, locator=None) -> None:
@@ -189,13 +215,12 @@ def check_rendering(page, server: Lab, name: str) -> None:
     text = rendered_markdown(page)
     raw = [r for r in RAW_MYST if r in text]
     assert not raw, f"{name}: raw MyST visible in the rendered Markdown: {raw}"
-    assert page.locator(".jp-MarkdownCell .katex-error").count() == 0, \
-        f"{name}: KaTeX errors (an undefined macro?)"
-    sources = "\n".join("".join(c["source"]) for c in notebook_sources(server, name)
-                        if c["cell_type"] == "markdown")
+    assert page.locator(".jp-MarkdownCell .katex-error").count() == 0, f"{name}: KaTeX errors (an undefined macro?)"
+    sources = "\n".join("".join(c["source"]) for c in notebook_sources(server, name) if c["cell_type"] == "markdown")
     if "{prf:" in sources:
-        assert page.locator(".jp-MarkdownCell .myst :text-matches('^(Theorem|Lemma|Definition|Proposition)')").count() \
-            or re.search(r"\b(Theorem|Lemma|Definition|Proposition)\b", text)
+        assert page.locator(
+            ".jp-MarkdownCell .myst :text-matches('^(Theorem|Lemma|Definition|Proposition)')"
+        ).count() or re.search(r"\b(Theorem|Lemma|Definition|Proposition)\b", text)
 
 
 def check_eval(page, server: Lab, name: str) -> int:
@@ -211,10 +236,11 @@ def check_eval(page, server: Lab, name: str) -> int:
             i = text.find(before)
             if i < 0:
                 continue
-            after = text[i + len(before):].lstrip()
+            after = text[i + len(before) :].lstrip()
             shown = after.split(" ")[0] if after else ""
-            assert shown and shown != m.group(2) and not shown.startswith("`"), \
+            assert shown and shown != m.group(2) and not shown.startswith("`"), (
                 f"{name}: {{eval}}`{m.group(2)}` after '{before}' shows {shown!r}"
+            )
             checked += 1
     return checked
 
@@ -243,7 +269,9 @@ def check_widget(page, name: str) -> bool:
     page.wait_for_function(
         "([el, before]) => el.innerHTML !== before && !el.innerHTML.includes('jp-mod-busy')",
         arg=[output.element_handle() if output.count() else area.element_handle(), before],
-        timeout=180_000, polling=500)
+        timeout=180_000,
+        polling=500,
+    )
     page.get_by_text("| Idle").wait_for(timeout=180_000)
     page.wait_for_timeout(1000)
     assert state() != before
@@ -288,8 +316,9 @@ def test_full_edition_runs_renders_and_folds(browser, full_lab):
         page.wait_for_timeout(1000)
         page.context.close()
         saved = json.loads((full_lab.dir / nb).read_text(encoding="utf-8"))
-        assert any(c.get("outputs") for c in saved["cells"] if c["cell_type"] == "code"), \
+        assert any(c.get("outputs") for c in saved["cells"] if c["cell_type"] == "code"), (
             f"{nb}: the working copy was not saved with outputs"
+        )
         assert tracked.stat().st_mtime_ns == stamp, f"book/{nb} was written during the session"
     assert widgets >= 1, f"no widget found in {CHAPTERS}: the widget check did not run"
     if evals == 0:

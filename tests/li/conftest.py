@@ -1,4 +1,5 @@
 """Fixtures shared by the tests of Li et al.'s chapters."""
+
 import pytest
 import torch
 

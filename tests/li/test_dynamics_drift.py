@@ -5,14 +5,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from helpers import tol_of
 
 import resnet_nb.li.dynamics as dyn
 from resnet_nb import ShortcutNetwork, synthetic_linear
-from resnet_nb.core.hessians import (hessian_linear)
+from resnet_nb.core.hessians import hessian_linear
 from resnet_nb.core.init import initialise
-
-from helpers import tol_of
-
 
 F64 = torch.float64
 
@@ -60,7 +58,7 @@ def _runs_table(c_of_R, sigma=1.0, eps=0.01, runs=4, depths=(2, 4, 8, 16)):
         R = depth // 2
         for k in range(runs):
             wiggle = 1 + 0.1 * (-1) ** k
-            rows.append(dict(arch="2-shortcut", depth=depth, run=k, lam_max=sigma + c_of_R(R) * R * eps ** 2 * wiggle))
+            rows.append(dict(arch="2-shortcut", depth=depth, run=k, lam_max=sigma + c_of_R(R) * R * eps**2 * wiggle))
             rows.append(dict(arch="orthogonal", depth=depth, run=k, lam_max=99.0))
     return pd.DataFrame(rows)
 
@@ -117,4 +115,4 @@ def test_drift_table_rows_against_hand_computed_hessians():
             assert abs(r["lam_max"] - np.linalg.eigvalsh(H).max()) <= tol
             assert abs(r["sigma_max"] - sig) <= tol_of(4, max(1.0, sig))
             assert r["drift"] == r["lam_max"] - r["sigma_max"] and r["drift"] > 10 * tol
-            assert r["c"] == pytest.approx(r["drift"] / (R * eps ** 2), rel=1e-14, abs=0)
+            assert r["c"] == pytest.approx(r["drift"] / (R * eps**2), rel=1e-14, abs=0)

@@ -1,10 +1,12 @@
 """Eqs. 15-16 of Li et al. (resnet_nb.li.dynamics.eq15_16): the optimum by training and, with a
 rank-deficient X, with any generalized inverse."""
+
 import math
 
 import numpy as np
 import pytest
 import torch
+from helpers import labelled, tol_of
 
 import resnet_nb.li.dynamics as dyn
 from resnet_nb import Dataset, ShortcutNetwork
@@ -13,10 +15,7 @@ from resnet_nb.core.init import initialise
 from resnet_nb.core.losses import loss_end_to_end, optimum
 from resnet_nb.core.networks import end_to_end
 from resnet_nb.core.train import TrainResult, gradient_descent
-from resnet_nb.li.dynamics import (eq15_16_check)
-
-from helpers import labelled, tol_of
-
+from resnet_nb.li.dynamics import eq15_16_check
 
 F64 = torch.float64
 
@@ -62,6 +61,7 @@ def test_eq15_16(data3):
 
 def test_ginverse_is_not_moore_penrose_and_reaches_lmin():
     from resnet_nb.li.dynamics import eq15_16_ginverse_check, generalized_inverse, rank_deficient_data
+
     data = rank_deficient_data(d=5, rank=2, seed=3)
     S = data.stats().Sxx
     G = generalized_inverse(S, seed=1)
@@ -93,8 +93,11 @@ def test_g_inverse_claim_is_falsified_by_the_unique_minimiser_statement():
 
 
 def test_g_inverse_check_titles_its_falsifiers_and_refuses_two_at_once():
-    for kw, word in ((dict(left=True), "other side"), (dict(not_ginverse=True), "not a generalized inverse"),
-                     (dict(unique=True), "same matrix")):
+    for kw, word in (
+        (dict(left=True), "other side"),
+        (dict(not_ginverse=True), "not a generalized inverse"),
+        (dict(unique=True), "same matrix"),
+    ):
         res = dyn.eq15_16_ginverse_check(**kw)
         assert res.rejected_on_value and res.claim.startswith("Falsifier:") and word in res.claim
     with pytest.raises(ValueError, match="at most one"):
@@ -131,8 +134,10 @@ def test_generalized_inverse_follows_rao_and_mitras_form():
         Z2 = size * torch.randn(4, 4, generator=g, dtype=F64)
         return Sp + (eye - Sp @ S) @ Z1 + Z2 @ (eye - S @ Sp)
 
-    for G, ref in [(dyn.generalized_inverse(S), own(0, 1.0)),
-                   (dyn.generalized_inverse(S, seed=3, size=0.5), own(3, 0.5))]:
+    for G, ref in [
+        (dyn.generalized_inverse(S), own(0, 1.0)),
+        (dyn.generalized_inverse(S, seed=3, size=0.5), own(3, 0.5)),
+    ]:
         assert torch.allclose(G, ref, rtol=0, atol=1e-13)
         assert float((S @ G @ S - S).abs().max()) < 1e-12
 
@@ -150,8 +155,17 @@ def _ginv_own(data, seed, left=False, not_ginverse=False):
     Lmin = float(((data.Y - Wls @ data.X) ** 2).sum() / (2 * data.m))
     LW = float(loss_end_to_end(W, st))
     scale = max(1.0, float(G.abs().max()) ** 2 * float(st.Sxx.abs().max()))
-    return dict(G=G, Gp=Gp, W=W, Wmp=st.Syx @ Gp, Lmin=Lmin, LW=LW, tol=tol_of(data.m, scale), scale=scale,
-                is_ginv=float((st.Sxx @ G @ st.Sxx - st.Sxx).abs().max()))
+    return dict(
+        G=G,
+        Gp=Gp,
+        W=W,
+        Wmp=st.Syx @ Gp,
+        Lmin=Lmin,
+        LW=LW,
+        tol=tol_of(data.m, scale),
+        scale=scale,
+        is_ginv=float((st.Sxx @ G @ st.Sxx - st.Sxx).abs().max()),
+    )
 
 
 def _ginv_pinned(res, own, rank):

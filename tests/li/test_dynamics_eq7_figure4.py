@@ -4,6 +4,7 @@ independently (own end-to-end products, own gradient descent) at small sizes."""
 import numpy as np
 import pytest
 import torch
+from helpers import labelled, tol_of
 
 import resnet_nb.li.dynamics as dyn
 from resnet_nb import ShortcutNetwork
@@ -12,11 +13,7 @@ from resnet_nb.core.init import initialise
 from resnet_nb.core.losses import loss_end_to_end
 from resnet_nb.core.networks import end_to_end
 from resnet_nb.core.train import TrainResult
-from resnet_nb.li.dynamics import (eq7_check, eq7_update, figure4_one_shortcut_check,
-                                   figure4_skip_all_check)
-
-from helpers import labelled, tol_of
-
+from resnet_nb.li.dynamics import eq7_check, eq7_update, figure4_one_shortcut_check, figure4_skip_all_check
 
 F64 = torch.float64
 
@@ -75,6 +72,7 @@ def test_eq7_wrong_sign_would_be_caught(data3):
     upd = eq7_update(net, W, data3.stats(), 0.1)
     Wg = W.clone().requires_grad_(True)
     from resnet_nb.core.losses import loss_stats
+
     (g,) = torch.autograd.grad(loss_stats(net, Wg, data3.stats()), Wg)
     assert float((upd - 0.1 * g).abs().max()) > 1e-3
 
@@ -96,8 +94,10 @@ def test_eq7_update_is_minus_lr_times_the_gradient(data3):
     assert float((upd + 0.1 * g).abs().max()) < 1e-13 < float((0.1 * g).abs().max())
     # float32 weights are taken to float64 first
     up32 = dyn.eq7_update(net, W.to(torch.float32), st, 0.1)
-    assert up32.dtype == F64 and float((up32 - dyn.eq7_update(net, W.to(torch.float32).to(F64), st, 0.1))
-                                       .abs().max()) == 0.0
+    assert (
+        up32.dtype == F64
+        and float((up32 - dyn.eq7_update(net, W.to(torch.float32).to(F64), st, 0.1)).abs().max()) == 0.0
+    )
     with pytest.raises(ValueError, match="lr must lie in"):
         dyn.eq7_update(net, W, st, 0.0)
 

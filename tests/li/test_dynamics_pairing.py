@@ -4,13 +4,11 @@ table, the sign and order sweeps, residuals with a controlled spectrum."""
 import numpy as np
 import pytest
 import torch
+from helpers import tol_of
 
 import resnet_nb.li.dynamics as dyn
 from resnet_nb import Dataset, synthetic_linear
 from resnet_nb.core.train import TrainResult
-
-from helpers import tol_of
-
 
 F64 = torch.float64
 
@@ -76,6 +74,7 @@ def trainer(monkeypatch):
 def test_relabel_matches_whitened_mnist():
     from resnet_nb import whitened_mnist
     from resnet_nb.li.dynamics import relabel
+
     base = whitened_mnist(n_per_class=15)
     order = [3, 1, 0, 2, 4, 5, 9, 8, 7, 6]
     for signs in ("positive_diagonal", "negative_diagonal", [1, -1] * 5):
@@ -86,6 +85,7 @@ def test_relabel_matches_whitened_mnist():
 
 def test_relabel_rejects_bad_input(data3):
     from resnet_nb.li.dynamics import relabel
+
     with pytest.raises(ValueError, match="order must be a permutation"):
         relabel(data3, order=[0, 0, 1])
     with pytest.raises(ValueError, match="signs must be"):
@@ -94,6 +94,7 @@ def test_relabel_rejects_bad_input(data3):
 
 def test_sign_and_order_sweeps_agree_with_relabel(data3):
     from resnet_nb.li.dynamics import order_sweep, relabel, sign_sweep
+
     conds = sign_sweep(data3)
     assert conds.shape == (8,)
     for k in (0, 5, 7):
@@ -190,7 +191,10 @@ def _own_row(data, signs, order):
     Y, m, d = data.Y, data.m, data.d
     Sxx, Syx = (X @ X.T / m).numpy(), (Y @ X.T / m).numpy()
     sv = np.linalg.svd(Sxx - Syx, compute_uv=False)
-    out = dict(cond_M=sv.max() / sv.min(), trace_Syx=float(np.trace(Syx)), )
+    out = dict(
+        cond_M=sv.max() / sv.min(),
+        trace_Syx=float(np.trace(Syx)),
+    )
 
     def loss(W):
         return 0.5 * ((Y - own_end_to_end(W, True) @ X) ** 2).sum() / m
@@ -198,14 +202,20 @@ def _own_row(data, signs, order):
     # at 0: a 2-shortcut unit (R = 1), and a 1-shortcut network of 8 units
     e2 = np.abs(np.linalg.eigvalsh(own_hessian(loss, torch.zeros(1, 2, d, d, dtype=F64))))
     e1 = np.abs(np.linalg.eigvalsh(own_hessian(loss, torch.zeros(8, 1, d, d, dtype=F64))))
-    out.update(cond_H=e2.max() / e2.min(), cond10=e1.max() / np.percentile(e1, 10),
-               scale=float(data.X.abs().max() * data.Y.abs().max()))
+    out.update(
+        cond_H=e2.max() / e2.min(),
+        cond10=e1.max() / np.percentile(e1, 10),
+        scale=float(data.X.abs().max() * data.Y.abs().max()),
+    )
     return out
 
 
 def test_convention_table_rows_against_hand_computed_hessians(data3):
-    conventions = [("as is", "svd_flip", None), ("flipped and reordered", (1, -1, -1), [2, 0, 1]),
-                   ("positive diagonal", "positive_diagonal", [1, 2, 0])]
+    conventions = [
+        ("as is", "svd_flip", None),
+        ("flipped and reordered", (1, -1, -1), [2, 0, 1]),
+        ("positive diagonal", "positive_diagonal", [1, 2, 0]),
+    ]
     rows = dyn.convention_table(data3, conventions)
     assert [r["convention"] for r in rows] == [c[0] for c in conventions]
     conds = []
@@ -221,7 +231,7 @@ def test_convention_table_rows_against_hand_computed_hessians(data3):
         assert all(isinstance(row[k], float) for k in list(row)[1:])
         conds.append(row["cond_M"])
     # the pairings really differ (else the table would not test the convention)
-    assert min(abs(x - y) for i, x in enumerate(conds) for y in conds[i + 1:]) > 1
+    assert min(abs(x - y) for i, x in enumerate(conds) for y in conds[i + 1 :]) > 1
 
 
 def test_order_sweep_draws_its_orders_from_the_seed(data3):

@@ -4,15 +4,13 @@ trace and sweep over seeds, the stored longer sweep and the catapult's mechanism
 import numpy as np
 import pytest
 import torch
+from helpers import tol_of
 
 import resnet_nb.li.dynamics as dyn
 from resnet_nb import ShortcutNetwork, synthetic_linear
-from resnet_nb.core.hessians import (hessian_linear)
+from resnet_nb.core.hessians import hessian_linear
 from resnet_nb.core.init import initialise
 from resnet_nb.core.train import TrainResult, gradient_descent
-
-from helpers import tol_of
-
 
 F64 = torch.float64
 

@@ -6,21 +6,35 @@ import pytest
 import resnet_nb.li.dynamics as dyn
 from resnet_nb.core import claims
 
-
-
-THEOREM1_CLAIMS = ["core-kronecker-hessian", "li-thm1-closed-forms", "li-lemma1", "li-lemma2",
-                   "li-thm1-part1-stationary", "li-thm1-eq11", "li-thm1-part2-spectrum", "li-thm1-eq12-cond",
-                   "li-thm1-eq13", "li-thm1-depth-invariant", "book-one-shortcut-growth",
-                   "li-thm1-relu-hypothesis", "li-thm1-relu-experiments", "li-eq7-update",
-                   "li-fig4-one-shortcut", "li-fig4-skip-all", "li-eq15-16-any-g-inverse", "book-depth-drift",
-                   "li-thm1-relu-depth"]
+THEOREM1_CLAIMS = [
+    "core-kronecker-hessian",
+    "li-thm1-closed-forms",
+    "li-lemma1",
+    "li-lemma2",
+    "li-thm1-part1-stationary",
+    "li-thm1-eq11",
+    "li-thm1-part2-spectrum",
+    "li-thm1-eq12-cond",
+    "li-thm1-eq13",
+    "li-thm1-depth-invariant",
+    "book-one-shortcut-growth",
+    "li-thm1-relu-hypothesis",
+    "li-thm1-relu-experiments",
+    "li-eq7-update",
+    "li-fig4-one-shortcut",
+    "li-fig4-skip-all",
+    "li-eq15-16-any-g-inverse",
+    "book-depth-drift",
+    "li-thm1-relu-depth",
+]
 
 
 @pytest.mark.parametrize("cid", THEOREM1_CLAIMS)
 def test_claim_and_falsifier(cid):
     import resnet_nb.core.hessians  # noqa: F401  (declares its claims)
-    import resnet_nb.li.theorem1  # noqa: F401
     import resnet_nb.li.dynamics  # noqa: F401
+    import resnet_nb.li.theorem1  # noqa: F401
+
     c = claims.LEDGER[cid]
     res = c.check(falsify=False)
     assert isinstance(res, claims.Check) and res.passed, str(res)
@@ -30,8 +44,12 @@ def test_claim_and_falsifier(cid):
 def test_every_claim_of_theorem1_and_hessians_states_its_falsifier_kind():
     import resnet_nb.core.hessians as hs
     import resnet_nb.li.theorem1 as t1m
-    mine = [c for c in claims.LEDGER.values() if c.check.__module__ == hs.__name__
-            or c.check.__module__.startswith(t1m.__name__ + ".")]
+
+    mine = [
+        c
+        for c in claims.LEDGER.values()
+        if c.check.__module__ == hs.__name__ or c.check.__module__.startswith(t1m.__name__ + ".")
+    ]
     assert len(mine) == 14
     kinds = {"plausible false statement", "regression test", "implied by the check"}
     assert all(c.falsifier_kind in kinds for c in mine), [c.id for c in mine if c.falsifier_kind not in kinds]

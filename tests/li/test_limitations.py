@@ -1,5 +1,6 @@
 """Tests of resnet_nb.li.limitations: each claim of the chapter passes, each falsifier is rejected
 on its comparison, and the helpers behave as their docstrings say."""
+
 import numpy as np
 import pytest
 import torch
@@ -8,8 +9,7 @@ from resnet_nb import ShortcutNetwork
 from resnet_nb.core import claims
 from resnet_nb.li import limitations as lim
 
-CLAIMS = [lim.check_fixup_not_flat, lim.check_variance_growth, lim.check_product_band,
-          lim.check_index_vs_loss]
+CLAIMS = [lim.check_fixup_not_flat, lim.check_variance_growth, lim.check_product_band, lim.check_index_vs_loss]
 
 
 @pytest.mark.parametrize("fn", CLAIMS, ids=lambda f: f.__name__)
@@ -69,8 +69,8 @@ def test_mixed_block_inertia_and_zero_block():
         net = p["net"]
         k, P = p["rank_B"], net.num_params
         assert p["lead_max"] == 0 and p["negative"] == p["positive"] == k == p["cols_B"]
-        assert k == net.R * net.d ** 2
-        assert len(p["eigs"]) - 2 * k == P - 2 * k == (n - 2) * net.R * net.d ** 2
+        assert k == net.R * net.d**2
+        assert len(p["eigs"]) - 2 * k == P - 2 * k == (n - 2) * net.R * net.d**2
 
 
 def test_fixup_falsifier_is_the_p_minus_k_count():
@@ -96,8 +96,7 @@ def test_pre_activation_gain_measured():
 
 def test_every_claim_states_its_falsifier_kind():
     for fn in CLAIMS:
-        assert fn.claim.falsifier_kind in ("plausible false statement", "implied by the check",
-                                           "regression test")
+        assert fn.claim.falsifier_kind in ("plausible false statement", "implied by the check", "regression test")
 
 
 def test_zero_eigen_counts_named_sources():
@@ -111,8 +110,9 @@ def test_critical_points_are_critical_and_loss_is_exact():
     s = df.attrs["singular_values"]
     full = df.set_index("kept")
     # dropping direction i raises the loss by s_i^2 / 2 (Sxx = I)
-    np.testing.assert_allclose(full.loc["none", "loss"] - full.loc["1,2,3,4", "loss"],
-                               0.5 * float((s ** 2).sum()), rtol=1e-10)
+    np.testing.assert_allclose(
+        full.loc["none", "loss"] - full.loc["1,2,3,4", "loss"], 0.5 * float((s**2).sum()), rtol=1e-10
+    )
     assert full.loc["1,2,3,4", "negative"] == 0
 
 

@@ -5,15 +5,12 @@ the shifted sigmoid and the claims' small data set."""
 import numpy as np
 import pytest
 import torch
+from helpers import random_dataset
 
 import resnet_nb.li.theorem1 as t1
 from resnet_nb import Dataset, ShortcutNetwork
-from resnet_nb.core.hessians import (directional_derivatives, hessian, loss_function)
-from resnet_nb.li.theorem1 import (covers_unit, mixed_partial, order_n_closed_form, param_coords,
-                                   param_index)
-
-from helpers import random_dataset
-
+from resnet_nb.core.hessians import directional_derivatives, hessian, loss_function
+from resnet_nb.li.theorem1 import covers_unit, mixed_partial, order_n_closed_form, param_coords, param_index
 
 F64 = torch.float64
 
@@ -57,6 +54,7 @@ def test_mixed_partial_matches_autograd_hessian_entries(data3):
     H = hessian(net, W, data3)
     f = loss_function(net, data3)
     from resnet_nb import flatten
+
     w = flatten(W)
     rng = np.random.default_rng(0)
     for _ in range(6):
@@ -168,8 +166,9 @@ def test_data_matrices_and_partial_scale():
     sc = t1.partial_scale(net, data)
     assert sc == max(float((Sxs - Sys).abs().max()), float(Sxs.abs().max()))
     big = Dataset(data.X, 10 * data.Y)
-    assert t1.partial_scale(net, big) == float((t1.data_matrices(net, big)[0]
-                                                 - t1.data_matrices(net, big)[1]).abs().max())
+    assert t1.partial_scale(net, big) == float(
+        (t1.data_matrices(net, big)[0] - t1.data_matrices(net, big)[1]).abs().max()
+    )
     assert t1.partial_scale(net, Dataset(data.X, 0 * data.Y)) == float(Sxs.abs().max())
 
 

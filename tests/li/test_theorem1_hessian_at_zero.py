@@ -1,22 +1,29 @@
 """Theorem 1 parts 2 and 3 (resnet_nb.li.theorem1.hessian_at_zero): Eqs. 11-13, 20-21, 25 and 28,
 the spectrum and its depth invariance, the depth table and the book's Proposition on 1-shortcut growth."""
+
 import math
 import warnings
 
 import numpy as np
 import pytest
 import torch
+from helpers import labelled, random_dataset
 
 import resnet_nb.li.theorem1 as t1
 from resnet_nb import Dataset, ShortcutNetwork
 from resnet_nb.core.data import SufficientStats
-from resnet_nb.core.hessians import (eq11_assemble, eq13_assemble, hessian, hessian_linear,
-                                     loss_function, spectrum, theorem1_blocks)
-from resnet_nb.li.theorem1 import (depth_table, eq21_A, eq25_B, eq28_A, part2_check, part3_check, shuffle_matrix)
+from resnet_nb.core.hessians import (
+    eq11_assemble,
+    eq13_assemble,
+    hessian,
+    hessian_linear,
+    loss_function,
+    spectrum,
+    theorem1_blocks,
+)
+from resnet_nb.li.theorem1 import depth_table, eq21_A, eq25_B, eq28_A, part2_check, part3_check, shuffle_matrix
 
-from helpers import labelled, random_dataset
-
-EPS = 2.0 ** -52
+EPS = 2.0**-52
 
 
 F64 = torch.float64
@@ -27,8 +34,10 @@ def test_shuffle_matrix_is_the_commutation_permutation():
     P = shuffle_matrix(d)
     assert torch.equal(P @ P.T, torch.eye(d * d, dtype=torch.float64))
     X = torch.arange(d * d, dtype=torch.float64).reshape(d, d)
+
     def vec(A):
         return A.T.reshape(-1)  # column-major, as Definition 5
+
     assert torch.equal(P.T @ vec(X), vec(X.T))
 
 
@@ -106,6 +115,7 @@ def test_one_shortcut_condition_grows(data3):
 
 def test_growth_bounds_hold_and_reject_depth_invariance(data3):
     from resnet_nb.li.theorem1 import growth_check
+
     assert growth_check(data3.stats(), (2, 4, 8)).passed
     assert growth_check(data3.stats(), (2, 4, 8), variant="pairs_once").parts[1].rejected_on_value
 
@@ -205,15 +215,24 @@ def test_part3_reports_what_it_compares(p3):
     P = net.num_params
     for p in res.parts:
         assert p.tol == pytest.approx(100 * P * EPS * hmax, rel=1e-12, abs=0)
-    coupling = float(H[q:2 * q, :q].abs().max())
+    coupling = float(H[q : 2 * q, :q].abs().max())
     assert v["coupling"] == coupling and res.parts[0].nontrivial == coupling
-    assert float(H[2 * q:, :q].abs().max()) > 0
+    assert float(H[2 * q :, :q].abs().max()) > 0
     assert res.parts[1].nontrivial == hmax
     blocks = theorem1_blocks(net, st)
     assert v["err"] == float((H - eq13_assemble(blocks["A"], blocks["B"], net.R)).abs().max())
-    toe = max(float((H[a * q:(a + 1) * q, b * q:(b + 1) * q]
-                     - (H[:q, :q] if a == b else H[q:2 * q, :q] if a > b else H[q:2 * q, :q].T)).abs().max())
-              for a in range(3) for b in range(3))
+    toe = max(
+        float(
+            (
+                H[a * q : (a + 1) * q, b * q : (b + 1) * q]
+                - (H[:q, :q] if a == b else H[q : 2 * q, :q] if a > b else H[q : 2 * q, :q].T)
+            )
+            .abs()
+            .max()
+        )
+        for a in range(3)
+        for b in range(3)
+    )
     assert v["toeplitz"] == toe
     assert [p.claim for p in res.parts[2:]] == ["the paper's Eq. 25", "the paper's Eq. 28"]
     assert "kronecker" in res.parts[1].claim
@@ -223,12 +242,12 @@ def test_part3_toeplitz_uses_the_first_subdiagonal_block(p3):
     net, st, res = p3
     H = res.values["H"].clone()
     q = 4
-    H[2 * q:3 * q, :q] += 0.5  # block (2, 0) only: breaks Toeplitz, block (1, 0) is the reference
+    H[2 * q : 3 * q, :q] += 0.5  # block (2, 0) only: breaks Toeplitz, block (1, 0) is the reference
     r = t1.part3_check(net, st, H=H)
     assert r.values["toeplitz"] == pytest.approx(0.5, rel=1e-12, abs=0)
     assert r.values["coupling"] == res.values["coupling"]
     H = res.values["H"].clone()
-    H[q:2 * q, q:2 * q] += 0.25  # diagonal block (1, 1) only
+    H[q : 2 * q, q : 2 * q] += 0.25  # diagonal block (1, 1) only
     r = t1.part3_check(net, st, H=H)
     assert r.values["toeplitz"] == pytest.approx(0.25, rel=1e-12, abs=0)
     assert r.values["coupling"] == res.values["coupling"]
@@ -305,8 +324,9 @@ def test_part2_reports_what_it_compares(p2lin):
     assert v["saddle_gap"] == abs(drop - quad) / abs(quad)
     assert v["saddle_ok"] is True
     assert res.parts[4].value == v["saddle_gap"] and res.parts[4].tol == 10 * 1e-3
-    assert res.lines == [f"cond(H) = {v['cond_H']:.6g}; sigma_max/sigma_min(M) = {v['cond_M']:.6g}; "
-                         f"lambda_min = {float(lam[0]):.4g}"]
+    assert res.lines == [
+        f"cond(H) = {v['cond_H']:.6g}; sigma_max/sigma_min(M) = {v['cond_M']:.6g}; lambda_min = {float(lam[0]):.4g}"
+    ]
 
 
 def test_part2_falsifiers_are_labelled_and_rejected(p2lin):
@@ -433,8 +453,8 @@ def test_growth_bounds_rows(gstats):
         N = a.size
         assert row["R"] == R and row["depth"] == R and row["P"] == N == 4 * R
         assert row["lam_max"] == a.max()
-        assert row["trH2"] == pytest.approx(float((H ** 2).sum()), rel=1e-14, abs=0)
-        trf = R * float((B ** 2).sum()) + R * (R - 1) * float((A ** 2).sum())
+        assert row["trH2"] == pytest.approx(float((H**2).sum()), rel=1e-14, abs=0)
+        trf = R * float((B**2).sum()) + R * (R - 1) * float((A**2).sum())
         assert row["trH2_formula"] == pytest.approx(trf, rel=1e-14, abs=0)
         assert row["trH2"] == pytest.approx(trf, rel=1e-12, abs=0)  # the identity the Proposition uses
         # the lower bound is the Rayleigh quotient of the test vector (z, ..., z) / sqrt(R)
@@ -469,8 +489,9 @@ def test_growth_check_values_and_falsifier(gstats):
     assert s1.nontrivial == max(r["trH2"] for r in rows)
     assert s2.value == max(r["p10"] - r["p10_bound"] for r in rows) and s2.tol == pytest.approx(tol, rel=1e-12, abs=0)
     assert res.claim == "Proposition (1-shortcut growth), 1-shortcut networks, R = [1, 3]"
-    assert res.lines == ["cond10 / lower bound: " + ", ".join(
-        f"R={r['R']}: {r['cond10']:.3g} >= {r['cond10_bound']:.3g}" for r in rows)]
+    assert res.lines == [
+        "cond10 / lower bound: " + ", ".join(f"R={r['R']}: {r['cond10']:.3g} >= {r['cond10_bound']:.3g}" for r in rows)
+    ]
     assert t1.growth_check(gstats.stats(), (1, 3)).values["rows"] == rows
     assert [r["R"] for r in t1.growth_check(gstats.stats()).values["rows"]] == [2, 4, 8]
     # the falsifier: each pair of units counted once in tr(H^2); the trace comparison rejects it
@@ -478,8 +499,7 @@ def test_growth_check_values_and_falsifier(gstats):
     assert rf.rejected_on_value and rf.parts[1].rejected_on_value and "[pairs counted once]" in rf.claim
     assert "R(R-1)/2" in rf.parts[1].claim
     b = theorem1_blocks(ShortcutNetwork(2, 1, 1), gstats.stats())
-    half = [r["R"] * float((b["B"] ** 2).sum()) + r["R"] * (r["R"] - 1) / 2 * float((b["A"] ** 2).sum())
-            for r in rows]
+    half = [r["R"] * float((b["B"] ** 2).sum()) + r["R"] * (r["R"] - 1) / 2 * float((b["A"] ** 2).sum()) for r in rows]
     assert [r["trH2_formula"] for r in rf.values["rows"]] == pytest.approx(half, rel=1e-14, abs=0)
     assert rf.parts[1].value == pytest.approx(max(abs(r["trH2"] - h) for r, h in zip(rows, half)), rel=1e-12)
     with pytest.raises(ValueError, match="variant"):

@@ -4,19 +4,16 @@ the values each check reports, and that each check fails where its hypothesis fa
 import numpy as np
 import pytest
 import torch
+from helpers import labelled, random_dataset
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import resnet_nb.li.theorem1 as t1
 from resnet_nb import ShortcutNetwork, synthetic_linear
-from resnet_nb.core.hessians import (hessian, loss_function)
-from resnet_nb.li.theorem1 import (covers_unit, lemma1_check, lemma2_check,
-                                   shifted_sigmoid)
-from resnet_nb.li.theorem1 import lemmas
+from resnet_nb.core.hessians import hessian, loss_function
+from resnet_nb.li.theorem1 import covers_unit, lemma1_check, lemma2_check, lemmas, shifted_sigmoid
 
-from helpers import labelled, random_dataset
-
-EPS = 2.0 ** -52
+EPS = 2.0**-52
 
 
 F64 = torch.float64
@@ -65,6 +62,7 @@ def test_lemma2_needs_two_units(data3):
 
 def test_one_short_tuples_never_cover():
     from resnet_nb.li.theorem1 import lemma1_tuples
+
     for n in (2, 3):
         net = ShortcutNetwork(3, n, 3)
         tuples = lemma1_tuples(net, n + 1, 30, seed=n)
@@ -91,8 +89,10 @@ class _Recorder:
             def f(w):
                 self.points.append(w.detach().clone())
                 return inner(w)
+
             f.inner = inner
             return f
+
         monkeypatch.setattr(lemmas, "mixed_partial", mp)
         monkeypatch.setattr(lemmas, "loss_function", lf)
 
@@ -147,14 +147,15 @@ def test_lemma2_reports_its_values(monkeypatch, l2data):
     assert res.parts[0].nontrivial == res.values["biggest"]
     assert res.values["worst_d2"] == pytest.approx(
         max(abs(float(H[a, b]) - float(H[c, e])) for (a, b), (c, e) in zip(rec.partials[0::2], rec.partials[1::2])),
-        abs=1e-12)
+        abs=1e-12,
+    )
     assert res.values["worst_d2"] < 1e-12
     # the restrictions: two random points (u, v) per pair of distinct parameters, placed identically
     distinct = [(p, q) for p, q in zip(rec.partials[0::2], rec.partials[1::2]) if p[0] != p[1]]
     assert len(rec.points) == 4 * len(distinct)
     worst = 0.0
     for k, (p, q) in enumerate(distinct):
-        for e, et in (rec.points[4 * k:4 * k + 2], rec.points[4 * k + 2:4 * k + 4]):
+        for e, et in (rec.points[4 * k : 4 * k + 2], rec.points[4 * k + 2 : 4 * k + 4]):
             assert e.dtype == F64 and et.dtype == F64
             assert set(torch.nonzero(e).flatten().tolist()) == set(p)
             assert set(torch.nonzero(et).flatten().tolist()) == set(q)
@@ -259,8 +260,9 @@ def test_lemma1_check_reports_its_values():
     assert res.parts[1].claim == f"order-n partials equal the closed form ({n_closed} tuples)"
     worst = max(abs(t1.mixed_partial(f, w0, t)) for _, t in tuples if not t1.covers_unit(net, t))
     assert v["worst_noncovering"] == worst
-    worst_c = max(abs(t1.mixed_partial(f, w0, t) - t1.order_n_closed_form(net, data, t))
-                  for _, t in tuples if len(t) == 2)
+    worst_c = max(
+        abs(t1.mixed_partial(f, w0, t) - t1.order_n_closed_form(net, data, t)) for _, t in tuples if len(t) == 2
+    )
     assert v["worst_closed_form"] == worst_c
     scale = t1.partial_scale(net, data)
     assert v["tol"] == pytest.approx(100 * net.num_params * EPS * scale, rel=1e-12, abs=0)
@@ -293,8 +295,7 @@ def test_lemma1_check_smallest_chain_partial_is_over_chains_aimed_at_the_data(da
     the one recomputed here from those tuples."""
     net = ShortcutNetwork(3, 2, 2)
     res = t1.lemma1_check(net, data3, samples=20, seed=0)
-    assert res.values["counts"] == {"random": 20, "one_short": 20, "repeated": 20, "chain": 20,
-                                    "broken_chain": 20}
+    assert res.values["counts"] == {"random": 20, "one_short": 20, "repeated": 20, "chain": 20, "broken_chain": 20}
     f = loss_function(net, data3)
     w0 = torch.zeros(net.num_params, dtype=F64)
     chains = [t for k, t in t1.lemma1_tuples(net, 3, 20, 0, data3) if k == "chain"]

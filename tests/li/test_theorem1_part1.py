@@ -1,19 +1,19 @@
 """Theorem 1 part 1 and Definition 4 (resnet_nb.li.theorem1.part1): the directions, the closed form
 of the order-n directional derivative, and the Taylor-remainder reading of Definition 4."""
+
 import math
 
 import numpy as np
 import pytest
 import torch
+from helpers import labelled, random_dataset
 
 import resnet_nb.li.theorem1 as t1
 from resnet_nb import Dataset, ShortcutNetwork
-from resnet_nb.core.hessians import (directional_derivatives, loss_function, theorem1_blocks)
-from resnet_nb.li.theorem1 import (part1_check, shifted_sigmoid, taylor_remainder_check)
+from resnet_nb.core.hessians import directional_derivatives, loss_function, theorem1_blocks
+from resnet_nb.li.theorem1 import part1_check, shifted_sigmoid, taylor_remainder_check
 
-from helpers import labelled, random_dataset
-
-EPS = 2.0 ** -52
+EPS = 2.0**-52
 
 
 F64 = torch.float64
@@ -84,8 +84,8 @@ def test_taylor_remainder_rows_and_criterion():
     ts = (1e-1, 1e-2, 1e-3)
     for (t, a, b), tt in zip(res.values["rows"], ts):
         assert t == tt
-        assert a == pytest.approx((float(f(w0 + tt * v)) - L0) / tt ** 2, abs=0)
-        assert b == pytest.approx((float(f(w0 - tt * v)) - L0) / tt ** 2, abs=0)
+        assert a == pytest.approx((float(f(w0 + tt * v)) - L0) / tt**2, abs=0)
+        assert b == pytest.approx((float(f(w0 - tt * v)) - L0) / tt**2, abs=0)
     rel = abs(res.values["rows"][-1][1] - limit) / abs(limit)
     rel_back = abs(res.values["rows"][-1][2] - limit) / abs(limit)  # (-1)^2 = 1
     assert res.values["rel"] == rel and res.parts[0].value == rel
@@ -116,10 +116,11 @@ def test_taylor_remainder_other_orders_and_ts():
     rng = np.random.default_rng(0)
     v = [d for k, d in t1.part1_directions(net, data, 3, rng) if k == "aligned"][0]
     back = float(f(w0 - 5e-3 * v)) - float(f(w0))
-    assert res.values["rows"][-1][2] == pytest.approx(back / 5e-3 ** 3, rel=1e-9, abs=0)
+    assert res.values["rows"][-1][2] == pytest.approx(back / 5e-3**3, rel=1e-9, abs=0)
     # odd n: the backward ratio tends to minus the limit
     assert res.values["rel_back"] == pytest.approx(
-        abs(res.values["rows"][-1][2] + res.values["limit"]) / abs(res.values["limit"]), rel=1e-12, abs=0)
+        abs(res.values["rows"][-1][2] + res.values["limit"]) / abs(res.values["limit"]), rel=1e-12, abs=0
+    )
     # n = 1: Definition 4 with k = 0 says nothing, and the check says so
     r1 = t1.taylor_remainder_check(ShortcutNetwork(2, 1, 1), data)
     assert len(r1.parts) == 2 and r1.parts[0].claim == "(L(tv) - L(0)) / t^1 tends to the closed form"
@@ -172,7 +173,7 @@ def test_part1_directions_have_their_documented_kinds():
             for r in range(2):
                 prod = V[r, 2] @ V[r, 1] @ V[r, 0]
                 # u1 v1^T scaled by 6^(-3/2) (six unit matrices, unit total norm)
-                assert torch.allclose(prod.abs(), (torch.outer(U[:, 0], Vh[0]) * 6 ** -1.5).abs(), atol=1e-14)
+                assert torch.allclose(prod.abs(), (torch.outer(U[:, 0], Vh[0]) * 6**-1.5).abs(), atol=1e-14)
         else:
             assert bool(((per_matrix == 0).sum(dim=1) == 1).all())
     assert t1.order_n_directional(net, data, dirs[3][1]) == pytest.approx(0.0, abs=1e-15)
@@ -198,7 +199,7 @@ def test_part1_check_reports_its_values():
     f = loss_function(net, data)
     w0 = torch.zeros(net.num_params, dtype=F64)
     low, gap, best = 0.0, 0.0, 0.0
-    for kind, v in t1.part1_directions(net, data, 4, np.random.default_rng(1)):
+    for _kind, v in t1.part1_directions(net, data, 4, np.random.default_rng(1)):
         ds = directional_derivatives(f, w0, v, 3)
         low = max(low, abs(ds[0]), abs(ds[1]))
         gap = max(gap, abs(ds[2] - t1.order_n_directional(net, data, v)))

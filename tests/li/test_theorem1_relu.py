@@ -3,6 +3,7 @@
 The kink's defects have closed forms: along v with ReLU at mid the one-sided second derivatives
 differ; with ReLU at post (n = 1) the loss is not even differentiable, D1+(v) = (1/m) sum <x - y, relu(V x)>.
 The masked Eq. 19 and the experiments' networks at their small start are recomputed here independently."""
+
 import math
 
 import numpy as np
@@ -11,12 +12,10 @@ import torch
 
 import resnet_nb.li.theorem1 as t1
 from resnet_nb import ShortcutNetwork, synthetic_linear
-from resnet_nb.core.hessians import (hessian, hessian_linear,
-                                     loss_function)
+from resnet_nb.core.hessians import hessian, hessian_linear, loss_function
 from resnet_nb.core.init import initialise
 from resnet_nb.core.networks import unflatten
-from resnet_nb.li.theorem1 import (one_sided_derivatives, relu_kink_check)
-
+from resnet_nb.li.theorem1 import one_sided_derivatives, relu_kink_check
 
 
 @pytest.mark.parametrize("position", ["mid", "post"])
@@ -47,6 +46,7 @@ def test_relu_kink_rejects_bad_position(data3):
 
 def test_relu_first_order_kink(data3):
     from resnet_nb.li.theorem1 import relu_first_order_check
+
     res = relu_first_order_check(data3, directions=3)
     assert res.passed, str(res)
 
@@ -71,7 +71,7 @@ def test_relu_start_prediction_choices():
 F64 = torch.float64
 
 
-EPS = 2.0 ** -52
+EPS = 2.0**-52
 
 
 @pytest.fixture(scope="module")
@@ -81,9 +81,11 @@ def data15():
 
 def _poly(coef, a):
     """f(w) = sum_k coef[k] (a . w)^k, so that f(t v) has Taylor coefficients coef[k] (a . v)^k."""
+
     def f(w):
         s = float(a @ w)
-        return sum(c * s ** k for k, c in enumerate(coef))
+        return sum(c * s**k for k, c in enumerate(coef))
+
     return f
 
 
@@ -130,8 +132,9 @@ def test_one_sided_derivatives_fit_in_float64_whatever_the_grid_dtype():
     coef = [0.3, -0.7, 1.1, 0.4, -0.9]
     a = torch.tensor([1.0], dtype=F64)
     ts = np.linspace(0.1, 1.0, 11).astype(np.float32)
-    derivs, resid = t1.one_sided_derivatives(_poly(coef, a), torch.zeros(1, dtype=F64),
-                                             torch.ones(1, dtype=F64), degree=4, ts=ts)
+    derivs, resid = t1.one_sided_derivatives(
+        _poly(coef, a), torch.zeros(1, dtype=F64), torch.ones(1, dtype=F64), degree=4, ts=ts
+    )
     assert resid < 1e-12
     np.testing.assert_allclose(derivs, [math.factorial(k) * c for k, c in enumerate(coef)], rtol=1e-9)
 
@@ -145,13 +148,13 @@ def test_one_sided_derivatives_refuse_a_bad_degree_by_name():
 
 def test_kink_threshold_is_the_stated_formula():
     thr, crit = t1.kink_threshold(2e-9, [3.0, 5.0e3, 1.0], np.array([0.5, 0.2, 0.9]))
-    assert thr == pytest.approx(1e3 * 2e-9 / 0.2 ** 2 + 100 * EPS * 5.0e3, rel=1e-13)
+    assert thr == pytest.approx(1e3 * 2e-9 / 0.2**2 + 100 * EPS * 5.0e3, rel=1e-13)
     assert "t_min = 0.2" in crit
     # each term alone
     thr0, _ = t1.kink_threshold(0.0, [2.0, 7.0], [0.1, 0.3])
     assert thr0 == pytest.approx(100 * EPS * 7.0, rel=1e-13, abs=0)
     thr1, _ = t1.kink_threshold(1e-6, [0.0], [0.5, 0.25])
-    assert thr1 == pytest.approx(1e3 * 1e-6 / 0.25 ** 2, rel=1e-13)
+    assert thr1 == pytest.approx(1e3 * 1e-6 / 0.25**2, rel=1e-13)
 
 
 def _mid_defect(net, data, v):
@@ -202,7 +205,7 @@ def test_relu_kink_mid_reports_the_closed_form_defects(data3, kink_mid):
     np.testing.assert_allclose(res.values["mags"], mags, rtol=1e-9)
     assert res.value == pytest.approx(min(gaps), rel=1e-9)
     assert res.values["resid"] == resid  # the largest residual of all 2 x pairs exact degree-4 fits
-    assert res.tol == pytest.approx(1e3 * resid / 0.1 ** 2 + 100 * EPS * max(mags), rel=1e-12, abs=0)
+    assert res.tol == pytest.approx(1e3 * resid / 0.1**2 + 100 * EPS * max(mags), rel=1e-12, abs=0)
     assert "t_min = 0.1" in res.criterion
     assert res.op == ">=" and res.passed
     assert "D2+(v) - D2+(-v)" in res.compared and "3 directions" in res.compared
@@ -246,7 +249,7 @@ def test_relu_kink_post_reports_the_parallelogram_defects(data15):
     np.testing.assert_allclose(res.values["gaps"], gaps, rtol=1e-9)
     np.testing.assert_allclose(res.values["mags"], mags, rtol=1e-9)
     assert res.values["resid"] == resid
-    assert res.tol == pytest.approx(1e3 * resid / 0.1 ** 2 + 100 * EPS * max(mags), rel=1e-12, abs=0)
+    assert res.tol == pytest.approx(1e3 * resid / 0.1**2 + 100 * EPS * max(mags), rel=1e-12, abs=0)
     assert "parallelogram defect" in res.compared and "D2+(v)" not in res.compared
     assert res.passed
     assert sorted(res.values["hessians"]) == [0.0, 0.5, 1.0]
@@ -264,7 +267,7 @@ def test_relu_kink_smooth_falsifier_fits_a_short_interval(data3):
         resid = max(resid, _fit_residual(f, v, 8, ts), _fit_residual(f, -v, 8, ts))
     assert res.values["resid"] == resid
     assert "t_min = 0.001" in res.criterion
-    assert res.tol == pytest.approx(1e3 * resid / 1e-3 ** 2 + 100 * EPS * max(res.values["mags"]), rel=1e-12)
+    assert res.tol == pytest.approx(1e3 * resid / 1e-3**2 + 100 * EPS * max(res.values["mags"]), rel=1e-12)
     assert max(res.values["gaps"]) < 1e-6 * max(res.values["mags"])
     assert not res.passed
     assert math.isnan(res.values["spread"]) and res.values["hessians"] == {} and res.lines == []
@@ -352,6 +355,7 @@ def _fake_mnist(n_per_class=None):
 @pytest.fixture(scope="module")
 def fake_mnist():
     import resnet_nb.experiments.common as common
+
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(common, "mnist", _fake_mnist)
         yield _fake_mnist
@@ -377,10 +381,19 @@ def _depth_rows(depths, seeds, data):
             _, _, W = _start(depth, seed)
             s = _masked_blocks(W, data)
             e = torch.cat([s, -s]).numpy()
-            rows.append(dict(depth=depth, seed=seed, lam_max=float(s.max()), cond=float(s.max() / s.min()),
-                             cond10=_cond10(e), p10=float(np.percentile(np.abs(e), 10)),
-                             lam_max_linear=float(sv.max()), cond_linear=float(sv.max() / sv.min()),
-                             cond10_linear=_cond10(lin)))
+            rows.append(
+                dict(
+                    depth=depth,
+                    seed=seed,
+                    lam_max=float(s.max()),
+                    cond=float(s.max() / s.min()),
+                    cond10=_cond10(e),
+                    p10=float(np.percentile(np.abs(e), 10)),
+                    lam_max_linear=float(sv.max()),
+                    cond_linear=float(sv.max() / sv.min()),
+                    cond10_linear=_cond10(lin),
+                )
+            )
     return rows
 
 
@@ -410,8 +423,7 @@ def _flatness(rows, depths, stat):
 
 def test_relu_depth_check_in_the_paper_statistic_on_all_digits(fake_mnist):
     _MNIST_CALLS.clear()
-    res = t1.relu_depth_check(depths=(2, 8, 96), seeds=(0, 1, 2), n_per_class=None, statistic="cond10",
-                              flat_tol=0.05)
+    res = t1.relu_depth_check(depths=(2, 8, 96), seeds=(0, 1, 2), n_per_class=None, statistic="cond10", flat_tol=0.05)
     assert _MNIST_CALLS == [None]
     rows = _depth_rows((2, 8, 96), (0, 1, 2), fake_mnist(None))
     _same_rows(res.values["rows"], rows)
@@ -444,6 +456,7 @@ def test_relu_depth_check_falsifier_is_eq12_statistic_on_the_same_rows(fake_mnis
 
 def test_figure5_flat_tolerance_is_the_fig5_ledger_criterion():
     from resnet_nb.experiments import fig5
+
     tol, crit = t1.figure5_flat_tolerance()
     chk = fig5.flatness(fig5.committed("fig5"), "2-shortcut")
     assert tol == pytest.approx(chk.tol, rel=1e-12) and "orthogonal" in crit and "Figure 5" in crit
@@ -451,6 +464,7 @@ def test_figure5_flat_tolerance_is_the_fig5_ledger_criterion():
 
 def _exact_relu_spectrum(depth, seed, data):
     from resnet_nb.core.relu_hessian import hessian_mid_relu
+
     lin, net, W = _start(depth, seed)
     st = data.stats()
     sig = float(torch.linalg.svdvals(st.Sxx - st.Syx).max())
@@ -484,8 +498,11 @@ def test_relu_start_check_predictions(fake_mnist):
     sig, lam_lin, ev, s = _exact_relu_spectrum(2, 2, fake_mnist(6))
     lam, drift = float(ev.max()), abs(lam_lin - sig)
     preds = {"masked": float(s.max()), "half": sig / 2, "one": sig}
-    said = {"masked": "the masked Eq. 19", "half": "Theorem 1 with relu'(0) = 1/2, sigma_max(M)/2",
-            "one": "Theorem 1 with relu'(0) = 1, sigma_max(M)"}
+    said = {
+        "masked": "the masked Eq. 19",
+        "half": "Theorem 1 with relu'(0) = 1/2, sigma_max(M)/2",
+        "one": "Theorem 1 with relu'(0) = 1, sigma_max(M)",
+    }
     for name, pred in preds.items():
         _MNIST_CALLS.clear()
         res = t1.relu_start_check(depth=2, n_per_class=6, seed=2, prediction=name)

@@ -49,8 +49,9 @@ def test_every_exercise_has_its_answer_in_the_key(lecture):
     assert list(sheet) == list(key), f"lecture {n}: sheet and key list different problems"
     for label, div in key.items():
         answer = div.select_one(".solution-text")
-        assert answer is not None and "NO SOLUTION IN THE BOOK" not in answer.get_text(), \
+        assert answer is not None and "NO SOLUTION IN THE BOOK" not in answer.get_text(), (
             f"lecture {n}: no answer for {label} in the key"
+        )
         assert len(answer.get_text(" ", strip=True)) > 40, f"lecture {n}: empty answer for {label}"
         assert div.select_one(".solution-text") and not sheet[label].select_one(".solution-text")
     for name in (lecture["exercises"], lecture["key"]):
@@ -60,14 +61,14 @@ def test_every_exercise_has_its_answer_in_the_key(lecture):
 def test_pdfs_show_no_unresolved_reference_or_math_error():
     checks = MANIFEST["checks"]
     assert "book.pdf" in checks and len(checks) == 1 + 2 * len(MANIFEST["lectures"])
-    bad = {name: c for name, c in checks.items()
-           if c["qq"] or c["merror"] or c["broken_images"]}
+    bad = {name: c for name, c in checks.items() if c["qq"] or c["merror"] or c["broken_images"]}
     assert not bad, f"pages with '??', math errors or broken images: {bad}"
     assert checks["book.pdf"]["images"] > 10
     if shutil.which("pdftotext"):  # the PDFs themselves, as a second reading
         for name in checks:
-            text = subprocess.run(["pdftotext", str(OUT / name), "-"], capture_output=True,
-                                  text=True, check=True).stdout
+            text = subprocess.run(
+                ["pdftotext", str(OUT / name), "-"], capture_output=True, text=True, check=True
+            ).stdout
             assert "??" not in text, f"{name} shows '??'"
             assert len(text) > 500, f"{name} is (nearly) empty"
 
@@ -76,8 +77,7 @@ def test_problem_sets_match_the_teachers_page():
     page = (ROOT / "book" / "teaching.md").read_text(encoding="utf-8")
     for lec in SPEC["lectures"]:
         for p in lec["problems"]:
-            assert p["label"] in page, \
-                f"{p['label']} (lecture {lec['number']}) is not on book/teaching.md"
+            assert p["label"] in page, f"{p['label']} (lecture {lec['number']}) is not on book/teaching.md"
 
 
 def test_slides_load_offline_and_typeset():
@@ -93,24 +93,35 @@ def test_slides_load_offline_and_typeset():
     outside: list[str] = []
     try:
         with sync_api.sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=[
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run"])
+            browser = pw.chromium.launch(
+                executable_path=CHROMIUM,
+                args=[
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                    "--no-first-run",
+                ],
+            )
             page = browser.new_page(viewport={"width": 1280, "height": 800})
-            page.on("request", lambda r: outside.append(r.url)
-                    if not re.match(r"^(http://127\.0\.0\.1|data:|blob:)", r.url) else None)
+            page.on(
+                "request",
+                lambda r: outside.append(r.url) if not re.match(r"^(http://127\.0\.0\.1|data:|blob:)", r.url) else None,
+            )
             for lec in MANIFEST["lectures"]:
                 port = server.server_address[1]
                 page.goto(f"http://127.0.0.1:{port}/lecture-{lec['number']}.html")
                 page.wait_for_function("() => window.Reveal && Reveal.isReady()", timeout=60_000)
-                page.evaluate("async () => { if (window.MathJax && MathJax.startup) "
-                              "await MathJax.startup.promise; }")
+                page.evaluate("async () => { if (window.MathJax && MathJax.startup) await MathJax.startup.promise; }")
                 total = page.evaluate("() => Reveal.getTotalSlides()")
                 assert total >= 5, f"lecture {lec['number']}: only {total} slides"
                 assert page.locator("mjx-merror").count() == 0
                 assert page.locator("mjx-container").count() > 0, "no typeset math on the slides"
-                broken = page.evaluate("() => [...document.images].filter(i => !i.complete "
-                                       "|| !i.naturalWidth).map(i => i.src)")
+                broken = page.evaluate(
+                    "() => [...document.images].filter(i => !i.complete || !i.naturalWidth).map(i => i.src)"
+                )
                 assert not broken, broken
                 page.evaluate("() => Reveal.configure({transition: 'none'})")
                 for k in (0, 2, 3, total // 2, total - 1):

@@ -4,6 +4,7 @@ book/hardt_ma_linear.ipynb): the population risk minimised from the identity net
 :func:`population_gd` (one run) and :func:`population_gd_batch` (many at once) iterate Lemma 2.4's
 gradient step. The claim ``hm-gd-reflection`` is declared here.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -56,8 +57,16 @@ def population_gd_batch(R, l: int, A0s, lrs, Sigma=None, steps: int = 4000) -> l
         A = A - lrs[:, None, None, None] * gradient(A, E, below)
     E, below = error_and_below(A)
     g = gradient(A, E, below)
-    return [dict(A=A[b], excess=float(curves[b, -1]), norm=max_spectral_norm(A[b]),
-                 grad_norm=float(np.sqrt((g[b] ** 2).sum())), curve=curves[b]) for b in range(A.shape[0])]
+    return [
+        dict(
+            A=A[b],
+            excess=float(curves[b, -1]),
+            norm=max_spectral_norm(A[b]),
+            grad_norm=float(np.sqrt((g[b] ** 2).sum())),
+            curve=curves[b],
+        )
+        for b in range(A.shape[0])
+    ]
 
 
 def population_gd(R, l: int, Sigma=None, lr: float = 0.05, steps: int = 4000, A0=None) -> dict:
@@ -81,15 +90,18 @@ def population_gd(R, l: int, Sigma=None, lr: float = 0.05, steps: int = 4000, A0
 GD_STEP_LIMIT = 0.25
 
 
-@claim("hm-gd-reflection", source="the book: gradient descent on the case Theorem 2.1 excludes (det R < 0)",
-       statement=r"For $R = \mathrm{diag}(-1, 1)$, $\Sigma = I$ and step size $\eta < 1/4$, gradient descent on $f$ "
-                 r"from $A = 0$ keeps every factor's $(1,1)$ entry $u = 1 + a$ in $(0, 1]$, so the excess risk "
-                 r"$(u^\ell + 1)^2$ never drops below 1, at every depth $\ell \ge 2$.",
-       verdict="holds",
-       falsifier=r"the same statement at step size $\eta = 0.3 > 1/4$, $\ell = 3$ (the first step crosses $u = 0$ "
-                 r"and, at odd depth, gradient descent reaches the global minimum)",
-       falsifier_kind="plausible false statement",
-       where=WHERE)
+@claim(
+    "hm-gd-reflection",
+    source="the book: gradient descent on the case Theorem 2.1 excludes (det R < 0)",
+    statement=r"For $R = \mathrm{diag}(-1, 1)$, $\Sigma = I$ and step size $\eta < 1/4$, gradient descent on $f$ "
+    r"from $A = 0$ keeps every factor's $(1,1)$ entry $u = 1 + a$ in $(0, 1]$, so the excess risk "
+    r"$(u^\ell + 1)^2$ never drops below 1, at every depth $\ell \ge 2$.",
+    verdict="holds",
+    falsifier=r"the same statement at step size $\eta = 0.3 > 1/4$, $\ell = 3$ (the first step crosses $u = 0$ "
+    r"and, at odd depth, gradient descent reaches the global minimum)",
+    falsifier_kind="plausible false statement",
+    where=WHERE,
+)
 def check_gd_reflection(falsify: bool = False) -> Check:
     """Smallest excess risk along gradient descent from A = 0 (every step), over depths 2..6 at
     eta = 0.24 (0.05 as well), or at eta = 0.3, l = 3 for the falsifier."""
@@ -97,7 +109,13 @@ def check_gd_reflection(falsify: bool = False) -> Check:
     cases = [(3, 0.3)] if falsify else [(l, eta) for l in (2, 3, 4, 5, 6) for eta in (0.05, 0.24)]
     lowest = min(float(population_gd(R, l, lr=eta, steps=300)["curve"].min()) for l, eta in cases)
     tol, crit = eps_criterion(8, 1.0)
-    return Check(f"R = diag(-1, 1), Sigma = I, from A = 0, 300 steps, (depth, step size) in {cases}"
-                 if falsify else "R = diag(-1, 1), Sigma = I, from A = 0, 300 steps, l = 2..6, eta = 0.05 and 0.24",
-                 "smallest excess risk along the path", lowest, 1.0 - tol,
-                 "the statement's bound, excess >= 1, less rounding: " + crit, op=">=")
+    return Check(
+        f"R = diag(-1, 1), Sigma = I, from A = 0, 300 steps, (depth, step size) in {cases}"
+        if falsify
+        else "R = diag(-1, 1), Sigma = I, from A = 0, 300 steps, l = 2..6, eta = 0.05 and 0.24",
+        "smallest excess risk along the path",
+        lowest,
+        1.0 - tol,
+        "the statement's bound, excess >= 1, less rounding: " + crit,
+        op=">=",
+    )

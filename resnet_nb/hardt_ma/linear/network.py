@@ -5,6 +5,7 @@ Notation of the paper (and of this package): ``A`` is an array of shape ``(l, d,
 ``A[i]`` is the paper's ``A_{i+1}``; ``|||A||| = max_i ||A_i||`` (spectral norms);
 the data model is ``y = R x + xi`` with ``E[x x^T] = Sigma`` and noise ``xi ~ N(0, s^2 I)``.
 """
+
 from __future__ import annotations
 
 import math
@@ -14,8 +15,7 @@ import torch
 
 from resnet_nb.core.checks import check_float, check_int
 
-__all__ = ["as_square", "as_factors", "gamma_of", "residual_product", "max_spectral_norm",
-           "random_positive_det"]
+__all__ = ["as_square", "as_factors", "gamma_of", "residual_product", "max_spectral_norm", "random_positive_det"]
 
 
 def as_square(name: str, M) -> np.ndarray:
@@ -74,5 +74,5 @@ def random_positive_det(d: int, rng, gamma: float | None = None) -> np.ndarray:
     else:
         gamma = check_float("gamma", gamma, low=0.0)
         s = np.exp(gamma * np.concatenate([[1.0, -1.0], rng.uniform(-1, 1, max(d - 2, 0))])[:d])
-    V, Rv = np.linalg.qr(rng.standard_normal((d, d)))
+    V, _ = np.linalg.qr(rng.standard_normal((d, d)))
     return Q @ V @ np.diag(s) @ V.T

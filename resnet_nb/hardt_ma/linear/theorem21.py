@@ -8,6 +8,7 @@ If ``det R < 0`` every factorisation has a factor with ``||A_i|| >= 1`` (:func:`
 :func:`reflection_factorisation` reaches that bound; :func:`det_sign_data` holds the numbers of the
 chapter's key figure. The claims ``hm-thm21-bound`` and ``hm-thm21-det`` are declared here.
 """
+
 from __future__ import annotations
 
 import math
@@ -19,17 +20,36 @@ from tqdm.auto import tqdm
 
 from resnet_nb.core.checks import check_float, check_int
 from resnet_nb.core.claims import Check, all_of, claim, eps_criterion
-from resnet_nb.hardt_ma.linear.network import (as_square, gamma_of, max_spectral_norm, random_positive_det,
-                                               residual_product)
+from resnet_nb.hardt_ma.linear.network import (
+    as_square,
+    gamma_of,
+    max_spectral_norm,
+    random_positive_det,
+    residual_product,
+)
 
-WHERE = ["book/hardt_ma_linear.ipynb", "tests/hardt_ma/test_theorem2_1_construction.py",
-         "tests/hardt_ma/test_theorem2_1_det_hypothesis.py"]
+WHERE = [
+    "book/hardt_ma_linear.ipynb",
+    "tests/hardt_ma/test_theorem2_1_construction.py",
+    "tests/hardt_ma/test_theorem2_1_det_hypothesis.py",
+]
 
-__all__ = ["VERSIONS", "theorem21_bound", "polar_factors", "rotation_root",
-           "theorem21_construction", "theorem21_paper_recipe", "scalar_optimum",
-           "theorem21_survey", "min_max_norm_lower_bound", "min_max_norm_search",
-           "reflection_factorisation", "det_sign_data", "check_theorem21_bound",
-           "check_theorem21_det"]
+__all__ = [
+    "VERSIONS",
+    "theorem21_bound",
+    "polar_factors",
+    "rotation_root",
+    "theorem21_construction",
+    "theorem21_paper_recipe",
+    "scalar_optimum",
+    "theorem21_survey",
+    "min_max_norm_lower_bound",
+    "min_max_norm_search",
+    "reflection_factorisation",
+    "det_sign_data",
+    "check_theorem21_bound",
+    "check_theorem21_det",
+]
 
 
 #: The two constants of Theorem 2.1 the book knows of: ``"iclr"``, ``2 (sqrt(pi) + sqrt(3 gamma))^2``,
@@ -114,16 +134,19 @@ def theorem21_construction(R, l: int, split: str = "best"):
     l = check_int("l", l)
     if split not in ("best", "proof"):
         raise ValueError(f"split must be one of ['best', 'proof'], got {split!r}")
-    sign, logdet = np.linalg.slogdet(R)
+    sign, _ = np.linalg.slogdet(R)
     if sign <= 0:
-        raise ValueError(f"R must have positive determinant, got det R = {np.linalg.det(R):.3g}: every "
-                         "factor I + A_i with ||A_i|| < 1 has positive determinant, so no product of "
-                         "such factors equals R")
+        raise ValueError(
+            f"R must have positive determinant, got det R = {np.linalg.det(R):.3g}: every "
+            "factor I + A_i with ||A_i|| < 1 has positive determinant, so no product of "
+            "such factors equals R"
+        )
     d = R.shape[0]
     if l == 1:  # one factor: I + A_1 = R, nothing to split
         gamma = gamma_of(R)
-        return (R - np.eye(d))[None], dict(p=0, q=0, gamma=gamma, theta_max=math.nan,
-                                           norm_stretch=math.nan, norm_rotation=math.nan)
+        return (R - np.eye(d))[None], dict(
+            p=0, q=0, gamma=gamma, theta_max=math.nan, norm_stretch=math.nan, norm_rotation=math.nan
+        )
     Q, P, s = polar_factors(R)
     gamma = float(np.abs(np.log(s)).max())
     theta_max = rotation_root(Q, 1)[1]
@@ -143,8 +166,7 @@ def theorem21_construction(R, l: int, split: str = "best"):
         p = min(max(p, 1 if sym_needed else 0), l - (1 if rot_needed else 0))
     q = l - p
     if (p == 0 and sym_needed) or (q == 0 and rot_needed):
-        raise ValueError(f"l = {l} is too small: R needs at least one factor for its rotation and one "
-                         "for its stretch")
+        raise ValueError(f"l = {l} is too small: R needs at least one factor for its rotation and one for its stretch")
     eye = np.eye(d)
     A = np.zeros((l, d, d))
     if p > 0:
@@ -195,9 +217,9 @@ def theorem21_paper_recipe(R, l: int):
     A = np.zeros((l, d, d))
     if q > 0:
         A[:q] = rotation_root(Vt, q)[0] - eye
-        A[q + p:] = rotation_root(U, q)[0] - eye
+        A[q + p :] = rotation_root(U, q)[0] - eye
     if p > 0:
-        A[q:q + p] = np.diag(k ** (1.0 / p)) - eye
+        A[q : q + p] = np.diag(k ** (1.0 / p)) - eye
     return A, dict(p=p, q=q, gamma=gamma, theta_U=tU, theta_V=tV)
 
 
@@ -217,12 +239,23 @@ def theorem21_survey(Rs, ls, progress: bool = False) -> list[dict]:
     ``l >= 3 gamma`` (the theorem's hypothesis)."""
     rows = []
     it = [(j, R, l) for j, R in enumerate(Rs) for l in ls]
-    for j, R, l in (tqdm(it, desc="Theorem 2.1 survey", leave=False) if progress else it):
+    for j, R, l in tqdm(it, desc="Theorem 2.1 survey", leave=False) if progress else it:
         A, info = theorem21_construction(R, l)
         g = info["gamma"]
-        rows.append(dict(R=j, gamma=g, l=l, product_error=float(np.abs(residual_product(A) - R).max()),
-                         norm=max_spectral_norm(A), bound_summary=theorem21_bound(g, l, "summary"),
-                         bound_iclr=theorem21_bound(g, l, "iclr"), hypothesis=l >= 3 * g, p=info["p"], q=info["q"]))
+        rows.append(
+            dict(
+                R=j,
+                gamma=g,
+                l=l,
+                product_error=float(np.abs(residual_product(A) - R).max()),
+                norm=max_spectral_norm(A),
+                bound_summary=theorem21_bound(g, l, "summary"),
+                bound_iclr=theorem21_bound(g, l, "iclr"),
+                hypothesis=l >= 3 * g,
+                p=info["p"],
+                q=info["q"],
+            )
+        )
     return rows
 
 
@@ -266,7 +299,7 @@ def min_max_norm_search(R, l: int, restarts: int = 3, steps: int = 150, seed: in
             value = float(norms.detach().max())
             if value < best:
                 best, best_A = value, torch.cat([free, last[None]]).detach().numpy().copy()
-            loss = (norms ** 16).sum() ** (1 / 16)
+            loss = (norms**16).sum() ** (1 / 16)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -296,8 +329,9 @@ def reflection_factorisation(l: int) -> np.ndarray:
     return A
 
 
-def det_sign_data(ls=(1, 2, 4, 8, 16, 32, 64), search_ls=(2, 4, 8, 16), factor_ls=(4, 16),
-                  restarts: int = 2, steps: int = 60) -> dict:
+def det_sign_data(
+    ls=(1, 2, 4, 8, 16, 32, 64), search_ls=(2, 4, 8, 16), factor_ls=(4, 16), restarts: int = 2, steps: int = 60
+) -> dict:
     """The numbers of the chapter's key figure. For ``R = -I_2`` (``det R = +1``) and
     ``R = diag(-1, -2)`` (``det R = +2``): ``|||A|||`` of :func:`theorem21_construction` and the ICLR
     bound at each depth in ``ls``. For ``R = diag(-1, 1)`` (``det R = -1``): ``|||A|||`` of
@@ -320,20 +354,27 @@ def det_sign_data(ls=(1, 2, 4, 8, 16, 32, 64), search_ls=(2, 4, 8, 16), factor_l
     out["search_product_error"] = max(float(np.abs(residual_product(f["A"]) - minus).max()) for f in found.values())
     factors["det R < 0: search"] = [f["A"] for f in found.values()]
     factors["det R < 0: explicit"] = [reflection_factorisation(x) for x in factor_ls]
-    out["factors"] = {k: (np.concatenate([np.linalg.norm(A, ord=2, axis=(1, 2)) for A in v]),
-                          np.concatenate([np.linalg.det(np.eye(A.shape[1]) + A) for A in v]))
-                      for k, v in factors.items()}
+    out["factors"] = {
+        k: (
+            np.concatenate([np.linalg.norm(A, ord=2, axis=(1, 2)) for A in v]),
+            np.concatenate([np.linalg.det(np.eye(A.shape[1]) + A) for A in v]),
+        )
+        for k, v in factors.items()
+    }
     return out
 
 
-@claim("hm-thm21-bound", source="Hardt & Ma, Theorem 2.1 (ICLR text), with det R > 0",
-       statement=r"If $\det R > 0$ and $\ell \ge 3\gamma$, there are $A_1,\dots,A_\ell$ with "
-                 r"$(I+A_\ell)\cdots(I+A_1) = R$ and $|||A||| \le 2(\sqrt\pi + \sqrt{3\gamma})^2/\ell$.",
-       verdict="holds",
-       falsifier=r"the same bound without the hypothesis $\ell \ge 3\gamma$ ($R = e^{10}$, $\ell = 2$, where "
-                 r"the construction is the exact optimum $e^{\gamma/\ell} - 1$)",
-       falsifier_kind="plausible false statement",
-       where=WHERE)
+@claim(
+    "hm-thm21-bound",
+    source="Hardt & Ma, Theorem 2.1 (ICLR text), with det R > 0",
+    statement=r"If $\det R > 0$ and $\ell \ge 3\gamma$, there are $A_1,\dots,A_\ell$ with "
+    r"$(I+A_\ell)\cdots(I+A_1) = R$ and $|||A||| \le 2(\sqrt\pi + \sqrt{3\gamma})^2/\ell$.",
+    verdict="holds",
+    falsifier=r"the same bound without the hypothesis $\ell \ge 3\gamma$ ($R = e^{10}$, $\ell = 2$, where "
+    r"the construction is the exact optimum $e^{\gamma/\ell} - 1$)",
+    falsifier_kind="plausible false statement",
+    where=WHERE,
+)
 def check_theorem21_bound(falsify: bool = False) -> Check:
     """Largest ``|||A||| / bound`` of the construction over random R with det R > 0 and l >= 3 gamma
     (a rotation by pi among them), and the error of the product."""
@@ -355,29 +396,48 @@ def check_theorem21_bound(falsify: bool = False) -> Check:
         prod_err = max(prod_err, float(np.abs(residual_product(A) - R).max() / max(1.0, np.abs(R).max())))
         scale = max(scale, max_spectral_norm(A))
     tol, crit = eps_criterion(max(l for _, l in cases) * 5, 1.0)
-    product = Check("the product of the factors is R", "max relative |prod(I + A_i) - R|", prod_err, tol, crit,
-                    nontrivial=scale, nontrivial_what="largest |||A|||")
-    bound = Check(f"|||A||| within the ICLR bound ({len(cases)} matrices)", "max |||A||| / bound", ratio, 1.0,
-                  "the theorem's inequality |||A||| <= bound, i.e. a ratio <= 1",
-                  lines=[f"an existence check: the construction reaches at most {ratio:.2f} of the bound, so a "
-                         "printed constant that much smaller would pass too; it cannot detect a wrong constant"]
-                  if not falsify else [])
-    return all_of("Theorem 2.1 (ICLR constant), det R > 0" + (", l < 3 gamma" if falsify else ", l >= 3 gamma"),
-                  [bound, product])
+    product = Check(
+        "the product of the factors is R",
+        "max relative |prod(I + A_i) - R|",
+        prod_err,
+        tol,
+        crit,
+        nontrivial=scale,
+        nontrivial_what="largest |||A|||",
+    )
+    bound = Check(
+        f"|||A||| within the ICLR bound ({len(cases)} matrices)",
+        "max |||A||| / bound",
+        ratio,
+        1.0,
+        "the theorem's inequality |||A||| <= bound, i.e. a ratio <= 1",
+        lines=[
+            f"an existence check: the construction reaches at most {ratio:.2f} of the bound, so a "
+            "printed constant that much smaller would pass too; it cannot detect a wrong constant"
+        ]
+        if not falsify
+        else [],
+    )
+    return all_of(
+        "Theorem 2.1 (ICLR constant), det R > 0" + (", l < 3 gamma" if falsify else ", l >= 3 gamma"), [bound, product]
+    )
 
 
-@claim("hm-thm21-det", source="Hardt & Ma, Theorem 2.1 (ICLR text): the hypothesis det R > 0",
-       statement=r"The bound of Theorem 2.1 can be met only when $\det R > 0$: if $\|A_i\| < 1$ for every $i$ "
-                 r"then $\det\prod_i(I + A_i) > 0$, so for $\det R < 0$ every factorisation has $|||A||| \ge 1$ "
-                 r"at every depth, while the printed bound tends to 0.",
-       verdict="fails as printed",
-       printed=r"for every $R$ (no hypothesis on $\det R$) and $\ell \ge 3\gamma$ a global optimum has "
-               r"$|||A^\star||| \le 2(\sqrt\pi + \sqrt{3\gamma})^2/\ell$",
-       falsifier=r"the printed statement for $R = \mathrm{diag}(-1, 1)$ (dropped hypothesis: $\det R < 0$), "
-                 r"same $\gamma = 0$ and $\ell = 20$; the smallest $|||A|||$ comes from a numerical search over "
-                 r"exact factorisations (3 restarts), not from the lemma",
-       falsifier_kind="plausible false statement",
-       where=WHERE)
+@claim(
+    "hm-thm21-det",
+    source="Hardt & Ma, Theorem 2.1 (ICLR text): the hypothesis det R > 0",
+    statement=r"The bound of Theorem 2.1 can be met only when $\det R > 0$: if $\|A_i\| < 1$ for every $i$ "
+    r"then $\det\prod_i(I + A_i) > 0$, so for $\det R < 0$ every factorisation has $|||A||| \ge 1$ "
+    r"at every depth, while the printed bound tends to 0.",
+    verdict="fails as printed",
+    printed=r"for every $R$ (no hypothesis on $\det R$) and $\ell \ge 3\gamma$ a global optimum has "
+    r"$|||A^\star||| \le 2(\sqrt\pi + \sqrt{3\gamma})^2/\ell$",
+    falsifier=r"the printed statement for $R = \mathrm{diag}(-1, 1)$ (dropped hypothesis: $\det R < 0$), "
+    r"same $\gamma = 0$ and $\ell = 20$; the smallest $|||A|||$ comes from a numerical search over "
+    r"exact factorisations (3 restarts), not from the lemma",
+    falsifier_kind="plausible false statement",
+    where=WHERE,
+)
 def check_theorem21_det(falsify: bool = False) -> Check:
     """Smallest |||A||| reachable against the bound at l = 20, gamma = 0: the construction for
     det R > 0; for det R < 0 (the falsifier) a numerical search over exact factorisations
@@ -393,6 +453,11 @@ def check_theorem21_det(falsify: bool = False) -> Check:
         R = -np.eye(2)
         reach = max_spectral_norm(theorem21_construction(R, l)[0])
         what = "|||A||| of the construction (det R = +1)"
-    return Check(f"Theorem 2.1 needs det R > 0. R = {'diag(-1, 1)' if falsify else '-I_2'}, l = {l}: {what} "
-                 f"against the bound {bound:.3g}", "smallest reachable |||A||| / bound", reach / bound, 1.0,
-                 "the theorem's inequality, ratio <= 1")
+    return Check(
+        f"Theorem 2.1 needs det R > 0. R = {'diag(-1, 1)' if falsify else '-I_2'}, l = {l}: {what} "
+        f"against the bound {bound:.3g}",
+        "smallest reachable |||A||| / bound",
+        reach / bound,
+        1.0,
+        "the theorem's inequality, ratio <= 1",
+    )

@@ -8,6 +8,7 @@ reached exactly when ``E(A) = 0``. :func:`risk_gradient` is its gradient in clos
 :func:`adversarial_gradient_ratio` an optimiser that hunts for violations. The claims ``hm-lemma24-order``,
 ``hm-eq23`` and ``hm-thm22`` are declared here.
 """
+
 from __future__ import annotations
 
 import math
@@ -18,16 +19,35 @@ from tqdm.auto import tqdm
 
 from resnet_nb.core.checks import check_float, check_int
 from resnet_nb.core.claims import Check, claim, eps_criterion
-from resnet_nb.hardt_ma.linear.network import (as_factors, as_square, max_spectral_norm, random_positive_det,
-                                               residual_product)
+from resnet_nb.hardt_ma.linear.network import (
+    as_factors,
+    as_square,
+    max_spectral_norm,
+    random_positive_det,
+    residual_product,
+)
 
 WHERE = ["book/hardt_ma_linear.ipynb", "tests/hardt_ma/test_theorem2_2_landscape.py"]
 
-__all__ = ["population_risk", "risk_gradient", "FORMS", "gradient_bound_sides",
-           "bound_sides_from_error", "gradient_from_error", "random_ball_point",
-           "adversarial_gradient_ratio", "critical_point_at_tau_one", "gradient_bound_survey",
-           "bound_ratios", "lemma24_worst", "check_lemma24", "check_eq23", "theorem22_rate",
-           "theorem22_points", "check_theorem22"]
+__all__ = [
+    "population_risk",
+    "risk_gradient",
+    "FORMS",
+    "gradient_bound_sides",
+    "bound_sides_from_error",
+    "gradient_from_error",
+    "random_ball_point",
+    "adversarial_gradient_ratio",
+    "critical_point_at_tau_one",
+    "gradient_bound_survey",
+    "bound_ratios",
+    "lemma24_worst",
+    "check_lemma24",
+    "check_eq23",
+    "theorem22_rate",
+    "theorem22_points",
+    "check_theorem22",
+]
 
 
 def population_risk(A, R, Sigma, noise: float = 1.0) -> float:
@@ -35,7 +55,7 @@ def population_risk(A, R, Sigma, noise: float = 1.0) -> float:
     A = as_factors(A)
     R, Sigma = as_square("R", R), as_square("Sigma", Sigma)
     E = residual_product(A) - R
-    return float(np.trace(E @ Sigma @ E.T) + R.shape[0] * noise ** 2)
+    return float(np.trace(E @ Sigma @ E.T) + R.shape[0] * noise**2)
 
 
 def risk_gradient(A, R, Sigma) -> np.ndarray:
@@ -86,10 +106,14 @@ def bound_sides_from_error(A, E, Sigma, tau, smin):
     c = 4 * l * (1 - tau) ** (2 * l - 2)
     g = gradient_from_error(A, E, Sigma)
     c_printed = 4 * l * (1 - tau) ** (l - 1)
-    return dict(lhs=float((g ** 2).sum()), printed=c_printed * smin ** 2 * excess,
-                exponent_only=c * smin ** 2 * excess,
-                via_E=c * smin ** 2 * float((E ** 2).sum()), corrected=c * smin * excess,
-                excess=excess)
+    return dict(
+        lhs=float((g**2).sum()),
+        printed=c_printed * smin**2 * excess,
+        exponent_only=c * smin**2 * excess,
+        via_E=c * smin**2 * float((E**2).sum()),
+        corrected=c * smin * excess,
+        excess=excess,
+    )
 
 
 def gradient_from_error(A, E, Sigma):
@@ -129,9 +153,18 @@ def _project_ball(A: torch.Tensor, tau: float) -> torch.Tensor:
     return U @ torch.diag_embed(s.clamp(max=tau)) @ Vh
 
 
-def adversarial_gradient_ratio(l: int, d: int, tau: float, Sigma, form: str = "corrected",
-                               steps: int = 300, lr: float = 0.02, seed: int = 0,
-                               start: str = "random", progress: bool = False) -> dict:
+def adversarial_gradient_ratio(
+    l: int,
+    d: int,
+    tau: float,
+    Sigma,
+    form: str = "corrected",
+    steps: int = 300,
+    lr: float = 0.02,
+    seed: int = 0,
+    start: str = "random",
+    progress: bool = False,
+) -> dict:
     """Minimise ``lhs / rhs`` of the gradient bound over the ball ``|||A||| <= tau`` and over
     the error ``E`` (``R = product - E`` is free).
 
@@ -160,7 +193,7 @@ def adversarial_gradient_ratio(l: int, d: int, tau: float, Sigma, form: str = "c
         raise ValueError("Sigma must be positive definite")
     S = torch.as_tensor(Sigma)
     g = torch.Generator().manual_seed(int(seed))
-    A = _project_ball(0.9 * tau * torch.randn(l, d, d, generator=g, dtype=torch.float64) / d ** 0.5, tau)
+    A = _project_ball(0.9 * tau * torch.randn(l, d, d, generator=g, dtype=torch.float64) / d**0.5, tau)
     if start == "shrink":  # near the suspected worst case A_i = -tau I
         A = _project_ball(-tau * torch.eye(d, dtype=torch.float64) + 0.1 * A, tau)
     elif start != "random":
@@ -168,9 +201,12 @@ def adversarial_gradient_ratio(l: int, d: int, tau: float, Sigma, form: str = "c
     c = 4 * l * (1 - tau) ** (2 * l - 2)
     eye = torch.eye(d, dtype=torch.float64)
     c_printed = 4 * l * (1 - tau) ** (l - 1)
-    Mrhs = {"printed": c_printed * w[0] ** 2 * torch.kron(S, eye), "exponent_only": c * w[0] ** 2 * torch.kron(S, eye),
-            "via_E": c * w[0] ** 2 * torch.eye(d * d, dtype=torch.float64),
-            "corrected": c * w[0] * torch.kron(S, eye)}[form]
+    Mrhs = {
+        "printed": c_printed * w[0] ** 2 * torch.kron(S, eye),
+        "exponent_only": c * w[0] ** 2 * torch.kron(S, eye),
+        "via_E": c * w[0] ** 2 * torch.eye(d * d, dtype=torch.float64),
+        "corrected": c * w[0] * torch.kron(S, eye),
+    }[form]
     Linv = torch.linalg.inv(torch.linalg.cholesky(Mrhs))
 
     def worst(A):
@@ -217,8 +253,9 @@ def critical_point_at_tau_one(l: int, d: int) -> np.ndarray:
     return A
 
 
-def gradient_bound_survey(ls, taus, Sigmas: dict, points: int = 20, seed: int = 0,
-                          progress: bool = False) -> list[dict]:
+def gradient_bound_survey(
+    ls, taus, Sigmas: dict, points: int = 20, seed: int = 0, progress: bool = False
+) -> list[dict]:
     """Evaluate both sides of the gradient bound at ``points`` random points of each kind
     (gaussian, shrink, rank_one) for every ``l``, ``tau`` and named covariance.
 
@@ -226,7 +263,7 @@ def gradient_bound_survey(ls, taus, Sigmas: dict, points: int = 20, seed: int = 
     rng = np.random.default_rng(seed)
     rows = []
     grid = [(l, t, name) for l in ls for t in taus for name in Sigmas]
-    for l, tau, name in (tqdm(grid, desc="gradient bound survey", leave=False) if progress else grid):
+    for l, tau, name in tqdm(grid, desc="gradient bound survey", leave=False) if progress else grid:
         Sigma = as_square("Sigma", Sigmas[name])
         d = Sigma.shape[0]
         worst = {form: math.inf for form in FORMS}
@@ -280,8 +317,8 @@ def lemma24_worst(order: str):
         torch.trace(E_t @ torch.tensor(Sigma) @ E_t.T).backward()
         E, eye = residual_product(A) - R, np.eye(d)
         for i in range(l):
-            after = [eye + A[j].T for j in range(i + 1, l)]     # (I+A_{i+1}^T) ... (I+A_l^T)
-            before = [eye + A[j].T for j in range(i)]           # (I+A_1^T) ... (I+A_{i-1}^T)
+            after = [eye + A[j].T for j in range(i + 1, l)]  # (I+A_{i+1}^T) ... (I+A_l^T)
+            before = [eye + A[j].T for j in range(i)]  # (I+A_1^T) ... (I+A_{i-1}^T)
             g = {}
             for o in ("corrected", "printed"):
                 a, b = (after[::-1], before[::-1]) if o == "printed" else (after, before)
@@ -294,22 +331,32 @@ def lemma24_worst(order: str):
     return worst, differ, gmax
 
 
-@claim("hm-lemma24-order", source="Hardt & Ma, Lemma 2.4 (ICLR text)",
-       statement=r"$\partial f/\partial A_i = 2\,(I+A_{i+1}^\top)\cdots(I+A_\ell^\top)\,E\,\Sigma\,"
-                 r"(I+A_1^\top)\cdots(I+A_{i-1}^\top)$: the transposes of the products after and before $A_i$.",
-       verdict="fails as printed",
-       printed=r"$2\,(I+A_\ell^\top)\cdots(I+A_{i+1}^\top)\,E\,\Sigma\,(I+A_{i-1}^\top)\cdots(I+A_1^\top)$ "
-               r"(each transposed product in the reverse order)",
-       falsifier="the printed order of the transposed products, against the same autograd gradient",
-       falsifier_kind="plausible false statement",
-       where=WHERE)
+@claim(
+    "hm-lemma24-order",
+    source="Hardt & Ma, Lemma 2.4 (ICLR text)",
+    statement=r"$\partial f/\partial A_i = 2\,(I+A_{i+1}^\top)\cdots(I+A_\ell^\top)\,E\,\Sigma\,"
+    r"(I+A_1^\top)\cdots(I+A_{i-1}^\top)$: the transposes of the products after and before $A_i$.",
+    verdict="fails as printed",
+    printed=r"$2\,(I+A_\ell^\top)\cdots(I+A_{i+1}^\top)\,E\,\Sigma\,(I+A_{i-1}^\top)\cdots(I+A_1^\top)$ "
+    r"(each transposed product in the reverse order)",
+    falsifier="the printed order of the transposed products, against the same autograd gradient",
+    falsifier_kind="plausible false statement",
+    where=WHERE,
+)
 def check_lemma24(falsify: bool = False) -> Check:
     worst, differ, gmax = lemma24_worst("printed" if falsify else "corrected")
-    tol, crit = eps_criterion(6 * 3 ** 3, 1.0)
-    return Check(f"Lemma 2.4, {'printed' if falsify else 'corrected'} order, against autograd (10 points, l = 4-6)",
-                 "max relative |dF/dA_i - autograd|", worst, tol, crit, nontrivial=differ,
-                 nontrivial_what="largest relative difference between the two orders", nontrivial_min=1e-6,
-                 lines=[f"largest gradient entry {gmax:.3g}"])
+    tol, crit = eps_criterion(6 * 3**3, 1.0)
+    return Check(
+        f"Lemma 2.4, {'printed' if falsify else 'corrected'} order, against autograd (10 points, l = 4-6)",
+        "max relative |dF/dA_i - autograd|",
+        worst,
+        tol,
+        crit,
+        nontrivial=differ,
+        nontrivial_what="largest relative difference between the two orders",
+        nontrivial_min=1e-6,
+        lines=[f"largest gradient entry {gmax:.3g}"],
+    )
 
 
 def _eq23_points(form: str):
@@ -332,21 +379,31 @@ def _eq23_points(form: str):
     return worst, excess
 
 
-@claim("hm-eq23", source="Hardt & Ma, Eq. (2.3) (ICLR text)",
-       statement=r"$\|\nabla f(A)\|_F^2 \ge 4\ell(1-\tau)^{2\ell-2}\,\sigma_{\min}(\Sigma)\,(f(A) - C_{\rm opt})$ "
-                 r"for $|||A||| \le \tau < 1$, with equality at $A_i = -\tau I$, $E = e v^\top$.",
-       verdict="fails as printed",
-       printed=r"$\|\nabla f(A)\|_F^2 \ge 4\ell(1-\tau)^{\ell-1}\,\sigma_{\min}(\Sigma)^2\,(f(A) - C_{\rm opt})$",
-       falsifier=r"the printed form (exponent $\ell - 1$ and $\sigma_{\min}(\Sigma)^2$) at the same points",
-       falsifier_kind="plausible false statement",
-       where=WHERE)
+@claim(
+    "hm-eq23",
+    source="Hardt & Ma, Eq. (2.3) (ICLR text)",
+    statement=r"$\|\nabla f(A)\|_F^2 \ge 4\ell(1-\tau)^{2\ell-2}\,\sigma_{\min}(\Sigma)\,(f(A) - C_{\rm opt})$ "
+    r"for $|||A||| \le \tau < 1$, with equality at $A_i = -\tau I$, $E = e v^\top$.",
+    verdict="fails as printed",
+    printed=r"$\|\nabla f(A)\|_F^2 \ge 4\ell(1-\tau)^{\ell-1}\,\sigma_{\min}(\Sigma)^2\,(f(A) - C_{\rm opt})$",
+    falsifier=r"the printed form (exponent $\ell - 1$ and $\sigma_{\min}(\Sigma)^2$) at the same points",
+    falsifier_kind="plausible false statement",
+    where=WHERE,
+)
 def check_eq23(falsify: bool = False) -> Check:
     worst, excess = _eq23_points("printed" if falsify else "corrected")
-    tol, crit = eps_criterion(6 * 3 ** 3, 1.0)
-    return Check(f"Eq. (2.3), {'printed' if falsify else 'corrected'} form: 60 random points and 3 extremal ones",
-                 "1 - smallest lhs / rhs", 1.0 - worst, tol, crit, nontrivial=excess,
-                 nontrivial_what="smallest excess risk f - C_opt", nontrivial_min=0.0,
-                 values=dict(worst_ratio=worst))
+    tol, crit = eps_criterion(6 * 3**3, 1.0)
+    return Check(
+        f"Eq. (2.3), {'printed' if falsify else 'corrected'} form: 60 random points and 3 extremal ones",
+        "1 - smallest lhs / rhs",
+        1.0 - worst,
+        tol,
+        crit,
+        nontrivial=excess,
+        nontrivial_what="smallest excess risk f - C_opt",
+        nontrivial_min=0.0,
+        values=dict(worst_ratio=worst),
+    )
 
 
 def theorem22_rate(l: int, tau: float, Sigma) -> float:
@@ -380,19 +437,22 @@ def theorem22_points(seed: int = 7) -> list[tuple]:
     return pts
 
 
-@claim("hm-thm22", source="Hardt & Ma, Theorem 2.2",
-       statement=r"For every $\tau < 1$, every critical point $A$ of $f$ with $|||A||| \le \tau$ is a global "
-                 r"minimum. Checked through the proof's bound: $\|\nabla f(A)\|_F^2 \ge 4\ell(1-\tau)^{2\ell-2}"
-                 r"\sigma_{\min}(\Sigma)\,(f(A) - C_{\rm opt})$, positive wherever $f(A) > C_{\rm opt}$, so the "
-                 r"gradient vanishes only at a global minimum.",
-       verdict="holds",
-       falsifier=r"the same statement at $\tau = 1$ (dropped hypothesis $\tau < 1$), refuted directly by its "
-                 r"counterexample alone: $A_1 = A_2 = -I$, a critical point (gradient exactly 0) with "
-                 r"$f - C_{\rm opt} > 0$. The bound's comparison is vacuous there ($\tau = 1$ makes its factor 0, "
-                 r"so it reads $0 \ge 0$); the check rejects the point by the statement itself, as it would any "
-                 r"critical point with $f > C_{\rm opt}$",
-       falsifier_kind="plausible false statement",
-       where=WHERE)
+@claim(
+    "hm-thm22",
+    source="Hardt & Ma, Theorem 2.2",
+    statement=r"For every $\tau < 1$, every critical point $A$ of $f$ with $|||A||| \le \tau$ is a global "
+    r"minimum. Checked through the proof's bound: $\|\nabla f(A)\|_F^2 \ge 4\ell(1-\tau)^{2\ell-2}"
+    r"\sigma_{\min}(\Sigma)\,(f(A) - C_{\rm opt})$, positive wherever $f(A) > C_{\rm opt}$, so the "
+    r"gradient vanishes only at a global minimum.",
+    verdict="holds",
+    falsifier=r"the same statement at $\tau = 1$ (dropped hypothesis $\tau < 1$), refuted directly by its "
+    r"counterexample alone: $A_1 = A_2 = -I$, a critical point (gradient exactly 0) with "
+    r"$f - C_{\rm opt} > 0$. The bound's comparison is vacuous there ($\tau = 1$ makes its factor 0, "
+    r"so it reads $0 \ge 0$); the check rejects the point by the statement itself, as it would any "
+    r"critical point with $f > C_{\rm opt}$",
+    falsifier_kind="plausible false statement",
+    where=WHERE,
+)
 def check_theorem22(falsify: bool = False) -> Check:
     """Largest relative shortfall ``1 - ||grad f||^2 / (mu (f - C_opt))`` of the gradient below the
     proof's bound ``mu = 4 l (1 - tau)^{2l-2} sigma_min(Sigma)`` (:func:`theorem22_rate`) over
@@ -420,14 +480,24 @@ def check_theorem22(falsify: bool = False) -> Check:
             short = 1.0 - g2 / (mu * ex)
         shortfall, excess = max(shortfall, short), min(excess, ex)
         rate_min, ratio_min = min(rate_min, mu), min(ratio_min, g2 / ex)
-    tol, crit = eps_criterion(8 * 3 ** 3, 1.0)
-    where = ("|||A||| = 1: A_1 = A_2 = -I, l = 4, d = 3" if falsify else
-             f"{len(pts)} points, l = 2..8, |||A||| <= 0.899, sigma_min(Sigma) >= 0.05")
-    return Check(f"Theorem 2.2 through the proof's bound ({where})",
-                 "largest 1 - ||grad f||^2 / (4 l (1 - tau)^(2l-2) sigma_min(Sigma) (f - C_opt)); "
-                 "1 at a critical point with f > C_opt",
-                 shortfall, tol, "a relative rounding slack on the bound: " + crit,
-                 nontrivial=excess, nontrivial_what="smallest excess risk f - C_opt",
-                 lines=[f"smallest ||grad f||^2 / (f - C_opt) among the points: {ratio_min:.2g} (the bound there: "
-                        f"{rate_min:.2g}); the comparison is with the bound, not with 0"],
-                 values=dict(smallest_ratio=ratio_min, smallest_rate=rate_min))
+    tol, crit = eps_criterion(8 * 3**3, 1.0)
+    where = (
+        "|||A||| = 1: A_1 = A_2 = -I, l = 4, d = 3"
+        if falsify
+        else f"{len(pts)} points, l = 2..8, |||A||| <= 0.899, sigma_min(Sigma) >= 0.05"
+    )
+    return Check(
+        f"Theorem 2.2 through the proof's bound ({where})",
+        "largest 1 - ||grad f||^2 / (4 l (1 - tau)^(2l-2) sigma_min(Sigma) (f - C_opt)); "
+        "1 at a critical point with f > C_opt",
+        shortfall,
+        tol,
+        "a relative rounding slack on the bound: " + crit,
+        nontrivial=excess,
+        nontrivial_what="smallest excess risk f - C_opt",
+        lines=[
+            f"smallest ||grad f||^2 / (f - C_opt) among the points: {ratio_min:.2g} (the bound there: "
+            f"{rate_min:.2g}); the comparison is with the bound, not with 0"
+        ],
+        values=dict(smallest_ratio=ratio_min, smallest_rate=rate_min),
+    )

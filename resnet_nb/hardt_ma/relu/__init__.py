@@ -11,27 +11,91 @@ The modules are imported in this order, which is the order of the chapter's clai
 
 The chapter imports this package as ``hr``; its figures are :mod:`resnet_nb.book.hardt_ma_figures`.
 """
-from resnet_nb.hardt_ma.relu.network import (as_points, unit_norm_columns, relu_block, separation, paper_rho,
-                                             margins, ReLUResNet, parameter_count, projection_A0,
-                                             random_unit_draw)
-from resnet_nb.hardt_ma.relu.theorem32 import (lemma_block, surrogate_vectors, theorem32_construction,
-                                               projected_margins, paper_order_failure,
-                                               surrogate_inner_products, construction_steps,
-                                               construction_fit_error)
-from resnet_nb.hardt_ma.relu.theorem32_width import (paper_width, clopper_pearson, failure_rate, THM32_DRAWS,
-                                                     RHO_READINGS, jl_distortion, thm32_draw, jl_step_rates,
-                                                     chapter_point_sets, THM32_RESULTS, thm32_draw_row,
-                                                     projection_row, check_theorem32)
-from resnet_nb.hardt_ma.relu.lemma_b1 import (lemma_b1_hypotheses, lemma_b1_paper, lemma_b1_counterexamples,
-                                              pad_configuration, random_lemma_b1_configuration,
-                                              check_lemma_b1)
-from resnet_nb.hardt_ma.relu.constant_width import (check_constant_width)
 
-__all__ = ["as_points", "unit_norm_columns", "relu_block", "separation", "paper_rho", "margins",
-           "ReLUResNet", "parameter_count", "projection_A0", "random_unit_draw", "lemma_block",
-           "surrogate_vectors", "theorem32_construction", "projected_margins", "paper_order_failure",
-           "surrogate_inner_products", "construction_steps", "construction_fit_error", "paper_width",
-           "clopper_pearson", "failure_rate", "THM32_DRAWS", "RHO_READINGS", "jl_distortion", "thm32_draw",
-           "jl_step_rates", "chapter_point_sets", "THM32_RESULTS", "thm32_draw_row", "projection_row",
-           "check_theorem32", "lemma_b1_hypotheses", "lemma_b1_paper", "lemma_b1_counterexamples",
-           "pad_configuration", "random_lemma_b1_configuration", "check_lemma_b1", "check_constant_width"]
+from resnet_nb.hardt_ma.relu.constant_width import check_constant_width
+from resnet_nb.hardt_ma.relu.lemma_b1 import (
+    check_lemma_b1,
+    lemma_b1_counterexamples,
+    lemma_b1_hypotheses,
+    lemma_b1_paper,
+    pad_configuration,
+    random_lemma_b1_configuration,
+)
+from resnet_nb.hardt_ma.relu.network import (
+    ReLUResNet,
+    as_points,
+    margins,
+    paper_rho,
+    parameter_count,
+    projection_A0,
+    random_unit_draw,
+    relu_block,
+    separation,
+    unit_norm_columns,
+)
+from resnet_nb.hardt_ma.relu.theorem32 import (
+    construction_fit_error,
+    construction_steps,
+    lemma_block,
+    paper_order_failure,
+    projected_margins,
+    surrogate_inner_products,
+    surrogate_vectors,
+    theorem32_construction,
+)
+from resnet_nb.hardt_ma.relu.theorem32_width import (
+    RHO_READINGS,
+    THM32_DRAWS,
+    THM32_RESULTS,
+    chapter_point_sets,
+    check_theorem32,
+    clopper_pearson,
+    failure_rate,
+    jl_distortion,
+    jl_step_rates,
+    paper_width,
+    projection_row,
+    thm32_draw,
+    thm32_draw_row,
+)
+
+__all__ = [
+    "as_points",
+    "unit_norm_columns",
+    "relu_block",
+    "separation",
+    "paper_rho",
+    "margins",
+    "ReLUResNet",
+    "parameter_count",
+    "projection_A0",
+    "random_unit_draw",
+    "lemma_block",
+    "surrogate_vectors",
+    "theorem32_construction",
+    "projected_margins",
+    "paper_order_failure",
+    "surrogate_inner_products",
+    "construction_steps",
+    "construction_fit_error",
+    "paper_width",
+    "clopper_pearson",
+    "failure_rate",
+    "THM32_DRAWS",
+    "RHO_READINGS",
+    "jl_distortion",
+    "thm32_draw",
+    "jl_step_rates",
+    "chapter_point_sets",
+    "THM32_RESULTS",
+    "thm32_draw_row",
+    "projection_row",
+    "check_theorem32",
+    "lemma_b1_hypotheses",
+    "lemma_b1_paper",
+    "lemma_b1_counterexamples",
+    "pad_configuration",
+    "random_lemma_b1_configuration",
+    "check_lemma_b1",
+    "check_constant_width",
+]

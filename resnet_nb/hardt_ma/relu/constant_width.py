@@ -3,6 +3,7 @@ book's statement that the greedy order fits ``n`` points at a fixed width ``k >=
 
 The claim ``hm-constant-width`` is declared here.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,18 +17,21 @@ WHERE = ["book/hardt_ma_expressivity.ipynb", "tests/hardt_ma/test_theorem3_2_con
 __all__ = ["check_constant_width"]
 
 
-@claim("hm-constant-width", source="the book: Theorem 3.2 at constant width (greedy order)",
-       statement=r"Moving, in each block, the remaining points of largest positive margin fits $n$ distinct "
-                 r"points exactly at a constant width $k \ge 2$ (here $k = 3$) with at most $n$ blocks, since each "
-                 r"block moves at least the remaining point of largest norm: at most "
-                 r"$n(2k^2 + k) + rk + r^2 + r$ trainable parameters, $O(n + r^2)$ at fixed $k$. (The "
-                 r"parameter-count part is an implementation test: the code moves at least one point per block, "
-                 r"so only a bug can break it; the exact fit is the evidence.)",
-       verdict="holds",
-       falsifier=r"the hypothesis $k \ge 2$ dropped: the same construction at width $k = 1$, where surrogates of "
-                 r"norm $s$ can take only the two values $\pm s$, too few for $r = 10$ classes",
-       falsifier_kind="plausible false statement",
-       where=WHERE)
+@claim(
+    "hm-constant-width",
+    source="the book: Theorem 3.2 at constant width (greedy order)",
+    statement=r"Moving, in each block, the remaining points of largest positive margin fits $n$ distinct "
+    r"points exactly at a constant width $k \ge 2$ (here $k = 3$) with at most $n$ blocks, since each "
+    r"block moves at least the remaining point of largest norm: at most "
+    r"$n(2k^2 + k) + rk + r^2 + r$ trainable parameters, $O(n + r^2)$ at fixed $k$. (The "
+    r"parameter-count part is an implementation test: the code moves at least one point per block, "
+    r"so only a bug can break it; the exact fit is the evidence.)",
+    verdict="holds",
+    falsifier=r"the hypothesis $k \ge 2$ dropped: the same construction at width $k = 1$, where surrogates of "
+    r"norm $s$ can take only the two values $\pm s$, too few for $r = 10$ classes",
+    falsifier_kind="plausible false statement",
+    where=WHERE,
+)
 def check_constant_width(falsify: bool = False) -> Check:
     rng = np.random.default_rng(4)
     n, k, r = 400, 3, 10
@@ -37,14 +41,26 @@ def check_constant_width(falsify: bool = False) -> Check:
         k = 1
     err, scale, why, count = construction_fit_error(X, y, r, k, "greedy")
     tol, crit = eps_criterion(3, max(scale, 1.0), factor=1e4)
-    fit = Check(f"{n} points in R^20, k = {k}, greedy order", "max |output - one-hot|",
-                err, tol, crit + " (the margins at k = 3 are small); inf: refused", lines=[why] if why else [])
+    fit = Check(
+        f"{n} points in R^20, k = {k}, greedy order",
+        "max |output - one-hot|",
+        err,
+        tol,
+        crit + " (the margins at k = 3 are small); inf: refused",
+        lines=[why] if why else [],
+    )
     if count is None:
         return fit
     bound = n * (2 * k * k + k) + r * k + r * r + r
-    size = Check(f"implementation test, not evidence: trainable parameters against n(2k^2 + k) + rk + r^2 + r "
-                 f"= {bound:,}", "trainable parameters / bound", count["trainable"] / bound, 1.0,
-                 "ratio <= 1: every block moves at least one point, so only a bug can exceed it",
-                 lines=[f"{count['trainable']:,} trainable parameters for {n} points"])
-    return all_of(f"constant width k = {k}: exact fit (evidence); parameter count within the bound "
-                  f"(implementation test)", [fit, size])
+    size = Check(
+        f"implementation test, not evidence: trainable parameters against n(2k^2 + k) + rk + r^2 + r = {bound:,}",
+        "trainable parameters / bound",
+        count["trainable"] / bound,
+        1.0,
+        "ratio <= 1: every block moves at least one point, so only a bug can exceed it",
+        lines=[f"{count['trainable']:,} trainable parameters for {n} points"],
+    )
+    return all_of(
+        f"constant width k = {k}: exact fit (evidence); parameter count within the bound (implementation test)",
+        [fit, size],
+    )

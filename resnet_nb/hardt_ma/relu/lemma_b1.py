@@ -4,6 +4,7 @@ hypotheses, its construction, and two configurations that meet the hypotheses an
 The claim ``hm-lemma-b1`` is declared here; how Lemma B.2's hypotheses meet B.1's proof is
 :mod:`resnet_nb.hardt_ma.interface`'s.
 """
+
 from __future__ import annotations
 
 import math
@@ -16,8 +17,14 @@ from resnet_nb.hardt_ma.relu.network import as_points, relu_block, separation
 
 WHERE = ["book/hardt_ma_expressivity.ipynb", "tests/hardt_ma/test_lemma_b1.py"]
 
-__all__ = ["lemma_b1_hypotheses", "lemma_b1_paper", "lemma_b1_counterexamples",
-           "pad_configuration", "random_lemma_b1_configuration", "check_lemma_b1"]
+__all__ = [
+    "lemma_b1_hypotheses",
+    "lemma_b1_paper",
+    "lemma_b1_counterexamples",
+    "pad_configuration",
+    "random_lemma_b1_configuration",
+    "check_lemma_b1",
+]
 
 
 def lemma_b1_hypotheses(alpha, S, rho_prime: float) -> dict:
@@ -27,14 +34,18 @@ def lemma_b1_hypotheses(alpha, S, rho_prime: float) -> dict:
     alpha = as_points("alpha", alpha)
     rho_prime = check_float("rho_prime", rho_prime, low=0.0, low_open=True)
     S = np.asarray(S, dtype=np.int64)
-    n2 = (alpha ** 2).sum(0)
+    n2 = (alpha**2).sum(0)
     sq = n2[:, None] + n2[None, :] - 2 * alpha.T @ alpha
     D = np.sqrt(np.maximum(sq, 0.0))
     np.fill_diagonal(D, np.inf)
     min_dist = float(D[S].min())
-    return dict(norms_ok=bool(np.all((n2 >= 1 - rho_prime) & (n2 <= 1 + rho_prime))),
-                separation_ok=min_dist >= 3 * rho_prime, min_norm2=float(n2.min()),
-                max_norm2=float(n2.max()), min_dist=min_dist)
+    return dict(
+        norms_ok=bool(np.all((n2 >= 1 - rho_prime) & (n2 <= 1 + rho_prime))),
+        separation_ok=min_dist >= 3 * rho_prime,
+        min_norm2=float(n2.min()),
+        max_norm2=float(n2.max()),
+        min_dist=min_dist,
+    )
 
 
 def lemma_b1_paper(alpha, S, beta, rho_prime: float):
@@ -53,13 +64,20 @@ def lemma_b1_paper(alpha, S, beta, rho_prime: float):
         raise ValueError(f"beta must have shape {(k, S.size)}, got {beta.shape}")
     U = np.zeros((k, k))
     V = np.zeros((k, k))
-    U[:S.size] = alpha[:, S].T
+    U[: S.size] = alpha[:, S].T
     s = np.full(k, -(1 - 2 * rho_prime))
-    V[:, :S.size] = (beta - alpha[:, S]) / ((alpha[:, S] ** 2).sum(0) - (1 - 2 * rho_prime))
+    V[:, : S.size] = (beta - alpha[:, S]) / ((alpha[:, S] ** 2).sum(0) - (1 - 2 * rho_prime))
     out = relu_block(alpha, U, V, s)
     rest = np.setdiff1d(np.arange(n), S)
-    return U, V, s, dict(moved_error=float(np.abs(out[:, S] - beta).max()),
-                         fixed_error=float(np.abs(out[:, rest] - alpha[:, rest]).max()) if rest.size else 0.0)
+    return (
+        U,
+        V,
+        s,
+        dict(
+            moved_error=float(np.abs(out[:, S] - beta).max()),
+            fixed_error=float(np.abs(out[:, rest] - alpha[:, rest]).max()) if rest.size else 0.0,
+        ),
+    )
 
 
 def lemma_b1_counterexamples(rho_prime: float = 0.1) -> dict:
@@ -81,8 +99,10 @@ def lemma_b1_counterexamples(rho_prime: float = 0.1) -> dict:
     hull = np.column_stack([[r_in, 0.0], r_out * np.vstack([np.cos(ang), np.sin(ang)])])
     for name, P in (("pair", pair), ("hull", hull)):  # hypothesis (b): distances >= 3 rho'
         if separation(P) < 3 * rho_prime:
-            raise ValueError(f"the {name} configuration has two points closer than 3 rho' = "
-                             f"{3 * rho_prime:.4g} (separation {separation(P):.4g})")
+            raise ValueError(
+                f"the {name} configuration has two points closer than 3 rho' = "
+                f"{3 * rho_prime:.4g} (separation {separation(P):.4g})"
+            )
     return dict(pair=pair, hull=hull)
 
 
@@ -113,17 +133,20 @@ def random_lemma_b1_configuration(k: int, n: int, rho_prime: float, rng, min_sq_
             return Z, np.arange(k)
 
 
-@claim("hm-lemma-b1", source="Hardt & Ma, Lemma B.1 (hypothesis (b))",
-       statement=r"With (b) strengthened to $\|\alpha_i - \alpha_j\|^2 \ge 6\rho'$, the printed construction "
-                 r"(rows $\alpha_i$, common bias $-(1-2\rho')$) moves the $k$ points of $S$ to their targets and "
-                 r"leaves every other point exactly where it is.",
-       verdict="fails as printed",
-       printed=r"(b) $\|\alpha_i - \alpha_j\| \ge 3\rho'$ whenever $i \ne j$ and $S$ contains $i$ or $j$ "
-               r"(our reading: the text we have prints $\beta^{(j)}$ for $\alpha_j$ in (b))",
-       falsifier=r"the printed hypothesis (b): two configurations satisfying it ('pair' and 'hull', $\rho' = 0.1$, "
-                 r"$S$ padded to $k = 4$ points)",
-       falsifier_kind="plausible false statement",
-       where=WHERE)
+@claim(
+    "hm-lemma-b1",
+    source="Hardt & Ma, Lemma B.1 (hypothesis (b))",
+    statement=r"With (b) strengthened to $\|\alpha_i - \alpha_j\|^2 \ge 6\rho'$, the printed construction "
+    r"(rows $\alpha_i$, common bias $-(1-2\rho')$) moves the $k$ points of $S$ to their targets and "
+    r"leaves every other point exactly where it is.",
+    verdict="fails as printed",
+    printed=r"(b) $\|\alpha_i - \alpha_j\| \ge 3\rho'$ whenever $i \ne j$ and $S$ contains $i$ or $j$ "
+    r"(our reading: the text we have prints $\beta^{(j)}$ for $\alpha_j$ in (b))",
+    falsifier=r"the printed hypothesis (b): two configurations satisfying it ('pair' and 'hull', $\rho' = 0.1$, "
+    r"$S$ padded to $k = 4$ points)",
+    falsifier_kind="plausible false statement",
+    where=WHERE,
+)
 def check_lemma_b1(falsify: bool = False) -> Check:
     rho_p, k = 0.1, 4
     worst_fixed, worst_moved, moved = 0.0, 0.0, 0.0
@@ -143,9 +166,25 @@ def check_lemma_b1(falsify: bool = False) -> Check:
         moved = max(moved, float(np.abs(beta - alpha[:, S]).max()))
     tol, crit = eps_criterion(6, 10.0)
     tol_m, crit_m = eps_criterion(6, moved / rho_p)
-    return all_of(f"Lemma B.1's construction, {len(configs)} configurations, hypothesis "
-                  f"{'(b) as printed' if falsify else '(b) strengthened'}",
-                  [Check("points outside S stay where they are", "max displacement outside S", worst_fixed, tol, crit,
-                         nontrivial=moved, nontrivial_what="largest move asked of a point of S"),
-                   Check("points of S reach their targets", "max |moved - target|", worst_moved, tol_m,
-                         crit_m + " (the move is divided by a norm gap of at least rho')")])
+    return all_of(
+        f"Lemma B.1's construction, {len(configs)} configurations, hypothesis "
+        f"{'(b) as printed' if falsify else '(b) strengthened'}",
+        [
+            Check(
+                "points outside S stay where they are",
+                "max displacement outside S",
+                worst_fixed,
+                tol,
+                crit,
+                nontrivial=moved,
+                nontrivial_what="largest move asked of a point of S",
+            ),
+            Check(
+                "points of S reach their targets",
+                "max |moved - target|",
+                worst_moved,
+                tol_m,
+                crit_m + " (the move is divided by a norm gap of at least rho')",
+            ),
+        ],
+    )

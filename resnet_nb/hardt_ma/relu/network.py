@@ -11,6 +11,7 @@ The network (samples are columns, as everywhere in the book)::
 ``||x_i - x_j||^2 >= rho`` (Assumption 3.1; :func:`paper_rho`); :func:`separation` returns the
 smallest distance itself, whose square is ``rho``.
 """
+
 from __future__ import annotations
 
 import math
@@ -18,8 +19,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["as_points", "unit_norm_columns", "relu_block", "separation", "paper_rho", "margins",
-           "ReLUResNet", "parameter_count", "projection_A0", "random_unit_draw"]
+__all__ = [
+    "as_points",
+    "unit_norm_columns",
+    "relu_block",
+    "separation",
+    "paper_rho",
+    "margins",
+    "ReLUResNet",
+    "parameter_count",
+    "projection_A0",
+    "random_unit_draw",
+]
 
 
 def as_points(name: str, X) -> np.ndarray:
@@ -27,8 +38,7 @@ def as_points(name: str, X) -> np.ndarray:
     naming ``name``."""
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[1] == 0 or X.shape[0] == 0:
-        raise ValueError(f"{name} must be a 2-d array (dimension, points) with at least one point, "
-                         f"got shape {X.shape}")
+        raise ValueError(f"{name} must be a 2-d array (dimension, points) with at least one point, got shape {X.shape}")
     if not np.isfinite(X).all():
         raise ValueError(f"{name} must have finite entries")
     return X
@@ -53,7 +63,7 @@ def separation(X) -> float:
 
     Its square is the paper's ``rho`` (:func:`paper_rho`), which bounds squared distances."""
     X = as_points("X", X)
-    sq = (X ** 2).sum(0)
+    sq = (X**2).sum(0)
     D2 = sq[:, None] + sq[None, :] - 2 * X.T @ X
     np.fill_diagonal(D2, np.inf)
     return float(math.sqrt(max(D2.min(), 0.0)))
@@ -70,14 +80,12 @@ def margins(H, idx) -> np.ndarray:
     H = as_points("H", H)
     idx = np.asarray(idx, dtype=np.int64)
     Z = H[:, idx]
-    M = (Z ** 2).sum(0)[:, None] - Z.T @ H  # (len(idx), n)
+    M = (Z**2).sum(0)[:, None] - Z.T @ H  # (len(idx), n)
     M[np.arange(idx.size), idx] = np.inf
     return M.min(axis=1)
 
 
 @dataclass
-
-
 @dataclass
 class ReLUResNet:
     """The network of Theorem 3.2: projection ``A0``, residual blocks, last block."""
@@ -116,8 +124,9 @@ def parameter_count(net: ReLUResNet) -> dict:
     """Trainable parameters (blocks and last block) and the fixed projection, separately."""
     blocks = sum(U.size + V.size + b.size for U, V, b in net.blocks)
     last = sum(a.size for a in net.last) if net.last is not None else 0
-    return dict(residual=blocks, last=last, trainable=blocks + last, projection=net.A0.size,
-                total=blocks + last + net.A0.size)
+    return dict(
+        residual=blocks, last=last, trainable=blocks + last, projection=net.A0.size, total=blocks + last + net.A0.size
+    )
 
 
 def projection_A0(d: int, k: int, seed: int) -> np.ndarray:

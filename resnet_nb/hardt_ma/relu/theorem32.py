@@ -16,6 +16,7 @@ exactly 0 at every other point; the column ``(t - z) / delta`` of ``V`` then mov
 changes norms, and the margin can turn negative: see :func:`resnet_nb.hardt_ma.relu.network.margins`
 and the chapter.
 """
+
 from __future__ import annotations
 
 import math
@@ -24,12 +25,26 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from resnet_nb.core.checks import check_choice, check_float, check_int
-from resnet_nb.hardt_ma.relu.network import (ReLUResNet, as_points, margins, parameter_count, projection_A0,
-                                             relu_block, separation)
+from resnet_nb.hardt_ma.relu.network import (
+    ReLUResNet,
+    as_points,
+    margins,
+    parameter_count,
+    projection_A0,
+    relu_block,
+    separation,
+)
 
-__all__ = ["lemma_block", "surrogate_vectors", "theorem32_construction", "projected_margins",
-           "paper_order_failure", "surrogate_inner_products", "construction_steps",
-           "construction_fit_error"]
+__all__ = [
+    "lemma_block",
+    "surrogate_vectors",
+    "theorem32_construction",
+    "projected_margins",
+    "paper_order_failure",
+    "surrogate_inner_products",
+    "construction_steps",
+    "construction_fit_error",
+]
 
 
 def lemma_block(H, idx, targets, k: int | None = None, safety: float = 0.5):
@@ -50,8 +65,10 @@ def lemma_block(H, idx, targets, k: int | None = None, safety: float = 0.5):
         raise ValueError(f"idx must lie in [0, {n}), got {idx.tolist()}")
     k = kdim if k is None else check_int("k", k)
     if k != kdim or idx.size > k:
-        raise ValueError(f"a block of width k = {k} works on points of dimension k and moves at most k of "
-                         f"them; got dimension {kdim} and {idx.size} points")
+        raise ValueError(
+            f"a block of width k = {k} works on points of dimension k and moves at most k of "
+            f"them; got dimension {kdim} and {idx.size} points"
+        )
     T = as_points("targets", targets)
     if T.shape != (kdim, idx.size):
         raise ValueError(f"targets must have shape {(kdim, idx.size)}, got {T.shape}")
@@ -59,24 +76,29 @@ def lemma_block(H, idx, targets, k: int | None = None, safety: float = 0.5):
     mg = margins(H, idx)
     if np.any(mg <= 0):
         bad = int(np.argmin(mg))
-        raise ValueError(f"point {int(idx[bad])} has margin {mg[bad]:.3g} <= 0: some other point x has "
-                         "<z, x> >= ||z||^2, so no hidden unit relu(<z, x> - c) fires at z alone")
+        raise ValueError(
+            f"point {int(idx[bad])} has margin {mg[bad]:.3g} <= 0: some other point x has "
+            "<z, x> >= ||z||^2, so no hidden unit relu(<z, x> - c) fires at z alone"
+        )
     Z = H[:, idx]
     # a lone point (n = 1) has no other point to stay clear of: its margin is inf, and any
     # positive delta works; take the one a point at distance ||z|| would allow (at least 1)
-    delta = safety * np.where(np.isfinite(mg), mg, np.maximum((Z ** 2).sum(0), 1.0))
+    delta = safety * np.where(np.isfinite(mg), mg, np.maximum((Z**2).sum(0), 1.0))
     U = np.zeros((k, k))
     V = np.zeros((k, k))
     b = np.full(k, -1.0)  # unused units: relu(-1) = 0 everywhere
     m = idx.size
     U[:m] = Z.T
-    b[:m] = -((Z ** 2).sum(0) - delta)
+    b[:m] = -((Z**2).sum(0) - delta)
     V[:, :m] = (T - Z) / delta
     out = relu_block(H, U, V, b)
     rest = np.ones(n, dtype=bool)
     rest[idx] = False
-    report = dict(margins=mg, moved_error=float(np.abs(out[:, idx] - T).max()),
-                  fixed_error=float(np.abs(out[:, rest] - H[:, rest]).max()) if rest.any() else 0.0)
+    report = dict(
+        margins=mg,
+        moved_error=float(np.abs(out[:, idx] - T).max()),
+        fixed_error=float(np.abs(out[:, rest] - H[:, rest]).max()) if rest.any() else 0.0,
+    )
     return U, V, b, report
 
 
@@ -89,13 +111,21 @@ def surrogate_vectors(r: int, k: int, radius: float, seed: int = 0) -> np.ndarra
     rng = np.random.default_rng(seed)
     Q = rng.standard_normal((k, r))
     Q = radius * Q / np.linalg.norm(Q, axis=0)
-    if r > 1 and margins(Q, np.arange(r)).min() <= 1e-6 * radius ** 2:
+    if r > 1 and margins(Q, np.arange(r)).min() <= 1e-6 * radius**2:
         raise ValueError(f"surrogates nearly coincide for r = {r}, k = {k}; use a larger k or another seed")
     return Q
 
 
-def theorem32_construction(X, labels, k: int | None = None, r: int | None = None, seed: int = 0,
-                           selection: str = "greedy", safety: float = 0.5, progress: bool = False):
+def theorem32_construction(
+    X,
+    labels,
+    k: int | None = None,
+    r: int | None = None,
+    seed: int = 0,
+    selection: str = "greedy",
+    safety: float = 0.5,
+    progress: bool = False,
+):
     """Build a network that maps every column of ``X`` (d, n) exactly to the one-hot vector
     of its label (Theorem 3.2, constructively).
 
@@ -114,8 +144,7 @@ def theorem32_construction(X, labels, k: int | None = None, r: int | None = None
     d, n = X.shape
     labels = np.asarray(labels)
     if labels.shape != (n,) or not np.issubdtype(labels.dtype, np.integer) or labels.min() < 0:
-        raise ValueError(f"labels must be {n} non-negative integers, got shape {labels.shape}, "
-                         f"dtype {labels.dtype}")
+        raise ValueError(f"labels must be {n} non-negative integers, got shape {labels.shape}, dtype {labels.dtype}")
     r = int(labels.max()) + 1 if r is None else check_int("r", r)
     if labels.max() >= r:
         raise ValueError(f"labels must be < r = {r}, got {labels.max()}")
@@ -137,7 +166,7 @@ def theorem32_construction(X, labels, k: int | None = None, r: int | None = None
     if selection == "greedy":
         # M[i, j] = ||h_i||^2 - <h_i, h_j> for every point i and j (diagonal excluded); only the
         # columns of moved points change, so each block updates k columns instead of all n.
-        M = (H ** 2).sum(0)[:, None] - H.T @ H
+        M = (H**2).sum(0)[:, None] - H.T @ H
         np.fill_diagonal(M, np.inf)
         # row minima kept up to date: only the k changed columns are scanned, and a row is
         # rescanned in full only when its minimum sat in a changed column and did not drop
@@ -157,7 +186,7 @@ def theorem32_construction(X, labels, k: int | None = None, r: int | None = None
         net.blocks.append((U, V, b))
         H = relu_block(H, U, V, b)
         if selection == "greedy":
-            M[:, idx] = (H ** 2).sum(0)[:, None] - H.T @ H[:, idx]
+            M[:, idx] = (H**2).sum(0)[:, None] - H.T @ H[:, idx]
             M[idx, idx] = np.inf
             alive[idx] = False
             cols = M[:, idx]
@@ -181,10 +210,10 @@ def theorem32_construction(X, labels, k: int | None = None, r: int | None = None
         pbar.close()
     # last block: q_c -> e_c
     if r == 1:
-        dq = radius ** 2 / 2
+        dq = radius**2 / 2
     else:
         dq = safety * margins(Q, np.arange(r)).min()
-    net.last = (Q.T.copy(), np.eye(r) / dq, -((Q ** 2).sum(0) - dq))
+    net.last = (Q.T.copy(), np.eye(r) / dq, -((Q**2).sum(0) - dq))
     report["blocks"] = len(net.blocks)
     report["min_margin"] = float(min(m.min() for m in report["block_margins"]))
     return net, report
@@ -203,8 +232,13 @@ def projected_margins(X, k: int, seed: int = 0) -> dict:
     H = A0 @ X
     mg = margins(H, np.arange(H.shape[1]))
     norms = np.linalg.norm(H, axis=0)
-    return dict(k=k, min_margin=float(mg.min()), exposed=float((mg > 0).mean()),
-                min_norm=float(norms.min()), max_norm=float(norms.max()))
+    return dict(
+        k=k,
+        min_margin=float(mg.min()),
+        exposed=float((mg > 0).mean()),
+        min_norm=float(norms.min()),
+        max_norm=float(norms.max()),
+    )
 
 
 def paper_order_failure(X, k: int, seed: int = 0) -> dict:
@@ -221,7 +255,7 @@ def paper_order_failure(X, k: int, seed: int = 0) -> dict:
     k = check_int("k", k)
     d, n = X.shape
     H = projection_A0(d, k, seed) @ X
-    M = (H ** 2).sum(0)[:, None] - H.T @ H  # M[i, j] = ||h_i||^2 - <h_i, h_j>
+    M = (H**2).sum(0)[:, None] - H.T @ H  # M[i, j] = ||h_i||^2 - <h_i, h_j>
     blk = np.arange(n) // k
     M[blk[None, :] < blk[:, None]] = np.inf  # j moved before i's block: never blocks i
     np.fill_diagonal(M, np.inf)
@@ -244,8 +278,9 @@ def surrogate_inner_products(r: int, k: int, draws: int = 2000, seed: int = 0) -
     G = np.einsum("dki,dkj->dij", Q, Q)
     iu = np.triu_indices(r, 1)
     off = G[:, iu[0], iu[1]]
-    return dict(r=r, k=k, below=float((off.max(axis=1) < 0.5).mean()),
-                abs_below=float((np.abs(off).max(axis=1) < 0.5).mean()))
+    return dict(
+        r=r, k=k, below=float((off.max(axis=1) < 0.5).mean()), abs_below=float((np.abs(off).max(axis=1) < 0.5).mean())
+    )
 
 
 def construction_steps(n: int = 6, r: int = 3, seed: int = 3) -> dict:
@@ -271,8 +306,8 @@ def construction_steps(n: int = 6, r: int = 3, seed: int = 3) -> dict:
         order = np.argsort(-mg)[:2]
         idx = unmoved[order][mg[order] > 0]
         U, V, b, rep = lemma_block(H, idx, Q[:, labels[idx]], k=2)
-        centres.append(U[:idx.size].copy())
-        deltas.append((U[:idx.size] ** 2).sum(1) + b[:idx.size])
+        centres.append(U[: idx.size].copy())
+        deltas.append((U[: idx.size] ** 2).sum(1) + b[: idx.size])
         H = relu_block(H, U, V, b)
         states.append(H.copy())
         moved.append(idx)

@@ -4,6 +4,7 @@ draws of the ledger and of ``scripts/hm_thm32.py``.
 
 The claim ``hm-thm32`` is declared here.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,9 +18,21 @@ from resnet_nb.hardt_ma.relu.theorem32 import construction_fit_error, paper_orde
 
 WHERE = ["book/hardt_ma_expressivity.ipynb", "tests/hardt_ma/test_theorem3_2_width.py"]
 
-__all__ = ["paper_width", "clopper_pearson", "failure_rate", "THM32_DRAWS", "RHO_READINGS",
-           "jl_distortion", "thm32_draw", "jl_step_rates", "chapter_point_sets", "THM32_RESULTS",
-           "thm32_draw_row", "projection_row", "check_theorem32"]
+__all__ = [
+    "paper_width",
+    "clopper_pearson",
+    "failure_rate",
+    "THM32_DRAWS",
+    "RHO_READINGS",
+    "jl_distortion",
+    "thm32_draw",
+    "jl_step_rates",
+    "chapter_point_sets",
+    "THM32_RESULTS",
+    "thm32_draw_row",
+    "projection_row",
+    "check_theorem32",
+]
 
 
 def paper_width(n: int, rho_paper: float, c: float = 10.0) -> int:
@@ -31,7 +44,7 @@ def paper_width(n: int, rho_paper: float, c: float = 10.0) -> int:
     constant (appendix B: "for example, c = 10 works")."""
     n = check_int("n", n, minimum=2)
     rho_paper = check_float("rho_paper", rho_paper, low=0.0, low_open=True)
-    return int(math.ceil(check_float("c", c, low=0.0, low_open=True) * math.log(n) / rho_paper ** 2))
+    return int(math.ceil(check_float("c", c, low=0.0, low_open=True) * math.log(n) / rho_paper**2))
 
 
 def clopper_pearson(x: int, n: int, level: float = 0.95) -> tuple[float, float]:
@@ -58,8 +71,7 @@ def failure_rate(fails, level: float = 0.95) -> dict:
 #: the ledger's draws for ``hm-thm32``: random unit points, the paper's width ``k = ceil(c ln n / rho^2)``
 #: at the printed constant ``c_paper`` and at a larger one; the projection of draw ``s`` is drawn from
 #: seed ``projection_offset + s``, independent of the data (drawn from seed ``s``)
-THM32_DRAWS = dict(n=600, d=200, draws=100, level=0.95, rare=0.05, c_paper=10.0, c_larger=30.0,
-                   projection_offset=10 ** 6)
+THM32_DRAWS = dict(n=600, d=200, draws=100, level=0.95, rare=0.05, c_paper=10.0, c_larger=30.0, projection_offset=10**6)
 
 
 #: the two readings of the paper's rho: Assumption 3.1 (squared distances) and the proof's (distances)
@@ -74,7 +86,7 @@ def jl_distortion(X, k: int, seed: int = 0) -> float:
     X = as_points("X", X)
     k = check_int("k", k)
     H = projection_A0(X.shape[0], k, seed) @ X
-    sq0, sq = (X ** 2).sum(0), (H ** 2).sum(0)
+    sq0, sq = (X**2).sum(0), (H**2).sum(0)
     if np.any(sq0 == 0):
         raise ValueError("X has a zero column: its distance to 0 is 0")
     D0 = sq0[:, None] + sq0[None, :] - 2 * X.T @ X
@@ -93,8 +105,13 @@ def thm32_draw(seed: int) -> dict:
     cfg = THM32_DRAWS
     X, y = random_unit_draw(seed, cfg["n"], cfg["d"])
     sep = separation(X)
-    return dict(X=X, y=y, separation=sep, projection_seed=cfg["projection_offset"] + seed,
-                rho={"squared distance": sep ** 2, "distance": sep})
+    return dict(
+        X=X,
+        y=y,
+        separation=sep,
+        projection_seed=cfg["projection_offset"] + seed,
+        rho={"squared distance": sep**2, "distance": sep},
+    )
 
 
 def jl_step_rates(c: float, draws: int | None = None) -> dict:
@@ -115,10 +132,18 @@ def jl_step_rates(c: float, draws: int | None = None) -> dict:
             o["k"].append(k)
             o["excess"].append(excess)
             o["rho"].append(rho)
-    return {name: dict(failure_rate(o["fails"], cfg["level"]), k_min=min(o["k"]), k_max=max(o["k"]),
-                       excess_min=min(o["excess"]), excess_max=max(o["excess"]),
-                       rho_min=min(o["rho"]), rho_max=max(o["rho"]))
-            for name, o in out.items()}
+    return {
+        name: dict(
+            failure_rate(o["fails"], cfg["level"]),
+            k_min=min(o["k"]),
+            k_max=max(o["k"]),
+            excess_min=min(o["excess"]),
+            excess_max=max(o["excess"]),
+            rho_min=min(o["rho"]),
+            rho_max=max(o["rho"]),
+        )
+        for name, o in out.items()
+    }
 
 
 def chapter_point_sets(n: int = 2000) -> dict:
@@ -164,41 +189,61 @@ def thm32_draw_row(seed: int, greedy: bool = False) -> dict:
 def projection_row(X, k: int, seed: int) -> dict:
     """One row of ``results/hm_thm32/projections.csv``: the margins after the projection of ``seed``
     (:func:`projected_margins`) and whether the paper's order refuses there."""
-    return dict(k=k, seed=seed, **{key: v for key, v in projected_margins(X, k, seed).items() if key != "k"},
-                refuses=paper_order_failure(X, k, seed=seed)["fails"])
+    return dict(
+        k=k,
+        seed=seed,
+        **{key: v for key, v in projected_margins(X, k, seed).items() if key != "k"},
+        refuses=paper_order_failure(X, k, seed=seed)["fails"],
+    )
 
 
-@claim("hm-thm32", source="Hardt & Ma, Theorem 3.2, proof (appendix B): k = c log n / rho^2, 'with high probability, "
-                          "all the pairwise distances between {0, x(1), ..., x(n)} are preserved up to 1 +- rho/3 "
-                          "factor', 'for example, c = 10 works'",
-       statement=r"The proof's Johnson-Lindenstrauss step holds with high probability at this size once the constant "
-                 r"is raised to $c = 30$, but not at the printed $c = 10$, under either reading of $\rho$ "
-                 r"(Assumption 3.1's smallest squared distance, or the proof's smallest distance). For $n = 600$ "
-                 r"random unit points in $\mathbb R^{200}$, $A_0 = G/\sqrt k$ and $k = \lceil 30\ln n/\rho^2\rceil$, "
-                 r"every distance among $\{0, x^{(1)}, \dots, x^{(n)}\}$ is kept within a factor $1 \pm \rho/3$ on a "
-                 r"fraction of 100 independent draws whose 95% Clopper-Pearson interval of the failure rate ends "
-                 r"at or below 5%, under each reading.",
-       verdict="fails as printed",
-       printed=r"the same step at the printed constant, $k = \lceil 10\ln n/\rho^2\rceil$ ('for example, "
-               r"$c = 10$ works')",
-       falsifier=r"the printed constant $c = 10$: the same comparison on the same 100 draws, under each reading",
-       falsifier_kind="plausible false statement",
-       where=WHERE)
+@claim(
+    "hm-thm32",
+    source="Hardt & Ma, Theorem 3.2, proof (appendix B): k = c log n / rho^2, 'with high probability, "
+    "all the pairwise distances between {0, x(1), ..., x(n)} are preserved up to 1 +- rho/3 "
+    "factor', 'for example, c = 10 works'",
+    statement=r"The proof's Johnson-Lindenstrauss step holds with high probability at this size once the constant "
+    r"is raised to $c = 30$, but not at the printed $c = 10$, under either reading of $\rho$ "
+    r"(Assumption 3.1's smallest squared distance, or the proof's smallest distance). For $n = 600$ "
+    r"random unit points in $\mathbb R^{200}$, $A_0 = G/\sqrt k$ and $k = \lceil 30\ln n/\rho^2\rceil$, "
+    r"every distance among $\{0, x^{(1)}, \dots, x^{(n)}\}$ is kept within a factor $1 \pm \rho/3$ on a "
+    r"fraction of 100 independent draws whose 95% Clopper-Pearson interval of the failure rate ends "
+    r"at or below 5%, under each reading.",
+    verdict="fails as printed",
+    printed=r"the same step at the printed constant, $k = \lceil 10\ln n/\rho^2\rceil$ ('for example, "
+    r"$c = 10$ works')",
+    falsifier=r"the printed constant $c = 10$: the same comparison on the same 100 draws, under each reading",
+    falsifier_kind="plausible false statement",
+    where=WHERE,
+)
 def check_theorem32(falsify: bool = False) -> Check:
     cfg = THM32_DRAWS
     c = cfg["c_paper"] if falsify else cfg["c_larger"]
     rates = jl_step_rates(c)
     parts = []
     for name, rate in rates.items():
-        lines = [f"{rate['failures']} of {rate['draws']} draws fail; {int(100 * cfg['level'])}% interval "
-                 f"[{rate['low']:.3f}, {rate['high']:.3f}]; k = {rate['k_min']}..{rate['k_max']} (d = {cfg['d']}); "
-                 f"worst distortion / (rho/3) = {rate['excess_min']:.2f}..{rate['excess_max']:.2f}; "
-                 f"rho = {rate['rho_min']:.3f}..{rate['rho_max']:.3f}"]
-        parts.append(Check(f"rho read as a {name}: distances among {{0, x_i}} within 1 +- rho/3 at c = {c:g}",
-                           "upper end of the 95% Clopper-Pearson interval of the failure rate", rate["high"],
-                           cfg["rare"], "'with high probability' read as: fails on at most 5% of draws",
-                           op="<=", lines=lines, values=rate))
-    chk = all_of(f"{cfg['n']} random unit points in R^{cfg['d']}, {cfg['draws']} draws, the proof's JL step at "
-                 f"c = {c:g}, both readings of rho", parts)
+        lines = [
+            f"{rate['failures']} of {rate['draws']} draws fail; {int(100 * cfg['level'])}% interval "
+            f"[{rate['low']:.3f}, {rate['high']:.3f}]; k = {rate['k_min']}..{rate['k_max']} (d = {cfg['d']}); "
+            f"worst distortion / (rho/3) = {rate['excess_min']:.2f}..{rate['excess_max']:.2f}; "
+            f"rho = {rate['rho_min']:.3f}..{rate['rho_max']:.3f}"
+        ]
+        parts.append(
+            Check(
+                f"rho read as a {name}: distances among {{0, x_i}} within 1 +- rho/3 at c = {c:g}",
+                "upper end of the 95% Clopper-Pearson interval of the failure rate",
+                rate["high"],
+                cfg["rare"],
+                "'with high probability' read as: fails on at most 5% of draws",
+                op="<=",
+                lines=lines,
+                values=rate,
+            )
+        )
+    chk = all_of(
+        f"{cfg['n']} random unit points in R^{cfg['d']}, {cfg['draws']} draws, the proof's JL step at "
+        f"c = {c:g}, both readings of rho",
+        parts,
+    )
     chk.values = dict(c=c, **rates)
     return chk

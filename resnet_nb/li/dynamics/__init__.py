@@ -12,23 +12,65 @@ Every check returns a :class:`resnet_nb.core.claims.Check`; each module declares
 beside its checks. This package gathers the chapter's public names (the chapter reads
 ``t1d.eq7_check``); the modules are imported in the ledger's order of the claims.
 """
+
 from __future__ import annotations
 
-from resnet_nb.li.dynamics.eq7_figure4 import (eq7_update, eq7_check, figure4_one_shortcut_check,
-    figure4_skip_all_check)
-from resnet_nb.li.dynamics.eq15_16 import (eq15_16_check, rank_deficient_data, generalized_inverse,
-    eq15_16_ginverse_check)
-from resnet_nb.li.dynamics.sharpness import (lambda_max, sharpness_trace, rise_factor, sharpness_sweep,
-    LONG_SWEEP_DIR, LONG_SWEEP, save_sweep, load_sweep, long_sweep_reproduce, catapult_steps)
-from resnet_nb.li.dynamics.drift import (drift_table, evenness_check, drift_per_unit, drift_R_law_check)
-from resnet_nb.li.dynamics.pairing import (relabel, convention_table, sign_sweep, order_sweep, controlled_residual,
-    residual_table)
+from resnet_nb.li.dynamics.drift import drift_per_unit, drift_R_law_check, drift_table, evenness_check
+from resnet_nb.li.dynamics.eq7_figure4 import eq7_check, eq7_update, figure4_one_shortcut_check, figure4_skip_all_check
+from resnet_nb.li.dynamics.eq15_16 import (
+    eq15_16_check,
+    eq15_16_ginverse_check,
+    generalized_inverse,
+    rank_deficient_data,
+)
+from resnet_nb.li.dynamics.pairing import (
+    controlled_residual,
+    convention_table,
+    order_sweep,
+    relabel,
+    residual_table,
+    sign_sweep,
+)
+from resnet_nb.li.dynamics.sharpness import (
+    LONG_SWEEP,
+    LONG_SWEEP_DIR,
+    catapult_steps,
+    lambda_max,
+    load_sweep,
+    long_sweep_reproduce,
+    rise_factor,
+    save_sweep,
+    sharpness_sweep,
+    sharpness_trace,
+)
 
 __all__ = [
-    "eq7_update", "eq7_check", "figure4_one_shortcut_check", "figure4_skip_all_check",
-    "eq15_16_check", "rank_deficient_data", "generalized_inverse", "eq15_16_ginverse_check",
-    "lambda_max", "sharpness_trace", "rise_factor", "sharpness_sweep", "LONG_SWEEP_DIR", "LONG_SWEEP", "save_sweep",
-    "load_sweep", "long_sweep_reproduce", "catapult_steps",
-    "drift_table", "evenness_check", "drift_per_unit", "drift_R_law_check",
-    "relabel", "convention_table", "sign_sweep", "order_sweep", "controlled_residual", "residual_table",
+    "eq7_update",
+    "eq7_check",
+    "figure4_one_shortcut_check",
+    "figure4_skip_all_check",
+    "eq15_16_check",
+    "rank_deficient_data",
+    "generalized_inverse",
+    "eq15_16_ginverse_check",
+    "lambda_max",
+    "sharpness_trace",
+    "rise_factor",
+    "sharpness_sweep",
+    "LONG_SWEEP_DIR",
+    "LONG_SWEEP",
+    "save_sweep",
+    "load_sweep",
+    "long_sweep_reproduce",
+    "catapult_steps",
+    "drift_table",
+    "evenness_check",
+    "drift_per_unit",
+    "drift_R_law_check",
+    "relabel",
+    "convention_table",
+    "sign_sweep",
+    "order_sweep",
+    "controlled_residual",
+    "residual_table",
 ]

@@ -4,6 +4,7 @@ lambda_max(H(eps V)) - sigma_max(M) = c R eps^2: :func:`evenness_check` (the eps
 theorem: H(eps V) is even in eps), :func:`drift_table` (one draw), :func:`drift_per_unit`,
 :func:`drift_R_law_check` (the factor R, on the committed 10-run table).
 """
+
 from __future__ import annotations
 
 import math
@@ -13,10 +14,10 @@ import torch
 
 from resnet_nb.core import claims
 from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.claims import PLAUSIBLE, Check, eps_criterion
 from resnet_nb.core.data import as_stats
 from resnet_nb.core.hessians import hessian_linear
 from resnet_nb.core.init import initialise
-from resnet_nb.core.claims import PLAUSIBLE, Check, eps_criterion
 from resnet_nb.core.networks import ShortcutNetwork
 from resnet_nb.li.dynamics.sharpness import lambda_max
 
@@ -37,8 +38,9 @@ def drift_table(Rs, epss, data, seed: int = 0) -> list[dict]:
         for eps in epss:
             lam = lambda_max(hessian_linear(net, eps * V[:R], stats))
             drift = lam - sig
-            rows.append(dict(depth=2 * R, R=R, eps=eps, lam_max=lam, sigma_max=sig, drift=drift,
-                             c=drift / (R * eps ** 2)))
+            rows.append(
+                dict(depth=2 * R, R=R, eps=eps, lam_max=lam, sigma_max=sig, drift=drift, c=drift / (R * eps**2))
+            )
     return rows
 
 
@@ -66,14 +68,20 @@ def evenness_check(data, n: int = 2, R: int = 4, epss=(0.01, 0.02, 0.04), seed: 
         moved = min(moved, float((Hp - H0).abs().max()))
         size = max(size, float(Hp.abs().max()))
     tol, crit = eps_criterion(net.num_params, size)
-    res = Check(f"H(eps V) is even in eps ({n}-shortcut, R = {R})",
-                f"max |H(eps V) - H(-eps V)| over eps = {epss}", odd, tol, crit,
-                nontrivial=moved, nontrivial_what="smallest max |H(eps V) - H(0)|")
+    res = Check(
+        f"H(eps V) is even in eps ({n}-shortcut, R = {R})",
+        f"max |H(eps V) - H(-eps V)| over eps = {epss}",
+        odd,
+        tol,
+        crit,
+        nontrivial=moved,
+        nontrivial_what="smallest max |H(eps V) - H(0)|",
+    )
     res.values.update(odd=odd, moved=moved)
     return res
 
 
-def drift_per_unit(table=None, eps: float | None = None, sigma_max: float | None = None) -> "pd.DataFrame":  # noqa: F821
+def drift_per_unit(table=None, eps: float | None = None, sigma_max: float | None = None) -> pd.DataFrame:  # noqa: F821
     """The drift |lambda|max - sigma_max(M) of the committed Figure 5 runs (2-shortcut linear
     networks at the small start eps V, whitened MNIST), per depth over the runs.
 
@@ -84,8 +92,8 @@ def drift_per_unit(table=None, eps: float | None = None, sigma_max: float | None
     """
     import pandas as pd
 
-    from resnet_nb.experiments.common import committed, mnist
     from resnet_nb.core.init import SMALL_SCALE
+    from resnet_nb.experiments.common import committed, mnist
 
     t = committed("fig5") if table is None else table
     eps = SMALL_SCALE if eps is None else check_float("eps", eps, low=0.0, low_open=True)
@@ -99,11 +107,20 @@ def drift_per_unit(table=None, eps: float | None = None, sigma_max: float | None
         sig = check_float("sigma_max", sigma_max, low=0.0)
     R = (g["depth"] // 2).astype(int)
     drift = g["lam_max"].astype(float) - sig
-    df = pd.DataFrame(dict(depth=g["depth"].astype(int), R=R, drift=drift, c=drift / (R * eps ** 2),
-                           k=drift / eps ** 2))
-    out = df.groupby(["depth", "R"]).agg(runs=("c", "size"), drift_std=("drift", "std"), drift=("drift", "mean"),
-                                         c=("c", "mean"), c_std=("c", "std"), k=("k", "mean"),
-                                         k_std=("k", "std")).reset_index()
+    df = pd.DataFrame(dict(depth=g["depth"].astype(int), R=R, drift=drift, c=drift / (R * eps**2), k=drift / eps**2))
+    out = (
+        df.groupby(["depth", "R"])
+        .agg(
+            runs=("c", "size"),
+            drift_std=("drift", "std"),
+            drift=("drift", "mean"),
+            c=("c", "mean"),
+            c_std=("c", "std"),
+            k=("k", "mean"),
+            k_std=("k", "std"),
+        )
+        .reset_index()
+    )
     out["c_se"] = out["c_std"] / np.sqrt(out["runs"])
     out["k_se"] = out["k_std"] / np.sqrt(out["runs"])
     out.attrs.update(sigma_max=sig, eps=eps)
@@ -126,12 +143,20 @@ def drift_R_law_check(table=None, falsify: bool = False, sigma_max: float | None
     se = float(df[q + "_se"].max())
     slope = _slope(df["R"], df["drift"])
     law = "drift / eps^2 (no factor R)" if falsify else "c = drift / (R eps^2)"
-    res = Check(f"{law} the same at every depth, {int(df['depth'].min())} to {int(df['depth'].max())}",
-                f"range over depths of the mean {q} ({int(df['runs'].min())} runs or more per depth)", rng,
-                3 * se, "3 x the largest standard error of a depth's mean over its runs",
-                nontrivial=float(df["drift"].min()), nontrivial_what="smallest mean drift", spread=se,
-                lines=[f"fitted exponent of the mean drift in R: {slope:.3f}; mean c from {df['c'].min():.2f} "
-                       f"to {df['c'].max():.2f}"])
+    res = Check(
+        f"{law} the same at every depth, {int(df['depth'].min())} to {int(df['depth'].max())}",
+        f"range over depths of the mean {q} ({int(df['runs'].min())} runs or more per depth)",
+        rng,
+        3 * se,
+        "3 x the largest standard error of a depth's mean over its runs",
+        nontrivial=float(df["drift"].min()),
+        nontrivial_what="smallest mean drift",
+        spread=se,
+        lines=[
+            f"fitted exponent of the mean drift in R: {slope:.3f}; mean c from {df['c'].min():.2f} "
+            f"to {df['c'].max():.2f}"
+        ],
+    )
     res.values.update(range=rng, se=se, slope=slope, c_lo=float(df["c"].min()), c_hi=float(df["c"].max()))
     return res
 
@@ -143,16 +168,21 @@ def drift_R_law_check(table=None, falsify: bool = False, sigma_max: float | None
 WHERE = ["book/theorem1_dynamics.ipynb", "tests/li/test_dynamics_drift.py"]
 
 
-@claims.claim("book-depth-drift", source="Li et al., Section 5.1 (Figure 5, the small start); the book's drift law",
-              statement=r"At the small start $\varepsilon V$ of Section 4.1 ($V$ Xavier) the top of the Hessian "
-                        r"spectrum of a linear 2-shortcut network moves by $|\lambda|_{\max} - \sigma_{\max}(M) = "
-                        r"cR\varepsilon^2$: over the committed runs (depths 2 to 96, 10 runs each) the mean of "
-                        r"$c = (|\lambda|_{\max} - \sigma_{\max}(M))/(R\varepsilon^2)$ is the same at every depth "
-                        r"within 3 standard errors. (The exponent 2 in $\varepsilon$ is proved by symmetry in the "
-                        r"chapter, not checked here.)",
-              verdict="holds", falsifier=r"the drift does not depend on depth, as Theorem 1's spectrum at "
-                                         r"$\varepsilon = 0$ does not ($|\lambda|_{\max} - \sigma_{\max}(M)$ "
-                                         r"$= k\varepsilon^2$ with one $k$ at every depth)",
-              where=WHERE, falsifier_kind=PLAUSIBLE)
+@claims.claim(
+    "book-depth-drift",
+    source="Li et al., Section 5.1 (Figure 5, the small start); the book's drift law",
+    statement=r"At the small start $\varepsilon V$ of Section 4.1 ($V$ Xavier) the top of the Hessian "
+    r"spectrum of a linear 2-shortcut network moves by $|\lambda|_{\max} - \sigma_{\max}(M) = "
+    r"cR\varepsilon^2$: over the committed runs (depths 2 to 96, 10 runs each) the mean of "
+    r"$c = (|\lambda|_{\max} - \sigma_{\max}(M))/(R\varepsilon^2)$ is the same at every depth "
+    r"within 3 standard errors. (The exponent 2 in $\varepsilon$ is proved by symmetry in the "
+    r"chapter, not checked here.)",
+    verdict="holds",
+    falsifier=r"the drift does not depend on depth, as Theorem 1's spectrum at "
+    r"$\varepsilon = 0$ does not ($|\lambda|_{\max} - \sigma_{\max}(M)$ "
+    r"$= k\varepsilon^2$ with one $k$ at every depth)",
+    where=WHERE,
+    falsifier_kind=PLAUSIBLE,
+)
 def claim_drift(falsify: bool = False) -> Check:
     return drift_R_law_check(falsify=falsify)

@@ -4,25 +4,25 @@
 with a rank-deficient X and any generalized inverse, :func:`rank_deficient_data`,
 :func:`generalized_inverse`, :func:`eq15_16_ginverse_check`.
 """
-from __future__ import annotations
 
+from __future__ import annotations
 
 import numpy as np
 import torch
 
 from resnet_nb.core import claims
 from resnet_nb.core.checks import check_int
+from resnet_nb.core.claims import PLAUSIBLE, Check, all_of, eps_criterion
 from resnet_nb.core.data import Dataset
 from resnet_nb.core.init import initialise
-from resnet_nb.core.claims import PLAUSIBLE, Check, all_of, eps_criterion
 from resnet_nb.core.losses import loss_end_to_end, optimum
 from resnet_nb.core.networks import ShortcutNetwork, end_to_end
 from resnet_nb.core.train import gradient_descent
 
-
 # ------------------------------------------------------------------------------------------
 # Eqs. 15-16
 # ------------------------------------------------------------------------------------------
+
 
 def eq15_16_check(data, n: int = 2, R: int = 4, lr: float = 0.1, epochs: int = 2000, seed: int = 0) -> Check:
     """Eqs. 15-16 on whitened data, against a 2-shortcut linear network trained by gradient
@@ -45,12 +45,26 @@ def eq15_16_check(data, n: int = 2, R: int = 4, lr: float = 0.1, epochs: int = 2
     below = float(np.nanmin(res.losses) - Lmin)
     tol, crit = eps_criterion(m, max(1.0, float(Wstar.abs().max())))
     tolL, critL = eps_criterion(m, max(1.0, Lmin))
-    parts = [Check("Eq. 15: Syx Sxx^+ against a least-squares solve", "max |difference|", e15, tol, crit,
-                   nontrivial=float(Wstar.abs().max()), nontrivial_what="max |W*|"),
-             Check("Eq. 16: L_min from the statistics against the samples", "|difference|", e16, tolL, critL),
-             Check("no epoch below L_min", "lowest loss - L_min", below, -tolL, critL, op=">="),
-             Check(f"{n}-shortcut network, R = {R}, {epochs} epochs reaches L_min", "final loss - L_min",
-                   gap_L, 1e-4, "a setting: the gap this many epochs must close")]
+    parts = [
+        Check(
+            "Eq. 15: Syx Sxx^+ against a least-squares solve",
+            "max |difference|",
+            e15,
+            tol,
+            crit,
+            nontrivial=float(Wstar.abs().max()),
+            nontrivial_what="max |W*|",
+        ),
+        Check("Eq. 16: L_min from the statistics against the samples", "|difference|", e16, tolL, critL),
+        Check("no epoch below L_min", "lowest loss - L_min", below, -tolL, critL, op=">="),
+        Check(
+            f"{n}-shortcut network, R = {R}, {epochs} epochs reaches L_min",
+            "final loss - L_min",
+            gap_L,
+            1e-4,
+            "a setting: the gap this many epochs must close",
+        ),
+    ]
     out = all_of("Eqs. 15-16 on whitened MNIST", parts, [f"max |W_end - W*| = {eW:.2e}"])
     out.values.update(e15=e15, e16=e16, gap_L=gap_L, eW=eW, losses=res.losses, Lmin=Lmin)
     return out
@@ -79,8 +93,9 @@ def generalized_inverse(S: torch.Tensor, seed: int = 0, size: float = 1.0) -> to
     return Sp + (eye - Sp @ S) @ Z1 + Z2 @ (eye - S @ Sp)
 
 
-def eq15_16_ginverse_check(data: Dataset | None = None, seed: int = 0, left: bool = False,
-                           not_ginverse: bool = False, unique: bool = False) -> Check:
+def eq15_16_ginverse_check(
+    data: Dataset | None = None, seed: int = 0, left: bool = False, not_ginverse: bool = False, unique: bool = False
+) -> Check:
     """Eqs. 15-16 with *any* generalized inverse, on a rank-deficient X.
 
     W_G = Sigma_YX G with G a non-Moore-Penrose generalized inverse of Sigma_XX reaches the
@@ -111,12 +126,26 @@ def eq15_16_ginverse_check(data: Dataset | None = None, seed: int = 0, left: boo
     scale = max(1.0, float(G.abs().max()) ** 2 * float(st.Sxx.abs().max()))
     tol, crit = eps_criterion(data.m, scale)
     rank = int(torch.linalg.matrix_rank(st.Sxx))
-    parts = [Check(f"G is a generalized inverse of Sxx (rank {rank} of {data.d})", "max |Sxx G Sxx - Sxx|",
-                   is_ginv, tol, crit, nontrivial=float((G - Gp).abs().max()),
-                   nontrivial_what="max |G - Sxx^+|"),
-             Check("Eq. 16 with W = " + ("G Syx" if left else "Syx G"), "|L(W) - L_min(least squares)|",
-                   abs(LW - Lmin), tol, crit, nontrivial=float((W - Wmp).abs().max()),
-                   nontrivial_what="max |W - Syx Sxx^+|")]
+    parts = [
+        Check(
+            f"G is a generalized inverse of Sxx (rank {rank} of {data.d})",
+            "max |Sxx G Sxx - Sxx|",
+            is_ginv,
+            tol,
+            crit,
+            nontrivial=float((G - Gp).abs().max()),
+            nontrivial_what="max |G - Sxx^+|",
+        ),
+        Check(
+            "Eq. 16 with W = " + ("G Syx" if left else "Syx G"),
+            "|L(W) - L_min(least squares)|",
+            abs(LW - Lmin),
+            tol,
+            crit,
+            nontrivial=float((W - Wmp).abs().max()),
+            nontrivial_what="max |W - Syx Sxx^+|",
+        ),
+    ]
     title = "Eqs. 15-16 with a non-Moore-Penrose generalized inverse"
     if not_ginverse:  # the falsifier claims the loss only; G's defect is reported beside it
         parts = parts[1:]
@@ -126,9 +155,19 @@ def eq15_16_ginverse_check(data: Dataset | None = None, seed: int = 0, left: boo
         title = "Falsifier: W = G Syx (the generalized inverse on the other side) attains L_min"
     elif unique:
         dW = float((W - Wmp).abs().max())
-        parts = [parts[0], Check("Syx G equals Syx Sxx^+", "max |Syx G - Syx Sxx^+|", dW, tol, crit,
-                                 nontrivial=float(Wmp.abs().max()), nontrivial_what="max |Syx Sxx^+|",
-                                 lines=[f"|L(Syx G) - L_min| = {abs(LW - Lmin):.2e}: both attain L_min"])]
+        parts = [
+            parts[0],
+            Check(
+                "Syx G equals Syx Sxx^+",
+                "max |Syx G - Syx Sxx^+|",
+                dW,
+                tol,
+                crit,
+                nontrivial=float(Wmp.abs().max()),
+                nontrivial_what="max |Syx Sxx^+|",
+                lines=[f"|L(Syx G) - L_min| = {abs(LW - Lmin):.2e}: both attain L_min"],
+            ),
+        ]
         title = "Falsifier: Syx G is the same matrix for every generalized inverse G (a unique minimiser)"
     res = all_of(title, parts)
     res.values.update(LW=LW, Lmin=Lmin, rank=rank, dW=float((W - Wmp).abs().max()))
@@ -142,12 +181,16 @@ def eq15_16_ginverse_check(data: Dataset | None = None, seed: int = 0, left: boo
 WHERE = ["book/theorem1_dynamics.ipynb", "tests/li/test_dynamics_eq15_16.py"]
 
 
-@claims.claim("li-eq15-16-any-g-inverse", source="Li et al., Eqs. 15-16",
-              statement=r"With a rank-deficient $X$ and a generalized inverse that is not the Moore-Penrose one, "
-                        r"$W = \Sigma_{YX}\Sigma_{XX}^-$ attains the least-squares loss $L_{\min}$.",
-              verdict="holds",
-              falsifier=r"the minimiser is unique: $\Sigma_{YX}G$ is the same matrix for every generalized "
-                        r"inverse $G$ (it equals $\Sigma_{YX}\Sigma_{XX}^+$)",
-              where=WHERE, falsifier_kind=PLAUSIBLE)
+@claims.claim(
+    "li-eq15-16-any-g-inverse",
+    source="Li et al., Eqs. 15-16",
+    statement=r"With a rank-deficient $X$ and a generalized inverse that is not the Moore-Penrose one, "
+    r"$W = \Sigma_{YX}\Sigma_{XX}^-$ attains the least-squares loss $L_{\min}$.",
+    verdict="holds",
+    falsifier=r"the minimiser is unique: $\Sigma_{YX}G$ is the same matrix for every generalized "
+    r"inverse $G$ (it equals $\Sigma_{YX}\Sigma_{XX}^+$)",
+    where=WHERE,
+    falsifier_kind=PLAUSIBLE,
+)
 def claim_eq15_16(falsify: bool = False) -> Check:
     return eq15_16_ginverse_check(seed=0, unique=falsify)

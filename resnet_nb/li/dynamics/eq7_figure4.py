@@ -4,29 +4,30 @@
 * Figure 4 (left, Eq. 14): :func:`figure4_one_shortcut_check`; Figure 4 (right):
   :func:`figure4_skip_all_check` (an implementation test: both sides run one code path).
 """
-from __future__ import annotations
 
+from __future__ import annotations
 
 import numpy as np
 import torch
 
 from resnet_nb.core import claims
 from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.claims import PLAUSIBLE, REGRESSION, Check, all_of, eps_criterion, fmt
 from resnet_nb.core.data import Dataset, SufficientStats, as_stats
 from resnet_nb.core.init import initialise
-from resnet_nb.core.claims import PLAUSIBLE, REGRESSION, Check, all_of, eps_criterion, fmt
 from resnet_nb.core.losses import loss_end_to_end
 from resnet_nb.core.networks import ShortcutNetwork, end_to_end
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.li.theorem1.definition5 import unfriendly_data3
 
-
 # ------------------------------------------------------------------------------------------
 # Section 4.2: Eq. 7 and Figure 4
 # ------------------------------------------------------------------------------------------
 
-def eq7_update(net: ShortcutNetwork, W: torch.Tensor, stats: SufficientStats, lr: float,
-               transposes: bool = True) -> torch.Tensor:
+
+def eq7_update(
+    net: ShortcutNetwork, W: torch.Tensor, stats: SufficientStats, lr: float, transposes: bool = True
+) -> torch.Tensor:
     """Eq. 7: Delta W_{r,l} = lr (W_after W^{r,l}_after)^T (Sigma_YX - W Sigma_XX) (W^{r,l}_before W_before)^T,
     written with explicit products (linear networks). ``transposes=False`` drops the two
     transposes (a plausible misprint; the ledger's falsifier)."""
@@ -64,9 +65,9 @@ def eq7_update(net: ShortcutNetwork, W: torch.Tensor, stats: SufficientStats, lr
     return out
 
 
-
-def eq7_check(net: ShortcutNetwork, data, samples: int = 3, seed: int = 0, lr: float = 0.1,
-              transposes: bool = True) -> Check:
+def eq7_check(
+    net: ShortcutNetwork, data, samples: int = 3, seed: int = 0, lr: float = 0.1, transposes: bool = True
+) -> Check:
     """Eq. 7 against autograd: Delta W = -lr grad L at random weights (Xavier, small, orthogonal)."""
     stats = as_stats(data)
     worst, size = 0.0, 0.0
@@ -79,15 +80,22 @@ def eq7_check(net: ShortcutNetwork, data, samples: int = 3, seed: int = 0, lr: f
         worst = max(worst, float((upd + lr * g).abs().max()))
         size = max(size, float((lr * g).abs().max()))
     tol, crit = eps_criterion(net.num_params, size)
-    res = Check(f"Eq. 7{'' if transposes else ' without transposes'} ({net.describe()})",
-                f"max |Delta W_Eq.7 - (-lr grad L)| over {samples} weight tensors", worst, tol, crit,
-                nontrivial=size, nontrivial_what="largest |lr grad L|")
+    res = Check(
+        f"Eq. 7{'' if transposes else ' without transposes'} ({net.describe()})",
+        f"max |Delta W_Eq.7 - (-lr grad L)| over {samples} weight tensors",
+        worst,
+        tol,
+        crit,
+        nontrivial=size,
+        nontrivial_what="largest |lr grad L|",
+    )
     res.values.update(worst=worst, size=size)
     return res
 
 
-def figure4_one_shortcut_check(data, d: int | None = None, R: int = 6, lr: float = 0.05,
-                               epochs: int = 200, plain_init: str = "identity") -> Check:
+def figure4_one_shortcut_check(
+    data, d: int | None = None, R: int = 6, lr: float = 0.05, epochs: int = 200, plain_init: str = "identity"
+) -> Check:
     """Figure 4 (left): a zero-initialised 1-shortcut linear network and a plain linear
     network of depth R started at the identity follow the same gradient-descent path,
     V_r(t) = I + W_r(t) at every epoch (Eq. 14). ``plain_init="orthogonal"`` is the ledger's
@@ -104,16 +112,23 @@ def figure4_one_shortcut_check(data, d: int | None = None, R: int = 6, lr: float
     move = float((a.snapshots[epochs] - a.snapshots[0]).abs().max())
     lgap = float(np.nanmax(np.abs(a.losses - b.losses)))
     tol, crit = eps_criterion(res_net.num_params * epochs, 1.0 + move)
-    res = Check(f"Figure 4 (left): 1-shortcut = {plain_init}-initialised plain network, R = {R}",
-                f"max over {epochs} epochs of |I + W_r - V_r|", gap, tol, crit + " (P x epochs terms)",
-                nontrivial=move, nontrivial_what="how far the weights moved",
-                lines=[f"max |loss difference| = {fmt(lgap, 2)}"])
+    res = Check(
+        f"Figure 4 (left): 1-shortcut = {plain_init}-initialised plain network, R = {R}",
+        f"max over {epochs} epochs of |I + W_r - V_r|",
+        gap,
+        tol,
+        crit + " (P x epochs terms)",
+        nontrivial=move,
+        nontrivial_what="how far the weights moved",
+        lines=[f"max |loss difference| = {fmt(lgap, 2)}"],
+    )
     res.values.update(gap=gap, move=move, lgap=lgap, losses=(a.losses, b.losses))
     return res
 
 
-def figure4_skip_all_check(data, n: int = 3, lr: float = 0.05, epochs: int = 200, seed: int = 0,
-                           shift: bool = True, **activations) -> Check:
+def figure4_skip_all_check(
+    data, n: int = 3, lr: float = 0.05, epochs: int = 200, seed: int = 0, shift: bool = True, **activations
+) -> Check:
     """Figure 4 (right): one shortcut around n layers (R = 1) trained on (X, Y) follows the
     same path as the plain n-layer network trained on (X, Y - X), from the same start.
 
@@ -133,9 +148,15 @@ def figure4_skip_all_check(data, n: int = 3, lr: float = 0.05, epochs: int = 200
     gap = max(float((a.snapshots[e] - b.snapshots[e]).abs().max()) for e in ep)
     move = float((a.snapshots[epochs] - W0).abs().max())
     tol, crit = eps_criterion(res_net.num_params * epochs, 1.0 + move)
-    res = Check(f"Figure 4 (right): skip-all shortcut = plain network on Y{' - X' if shift else ''}, n = {n}",
-                f"max over {epochs} epochs of |W_shortcut - W_plain|", gap, tol, crit + " (P x epochs terms)",
-                nontrivial=move, nontrivial_what="how far the weights moved")
+    res = Check(
+        f"Figure 4 (right): skip-all shortcut = plain network on Y{' - X' if shift else ''}, n = {n}",
+        f"max over {epochs} epochs of |W_shortcut - W_plain|",
+        gap,
+        tol,
+        crit + " (P x epochs terms)",
+        nontrivial=move,
+        nontrivial_what="how far the weights moved",
+    )
     res.values.update(gap=gap, move=move)
     return res
 
@@ -147,35 +168,52 @@ def figure4_skip_all_check(data, n: int = 3, lr: float = 0.05, epochs: int = 200
 WHERE = ["book/theorem1_dynamics.ipynb", "tests/li/test_dynamics_eq7_figure4.py"]
 
 
-@claims.claim("li-eq7-update", source="Li et al., Eq. 7",
-              statement=r"The gradient-descent update of every matrix is "
-                        r"$\alpha\,(W_{after}W^{r,l}_{after})^\top(\Sigma_{YX} - W\Sigma_{XX})"
-               r"(W^{r,l}_{before}W_{before})^\top$.",
-              verdict="holds", falsifier="Eq. 7 without the two transposes", where=WHERE,
-              falsifier_kind=PLAUSIBLE)
+@claims.claim(
+    "li-eq7-update",
+    source="Li et al., Eq. 7",
+    statement=r"The gradient-descent update of every matrix is "
+    r"$\alpha\,(W_{after}W^{r,l}_{after})^\top(\Sigma_{YX} - W\Sigma_{XX})"
+    r"(W^{r,l}_{before}W_{before})^\top$.",
+    verdict="holds",
+    falsifier="Eq. 7 without the two transposes",
+    where=WHERE,
+    falsifier_kind=PLAUSIBLE,
+)
 def claim_eq7(falsify: bool = False) -> Check:
     data = unfriendly_data3()
-    parts = [eq7_check(ShortcutNetwork(3, n, R, shortcut=sc), data, samples=3, transposes=not falsify)
-             for n, R, sc in [(1, 3, True), (2, 2, True), (3, 2, True), (1, 4, False)]]
+    parts = [
+        eq7_check(ShortcutNetwork(3, n, R, shortcut=sc), data, samples=3, transposes=not falsify)
+        for n, R, sc in [(1, 3, True), (2, 2, True), (3, 2, True), (1, 4, False)]
+    ]
     return all_of("Eq. 7 against autograd, four networks", parts)
 
 
-@claims.claim("li-fig4-one-shortcut", source="Li et al., Section 4.2, Eq. 14, Figure 4 (left)",
-              statement="A zero-initialised 1-shortcut linear network follows the gradient-descent path of an "
-                        "identity-initialised plain linear network ($V_r = I + W_r$ at every epoch).",
-              verdict="holds",
-              falsifier="the same path for a plain network from a random orthogonal start", where=WHERE,
-              falsifier_kind=PLAUSIBLE)
+@claims.claim(
+    "li-fig4-one-shortcut",
+    source="Li et al., Section 4.2, Eq. 14, Figure 4 (left)",
+    statement="A zero-initialised 1-shortcut linear network follows the gradient-descent path of an "
+    "identity-initialised plain linear network ($V_r = I + W_r$ at every epoch).",
+    verdict="holds",
+    falsifier="the same path for a plain network from a random orthogonal start",
+    where=WHERE,
+    falsifier_kind=PLAUSIBLE,
+)
 def claim_fig4_one(falsify: bool = False) -> Check:
-    return figure4_one_shortcut_check(unfriendly_data3(), R=4, epochs=40,
-                                      plain_init="orthogonal" if falsify else "identity")
+    return figure4_one_shortcut_check(
+        unfriendly_data3(), R=4, epochs=40, plain_init="orthogonal" if falsify else "identity"
+    )
 
 
-@claims.claim("li-fig4-skip-all", source="Li et al., Section 4.2, Figure 4 (right)",
-              statement="A single shortcut around all layers trains exactly like the plain network fitting "
-                        "$Y - X$ (tanh at mid). Both sides run one trainer on one loss: an implementation test.",
-              verdict="holds", kind="regression",
-              falsifier="the plain network fitting $Y$ (targets not shifted)", where=WHERE,
-              falsifier_kind=REGRESSION)
+@claims.claim(
+    "li-fig4-skip-all",
+    source="Li et al., Section 4.2, Figure 4 (right)",
+    statement="A single shortcut around all layers trains exactly like the plain network fitting "
+    "$Y - X$ (tanh at mid). Both sides run one trainer on one loss: an implementation test.",
+    verdict="holds",
+    kind="regression",
+    falsifier="the plain network fitting $Y$ (targets not shifted)",
+    where=WHERE,
+    falsifier_kind=REGRESSION,
+)
 def claim_fig4_skip(falsify: bool = False) -> Check:
     return figure4_skip_all_check(unfriendly_data3(), n=3, lr=0.05, epochs=40, shift=not falsify, mid="tanh")

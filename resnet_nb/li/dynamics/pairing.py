@@ -4,8 +4,8 @@ Li et al.'s data pair input coordinate i with output coordinate i; how the Hessi
 on that convention: :func:`relabel`, :func:`convention_table`, :func:`sign_sweep`,
 :func:`order_sweep`, :func:`controlled_residual`, :func:`residual_table`.
 """
-from __future__ import annotations
 
+from __future__ import annotations
 
 import numpy as np
 import torch
@@ -29,9 +29,18 @@ def relabel(data: Dataset, signs="svd_flip", order=None) -> Dataset:
     order = check_order(order, data.d)
     X = data.X if order is None else data.X[torch.as_tensor(order)]
     flip = torch.as_tensor(sign_convention(X, data.Y, signs), dtype=torch.float64)
-    return Dataset(X * flip[:, None], data.Y, labels=data.labels,
-                   info=dict(data.info, relabel=dict(signs=signs if isinstance(signs, str) else flip.tolist(),
-                                                     order=None if order is None else order.tolist())))
+    return Dataset(
+        X * flip[:, None],
+        data.Y,
+        labels=data.labels,
+        info=dict(
+            data.info,
+            relabel=dict(
+                signs=signs if isinstance(signs, str) else flip.tolist(),
+                order=None if order is None else order.tolist(),
+            ),
+        ),
+    )
 
 
 def _cond_of_M(Sxx, Syx):
@@ -55,10 +64,15 @@ def convention_table(data: Dataset, conventions) -> list[dict]:
         eigs2 = spectrum(hessian_linear(net2, torch.zeros(net2.shape, dtype=torch.float64), st))
         net1 = ShortcutNetwork(dd.d, 1, 8)
         eigs1 = spectrum(hessian_linear(net1, torch.zeros(net1.shape, dtype=torch.float64), st))
-        rows.append(dict(convention=name, cond_M=float(_cond_of_M(st.Sxx, st.Syx)),
-                         cond_H_2shortcut=cond_max_min(eigs2),
-                         cond10_1shortcut_R8=cond_percentile(eigs1, 10),
-                         trace_Syx=float(torch.trace(st.Syx))))
+        rows.append(
+            dict(
+                convention=name,
+                cond_M=float(_cond_of_M(st.Sxx, st.Syx)),
+                cond_H_2shortcut=cond_max_min(eigs2),
+                cond10_1shortcut_R8=cond_percentile(eigs1, 10),
+                trace_Syx=float(torch.trace(st.Syx)),
+            )
+        )
     return rows
 
 
@@ -73,7 +87,7 @@ def sign_sweep(data: Dataset) -> np.ndarray:
     if d > 16:
         raise ValueError(f"sign_sweep enumerates 2^d patterns; d must be <= 16, got {d}")
     st = data.stats()
-    k = torch.arange(2 ** d)
+    k = torch.arange(2**d)
     D = 1.0 - 2.0 * ((k[:, None] >> torch.arange(d)) & 1).to(torch.float64)  # (2^d, d)
     Sxx = D[:, :, None] * st.Sxx * D[:, None, :]
     Syx = st.Syx * D[:, None, :]
@@ -124,9 +138,17 @@ def residual_table(cases) -> list[dict]:
         flipped = relabel(data, [-1] * data.d).stats()
         sweep = sign_sweep(data)
         L0 = float(loss_end_to_end(torch.eye(data.d, dtype=torch.float64), st))
-        rows.append(dict(case=name, res_norm=float(sv.max()), res_min=float(sv.min()),
-                         cond_res=float(sv.max() / sv.min()), cond_M=float(_cond_of_M(st.Sxx, st.Syx)),
-                         cond_M_flipped=float(_cond_of_M(flipped.Sxx, flipped.Syx)),
-                         sweep_min=float(sweep.min()), sweep_max=float(sweep.max()),
-                         loss_ratio=L0 / float(optimum(st)[1])))
+        rows.append(
+            dict(
+                case=name,
+                res_norm=float(sv.max()),
+                res_min=float(sv.min()),
+                cond_res=float(sv.max() / sv.min()),
+                cond_M=float(_cond_of_M(st.Sxx, st.Syx)),
+                cond_M_flipped=float(_cond_of_M(flipped.Sxx, flipped.Syx)),
+                sweep_min=float(sweep.min()),
+                sweep_max=float(sweep.max()),
+                loss_ratio=L0 / float(optimum(st)[1]),
+            )
+        )
     return rows

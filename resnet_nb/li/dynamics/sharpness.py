@@ -6,8 +6,8 @@ by :func:`resnet_nb.book.li_figures.plot_sharpness_sweep`); the longer run store
 ``results/t1d_long_sweep``: :func:`long_sweep_reproduce`, :func:`save_sweep`, :func:`load_sweep`;
 the mechanism of a catapult: :func:`catapult_steps`.
 """
-from __future__ import annotations
 
+from __future__ import annotations
 
 import numpy as np
 import torch
@@ -33,8 +33,9 @@ def lambda_max(H: torch.Tensor) -> float:
     return float(eigsh(H.numpy(), k=1, which="LA", return_eigenvectors=False, tol=1e-13, v0=v0)[0])
 
 
-def sharpness_trace(data, n: int = 2, R: int = 4, lr: float = 0.5, epochs: int = 1500, every: int = 25,
-                    seed: int = 0) -> dict:
+def sharpness_trace(
+    data, n: int = 2, R: int = 4, lr: float = 0.5, epochs: int = 1500, every: int = 25, seed: int = 0
+) -> dict:
     """lambda_max of the exact Hessian along the gradient-descent run of :func:`eq15_16_check`.
 
     Returns the epochs, lambda_max there, the losses, and the edge-of-stability threshold 2/lr
@@ -59,8 +60,16 @@ def rise_factor(gaps) -> float:
     return float((g[1:] / np.minimum.accumulate(g)[:-1]).max())
 
 
-def sharpness_sweep(data, seeds=range(8), n: int = 2, R: int = 4, lr: float = 0.5, epochs: int = 1500,
-                    every: int = 50, spike: float = 10.0) -> dict:
+def sharpness_sweep(
+    data,
+    seeds=range(8),
+    n: int = 2,
+    R: int = 4,
+    lr: float = 0.5,
+    epochs: int = 1500,
+    every: int = 50,
+    spike: float = 10.0,
+) -> dict:
     """:func:`sharpness_trace` for several seeds of the small start, trained together.
 
     Returns the sampled ``epochs``, ``lam_max`` (seeds x samples), ``gaps`` (loss - L_min, seeds x
@@ -82,8 +91,9 @@ def sharpness_sweep(data, seeds=range(8), n: int = 2, R: int = 4, lr: float = 0.
     bad = [s for s, row in zip(seeds, losses) if not np.isfinite(row).all()]
     if bad:
         raise ValueError(f"gradient descent diverged at lr = {lr} for seeds {bad}; use a smaller learning rate")
-    lam = np.array([[lambda_max(hessian_linear(net, res.snapshots[e][i], stats)) for e in snaps]
-                    for i in range(len(seeds))])
+    lam = np.array(
+        [[lambda_max(hessian_linear(net, res.snapshots[e][i], stats)) for e in snaps] for i in range(len(seeds))]
+    )
     Lmin = float(optimum(stats)[1])
     gaps = losses - Lmin
     edge = 2.0 / lr
@@ -91,20 +101,48 @@ def sharpness_sweep(data, seeds=range(8), n: int = 2, R: int = 4, lr: float = 0.
     for i, s in enumerate(seeds):
         above = [e for e, v in zip(snaps, lam[i]) if v > edge]
         rf = rise_factor(gaps[i])
-        rows.append(dict(seed=s, lam_peak=float(lam[i].max()), peak_epoch=int(snaps[int(np.argmax(lam[i]))]),
-                         first_above=int(above[0]) if above else -1,
-                         rises=int((np.diff(losses[i]) > 0).sum()), rise=rf, spike=bool(rf > spike),
-                         final_gap=float(gaps[i, -1]), lam_final=float(lam[i, -1])))
-    return dict(epochs=np.array(snaps), seeds=seeds, lam_max=lam, gaps=gaps, Lmin=Lmin, edge=edge, lr=lr,
-                sigma_max=float(torch.linalg.svdvals(stats.Sxx - stats.Syx).max()), rows=rows, spike=spike)
+        rows.append(
+            dict(
+                seed=s,
+                lam_peak=float(lam[i].max()),
+                peak_epoch=int(snaps[int(np.argmax(lam[i]))]),
+                first_above=int(above[0]) if above else -1,
+                rises=int((np.diff(losses[i]) > 0).sum()),
+                rise=rf,
+                spike=bool(rf > spike),
+                final_gap=float(gaps[i, -1]),
+                lam_final=float(lam[i, -1]),
+            )
+        )
+    return dict(
+        epochs=np.array(snaps),
+        seeds=seeds,
+        lam_max=lam,
+        gaps=gaps,
+        Lmin=Lmin,
+        edge=edge,
+        lr=lr,
+        sigma_max=float(torch.linalg.svdvals(stats.Sxx - stats.Syx).max()),
+        rows=rows,
+        spike=spike,
+    )
 
 
 #: the longer run of the seed sweep, stored under ``results/<LONG_SWEEP_DIR>/`` by
 #: :func:`long_sweep_reproduce` (``scripts/t1d_long_sweep.py``) and read by :func:`load_sweep`
 LONG_SWEEP_DIR = "t1d_long_sweep"
 LONG_SWEEP = dict(seeds=list(range(8)), n=2, R=4, lr=0.5, epochs=6000, every=250, spike=10.0)
-_SWEEP_ROW_TYPES = dict(seed=int, lam_peak=float, peak_epoch=int, first_above=int, rises=int, rise=float,
-                        spike=bool, final_gap=float, lam_final=float)
+_SWEEP_ROW_TYPES = dict(
+    seed=int,
+    lam_peak=float,
+    peak_epoch=int,
+    first_above=int,
+    rises=int,
+    rise=float,
+    spike=bool,
+    final_gap=float,
+    lam_final=float,
+)
 
 
 def save_sweep(sweep: dict, out, config: dict | None = None) -> None:
@@ -130,14 +168,26 @@ def save_sweep(sweep: dict, out, config: dict | None = None) -> None:
     gaps.insert(0, "epoch", np.arange(gaps.shape[0]))
     gaps.to_csv(os.path.join(out, "gaps.csv"), index=False, float_format="%.6e")
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                                check=False).stdout.strip() or "unknown"
+        commit = (
+            subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False).stdout.strip()
+            or "unknown"
+        )
     except OSError:
         commit = "unknown"
-    meta = dict(config=dict(config or {}), seeds=seeds, Lmin=float(sweep["Lmin"]), edge=float(sweep["edge"]),
-                lr=float(sweep["lr"]), sigma_max=float(sweep["sigma_max"]), spike=float(sweep["spike"]),
-                git_commit=commit, torch=torch.__version__, numpy=np.__version__,
-                python=platform.python_version(), threads=torch.get_num_threads())
+    meta = dict(
+        config=dict(config or {}),
+        seeds=seeds,
+        Lmin=float(sweep["Lmin"]),
+        edge=float(sweep["edge"]),
+        lr=float(sweep["lr"]),
+        sigma_max=float(sweep["sigma_max"]),
+        spike=float(sweep["spike"]),
+        git_commit=commit,
+        torch=torch.__version__,
+        numpy=np.__version__,
+        python=platform.python_version(),
+        threads=torch.get_num_threads(),
+    )
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(meta, f, indent=1)
 
@@ -154,17 +204,29 @@ def load_sweep(path=None) -> dict:
 
     d = results_dir(LONG_SWEEP_DIR) if path is None else Path(path)
     if not (d / "config.json").exists():
-        raise FileNotFoundError(f"{d} holds no stored sweep: run `python scripts/t1d_long_sweep.py` from the "
-                                "repository root")
+        raise FileNotFoundError(
+            f"{d} holds no stored sweep: run `python scripts/t1d_long_sweep.py` from the repository root"
+        )
     meta = json.loads((d / "config.json").read_text())
-    rows = [{k: _SWEEP_ROW_TYPES.get(k, float)(v) for k, v in r.items()}
-            for r in pd.read_csv(d / "rows.csv").to_dict("records")]
+    rows = [
+        {k: _SWEEP_ROW_TYPES.get(k, float)(v) for k, v in r.items()}
+        for r in pd.read_csv(d / "rows.csv").to_dict("records")
+    ]
     lam, gaps = pd.read_csv(d / "lam_max.csv"), pd.read_csv(d / "gaps.csv")
     cols = [f"seed{s}" for s in meta["seeds"]]
-    return dict(epochs=lam["epoch"].to_numpy(dtype=int), seeds=list(meta["seeds"]),
-                lam_max=lam[cols].to_numpy(dtype=float).T, gaps=gaps[cols].to_numpy(dtype=float).T,
-                Lmin=meta["Lmin"], edge=meta["edge"], lr=meta["lr"], sigma_max=meta["sigma_max"], rows=rows,
-                spike=meta["spike"], config=meta)
+    return dict(
+        epochs=lam["epoch"].to_numpy(dtype=int),
+        seeds=list(meta["seeds"]),
+        lam_max=lam[cols].to_numpy(dtype=float).T,
+        gaps=gaps[cols].to_numpy(dtype=float).T,
+        Lmin=meta["Lmin"],
+        edge=meta["edge"],
+        lr=meta["lr"],
+        sigma_max=meta["sigma_max"],
+        rows=rows,
+        spike=meta["spike"],
+        config=meta,
+    )
 
 
 def long_sweep_reproduce(out=None, data=None, **overrides) -> dict:
@@ -181,13 +243,17 @@ def long_sweep_reproduce(out=None, data=None, **overrides) -> dict:
     data = whitened_mnist() if data is None else data
     t0 = time.time()
     sweep = sharpness_sweep(data, **cfg)
-    save_sweep(sweep, results_dir(LONG_SWEEP_DIR) if out is None else out,
-               dict(cfg, wall_s=round(time.time() - t0, 1), data=source))
+    save_sweep(
+        sweep,
+        results_dir(LONG_SWEEP_DIR) if out is None else out,
+        dict(cfg, wall_s=round(time.time() - t0, 1), data=source),
+    )
     return sweep
 
 
-def catapult_steps(data, seed: int = 0, start: int = 400, steps: int = 15, n: int = 2, R: int = 4,
-                   lr: float = 0.5) -> dict:
+def catapult_steps(
+    data, seed: int = 0, start: int = 400, steps: int = 15, n: int = 2, R: int = 4, lr: float = 0.5
+) -> dict:
     """The mechanism of a catapult: gradient descent from the small start (one seed alone),
     the top eigenpair (lambda, v) of the exact Hessian at epoch ``start``, and the projections
     p_t = <w_{t+1} - w_t, v> of the next ``steps`` + 1 steps.
@@ -206,5 +272,13 @@ def catapult_steps(data, seed: int = 0, start: int = 400, steps: int = 15, n: in
     v, lam = vec[:, -1], float(ev[-1])
     proj = np.array([float((res.snapshots[e + 1] - res.snapshots[e]).reshape(-1) @ v) for e in ep[:-1]])
     ratio = proj[1:] / proj[:-1]
-    return dict(epochs=np.array(ep[:-1]), proj=proj, ratio=ratio, lam=lam, predicted=1.0 - lr * lam,
-                growth=float(np.exp(np.log(np.abs(ratio)).mean())), losses=np.asarray(res.losses), lr=lr)
+    return dict(
+        epochs=np.array(ep[:-1]),
+        proj=proj,
+        ratio=ratio,
+        lam=lam,
+        predicted=1.0 - lr * lam,
+        growth=float(np.exp(np.log(np.abs(ratio)).mean())),
+        losses=np.asarray(res.losses),
+        lr=lr,
+    )

@@ -8,6 +8,7 @@ unit r, matrix l, row i, column j) is ``((r n + l) d + j) d + i`` (:func:`param_
 (:func:`order_n_closed_form`). Also the small, unfriendly data set of the chapter's claims
 (:func:`unfriendly_data3`) and an activation that breaks sigma(0) = 0 (:func:`shifted_sigmoid`).
 """
+
 from __future__ import annotations
 
 import warnings
@@ -40,10 +41,10 @@ def subsample(data: Dataset, every: int) -> Dataset:
     return Dataset(data.X[:, idx], data.Y[:, idx], labels=labels, info=dict(data.info, subsample=every))
 
 
-
 # ------------------------------------------------------------------------------------------
 # Parameter bookkeeping (Definition 5)
 # ------------------------------------------------------------------------------------------
+
 
 def param_index(net: ShortcutNetwork, r: int, l: int, i: int, j: int) -> int:
     """Flat Definition-5 index of ``W[r, l][i, j]`` (zero-based unit, matrix, row, column)."""
@@ -93,7 +94,7 @@ def mixed_partial(f, w0: torch.Tensor, indices) -> float:
     for a in indices:
         e = torch.zeros_like(w0)
         e[a] = 1.0
-        g = (lambda h, u: (lambda w: _jvp(h, (w,), (u,))[1]))(g, e)
+        g = (lambda h, u: lambda w: _jvp(h, (w,), (u,))[1])(g, e)
     return float(g(w0))
 
 
@@ -136,14 +137,14 @@ def partial_scale(net: ShortcutNetwork, data) -> float:
     return max(float((Sxs - Sys).abs().max()), float(Sxs.abs().max()))
 
 
-
 def shifted_sigmoid() -> Activation:
     """The logistic sigmoid, sigma(0) = 1/2: an activation that breaks sigma_post(0) = 0."""
+
     def grad(x):
         s = torch.sigmoid(x)
         return s * (1 - s)
-    return Activation("sigmoid", torch.sigmoid, 0.5, 0.25, 0.0, grad)
 
+    return Activation("sigmoid", torch.sigmoid, 0.5, 0.25, 0.0, grad)
 
 
 def unfriendly_data3() -> Dataset:
@@ -153,4 +154,3 @@ def unfriendly_data3() -> Dataset:
 
     cov = torch.tensor([[2.0, 0.5, 0.0], [0.5, 1.0, 0.3], [0.0, 0.3, 0.5]], dtype=torch.float64)
     return synthetic_linear(3, 40, cov=cov, seed=1)
-

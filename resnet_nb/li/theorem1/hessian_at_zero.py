@@ -9,6 +9,7 @@
   its condition number with depth (the book's Proposition): :func:`growth_bounds`,
   :func:`growth_check`.
 """
+
 from __future__ import annotations
 
 import math
@@ -19,17 +20,26 @@ from tqdm.auto import tqdm
 
 from resnet_nb.core import claims
 from resnet_nb.core.checks import check_choice, check_int
-from resnet_nb.core.data import Dataset, SufficientStats, as_stats
-from resnet_nb.core.hessians import (eq11_assemble, eq13_assemble, cond_max_min, cond_percentile, hessian,
-                                     hessian_linear, loss_function, spectrum, theorem1_blocks)
 from resnet_nb.core.claims import PLAUSIBLE, Check, all_of, eps_criterion
+from resnet_nb.core.data import Dataset, SufficientStats, as_stats
+from resnet_nb.core.hessians import (
+    cond_max_min,
+    cond_percentile,
+    eq11_assemble,
+    eq13_assemble,
+    hessian,
+    hessian_linear,
+    loss_function,
+    spectrum,
+    theorem1_blocks,
+)
 from resnet_nb.core.networks import ShortcutNetwork
 from resnet_nb.li.theorem1.definition5 import unfriendly_data3
-
 
 # ------------------------------------------------------------------------------------------
 # The paper's matrices, literally (Eqs. 11, 13, 20-21, 25, 28)
 # ------------------------------------------------------------------------------------------
+
 
 def shuffle_matrix(d: int) -> torch.Tensor:
     """Eq. 20's permutation P (d^2 x d^2): P_{ij} = 1 iff i = ((j-1) mod d) d + ceil(j/d), 1-based."""
@@ -127,7 +137,7 @@ def part2_check(net: ShortcutNetwork, data, method: str = "auto", H=None, varian
     cond_MtM = MtM.max() / MtM.min() if MtM.min() > 0 else math.inf
     cond_eq12 = cond_MtM if variant == "eq12_without_sqrt" else math.sqrt(cond_MtM)
     rel_cond = abs(cond_H - cond_eq12) / cond_eq12 if math.isfinite(cond_eq12) else math.nan
-    rtol_cond, crit_cond = eps_criterion(net.num_params, max(cond_H, 1.0))
+    rtol_cond, _ = eps_criterion(net.num_params, max(cond_H, 1.0))
     # strict saddle: the most negative eigenvalue and the loss along its eigenvector
     lam, vecs = torch.linalg.eigh(H)
     v = vecs[:, 0]
@@ -135,37 +145,84 @@ def part2_check(net: ShortcutNetwork, data, method: str = "auto", H=None, varian
     w0 = torch.zeros(net.num_params, dtype=torch.float64)
     t = 1e-3
     drop = float(f(w0 + t * v) - f(w0))
-    quad = 0.5 * t ** 2 * float(lam[0])
+    quad = 0.5 * t**2 * float(lam[0])
     saddle_gap = abs(drop - quad) / abs(quad) if quad != 0 else math.inf
     saddle_ok = float(lam[0]) < 0 and drop < 0 and saddle_gap <= 10 * t
-    parts = [Check(f"Eq. 11 with A from Eq. 21 ({method}, #params = {net.num_params})"
-                   + (" [A without P]" if variant == "eq21_without_P" else ""),
-                   "max |H_exact - H_Eq.11|", err_H, tol, crit, nontrivial=hmax, nontrivial_what="max |H|"),
-             Check("the closed form of A (Eq. 19) equals Eq. 21", "max |A_Eq.19 - A_Eq.21|", err_A, tol, crit),
-             Check(f"each level +-sigma_k(M) holds {mult} eigenvalues",
-                   "max over levels |#eigenvalues nearest to it - predicted count|", err_mult, 0.0,
-                   "counts are integers: exact"),
-             Check("Eq. 12: cond(H) = " + ("cond(M^T M)" if variant == "eq12_without_sqrt" else "sqrt(cond(M^T M))"),
-                   "|cond(H) - Eq. 12| / Eq. 12", rel_cond, rtol_cond / max(cond_H, 1.0),
-                   "100 P eps (relative)"),
-             Check("strict saddle: L(tv) - L(0) = t^2 lambda_min / 2 at t = 1e-3",
-                   "|drop - quadratic model| / |quadratic model|", saddle_gap if saddle_ok else math.inf,
-                   10 * t, "next Taylor term: 10 t at t = 1e-3"),
-             Check("eigenvalues lie at the levels +-sigma_k(M)", "max |eig(H) - nearest level|",
-                   err_eigs, tol, crit, nontrivial=float(sv.max()), nontrivial_what="sigma_max(M)")]
-    res = all_of(f"Theorem 1, part 2 ({net.describe()})", parts,
-                 [f"cond(H) = {cond_H:.6g}; sigma_max/sigma_min(M) = {cond_M:.6g}; "
-                  f"lambda_min = {float(lam[0]):.4g}"])
-    res.values.update(err_H=err_H, err_A=err_A, err_eigs=err_eigs, cond_H=cond_H, cond_M=cond_M,
-                      cond_eq12=cond_eq12, rel_cond=rel_cond,
-                      err_mult=err_mult, counts=counts, lam_min=float(lam[0]), saddle_ok=saddle_ok,
-                      saddle_gap=saddle_gap, drop=drop, quad=quad, sv=sv, eigs=eigs, H=H, hmax=hmax)
+    parts = [
+        Check(
+            f"Eq. 11 with A from Eq. 21 ({method}, #params = {net.num_params})"
+            + (" [A without P]" if variant == "eq21_without_P" else ""),
+            "max |H_exact - H_Eq.11|",
+            err_H,
+            tol,
+            crit,
+            nontrivial=hmax,
+            nontrivial_what="max |H|",
+        ),
+        Check("the closed form of A (Eq. 19) equals Eq. 21", "max |A_Eq.19 - A_Eq.21|", err_A, tol, crit),
+        Check(
+            f"each level +-sigma_k(M) holds {mult} eigenvalues",
+            "max over levels |#eigenvalues nearest to it - predicted count|",
+            err_mult,
+            0.0,
+            "counts are integers: exact",
+        ),
+        Check(
+            "Eq. 12: cond(H) = " + ("cond(M^T M)" if variant == "eq12_without_sqrt" else "sqrt(cond(M^T M))"),
+            "|cond(H) - Eq. 12| / Eq. 12",
+            rel_cond,
+            rtol_cond / max(cond_H, 1.0),
+            "100 P eps (relative)",
+        ),
+        Check(
+            "strict saddle: L(tv) - L(0) = t^2 lambda_min / 2 at t = 1e-3",
+            "|drop - quadratic model| / |quadratic model|",
+            saddle_gap if saddle_ok else math.inf,
+            10 * t,
+            "next Taylor term: 10 t at t = 1e-3",
+        ),
+        Check(
+            "eigenvalues lie at the levels +-sigma_k(M)",
+            "max |eig(H) - nearest level|",
+            err_eigs,
+            tol,
+            crit,
+            nontrivial=float(sv.max()),
+            nontrivial_what="sigma_max(M)",
+        ),
+    ]
+    res = all_of(
+        f"Theorem 1, part 2 ({net.describe()})",
+        parts,
+        [f"cond(H) = {cond_H:.6g}; sigma_max/sigma_min(M) = {cond_M:.6g}; lambda_min = {float(lam[0]):.4g}"],
+    )
+    res.values.update(
+        err_H=err_H,
+        err_A=err_A,
+        err_eigs=err_eigs,
+        cond_H=cond_H,
+        cond_M=cond_M,
+        cond_eq12=cond_eq12,
+        rel_cond=rel_cond,
+        err_mult=err_mult,
+        counts=counts,
+        lam_min=float(lam[0]),
+        saddle_ok=saddle_ok,
+        saddle_gap=saddle_gap,
+        drop=drop,
+        quad=quad,
+        sv=sv,
+        eigs=eigs,
+        H=H,
+        hmax=hmax,
+    )
     return res
 
 
 # ------------------------------------------------------------------------------------------
 # Part 3 (n = 1)
 # ------------------------------------------------------------------------------------------
+
 
 def part3_check(net: ShortcutNetwork, data, method: str = "auto", H=None, variant=None) -> Check:
     """Theorem 1, part 3 (n = 1) at w = 0.
@@ -183,8 +240,8 @@ def part3_check(net: ShortcutNetwork, data, method: str = "auto", H=None, varian
     check_choice("variant", variant, (None, "eq25_without_P"))
     if H is None:
         H, method = exact_hessian_at_zero(net, data, method)
-    q, R = net.d ** 2, net.R
-    blk = lambda a, b: H[a * q:(a + 1) * q, b * q:(b + 1) * q]  # noqa: E731
+    q, R = net.d**2, net.R
+    blk = lambda a, b: H[a * q : (a + 1) * q, b * q : (b + 1) * q]  # noqa: E731
     toe = 0.0
     for r1 in range(R):
         toe = max(toe, float((blk(r1, r1) - blk(0, 0)).abs().max()))
@@ -197,16 +254,39 @@ def part3_check(net: ShortcutNetwork, data, method: str = "auto", H=None, varian
     hmax = float(H.abs().max())
     tol, crit = eps_criterion(net.num_params, max(hmax, 1e-300))
     err = float((H - eq13_assemble(A, B, R)).abs().max())
-    parts = [Check("block Toeplitz, read off the exact Hessian", "max |block - its diagonal's representative|",
-                   toe, tol, crit, nontrivial=coupling, nontrivial_what="max |block (2, 1)|"),
-             Check(f"Eq. 13 with the closed forms A, B ({method}, #params = {net.num_params})",
-                   "max |H_exact - H_Eq.13|", err, tol, crit, nontrivial=hmax, nontrivial_what="max |H|")]
+    parts = [
+        Check(
+            "block Toeplitz, read off the exact Hessian",
+            "max |block - its diagonal's representative|",
+            toe,
+            tol,
+            crit,
+            nontrivial=coupling,
+            nontrivial_what="max |block (2, 1)|",
+        ),
+        Check(
+            f"Eq. 13 with the closed forms A, B ({method}, #params = {net.num_params})",
+            "max |H_exact - H_Eq.13|",
+            err,
+            tol,
+            crit,
+            nontrivial=hmax,
+            nontrivial_what="max |H|",
+        ),
+    ]
     if net.is_linear:
         stats = as_stats(data)
         B25 = _blockdiag(stats.Sxx, net.d) if variant == "eq25_without_P" else eq25_B(stats.Sxx)
         A28 = _blockdiag(stats.Sxx - stats.Syx, net.d) @ shuffle_matrix(net.d).T + B25
-        parts.append(Check("the paper's Eq. 25" + (" without P" if variant else ""), "max |B - Eq.25|",
-                           float((B - B25).abs().max()), tol, crit))
+        parts.append(
+            Check(
+                "the paper's Eq. 25" + (" without P" if variant else ""),
+                "max |B - Eq.25|",
+                float((B - B25).abs().max()),
+                tol,
+                crit,
+            )
+        )
         parts.append(Check("the paper's Eq. 28", "max |A - Eq.28|", float((A - A28).abs().max()), tol, crit))
     res = all_of(f"Theorem 1, part 3 ({net.describe()})", parts)
     res.values.update(toeplitz=toe, err=err, H=H, coupling=coupling)
@@ -222,17 +302,26 @@ def depth_table(n: int, Rs, data, progress: bool = True, **net_kwargs) -> list[d
     """
     rows = []
     pred = None
-    for R in (tqdm(list(Rs), desc=f"Hessians at 0, n = {n}", leave=False) if progress else Rs):
-        net = ShortcutNetwork(d=data.d if not isinstance(data, SufficientStats) else data.d, n=n, R=R,
-                              **net_kwargs)
+    for R in tqdm(list(Rs), desc=f"Hessians at 0, n = {n}", leave=False) if progress else Rs:
+        net = ShortcutNetwork(d=data.d if not isinstance(data, SufficientStats) else data.d, n=n, R=R, **net_kwargs)
         H, _ = exact_hessian_at_zero(net, data, "auto")
         eigs, off = unitwise_spectrum(H, net)
         if n == 2 and pred is None:
             sv = torch.linalg.svdvals(theorem1_blocks(net, data)["M"]).numpy()
             pred = float(sv.max() / sv.min())
-        rows.append(dict(depth=n * R, R=R, P=net.num_params, cond=cond_max_min(eigs),
-                         cond10=cond_percentile(eigs, 10), lam_min=float(eigs[0]),
-                         lam_max=float(eigs[-1]), predicted=pred, off_unit_max=off))
+        rows.append(
+            dict(
+                depth=n * R,
+                R=R,
+                P=net.num_params,
+                cond=cond_max_min(eigs),
+                cond10=cond_percentile(eigs, 10),
+                lam_min=float(eigs[0]),
+                lam_max=float(eigs[-1]),
+                predicted=pred,
+                off_unit_max=off,
+            )
+        )
     return rows
 
 
@@ -240,17 +329,16 @@ def unitwise_spectrum(H, net: ShortcutNetwork):
     """Eigenvalues of H; when every block coupling two different units is exactly zero (as
     Lemma 1 predicts for n >= 2), the spectrum is the union of the units' spectra, which is
     much cheaper. Returns (eigenvalues ascending, max |entry| outside the unit blocks)."""
-    q = net.n * net.d ** 2
+    q = net.n * net.d**2
     off = 0.0
     for r in range(net.R):
-        rows = H[r * q:(r + 1) * q]
+        rows = H[r * q : (r + 1) * q]
         if r > 0:
-            off = max(off, float(rows[:, :r * q].abs().max()))
+            off = max(off, float(rows[:, : r * q].abs().max()))
         if r < net.R - 1:
-            off = max(off, float(rows[:, (r + 1) * q:].abs().max()))
+            off = max(off, float(rows[:, (r + 1) * q :].abs().max()))
     if off == 0.0:
-        eigs = np.sort(np.concatenate([spectrum(H[r * q:(r + 1) * q, r * q:(r + 1) * q])
-                                       for r in range(net.R)]))
+        eigs = np.sort(np.concatenate([spectrum(H[r * q : (r + 1) * q, r * q : (r + 1) * q]) for r in range(net.R)]))
     else:
         eigs = spectrum(H)
     return eigs, off
@@ -275,11 +363,16 @@ def depth_invariance_check(n: int, Rs, data) -> Check:
         Ps.append(net.num_params)
     spread = (max(conds) - min(conds)) / min(conds)
     tol, crit = eps_criterion(max(Ps), max(conds))
-    res = Check(f"cond(H) at 0 does not depend on depth (n = {n}, R = {Rs[0]}..{Rs[-1]})",
-                "(max - min) / min of cond(H) over depths", spread, tol,
-                crit + " (resolution of |lambda|min relative to |lambda|max)",
-                lines=[f"full eigendecompositions, #params = {Ps[0]}..{Ps[-1]}: cond(H) = "
-                       + ", ".join(f"{c:.6g}" for c in conds)])
+    res = Check(
+        f"cond(H) at 0 does not depend on depth (n = {n}, R = {Rs[0]}..{Rs[-1]})",
+        "(max - min) / min of cond(H) over depths",
+        spread,
+        tol,
+        crit + " (resolution of |lambda|min relative to |lambda|max)",
+        lines=[
+            f"full eigendecompositions, #params = {Ps[0]}..{Ps[-1]}: cond(H) = " + ", ".join(f"{c:.6g}" for c in conds)
+        ],
+    )
     res.values.update(conds=conds, Rs=Rs, spread=spread)
     return res
 
@@ -303,7 +396,7 @@ def growth_bounds(Rs, stats, variant: str | None = None) -> list[dict]:
     blocks = theorem1_blocks(ShortcutNetwork(stats.d, 1, 1), stats)
     A, B = blocks["A"], blocks["B"]
     Asym = (A + A.T) / 2
-    nA, nB = float((A ** 2).sum()), float((B ** 2).sum())
+    nA, nB = float((A**2).sum()), float((B**2).sum())
     rows = []
     for R in Rs:
         net = ShortcutNetwork(stats.d, 1, check_int("R", R))
@@ -316,10 +409,22 @@ def growth_bounds(Rs, stats, variant: str | None = None) -> list[dict]:
         lb = float(torch.linalg.eigvalsh(B + (R - 1) * Asym).max())
         k = N - math.ceil(0.1 * (N - 1))  # eigenvalues at or above numpy's 10th percentile (>= 0.9 N - 1)
         ub = math.sqrt(tr_formula / k)
-        rows.append(dict(R=R, depth=R, P=N, lam_max=float(a.max()), lower_bound=lb,
-                         p10=float(np.percentile(a, 10)), p10_bound=ub, trH2=float((H ** 2).sum()),
-                         trH2_formula=tr_formula, cond10=float(a.max() / np.percentile(a, 10)),
-                         cond10_bound=lb / ub, c_prime=lb / ub / math.sqrt(R)))
+        rows.append(
+            dict(
+                R=R,
+                depth=R,
+                P=N,
+                lam_max=float(a.max()),
+                lower_bound=lb,
+                p10=float(np.percentile(a, 10)),
+                p10_bound=ub,
+                trH2=float((H**2).sum()),
+                trH2_formula=tr_formula,
+                cond10=float(a.max() / np.percentile(a, 10)),
+                cond10_bound=lb / ub,
+                c_prime=lb / ub / math.sqrt(R),
+            )
+        )
     return rows
 
 
@@ -339,22 +444,41 @@ def growth_check(stats, Rs=(2, 4, 8), variant: str | None = None) -> Check:
     rows = growth_bounds(Rs, stats, variant)
     P = max(r["P"] for r in rows)
     scale = max(r["lam_max"] for r in rows)
-    summary = ["cond10 / lower bound: " + ", ".join(f"R={r['R']}: {r['cond10']:.3g} >= {r['cond10_bound']:.3g}"
-                                                     for r in rows)]
+    summary = [
+        "cond10 / lower bound: " + ", ".join(f"R={r['R']}: {r['cond10']:.3g} >= {r['cond10_bound']:.3g}" for r in rows)
+    ]
     pairs = "R(R-1)/2" if variant == "pairs_once" else "R(R-1)"
     tol, crit = eps_criterion(P, scale)
     tol2, crit2 = eps_criterion(P, max(r["trH2"] for r in rows))
     slack = min(r["lam_max"] - r["lower_bound"] for r in rows)
     tr_err = max(abs(r["trH2"] - r["trH2_formula"]) for r in rows)
     over = max(r["p10"] - r["p10_bound"] for r in rows)
-    parts = [Check("lambda_max >= lambda_max(B + (R-1)(A + A^T)/2)", "min over R of lambda_max - bound",
-                   slack, -tol, crit, op=">="),
-             Check(f"tr(H^2) = R ||B||^2 + {pairs} ||A||^2", "max over R of |tr(H^2) - formula|",
-                   tr_err, tol2, crit2, nontrivial=max(r["trH2"] for r in rows), nontrivial_what="tr(H^2)"),
-             Check("|lambda|(0.1) <= sqrt(tr(H^2) / k)", "max over R of |lambda|(0.1) - bound",
-                   over, tol, crit)]
-    res = all_of(f"Proposition (1-shortcut growth), 1-shortcut networks, R = {list(Rs)}"
-                 + (" [pairs counted once]" if variant else ""), parts, summary)
+    parts = [
+        Check(
+            "lambda_max >= lambda_max(B + (R-1)(A + A^T)/2)",
+            "min over R of lambda_max - bound",
+            slack,
+            -tol,
+            crit,
+            op=">=",
+        ),
+        Check(
+            f"tr(H^2) = R ||B||^2 + {pairs} ||A||^2",
+            "max over R of |tr(H^2) - formula|",
+            tr_err,
+            tol2,
+            crit2,
+            nontrivial=max(r["trH2"] for r in rows),
+            nontrivial_what="tr(H^2)",
+        ),
+        Check("|lambda|(0.1) <= sqrt(tr(H^2) / k)", "max over R of |lambda|(0.1) - bound", over, tol, crit),
+    ]
+    res = all_of(
+        f"Proposition (1-shortcut growth), 1-shortcut networks, R = {list(Rs)}"
+        + (" [pairs counted once]" if variant else ""),
+        parts,
+        summary,
+    )
     res.values.update(rows=rows)
     return res
 
@@ -367,78 +491,107 @@ def same_picture(net_a: ShortcutNetwork, net_b: ShortcutNetwork, data) -> float:
     return float((Ha - Hb).abs().max())
 
 
-
 # ------------------------------------------------------------------------------------------
 # Claims (see resnet_nb.book.ledger)
 # ------------------------------------------------------------------------------------------
 
 WHERE = ["book/theorem1.ipynb", "tests/li/test_theorem1_hessian_at_zero.py"]
 
-@claims.claim("li-thm1-eq11", source="Li et al., Theorem 1 part 2, Eqs. 11 and 21",
-              statement=r"For $n = 2$ the Hessian at $0$ is block diagonal over units with blocks "
-                        r"$\begin{pmatrix}0 & A^\top\\ A & 0\end{pmatrix}$, $A = \mathrm{diag}(M,\dots,M)P^\top$.",
-              verdict="holds", falsifier=r"Eq. 21 without the permutation: $A = \mathrm{diag}(M,\dots,M)$",
-              where=WHERE, falsifier_kind=PLAUSIBLE)
+
+@claims.claim(
+    "li-thm1-eq11",
+    source="Li et al., Theorem 1 part 2, Eqs. 11 and 21",
+    statement=r"For $n = 2$ the Hessian at $0$ is block diagonal over units with blocks "
+    r"$\begin{pmatrix}0 & A^\top\\ A & 0\end{pmatrix}$, $A = \mathrm{diag}(M,\dots,M)P^\top$.",
+    verdict="holds",
+    falsifier=r"Eq. 21 without the permutation: $A = \mathrm{diag}(M,\dots,M)$",
+    where=WHERE,
+    falsifier_kind=PLAUSIBLE,
+)
 def claim_eq11(falsify: bool = False) -> Check:
     net = ShortcutNetwork(3, 2, 3, pre="tanh", mid="silu")
     res = part2_check(net, unfriendly_data3(), method="autograd", variant="eq21_without_P" if falsify else None)
     return res.parts[0]
 
 
-@claims.claim("li-thm1-part2-spectrum", source="Li et al., Theorem 1 part 2, Eq. 18",
-              statement=r"For $n = 2$ the eigenvalues at $0$ are $\pm\sigma_k(M)$, each with multiplicity $dR$.",
-              verdict="holds", falsifier=r"$R$ copies of each $\pm\sigma_k(M)$ (the paper's 'copies equal to the "
-                                         r"number of shortcut connections' read as copies of the singular values)",
-              where=WHERE, falsifier_kind=PLAUSIBLE)
+@claims.claim(
+    "li-thm1-part2-spectrum",
+    source="Li et al., Theorem 1 part 2, Eq. 18",
+    statement=r"For $n = 2$ the eigenvalues at $0$ are $\pm\sigma_k(M)$, each with multiplicity $dR$.",
+    verdict="holds",
+    falsifier=r"$R$ copies of each $\pm\sigma_k(M)$ (the paper's 'copies equal to the "
+    r"number of shortcut connections' read as copies of the singular values)",
+    where=WHERE,
+    falsifier_kind=PLAUSIBLE,
+)
 def claim_part2_spectrum(falsify: bool = False) -> Check:
     net = ShortcutNetwork(3, 2, 3, pre="tanh", mid="silu")
     res = part2_check(net, unfriendly_data3(), method="autograd", variant="multiplicity_R" if falsify else None)
     return all_of("Theorem 1, part 2: the spectrum (levels and their counts)", [res.parts[5], res.parts[2]])
 
 
-@claims.claim("li-thm1-eq12-cond", source="Li et al., Theorem 1 part 2, Eq. 12",
-              statement=r"For $n = 2$, $\mathrm{cond}(H) = \sqrt{\mathrm{cond}(M^\top M)}$ at $0$.",
-              verdict="holds", falsifier=r"Eq. 12 without the square root: "
-                        r"$\mathrm{cond}(H) = \mathrm{cond}(M^\top M)$",
-              where=WHERE, falsifier_kind=PLAUSIBLE)
+@claims.claim(
+    "li-thm1-eq12-cond",
+    source="Li et al., Theorem 1 part 2, Eq. 12",
+    statement=r"For $n = 2$, $\mathrm{cond}(H) = \sqrt{\mathrm{cond}(M^\top M)}$ at $0$.",
+    verdict="holds",
+    falsifier=r"Eq. 12 without the square root: "
+    r"$\mathrm{cond}(H) = \mathrm{cond}(M^\top M)$",
+    where=WHERE,
+    falsifier_kind=PLAUSIBLE,
+)
 def claim_eq12(falsify: bool = False) -> Check:
     net = ShortcutNetwork(3, 2, 2, mid="silu")
     res = part2_check(net, unfriendly_data3(), method="autograd", variant="eq12_without_sqrt" if falsify else None)
     return res.parts[3]
 
 
-@claims.claim("li-thm1-eq13", source="Li et al., Theorem 1 part 3, Eqs. 13, 25 and 28",
-              statement=r"For $n = 1$ the Hessian at $0$ is block Toeplitz (Eq. 13) with "
-                        r"$B = P\,\mathrm{diag}(\Sigma_{XX},\dots)P^\top$ (Eq. 25) and $A$ of Eq. 28.",
-              verdict="holds",
-              falsifier=r"Eq. 25 without the permutation: $B = \mathrm{diag}(\Sigma_{XX},\dots)$ "
-                        r"($I\otimes\Sigma_{XX}$ for $\Sigma_{XX}\otimes I$)",
-              where=WHERE, falsifier_kind=PLAUSIBLE)
+@claims.claim(
+    "li-thm1-eq13",
+    source="Li et al., Theorem 1 part 3, Eqs. 13, 25 and 28",
+    statement=r"For $n = 1$ the Hessian at $0$ is block Toeplitz (Eq. 13) with "
+    r"$B = P\,\mathrm{diag}(\Sigma_{XX},\dots)P^\top$ (Eq. 25) and $A$ of Eq. 28.",
+    verdict="holds",
+    falsifier=r"Eq. 25 without the permutation: $B = \mathrm{diag}(\Sigma_{XX},\dots)$ "
+    r"($I\otimes\Sigma_{XX}$ for $\Sigma_{XX}\otimes I$)",
+    where=WHERE,
+    falsifier_kind=PLAUSIBLE,
+)
 def claim_eq13(falsify: bool = False) -> Check:
-    return part3_check(ShortcutNetwork(3, 1, 4), unfriendly_data3().stats(),
-                       variant="eq25_without_P" if falsify else None)
+    return part3_check(
+        ShortcutNetwork(3, 1, 4), unfriendly_data3().stats(), variant="eq25_without_P" if falsify else None
+    )
 
 
-@claims.claim("li-thm1-depth-invariant", source="Li et al., Theorem 1 part 2 (depth invariance)",
-              statement=r"For linear 2-shortcut networks cond$(H)$ at $0$ is the same at every depth "
-                        r"(full eigendecompositions, $R = 1, 2, 4, 8$).",
-              verdict="holds", falsifier=r"the same depth invariance for $n = 1$",
-              where=WHERE, falsifier_kind=PLAUSIBLE)
+@claims.claim(
+    "li-thm1-depth-invariant",
+    source="Li et al., Theorem 1 part 2 (depth invariance)",
+    statement=r"For linear 2-shortcut networks cond$(H)$ at $0$ is the same at every depth "
+    r"(full eigendecompositions, $R = 1, 2, 4, 8$).",
+    verdict="holds",
+    falsifier=r"the same depth invariance for $n = 1$",
+    where=WHERE,
+    falsifier_kind=PLAUSIBLE,
+)
 def claim_depth_invariant(falsify: bool = False) -> Check:
     return depth_invariance_check(1 if falsify else 2, (1, 2, 4, 8), unfriendly_data3().stats())
 
 
-@claims.claim("book-one-shortcut-growth", source="the book's Proposition (1-shortcut growth); Li et al., Section 4",
-              statement=r"For a linear 1-shortcut network at $0$, "
-                        r"$\lambda_{\max} \ge \lambda_{\max}(B + (R-1)(A+A^\top)/2)$ "
-                        r"and $|\lambda|_{(10\%)} \le \sqrt{\mathrm{tr}(H^2)/N_{90}}$ "
-                        r"($N_{90} \ge 9N_\lambda/10 - 1$ eigenvalues at or above it), with "
-                        r"$\mathrm{tr}(H^2) = R\|B\|_F^2 + R(R-1)\|A\|_F^2$, so the paper's condition number "
-                        r"grows at least like $\sqrt R$.",
-              verdict="holds",
-              falsifier=r"the slip $\mathrm{tr}(H^2) = R\|B\|_F^2 + \tfrac{R(R-1)}{2}\|A\|_F^2$ (each pair of units "
-                        r"counted once, although $A$ and $A^\top$ both occur), same comparisons",
-              where=WHERE, falsifier_kind=PLAUSIBLE)
+@claims.claim(
+    "book-one-shortcut-growth",
+    source="the book's Proposition (1-shortcut growth); Li et al., Section 4",
+    statement=r"For a linear 1-shortcut network at $0$, "
+    r"$\lambda_{\max} \ge \lambda_{\max}(B + (R-1)(A+A^\top)/2)$ "
+    r"and $|\lambda|_{(10\%)} \le \sqrt{\mathrm{tr}(H^2)/N_{90}}$ "
+    r"($N_{90} \ge 9N_\lambda/10 - 1$ eigenvalues at or above it), with "
+    r"$\mathrm{tr}(H^2) = R\|B\|_F^2 + R(R-1)\|A\|_F^2$, so the paper's condition number "
+    r"grows at least like $\sqrt R$.",
+    verdict="holds",
+    falsifier=r"the slip $\mathrm{tr}(H^2) = R\|B\|_F^2 + \tfrac{R(R-1)}{2}\|A\|_F^2$ (each pair of units "
+    r"counted once, although $A$ and $A^\top$ both occur), same comparisons",
+    where=WHERE,
+    falsifier_kind=PLAUSIBLE,
+)
 def claim_growth(falsify: bool = False) -> Check:
     from resnet_nb.experiments.common import mnist  # cached: 1,000 whitened digits
 

@@ -7,6 +7,7 @@
 Each check computes the two sides independently and returns a :class:`resnet_nb.core.claims.Check`;
 the two claims of the ledger are declared at the bottom.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,16 +18,25 @@ from tqdm.auto import tqdm
 
 from resnet_nb.core import claims
 from resnet_nb.core.checks import check_int
-from resnet_nb.core.hessians import (loss_function)
 from resnet_nb.core.claims import PLAUSIBLE, Check, all_of, eps_criterion
+from resnet_nb.core.hessians import loss_function
 from resnet_nb.core.networks import ShortcutNetwork
-from resnet_nb.li.theorem1.definition5 import (covers_unit, data_matrices, mixed_partial, order_n_closed_form,
-    param_coords, param_index, partial_scale, shifted_sigmoid, unfriendly_data3)
-
+from resnet_nb.li.theorem1.definition5 import (
+    covers_unit,
+    data_matrices,
+    mixed_partial,
+    order_n_closed_form,
+    param_coords,
+    param_index,
+    partial_scale,
+    shifted_sigmoid,
+    unfriendly_data3,
+)
 
 # ------------------------------------------------------------------------------------------
 # Lemma 1
 # ------------------------------------------------------------------------------------------
+
 
 def _random_param(net, rng, r=None, l=None):
     r = int(rng.integers(net.R)) if r is None else r
@@ -77,7 +87,7 @@ def lemma1_tuples(net: ShortcutNetwork, max_order: int, samples: int, seed: int 
                 else:  # only matrix 0 of another unit: a single matrix never covers (n >= 2)
                     ll = 0
                 t.append(_random_param(net, rng, rr, ll))
-            out.append(("one_short", t[:max(len(t) - int(rng.integers(0, 2)), 1)]))
+            out.append(("one_short", t[: max(len(t) - int(rng.integers(0, 2)), 1)]))
         a = _random_param(net, rng)
         out.append(("repeated", [a] * int(rng.integers(1, max_order + 1))))
         out.append(("chain", covering_chain(net, rng, r, Mabs if rng.random() < 0.5 else None)))
@@ -89,8 +99,9 @@ def lemma1_tuples(net: ShortcutNetwork, max_order: int, samples: int, seed: int 
     return out
 
 
-def lemma1_check(net: ShortcutNetwork, data, max_order: int | None = None, samples: int = 20,
-                 seed: int = 0, progress: bool = False) -> Check:
+def lemma1_check(
+    net: ShortcutNetwork, data, max_order: int | None = None, samples: int = 20, seed: int = 0, progress: bool = False
+) -> Check:
     """Lemma 1: at w = 0 a mixed partial that does not cover all n matrices of one unit is 0.
 
     Both sides: the mixed partial by nested forward-mode AD, and the Lemma's prediction
@@ -122,23 +133,39 @@ def lemma1_check(net: ShortcutNetwork, data, max_order: int | None = None, sampl
             pred = order_n_closed_form(net, data, t)
             worst_closed = max(worst_closed, abs(val - pred))
             n_closed += 1
-    parts = [Check(f"Lemma 1 ({net.describe()}): non-covering partials vanish",
-                   f"max |partial| over {n_zero} non-covering tuples (orders 1..{max_order})",
-                   worst_zero, tol, crit, nontrivial=min_chain,
-                   nontrivial_what="smallest |partial| over covering chains")]
+    parts = [
+        Check(
+            f"Lemma 1 ({net.describe()}): non-covering partials vanish",
+            f"max |partial| over {n_zero} non-covering tuples (orders 1..{max_order})",
+            worst_zero,
+            tol,
+            crit,
+            nontrivial=min_chain,
+            nontrivial_what="smallest |partial| over covering chains",
+        )
+    ]
     if closed_ok:
-        parts.append(Check(f"order-n partials equal the closed form ({n_closed} tuples)",
-                           "max |AD - closed form|", worst_closed, tol, crit))
+        parts.append(
+            Check(
+                f"order-n partials equal the closed form ({n_closed} tuples)",
+                "max |AD - closed form|",
+                worst_closed,
+                tol,
+                crit,
+            )
+        )
     lines = ["tuples by kind: " + ", ".join(f"{k} {v}" for k, v in counts.items())]
     res = parts[0] if len(parts) == 1 else all_of(f"Lemma 1 ({net.describe()})", parts, lines)
-    res.values.update(worst_noncovering=worst_zero, worst_closed_form=worst_closed,
-                      min_chain=min_chain, tol=tol, counts=counts)
+    res.values.update(
+        worst_noncovering=worst_zero, worst_closed_form=worst_closed, min_chain=min_chain, tol=tol, counts=counts
+    )
     return res
 
 
 # ------------------------------------------------------------------------------------------
 # Lemma 2
 # ------------------------------------------------------------------------------------------
+
 
 def lemma2_check(net: ShortcutNetwork, data, samples: int = 30, seed: int = 0) -> Check:
     """Lemma 2: for r1 <= r2, d^2 L / dW[r1,l1]_{i1j1} dW[r2,l2]_{i2j2} at 0 depends on the
@@ -185,10 +212,18 @@ def lemma2_check(net: ShortcutNetwork, data, samples: int = 30, seed: int = 0) -
                 e[a1], e[a2] = u_, v_
                 et[b1], et[b2] = u_, v_
                 worst_fn = max(worst_fn, abs(float(f(e)) - float(f(et))))
-    parts = [Check(f"second derivatives at 0 ({samples} pairs)",
-                   "max |d2L(original units) - d2L(translated units)|", worst_d2, tol, crit,
-                   nontrivial=biggest, nontrivial_what="largest |d2L| among the pairs"),
-             Check("two-parameter restrictions at random (u, v)", "max |L0 - L0'|", worst_fn, tol, crit)]
+    parts = [
+        Check(
+            f"second derivatives at 0 ({samples} pairs)",
+            "max |d2L(original units) - d2L(translated units)|",
+            worst_d2,
+            tol,
+            crit,
+            nontrivial=biggest,
+            nontrivial_what="largest |d2L| among the pairs",
+        ),
+        Check("two-parameter restrictions at random (u, v)", "max |L0 - L0'|", worst_fn, tol, crit),
+    ]
     res = all_of(f"Lemma 2 ({net.describe()})", parts)
     res.values.update(worst_d2=worst_d2, worst_fn=worst_fn, biggest=biggest, tol=tol)
     return res
@@ -200,21 +235,32 @@ def lemma2_check(net: ShortcutNetwork, data, samples: int = 30, seed: int = 0) -
 
 WHERE = ["book/theorem1.ipynb", "tests/li/test_theorem1_lemmas.py"]
 
-@claims.claim("li-lemma1", source="Li et al., Lemma 1",
-              statement=r"At $w = 0$ a mixed partial derivative vanishes unless its parameters cover all $n$ "
-                        r"matrices of one unit; this needs only $\sigma_{mid}(0) = 0$.",
-              verdict="holds", falsifier=r"the same with $\sigma_{mid}(0) \ne 0$ (logistic sigmoid at mid)",
-              where=WHERE, falsifier_kind=PLAUSIBLE)
+
+@claims.claim(
+    "li-lemma1",
+    source="Li et al., Lemma 1",
+    statement=r"At $w = 0$ a mixed partial derivative vanishes unless its parameters cover all $n$ "
+    r"matrices of one unit; this needs only $\sigma_{mid}(0) = 0$.",
+    verdict="holds",
+    falsifier=r"the same with $\sigma_{mid}(0) \ne 0$ (logistic sigmoid at mid)",
+    where=WHERE,
+    falsifier_kind=PLAUSIBLE,
+)
 def claim_lemma1(falsify: bool = False) -> Check:
     mid = shifted_sigmoid() if falsify else "tanh"
     return lemma1_check(ShortcutNetwork(3, 2, 2, mid=mid), unfriendly_data3(), samples=6, seed=2)
 
 
-@claims.claim("li-lemma2", source="Li et al., Lemma 2",
-              statement=r"At $w = 0$ a second derivative depends on the two units only through whether they "
-                        r"coincide; this needs only $\sigma_{post}(0) = 0$.",
-              verdict="holds", falsifier=r"the same with $\sigma_{post}(0) \ne 0$ (logistic sigmoid at post)",
-              where=WHERE, falsifier_kind=PLAUSIBLE)
+@claims.claim(
+    "li-lemma2",
+    source="Li et al., Lemma 2",
+    statement=r"At $w = 0$ a second derivative depends on the two units only through whether they "
+    r"coincide; this needs only $\sigma_{post}(0) = 0$.",
+    verdict="holds",
+    falsifier=r"the same with $\sigma_{post}(0) \ne 0$ (logistic sigmoid at post)",
+    where=WHERE,
+    falsifier_kind=PLAUSIBLE,
+)
 def claim_lemma2(falsify: bool = False) -> Check:
     post = shifted_sigmoid() if falsify else "silu"
     return lemma2_check(ShortcutNetwork(3, 1, 3, pre="tanh", post=post), unfriendly_data3(), samples=9)

@@ -4,6 +4,7 @@ For n >= 2 the origin is an (n-1)-th order stationary point: :func:`part1_check`
 derivatives of orders 1..n against our closed form of order n), :func:`taylor_remainder_check`
 (Definition 4 read off the loss itself, along a line).
 """
+
 from __future__ import annotations
 
 import math
@@ -13,16 +14,15 @@ import torch
 
 from resnet_nb.core import claims
 from resnet_nb.core.checks import check_choice, check_int
-from resnet_nb.core.hessians import (directional_derivatives, hessian,
-                                     loss_function)
 from resnet_nb.core.claims import PLAUSIBLE, Check, all_of, eps_criterion
+from resnet_nb.core.hessians import directional_derivatives, hessian, loss_function
 from resnet_nb.core.networks import ShortcutNetwork, flatten, unflatten
-from resnet_nb.li.theorem1.definition5 import (data_matrices, partial_scale, unfriendly_data3)
-
+from resnet_nb.li.theorem1.definition5 import data_matrices, partial_scale, unfriendly_data3
 
 # ------------------------------------------------------------------------------------------
 # Part 1 and Definition 4
 # ------------------------------------------------------------------------------------------
+
 
 def part1_directions(net, data, count, rng):
     """Unit directions: Gaussian, single-unit, aligned with M's top singular pair, one-short."""
@@ -68,8 +68,14 @@ def order_n_directional(net, data, v):
     return math.factorial(net.n) * c * tot
 
 
-def part1_check(net: ShortcutNetwork, data, directions: int = 8, seed: int = 0,
-                hessian_max_params: int = 1200, stationary_order: int | None = None) -> Check:
+def part1_check(
+    net: ShortcutNetwork,
+    data,
+    directions: int = 8,
+    seed: int = 0,
+    hessian_max_params: int = 1200,
+    stationary_order: int | None = None,
+) -> Check:
     """Theorem 1, part 1: for n >= 2 the origin is an (n-1)-th order stationary point.
 
     Along unit directions v (random and adversarial), the derivatives d^k/dt^k L(t v) at 0
@@ -87,23 +93,32 @@ def part1_check(net: ShortcutNetwork, data, directions: int = 8, seed: int = 0,
     scale = max(1.0, partial_scale(net, data)) * math.factorial(top)
     tol, crit = eps_criterion(net.num_params, scale)
     worst_low, worst_n, best_n = 0.0, 0.0, 0.0
-    for kind, v in part1_directions(net, data, directions, rng):
+    for _kind, v in part1_directions(net, data, directions, rng):
         ds = directional_derivatives(f, w0, v, top)
         if k >= 1:
             worst_low = max(worst_low, max(abs(x) for x in ds[:k]))
         pred = order_n_directional(net, data, v)
         worst_n = max(worst_n, abs(ds[net.n - 1] - pred))
         best_n = max(best_n, abs(ds[net.n - 1]))
-    parts = [Check(f"derivatives of orders 1..{k} vanish ({directions} directions)",
-                   f"max |d^k L(tv)/dt^k| for k = 1..{k}", worst_low, tol, crit,
-                   nontrivial=best_n, nontrivial_what=f"largest |d^{net.n} L| (order n)"),
-             Check(f"order n = {net.n} equals the closed form", "max |AD - closed form|", worst_n, tol, crit)]
+    parts = [
+        Check(
+            f"derivatives of orders 1..{k} vanish ({directions} directions)",
+            f"max |d^k L(tv)/dt^k| for k = 1..{k}",
+            worst_low,
+            tol,
+            crit,
+            nontrivial=best_n,
+            nontrivial_what=f"largest |d^{net.n} L| (order n)",
+        ),
+        Check(f"order n = {net.n} equals the closed form", "max |AD - closed form|", worst_n, tol, crit),
+    ]
     hmax = None
     if net.n >= 3 and net.num_params <= hessian_max_params:
         H = hessian(net, torch.zeros(net.shape, dtype=torch.float64), data)
         hmax = float(H.abs().max())
-        parts.append(Check(f"exact Hessian at 0 is zero (autograd, #params = {net.num_params})", "max |H|",
-                           hmax, tol, crit))
+        parts.append(
+            Check(f"exact Hessian at 0 is zero (autograd, #params = {net.num_params})", "max |H|", hmax, tol, crit)
+        )
     res = all_of(f"Theorem 1, part 1 ({net.describe()}): order-{k} stationary", parts)
     res.values.update(worst_low=worst_low, worst_n=worst_n, best_n=best_n, hmax=hmax, tol=tol)
     return res
@@ -112,8 +127,9 @@ def part1_check(net: ShortcutNetwork, data, directions: int = 8, seed: int = 0,
 TAYLOR_READINGS = ("k", "2k")
 
 
-def taylor_remainder_check(net: ShortcutNetwork, data, v=None, ts=(1e-1, 1e-2, 1e-3),
-                           seed: int = 0, reading: str = "k") -> Check:
+def taylor_remainder_check(
+    net: ShortcutNetwork, data, v=None, ts=(1e-1, 1e-2, 1e-3), seed: int = 0, reading: str = "k"
+) -> Check:
     """Definition 4 read off the loss itself, along the line t -> t v.
 
     Along the direction ``v`` (default: the one that maximises the order-n term), the quotient
@@ -152,7 +168,7 @@ def taylor_remainder_check(net: ShortcutNetwork, data, v=None, ts=(1e-1, 1e-2, 1
     for t in ts:
         diff = float(f(w0 + t * v)) - L0
         back = float(f(w0 - t * v)) - L0
-        rows.append((t, diff / t ** n, back / t ** n))
+        rows.append((t, diff / t**n, back / t**n))
     scale = abs(closed)
     gaps = [abs(a - limit) / scale if scale else math.inf for _, a, _ in rows]
     t_min = ts[-1]
@@ -164,17 +180,33 @@ def taylor_remainder_check(net: ShortcutNetwork, data, v=None, ts=(1e-1, 1e-2, 1
         rate = -math.inf if not all(math.isfinite(g) for g in gaps[:2]) else math.nan
     lim_txt = "0 (the 2k reading)" if limit == 0.0 and closed != 0.0 else "the closed form"
     crit = f"next Taylor term: 10 t at the smallest t = {t_min:g}"
-    parts = [Check(f"(L(tv) - L(0)) / t^{n} tends to {lim_txt}", "|Q(t) - limit| / |c| at the smallest t",
-                   rel, 10 * t_min, crit, nontrivial=scale, nontrivial_what="|c| = |d^n L / n!|"),
-             Check(f"the remainder vanishes at least like t (limit: {lim_txt})",
-                   f"exponent of the gap between t = {ts[0]:g} and {ts[1]:g}", rate if math.isfinite(rate) else
-                   -math.inf, 0.5, "1/2 separates exponent >= 1 (order-n term right) from 0 (limit wrong)",
-                   op=">=")]
-    lines = [f"t = {t:.0e}: (L(tv) - L(0)) / t^{n} = {a:+.6e}, (L(-tv) - L(0)) / t^{n} = {b:+.6e}, gap {g:.2e}"
-             for (t, a, b), g in zip(rows, gaps)]
+    parts = [
+        Check(
+            f"(L(tv) - L(0)) / t^{n} tends to {lim_txt}",
+            "|Q(t) - limit| / |c| at the smallest t",
+            rel,
+            10 * t_min,
+            crit,
+            nontrivial=scale,
+            nontrivial_what="|c| = |d^n L / n!|",
+        ),
+        Check(
+            f"the remainder vanishes at least like t (limit: {lim_txt})",
+            f"exponent of the gap between t = {ts[0]:g} and {ts[1]:g}",
+            rate if math.isfinite(rate) else -math.inf,
+            0.5,
+            "1/2 separates exponent >= 1 (order-n term right) from 0 (limit wrong)",
+            op=">=",
+        ),
+    ]
+    lines = [
+        f"t = {t:.0e}: (L(tv) - L(0)) / t^{n} = {a:+.6e}, (L(-tv) - L(0)) / t^{n} = {b:+.6e}, gap {g:.2e}"
+        for (t, a, b), g in zip(rows, gaps)
+    ]
     if n == 1:
-        lines.append("n = 1: Definition 4 with k = 0 holds for every continuous loss; only the "
-                     "gradient term is checked")
+        lines.append(
+            "n = 1: Definition 4 with k = 0 holds for every continuous loss; only the gradient term is checked"
+        )
     res = all_of(f"Definition 4 remainder ({net.describe()}, reading {reading})", parts, lines)
     res.values.update(rows=rows, limit=limit, closed=closed, rel=rel, rel_back=rel_back, gaps=gaps, rate=rate)
     return res
@@ -186,15 +218,22 @@ def taylor_remainder_check(net: ShortcutNetwork, data, v=None, ts=(1e-1, 1e-2, 1
 
 WHERE = ["book/theorem1.ipynb", "tests/li/test_theorem1_part1.py"]
 
-@claims.claim("li-thm1-part1-stationary", source="Li et al., Theorem 1 part 1 and Definition 4",
-              statement=r"For $n \ge 2$ the zero point is an $(n-1)$-th order stationary point: directional "
-                        r"derivatives of orders $1..n-1$ vanish, order $n$ does not ($n = 2, 3$).",
-              verdict="holds",
-              falsifier=r"Definition 4 read with the remainder $o(\|x\|^{2k})$: derivatives up to order "
-                        r"$2(n-1)$ vanish",
-              where=WHERE, falsifier_kind=PLAUSIBLE)
+
+@claims.claim(
+    "li-thm1-part1-stationary",
+    source="Li et al., Theorem 1 part 1 and Definition 4",
+    statement=r"For $n \ge 2$ the zero point is an $(n-1)$-th order stationary point: directional "
+    r"derivatives of orders $1..n-1$ vanish, order $n$ does not ($n = 2, 3$).",
+    verdict="holds",
+    falsifier=r"Definition 4 read with the remainder $o(\|x\|^{2k})$: derivatives up to order "
+    r"$2(n-1)$ vanish",
+    where=WHERE,
+    falsifier_kind=PLAUSIBLE,
+)
 def claim_part1(falsify: bool = False) -> Check:
     data = unfriendly_data3()
-    parts = [part1_check(ShortcutNetwork(3, n, 2), data, directions=4,
-                         stationary_order=2 * (n - 1) if falsify else None) for n in (2, 3)]
+    parts = [
+        part1_check(ShortcutNetwork(3, n, 2), data, directions=4, stationary_order=2 * (n - 1) if falsify else None)
+        for n in (2, 3)
+    ]
     return all_of("Theorem 1, part 1, n = 2 and 3", parts)

@@ -8,6 +8,7 @@
   |lambda|max/|lambda|(10%), :func:`relu_depth_table`, :func:`relu_depth_check` (flatness criterion
   of the Figure 5 ledger entry, :func:`figure5_flat_tolerance`).
 """
+
 from __future__ import annotations
 
 import functools
@@ -18,17 +19,16 @@ import torch
 
 from resnet_nb.core import claims
 from resnet_nb.core.checks import check_choice, check_int
-from resnet_nb.core.data import Dataset
-from resnet_nb.core.hessians import (cond_percentile, hessian,
-                                     hessian_linear, loss_function, spectrum)
 from resnet_nb.core.claims import PLAUSIBLE, Check, all_of
+from resnet_nb.core.data import Dataset
+from resnet_nb.core.hessians import cond_percentile, hessian, hessian_linear, loss_function, spectrum
 from resnet_nb.core.networks import ShortcutNetwork
 from resnet_nb.li.theorem1.definition5 import unfriendly_data3
-
 
 # ------------------------------------------------------------------------------------------
 # ReLU at 0
 # ------------------------------------------------------------------------------------------
+
 
 def one_sided_derivatives(f, w0, v, degree: int = 8, ts=None):
     """Taylor coefficients of t -> f(w0 + t v) for t > 0 only, by an exact polynomial fit.
@@ -51,12 +51,13 @@ def kink_threshold(resid, mags, ts):
     """What a one-sided derivative can be trusted to: the fit residual propagated to the
     coefficient of t^2 (divide by t_min^2), times 1000, and never below 100 eps |D2|."""
     t_min = float(np.min(ts))
-    thr = 1e3 * resid / t_min ** 2 + 100 * claims.EPS64 * max(mags)
+    thr = 1e3 * resid / t_min**2 + 100 * claims.EPS64 * max(mags)
     return thr, f"1000 x fit residual / t_min^2 + 100 eps |D2| (t_min = {t_min:g})"
 
 
-def relu_kink_check(data, position: str = "mid", d: int | None = None, seed: int = 0,
-                    pairs: int = 6, act: str = "relu") -> Check:
+def relu_kink_check(
+    data, position: str = "mid", d: int | None = None, seed: int = 0, pairs: int = 6, act: str = "relu"
+) -> Check:
     """ReLU breaks the hypotheses of Theorem 1: the loss is not twice differentiable at 0.
 
     For a 2-shortcut network with one unit and ``act`` at ``position`` ("mid" or "post"), along
@@ -87,7 +88,7 @@ def relu_kink_check(data, position: str = "mid", d: int | None = None, seed: int
             mags.append(max(abs(dp[2]), abs(dm[2])))
             resid = max(resid, r1, r2)
         else:
-            q = net.d ** 2
+            q = net.d**2
             u = torch.zeros(net.num_params, dtype=torch.float64)
             w = torch.zeros(net.num_params, dtype=torch.float64)
             u[:q] = torch.as_tensor(rng.normal(size=q))
@@ -109,11 +110,19 @@ def relu_kink_check(data, position: str = "mid", d: int | None = None, seed: int
             nc = ShortcutNetwork(d=dd, n=2, R=1, relu_grad_at_zero=c, **{position: "relu"})
             hs[c] = hessian(nc, torch.zeros(nc.shape, dtype=torch.float64), data)
         spread = float(max((hs[a] - hs[b]).abs().max() for a in hs for b in hs))
-        lines.append(f"autograd's Hessian at 0 changes with the convention relu'(0): max difference over "
-                     f"relu'(0) in {{0, 1/2, 1}} = {spread:.3g}")
-    res = Check(f"{act} at {position}: the loss is not twice differentiable at 0 (kink detected)",
-                f"smallest |{law}| over {pairs} directions", float(min(gaps)), thr, crit, op=">=",
-                lines=lines)
+        lines.append(
+            f"autograd's Hessian at 0 changes with the convention relu'(0): max difference over "
+            f"relu'(0) in {{0, 1/2, 1}} = {spread:.3g}"
+        )
+    res = Check(
+        f"{act} at {position}: the loss is not twice differentiable at 0 (kink detected)",
+        f"smallest |{law}| over {pairs} directions",
+        float(min(gaps)),
+        thr,
+        crit,
+        op=">=",
+        lines=lines,
+    )
     res.values.update(gaps=gaps, spread=spread, resid=resid, hessians=hs, mags=mags)
     return res
 
@@ -142,9 +151,14 @@ def relu_first_order_check(data, seed: int = 0, directions: int = 6, act: str = 
         resid = max(resid, r1, r2)
     t_min = float(np.min(ts))
     thr = 1e3 * resid / t_min + 100 * claims.EPS64 * max(mags)
-    res = Check(f"{act} at post, n = 1: the loss is not differentiable at 0 (kink detected)",
-                f"smallest |D1+(v) + D1+(-v)| over {directions} directions", float(min(sums)), thr,
-                f"1000 x fit residual / t_min + 100 eps |D1| (t_min = {t_min:g})", op=">=")
+    res = Check(
+        f"{act} at post, n = 1: the loss is not differentiable at 0 (kink detected)",
+        f"smallest |D1+(v) + D1+(-v)| over {directions} directions",
+        float(min(sums)),
+        thr,
+        f"1000 x fit residual / t_min + 100 eps |D1| (t_min = {t_min:g})",
+        op=">=",
+    )
     res.values.update(sums=sums, resid=resid)
     return res
 
@@ -194,12 +208,19 @@ def relu_depth_table(depths, seeds, data: Dataset) -> list[dict]:
             W = initial_weights("2-shortcut", network("2-shortcut", depth), seed=seed)
             s = relu_masked_singular_values(net, W, data).numpy()
             eigs = np.concatenate([s, -s])
-            rows.append(dict(depth=depth, seed=seed, lam_max=float(s.max()),
-                             cond=float(s.max() / s.min()), cond10=cond_percentile(eigs, 10),
-                             p10=float(np.percentile(np.abs(eigs), 10)),
-                             lam_max_linear=float(sv_lin.max()),
-                             cond_linear=float(sv_lin.max() / sv_lin.min()),
-                             cond10_linear=cond_percentile(eig_lin, 10)))
+            rows.append(
+                dict(
+                    depth=depth,
+                    seed=seed,
+                    lam_max=float(s.max()),
+                    cond=float(s.max() / s.min()),
+                    cond10=cond_percentile(eigs, 10),
+                    p10=float(np.percentile(np.abs(eigs), 10)),
+                    lam_max_linear=float(sv_lin.max()),
+                    cond_linear=float(sv_lin.max() / sv_lin.min()),
+                    cond10_linear=cond_percentile(eig_lin, 10),
+                )
+            )
     return rows
 
 
@@ -211,13 +232,21 @@ def figure5_flat_tolerance() -> tuple[float, str]:
 
     ref = fig5.lg_cond_by_depth(fig5.committed("fig5"), "orthogonal")
     growth = float(ref["mean"].iloc[-1] - ref["mean"].iloc[0])
-    return (fig5.FLAT_FRACTION * growth,
-            f"{fig5.FLAT_FRACTION:g} x the growth of the orthogonal networks' mean lg cond10 over depths "
-            f"{int(ref.index[0])} to {int(ref.index[-1])} (the flatness criterion of the Figure 5 ledger entry)")
+    return (
+        fig5.FLAT_FRACTION * growth,
+        f"{fig5.FLAT_FRACTION:g} x the growth of the orthogonal networks' mean lg cond10 over depths "
+        f"{int(ref.index[0])} to {int(ref.index[-1])} (the flatness criterion of the Figure 5 ledger entry)",
+    )
 
 
-def relu_depth_check(depths=(2, 8, 96), seeds=(0, 1, 2), n_per_class: int | None = None,
-                     statistic: str = "cond10", flat_tol: float | None = None, rows=None) -> Check:
+def relu_depth_check(
+    depths=(2, 8, 96),
+    seeds=(0, 1, 2),
+    n_per_class: int | None = None,
+    statistic: str = "cond10",
+    flat_tol: float | None = None,
+    rows=None,
+) -> Check:
     """Is the 2-shortcut-ReLU start's condition number depth-invariant, in the paper's statistic?
 
     From the masked Eq. 19 (:func:`relu_depth_table`), two parts:
@@ -253,16 +282,33 @@ def relu_depth_check(depths=(2, 8, 96), seeds=(0, 1, 2), n_per_class: int | None
     name = {"cond10": "|lambda|max/|lambda|(10%)", "cond": "|lambda|max/|lambda|min"}[statistic]
     lo, hi = min(depths), max(depths)
     seeds_txt = ", ".join(map(str, seeds))
-    parts = [Check(f"{name} is flat in depth, {lo} to {hi} (seeds {seeds_txt})",
-                   f"range over depths of the mean lg {statistic}", rng, flat_tol, crit, spread=spread),
-             Check(f"{name} is not Theorem 1's value at any depth or seed",
-                   f"min over depths and seeds of lg {statistic} - lg {statistic}(linear)", gap, flat_tol,
-                   crit, op=">=")]
-    lines = [f"depth {dep}: {statistic} {min(r[statistic] for r in rows if r['depth'] == dep):.3f}.."
-             f"{max(r[statistic] for r in rows if r['depth'] == dep):.3f}" for dep in depths]
+    parts = [
+        Check(
+            f"{name} is flat in depth, {lo} to {hi} (seeds {seeds_txt})",
+            f"range over depths of the mean lg {statistic}",
+            rng,
+            flat_tol,
+            crit,
+            spread=spread,
+        ),
+        Check(
+            f"{name} is not Theorem 1's value at any depth or seed",
+            f"min over depths and seeds of lg {statistic} - lg {statistic}(linear)",
+            gap,
+            flat_tol,
+            crit,
+            op=">=",
+        ),
+    ]
+    lines = [
+        f"depth {dep}: {statistic} {min(r[statistic] for r in rows if r['depth'] == dep):.3f}.."
+        f"{max(r[statistic] for r in rows if r['depth'] == dep):.3f}"
+        for dep in depths
+    ]
     lines.append(f"linear network (Theorem 1): {statistic} = {rows[0][statistic + '_linear']:.3f} at every depth")
-    res = all_of(f"2-shortcut-ReLU (masked Eq. 19), small start: {name} depth-invariant, "
-                 "but not Theorem 1's value", parts, lines)
+    res = all_of(
+        f"2-shortcut-ReLU (masked Eq. 19), small start: {name} depth-invariant, but not Theorem 1's value", parts, lines
+    )
     res.values.update(rows=rows, range=rng, spread=spread, gap=gap, means=means, flat_tol=flat_tol)
     return res
 
@@ -274,8 +320,8 @@ def relu_spectrum_spot_check(depth: int = 4, n_per_class: int | None = 100, seed
     experiments) with the largest and smallest masked singular value; the tolerance is the distance
     the same start moves a linear 2-shortcut network's lambda_max away from Theorem 1 (its drift).
     """
-    from resnet_nb.experiments.common import initial_weights, mnist, network
     from resnet_nb.core.relu_hessian import hessian_mid_relu
+    from resnet_nb.experiments.common import initial_weights, mnist, network
 
     data = mnist(n_per_class)
     stats = data.stats()
@@ -287,19 +333,27 @@ def relu_spectrum_spot_check(depth: int = 4, n_per_class: int | None = 100, seed
     a = np.abs(spectrum(hessian_mid_relu(net, W, data)))
     s = relu_masked_singular_values(net, W, data)
     err = max(abs(a.max() - float(s.max())), abs(a.min() - float(s.min())))
-    res = Check(f"2-shortcut-ReLU, depth {depth}, small start: exact Hessian's extreme |lambda| "
-                "are the masked Eq. 19's extreme singular values",
-                "max(| |lambda|max - s_max |, | |lambda|min - s_min |)", err, drift,
-                "the linear network's drift of lambda_max at the same start",
-                nontrivial=float(s.max() - s.min()), nontrivial_what="s_max - s_min",
-                lines=[f"exact: |lambda| from {a.min():.4f} to {a.max():.4f} (cond {a.max() / a.min():.3f}); "
-                       f"masked Eq. 19: {float(s.min()):.4f} to {float(s.max()):.4f}"])
+    res = Check(
+        f"2-shortcut-ReLU, depth {depth}, small start: exact Hessian's extreme |lambda| "
+        "are the masked Eq. 19's extreme singular values",
+        "max(| |lambda|max - s_max |, | |lambda|min - s_min |)",
+        err,
+        drift,
+        "the linear network's drift of lambda_max at the same start",
+        nontrivial=float(s.max() - s.min()),
+        nontrivial_what="s_max - s_min",
+        lines=[
+            f"exact: |lambda| from {a.min():.4f} to {a.max():.4f} (cond {a.max() / a.min():.3f}); "
+            f"masked Eq. 19: {float(s.min()):.4f} to {float(s.max()):.4f}"
+        ],
+    )
     res.values.update(cond_exact=float(a.max() / a.min()), cond_masked=float(s.max() / s.min()), drift=drift)
     return res
 
 
-def relu_start_check(depth: int = 16, n_per_class: int | None = None, seed: int = 0,
-                     prediction: str = "masked") -> Check:
+def relu_start_check(
+    depth: int = 16, n_per_class: int | None = None, seed: int = 0, prediction: str = "masked"
+) -> Check:
     """The 2-shortcut-ReLU networks of Figures 3 (right) and 10 (and of Figure 7 if it shows ReLU
     networks) at their small starting point.
 
@@ -309,8 +363,8 @@ def relu_start_check(depth: int = 16, n_per_class: int | None = None, seed: int 
     ``"one"`` (Theorem 1 with relu'(0) = 1). The tolerance is the distance the same start moves a
     *linear* 2-shortcut network's lambda_max away from Theorem 1 (the c R eps^2 drift).
     """
-    from resnet_nb.experiments.common import initial_weights, mnist, network
     from resnet_nb.core.relu_hessian import hessian_mid_relu
+    from resnet_nb.experiments.common import initial_weights, mnist, network
 
     check_choice("prediction", prediction, ("masked", "half", "one"))
     data = mnist(n_per_class)
@@ -324,15 +378,23 @@ def relu_start_check(depth: int = 16, n_per_class: int | None = None, seed: int 
     lam = float(spectrum(hessian_mid_relu(net, W, data)).max())
     masked = relu_masked_prediction(net, W, data)
     pred = {"masked": masked, "half": sig / 2, "one": sig}[prediction]
-    name = {"masked": "the masked Eq. 19", "half": "Theorem 1 with relu'(0) = 1/2, sigma_max(M)/2",
-            "one": "Theorem 1 with relu'(0) = 1, sigma_max(M)"}[prediction]
-    res = Check(f"2-shortcut-ReLU network, depth {depth}, small start: lambda_max is {name}",
-                "|lambda_max - prediction|", abs(lam - pred), drift,
-                "the drift of the linear network's lambda_max at the same start",
-                lines=[f"lambda_max = {lam:.4f}; masked Eq. 19: {masked:.4f}; Theorem 1 with relu'(0) = 1: "
-                       f"{sig:.4f}, with 1/2: {sig / 2:.4f}"])
-    res.values.update(lam=lam, theorem1_c1=sig, theorem1_half=sig / 2, lam_linear=lam_lin, drift=drift,
-                      masked=masked)
+    name = {
+        "masked": "the masked Eq. 19",
+        "half": "Theorem 1 with relu'(0) = 1/2, sigma_max(M)/2",
+        "one": "Theorem 1 with relu'(0) = 1, sigma_max(M)",
+    }[prediction]
+    res = Check(
+        f"2-shortcut-ReLU network, depth {depth}, small start: lambda_max is {name}",
+        "|lambda_max - prediction|",
+        abs(lam - pred),
+        drift,
+        "the drift of the linear network's lambda_max at the same start",
+        lines=[
+            f"lambda_max = {lam:.4f}; masked Eq. 19: {masked:.4f}; Theorem 1 with relu'(0) = 1: "
+            f"{sig:.4f}, with 1/2: {sig / 2:.4f}"
+        ],
+    )
+    res.values.update(lam=lam, theorem1_c1=sig, theorem1_half=sig / 2, lam_linear=lam_lin, drift=drift, masked=masked)
     return res
 
 
@@ -342,45 +404,60 @@ def relu_start_check(depth: int = 16, n_per_class: int | None = None, seed: int 
 
 WHERE = ["book/theorem1.ipynb", "tests/li/test_theorem1_relu.py"]
 
-@claims.claim("li-thm1-relu-hypothesis", source="Li et al., remark after Theorem 1 (ReLU)",
-              statement=r"With ReLU at the mid position the loss is not twice differentiable at $0$: the "
-                        r"one-sided second derivatives along $v$ and $-v$ differ, so Theorem 1's hypotheses fail.",
-              verdict="fails as printed", printed="ReLU satisfies the assumptions of Theorem 1 (by a local "
-                                                  "polynomial approximation at 0)",
-              falsifier="the detected defect is an artefact of the polynomial fit, not the kink: the same defect "
-                        "appears for tanh at mid (smooth)", where=WHERE, falsifier_kind=PLAUSIBLE)
+
+@claims.claim(
+    "li-thm1-relu-hypothesis",
+    source="Li et al., remark after Theorem 1 (ReLU)",
+    statement=r"With ReLU at the mid position the loss is not twice differentiable at $0$: the "
+    r"one-sided second derivatives along $v$ and $-v$ differ, so Theorem 1's hypotheses fail.",
+    verdict="fails as printed",
+    printed="ReLU satisfies the assumptions of Theorem 1 (by a local polynomial approximation at 0)",
+    falsifier="the detected defect is an artefact of the polynomial fit, not the kink: the same defect "
+    "appears for tanh at mid (smooth)",
+    where=WHERE,
+    falsifier_kind=PLAUSIBLE,
+)
 def claim_relu_kink(falsify: bool = False) -> Check:
     return relu_kink_check(unfriendly_data3(), "mid", pairs=3, act="tanh" if falsify else "relu")
 
 
-@claims.claim("li-thm1-relu-experiments", source="Li et al., abstract ('with or without nonlinearities')",
-              statement=r"At the small starting point of the experiments, $\lambda_{\max}$ of a 2-shortcut network "
-                        r"with ReLU at mid is the largest singular value of Eq. 19 with the start's ReLU masks, "
-                        r"which is neither Theorem 1's value with $\mathrm{relu}'(0) = 1$ nor with $1/2$.",
-              verdict="fails as printed",
-              printed="Theorem 1 describes shortcut networks with or without nonlinearities",
-              falsifier=r"$\lambda_{\max} = \sigma_{\max}(M)/2$ (Theorem 1 with $\mathrm{relu}'(0) = 1/2$)",
-              where=WHERE, falsifier_kind=PLAUSIBLE)
+@claims.claim(
+    "li-thm1-relu-experiments",
+    source="Li et al., abstract ('with or without nonlinearities')",
+    statement=r"At the small starting point of the experiments, $\lambda_{\max}$ of a 2-shortcut network "
+    r"with ReLU at mid is the largest singular value of Eq. 19 with the start's ReLU masks, "
+    r"which is neither Theorem 1's value with $\mathrm{relu}'(0) = 1$ nor with $1/2$.",
+    verdict="fails as printed",
+    printed="Theorem 1 describes shortcut networks with or without nonlinearities",
+    falsifier=r"$\lambda_{\max} = \sigma_{\max}(M)/2$ (Theorem 1 with $\mathrm{relu}'(0) = 1/2$)",
+    where=WHERE,
+    falsifier_kind=PLAUSIBLE,
+)
 def claim_relu_experiments(falsify: bool = False) -> Check:
     return relu_start_check(depth=4, n_per_class=100, prediction="half" if falsify else "masked")
 
 
-@claims.claim("li-thm1-relu-depth", source="Li et al., abstract ('with or without nonlinearities'); "
-                                           "Theorem 1 part 2 (depth invariance); Appendix B (the statistic)",
-              statement=r"At the small starting point, the paper's condition number "
-                        r"$|\lambda|_{\max}/|\lambda|_{(10\%)}$ of a 2-shortcut network with ReLU at mid "
-                        r"(masked Eq. 19, depths 2, 8, 32 and 96, seeds 0 to 9) is flat in depth by the Figure 5 "
-                        r"criterion, and at every depth and seed it is farther from Theorem 1's value than "
-                        r"that criterion allows.",
-              verdict="holds",
-              falsifier=r"the depth invariance read in Eq. 12's statistic $|\lambda|_{\max}/|\lambda|_{\min}$: "
-                        r"the same flatness comparison run on it (it exceeds the criterion by about its "
-                        r"run-to-run spread over the 10 seeds, so single draws of neighbouring depths overlap)",
-              where=WHERE, falsifier_kind=PLAUSIBLE)
+@claims.claim(
+    "li-thm1-relu-depth",
+    source="Li et al., abstract ('with or without nonlinearities'); "
+    "Theorem 1 part 2 (depth invariance); Appendix B (the statistic)",
+    statement=r"At the small starting point, the paper's condition number "
+    r"$|\lambda|_{\max}/|\lambda|_{(10\%)}$ of a 2-shortcut network with ReLU at mid "
+    r"(masked Eq. 19, depths 2, 8, 32 and 96, seeds 0 to 9) is flat in depth by the Figure 5 "
+    r"criterion, and at every depth and seed it is farther from Theorem 1's value than "
+    r"that criterion allows.",
+    verdict="holds",
+    falsifier=r"the depth invariance read in Eq. 12's statistic $|\lambda|_{\max}/|\lambda|_{\min}$: "
+    r"the same flatness comparison run on it (it exceeds the criterion by about its "
+    r"run-to-run spread over the 10 seeds, so single draws of neighbouring depths overlap)",
+    where=WHERE,
+    falsifier_kind=PLAUSIBLE,
+)
 def claim_relu_depth(falsify: bool = False) -> Check:
     depths, seeds = RELU_DEPTHS, RELU_SEEDS
-    return relu_depth_check(depths, seeds, statistic="cond" if falsify else "cond10",
-                            rows=_relu_rows_all_digits(depths, seeds))
+    return relu_depth_check(
+        depths, seeds, statistic="cond" if falsify else "cond10", rows=_relu_rows_all_digits(depths, seeds)
+    )
 
 
 #: the depths and seeds of the chapter's ReLU depth table (also the ledger's)
