@@ -437,3 +437,15 @@ def test_kronecker_hessian_without_second_order_term_is_the_gauss_newton_matrix(
 def test_directional_derivatives_refuse_an_order_below_one():
     with pytest.raises(ValueError, match="order"):
         hs.directional_derivatives(lambda w: (w**2).sum(), torch.zeros(2), torch.ones(2), order=0)
+
+
+def test_hessian_refuses_what_it_cannot_use_and_says_what():
+    net = rn.ShortcutNetwork(3, 2, 1)
+    W = rn.initialise(net, "xavier", seed=0)
+    wide = SufficientStats(torch.eye(4, dtype=F64), torch.zeros(4, 4, dtype=F64), 1.0, 10)
+    with pytest.raises(ValueError, match=r"d_y x d_x = \(4, 4\)"):
+        hs.hessian_linear(net, W, wide)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        hs.spectrum(torch.tensor([[1.0, float("nan")], [float("nan"), 1.0]]))
+    with pytest.raises(ValueError, match="shape of w0"):
+        hs.directional_derivatives(lambda w: (w**2).sum(), torch.zeros(2), torch.ones(3), order=2)
