@@ -159,7 +159,7 @@ class ShortcutNetwork:
     def is_linear(self) -> bool:
         return self.pre.is_identity and self.mid.is_identity and self.post.is_identity
 
-    def describe(self) -> str:
+    def describe(self) -> str:  # pragma: no mutate block (display text only)
         kind = f"{self.n}-shortcut" if self.shortcut else "plain"
         acts = [f"{p}={getattr(self, p).name}" for p in ("pre", "mid", "post") if not getattr(self, p).is_identity]
         if self.shortcut:

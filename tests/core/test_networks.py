@@ -108,3 +108,14 @@ def test_initialisation_refuses_bad_arguments_naming_them():
         rn.initialise(net, "small", scale=-0.1)
     with pytest.raises(ValueError, match="runs"):
         rn.initialise(net, "xavier", runs=0)
+
+
+def test_flatten_keeps_leading_axes_and_unflatten_inverts_it():
+    net = rn.ShortcutNetwork(3, 2, 2)
+    W = rn.initialise(net, "xavier", seed=3, runs=4)
+    w = rn.flatten(W)
+    assert w.shape == (4, net.num_params)
+    assert torch.equal(w[2], rn.flatten(W[2]))
+    assert torch.equal(rn.unflatten(w, net), W)
+    with pytest.raises(ValueError, match="got 5"):
+        rn.unflatten(torch.zeros(2, 5), net)

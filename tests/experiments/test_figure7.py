@@ -1,39 +1,7 @@
-"""Figure 7 of Li et al. (Figure 6 with ReLUs at the mid positions): the exact Hessian of the ReLU
-network against autograd, and the resolved runs of the committed table."""
+"""Figure 7 of Li et al. (Figure 6 with ReLUs at the mid positions): the resolved runs of the
+committed table (the exact Hessian of the ReLU network is tested in tests/core/test_relu_hessian.py)."""
 
-import pytest
-import torch
-
-import resnet_nb as rn
-from resnet_nb.core import hessians
-from resnet_nb.core.relu_hessian import hessian_mid_relu
 from resnet_nb.experiments import fig7
-
-
-@pytest.mark.parametrize(
-    "n,R,shortcut,mid",
-    [
-        (2, 2, True, "relu"),
-        (2, 3, False, "relu"),
-        (3, 2, True, "relu"),
-        (1, 3, True, "identity"),
-        (2, 2, False, "identity"),
-    ],
-)
-def test_relu_hessian_against_autograd(n, R, shortcut, mid):
-    data = rn.synthetic_linear(d=3, m=40, seed=1)
-    net = rn.ShortcutNetwork(3, n, R, shortcut=shortcut, mid=mid)
-    W = rn.initialise(net, "xavier", seed=2)
-    H = hessian_mid_relu(net, W, data)
-    ref = hessians.hessian(net, W, data)
-    assert torch.allclose(H, ref, rtol=1e-10, atol=1e-12 * float(ref.abs().max()))
-    assert torch.equal(H, H.T)
-
-
-def test_relu_hessian_rejects_other_activations():
-    net = rn.ShortcutNetwork(3, 2, 2, mid="tanh")
-    with pytest.raises(ValueError, match="mid activation"):
-        hessian_mid_relu(net, rn.initialise(net, "xavier"), rn.synthetic_linear(d=3, m=10))
 
 
 def test_fig7_has_one_resolved_orthogonal_run():
