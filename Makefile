@@ -80,7 +80,8 @@ setup: venv assets
 # (scripts/exec_cache.py). EXEC_CACHE=0 executes every chapter again. Per-chapter times:
 # _build/exec_times.tsv.
 EXEC_CACHE ?= 1
-BOOK_JOBS ?= $(shell nproc)
+# every online core (not `nproc`: it obeys OMP_NUM_THREADS=1, exported above, and says 1)
+BOOK_JOBS ?= $(shell getconf _NPROCESSORS_ONLN)
 book-build:
 	rm -rf _build/html _build/.doctrees _build/jupyter_execute _build/.jupyter_cache _build/exec_times.tsv
 	RESNET_NB_EXEC_CACHE=$(EXEC_CACHE) BOOK_JOBS=$(BOOK_JOBS) \

@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 import time
 from pathlib import Path
 
@@ -97,6 +98,13 @@ def _time_line(path: Path, how: str, seconds: float) -> None:
         fh.write(f"{path.stem}\t{how}\t{seconds:.1f}\n")
 
 
+def _kill(process, path) -> None:
+    """Kill a kernel process that did not stop when asked (see ``close_client``)."""
+    if process is not None and process.poll() is None:
+        log.info(f"exec-cache: the kernel of {path.stem} did not stop within 30 s; killing it")
+        process.kill()
+
+
 def _install() -> None:
     """Wrap myst-nb's client factory (once per process)."""
     from myst_nb import sphinx_ as mystnb_sphinx
@@ -115,6 +123,10 @@ def _install() -> None:
             self._evals: list = []
             self._t0 = time.perf_counter()
             super().start_client()
+            # The chapter is recorded before the kernel stops; a graceful shutdown request was
+            # seen to leave the build waiting about 300 s for a kernel that had finished
+            # (hardt_ma_expressivity, twice). Stop the kernel at once instead.
+            self._client.shutdown_kernel = "immediate"
 
         def code_cell_outputs(self, cell_index):
             from myst_nb.core.execute import ExecutionError
@@ -132,7 +144,14 @@ def _install() -> None:
             return outputs
 
         def close_client(self, exc_type, exc_val, exc_tb):
-            super().close_client(exc_type, exc_val, exc_tb)
+            # a watchdog: should stopping the kernel still hang, kill its process after 30 s
+            process = getattr(getattr(getattr(self._client, "km", None), "provisioner", None), "process", None)
+            watchdog = threading.Timer(30.0, _kill, args=(process, self.path))
+            watchdog.start()
+            try:
+                super().close_client(exc_type, exc_val, exc_tb)
+            finally:
+                watchdog.cancel()
             seconds = time.perf_counter() - self._t0
             _time_line(self.path, "executed", seconds)
             log.info(f"exec-cache: {self.path.stem} executed in {seconds:.1f} s")

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import torch
 
+import resnet_nb as rn
 from resnet_nb import ShortcutNetwork
 from resnet_nb.core import claims
 from resnet_nb.li import limitations as lim
@@ -130,3 +131,42 @@ def test_index_ordered_by_rank_and_widest_discordant_pair():
     assert lim.discordant_pairs(df) > 0
     shuffled = df.assign(rank=df["rank"].to_numpy()[::-1])
     assert not lim.index_ordered_by_rank(shuffled)
+
+
+def test_fixup_start_scales_the_random_matrices_as_zhang_et_al_and_zeroes_the_last():
+    # Fixup (Zhang, Dauphin & Ma 2019): R branches of n layers, each random layer times R^(-1/(2n-2))
+    for n, R in ((2, 4), (3, 9)):
+        net = ShortcutNetwork(4, n, R)
+        W = lim.fixup_start(net, seed=5)
+        xavier = rn.initialise(net, "xavier", seed=5)
+        assert torch.equal(W[:, -1], torch.zeros_like(W[:, -1]))
+        torch.testing.assert_close(W[:, :-1], xavier[:, :-1] * R ** (-1.0 / (2 * n - 2)), rtol=1e-15, atol=0)
+        unscaled = lim.fixup_start(net, seed=5, fixup_scale=False)
+        assert torch.equal(unscaled[:, :-1], xavier[:, :-1])
+
+
+def test_depth_profile_is_the_mean_over_draws_with_its_standard_error():
+    mean, se = lim.depth_profile(2, "xavier", R=4, draws=6, m=30, seed=1, with_se=True)
+    assert mean.shape == se.shape == (5,) and mean[0] == 1.0 and se[0] == 0.0
+    singles = np.array([lim.depth_profile(2, "xavier", R=4, draws=1, m=30, seed=1)])
+    assert singles.shape == (1, 5)
+    assert np.all(mean > 1.0 - 1e-12) and np.all(se[1:] > 0)
+    assert np.allclose(lim.depth_profile(2, "xavier", R=4, draws=6, m=30, seed=1), mean, rtol=0, atol=0)
+
+
+def test_product_table_measures_the_three_scalings_against_their_predictions():
+    t = lim.product_table(depths=(10, 100), draws=400)
+    assert list(t.L) == [10, 100]
+    # deviations of fixed size a: the spread of log prod grows as sqrt(L) atanh(a)
+    assert np.allclose(t["a: std log"], t["a: √L atanh a"], rtol=0.15)
+    assert t["a: std log"].iloc[1] > 2.5 * t["a: std log"].iloc[0]
+    # size c / sqrt(L): a spread that does not grow; size c / L: |log prod| under c / (1 - c/L)
+    assert np.allclose(t["c/√L: std log"], t["c/√L: predicted"], rtol=0.15)
+    assert (t["c/L: max |log|"] <= t["c/L: bound"]).all()
+    assert t["c/L: bound"].tolist() == [1.0 / (1 - 0.1), 1.0 / (1 - 0.01)]
+
+
+def test_gain_table_sets_each_measured_factor_beside_its_prediction():
+    t = lim.gain_table(ns=(2,), draws=60)
+    assert len(t) == len(lim.GAIN_CASES) and set(t.n) == {2}
+    assert (abs(t["measured g"] - t["predicted g"]) <= 5 * t["std. error"] + 0.05 * t["predicted g"]).all()
