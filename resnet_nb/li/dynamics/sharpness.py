@@ -152,8 +152,6 @@ def save_sweep(sweep: dict, out, config: dict | None = None) -> None:
     scalars of the sweep and the provenance: git commit, versions, wall time if given)."""
     import json
     import os
-    import platform
-    import subprocess
 
     import pandas as pd
 
@@ -167,13 +165,9 @@ def save_sweep(sweep: dict, out, config: dict | None = None) -> None:
     gaps = pd.DataFrame(np.asarray(sweep["gaps"]).T, columns=cols)
     gaps.insert(0, "epoch", np.arange(gaps.shape[0]))
     gaps.to_csv(os.path.join(out, "gaps.csv"), index=False, float_format="%.6e")
-    try:
-        commit = (
-            subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False).stdout.strip()
-            or "unknown"
-        )
-    except OSError:
-        commit = "unknown"
+    from resnet_nb.experiments.engine import provenance
+
+    prov = provenance()
     meta = dict(
         config=dict(config or {}),
         seeds=seeds,
@@ -182,11 +176,11 @@ def save_sweep(sweep: dict, out, config: dict | None = None) -> None:
         lr=float(sweep["lr"]),
         sigma_max=float(sweep["sigma_max"]),
         spike=float(sweep["spike"]),
-        git_commit=commit,
-        torch=torch.__version__,
-        numpy=np.__version__,
-        python=platform.python_version(),
-        threads=torch.get_num_threads(),
+        git_commit=prov["git"]["commit"] or "unknown",
+        torch=prov["versions"]["torch"],
+        numpy=prov["versions"]["numpy"],
+        python=prov["versions"]["python"],
+        threads=prov["machine"]["torch_threads"],
     )
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(meta, f, indent=1)
