@@ -29,3 +29,27 @@ def labelled(check):
     assert all(isinstance(x, str) and x for x in check.lines)
     for p in check.parts:
         labelled(p)
+
+
+class Stop(Exception):
+    """Raised by the spy that stands in for the trainer (tests/li/conftest.py)."""
+
+
+def block_centres(H, U):
+    """Theorem 3.2's construction: the columns of H that a block's units are centred on (the
+    non-zero rows of U)."""
+    return [int(np.flatnonzero((H == u[:, None]).all(axis=0))[0]) for u in U if u.any()]
+
+
+def measured_block_errors(net, X, y):
+    """Theorem 3.2's construction (tests/hardt_ma): the largest |moved point - its surrogate| and the
+    largest displacement of the other points, over the blocks, measured on the trajectory
+    (independently of the construction's report)."""
+    states, Q = net.trajectory(X), net.last[0].T
+    moved = fixed = 0.0
+    for j, (U, _V, _b) in enumerate(net.blocks):
+        idx = block_centres(states[j], U)
+        rest = np.setdiff1d(np.arange(X.shape[1]), idx)
+        moved = max(moved, float(np.abs(states[j + 1][:, idx] - Q[:, y[idx]]).max()))
+        fixed = max(fixed, float(np.abs(states[j + 1][:, rest] - states[j][:, rest]).max()))
+    return moved, fixed

@@ -3,6 +3,7 @@ the chosen points onto their targets and leaves every other point where it is.""
 
 import numpy as np
 import pytest
+from helpers import block_centres, measured_block_errors
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,24 +13,6 @@ from resnet_nb.hardt_ma.relu import lemma_block, margins, relu_block, theorem32_
 
 def _unit(k, n, seed=0):
     return unit_norm_columns(np.random.default_rng(seed).standard_normal((k, n)))
-
-
-def _centres(H, U):
-    """The columns of H that the block's units are centred on (the non-zero rows of U)."""
-    return [int(np.flatnonzero((H == u[:, None]).all(axis=0))[0]) for u in U if u.any()]
-
-
-def _measured_errors(net, X, y):
-    """Largest |moved point - its surrogate| and largest displacement of the other points, over
-    the blocks, measured on the trajectory (independently of the construction's report)."""
-    states, Q = net.trajectory(X), net.last[0].T
-    moved = fixed = 0.0
-    for j, (U, _V, _b) in enumerate(net.blocks):
-        idx = _centres(states[j], U)
-        rest = np.setdiff1d(np.arange(X.shape[1]), idx)
-        moved = max(moved, float(np.abs(states[j + 1][:, idx] - Q[:, y[idx]]).max()))
-        fixed = max(fixed, float(np.abs(states[j + 1][:, rest] - states[j][:, rest]).max()))
-    return moved, fixed
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +26,7 @@ def near_one():
         X = unit_norm_columns(rng.standard_normal((5, 40)))
         y = rng.integers(0, 3, 40)
         net, rep = theorem32_construction(X, y, k=3, safety=safety)
-        moved, fixed = _measured_errors(net, X, y)
+        moved, fixed = measured_block_errors(net, X, y)
         if moved > 0 and fixed > 0:
             return X, y, safety, net, rep, moved, fixed
     pytest.skip("no construction with rounding errors on this platform")
@@ -141,7 +124,7 @@ def test_lemma_report_measures_the_displacement_of_the_other_points(near_one):
     states = net.trajectory(X)
     worst = 0.0
     for j, (U, _V, _b) in enumerate(net.blocks):
-        idx = _centres(states[j], U)
+        idx = block_centres(states[j], U)
         U2, V2, b2, r2 = lemma_block(states[j], idx, net.last[0].T[:, y[idx]], safety=safety)
         out = relu_block(states[j], U2, V2, b2)
         rest = np.setdiff1d(np.arange(40), idx)

@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers import block_centres, measured_block_errors
 
 import resnet_nb.hardt_ma.relu as hr
 from resnet_nb.hardt_ma.relu import (
@@ -35,24 +36,6 @@ def _inner_products_by_hand(r, k, draws, seed):
     return dict(r=r, k=k, below=below / draws, abs_below=abs_below / draws)
 
 
-def _centres(H, U):
-    """The columns of H that the block's units are centred on (the non-zero rows of U)."""
-    return [int(np.flatnonzero((H == u[:, None]).all(axis=0))[0]) for u in U if u.any()]
-
-
-def _measured_errors(net, X, y):
-    """Largest |moved point - its surrogate| and largest displacement of the other points, over
-    the blocks, measured on the trajectory (independently of the construction's report)."""
-    states, Q = net.trajectory(X), net.last[0].T
-    moved = fixed = 0.0
-    for j, (U, _V, _b) in enumerate(net.blocks):
-        idx = _centres(states[j], U)
-        rest = np.setdiff1d(np.arange(X.shape[1]), idx)
-        moved = max(moved, float(np.abs(states[j + 1][:, idx] - Q[:, y[idx]]).max()))
-        fixed = max(fixed, float(np.abs(states[j + 1][:, rest] - states[j][:, rest]).max()))
-    return moved, fixed
-
-
 @pytest.fixture(scope="module")
 def near_one():
     """A construction with safety just below 1: rounding then lets a unit fire at a point that
@@ -64,7 +47,7 @@ def near_one():
         X = unit_norm_columns(rng.standard_normal((5, 40)))
         y = rng.integers(0, 3, 40)
         net, rep = theorem32_construction(X, y, k=3, safety=safety)
-        moved, fixed = _measured_errors(net, X, y)
+        moved, fixed = measured_block_errors(net, X, y)
         if moved > 0 and fixed > 0:
             return X, y, safety, net, rep, moved, fixed
     pytest.skip("no construction with rounding errors on this platform")
@@ -319,7 +302,7 @@ def test_construction_report_measures_what_it_says(near_one):
     assert rep["moved_error"] == moved and rep["fixed_error"] == fixed
     block_margins = []
     for j, (U, _V, b) in enumerate(net.blocks):
-        idx = _centres(states[j], U)
+        idx = block_centres(states[j], U)
         block_margins.append(margins(states[j], idx))
         assert np.array_equal(b[: len(idx)], -((states[j][:, idx] ** 2).sum(0) - safety * block_margins[-1]))
     assert len(rep["block_margins"]) == len(block_margins)
@@ -357,7 +340,7 @@ def test_greedy_moves_the_remaining_points_of_largest_positive_margin(case):
         mg = margins(states[j], unmoved)
         top = unmoved[np.argsort(-mg)[:k]]
         want = sorted(top[margins(states[j], top) > 0].tolist())
-        assert sorted(_centres(states[j], U)) == want
+        assert sorted(block_centres(states[j], U)) == want
         unmoved = np.setdiff1d(unmoved, want)
     assert unmoved.size == 0
 

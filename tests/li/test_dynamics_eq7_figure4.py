@@ -12,7 +12,6 @@ from resnet_nb.core.claims import fmt
 from resnet_nb.core.init import initialise
 from resnet_nb.core.losses import loss_end_to_end
 from resnet_nb.core.networks import end_to_end
-from resnet_nb.core.train import TrainResult
 from resnet_nb.li.dynamics import eq7_check, eq7_update, figure4_one_shortcut_check, figure4_skip_all_check
 
 F64 = torch.float64
@@ -134,22 +133,6 @@ def test_eq7_check_reports_its_discrepancy_and_the_gradient_size(data3):
     # the falsifier names itself
     bad = dyn.eq7_check(net, data3, transposes=False)
     assert "without transposes" in bad.claim and bad.rejected_on_value
-
-
-@pytest.fixture
-def trainer(monkeypatch):
-    """Stand in for the trainer seen by theorem1_dynamics: record the arguments of every call and
-    return the start weights at every epoch asked for (zero losses), so that the check finishes."""
-    calls = []
-
-    def fake(net, W0, data, lr, epochs, snapshot_epochs=(), **kw):
-        snaps = list(snapshot_epochs)
-        calls.append(dict(net=net, W0=W0, data=data, lr=lr, epochs=epochs, snaps=snaps))
-        return TrainResult(W0.clone(), np.zeros(epochs + 1), np.zeros((), bool), {e: W0.clone() for e in snaps})
-
-    for module in (dyn.eq7_figure4, dyn.eq15_16, dyn.sharpness):
-        monkeypatch.setattr(module, "gradient_descent", fake)
-    return calls
 
 
 def test_figure4_one_shortcut_follows_the_plain_path_computed_by_hand(data3):

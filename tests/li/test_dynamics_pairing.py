@@ -4,31 +4,12 @@ table, the sign and order sweeps, residuals with a controlled spectrum."""
 import numpy as np
 import pytest
 import torch
-from helpers import tol_of
+from helpers import Stop, tol_of
 
 import resnet_nb.li.dynamics as dyn
 from resnet_nb import Dataset, synthetic_linear
-from resnet_nb.core.train import TrainResult
 
 F64 = torch.float64
-
-
-class Stop(Exception):
-    """Raised by the spy that stands in for the trainer."""
-
-
-@pytest.fixture
-def spy(monkeypatch):
-    """Replace the trainer seen by theorem1_dynamics: record its arguments, then stop."""
-    calls = []
-
-    def fake(net, W0, data, lr, epochs, snapshot_epochs=(), **kw):
-        calls.append(dict(net=net, W0=W0, data=data, lr=lr, epochs=epochs, snaps=list(snapshot_epochs)))
-        raise Stop
-
-    for module in (dyn.eq7_figure4, dyn.eq15_16, dyn.sharpness):
-        monkeypatch.setattr(module, "gradient_descent", fake)
-    return calls
 
 
 def own_end_to_end(W, shortcut):
@@ -53,22 +34,6 @@ def cond_tol(P, cond):
     """Rounding tolerance of a ratio of eigenvalues: each eigenvalue is off by up to 100 P eps |H|,
     i.e. by 100 P eps cond relative to the smallest one; the ratio by twice that."""
     return 2 * tol_of(P, cond)
-
-
-@pytest.fixture
-def trainer(monkeypatch):
-    """Stand in for the trainer seen by theorem1_dynamics: record the arguments of every call and
-    return the start weights at every epoch asked for (zero losses), so that the check finishes."""
-    calls = []
-
-    def fake(net, W0, data, lr, epochs, snapshot_epochs=(), **kw):
-        snaps = list(snapshot_epochs)
-        calls.append(dict(net=net, W0=W0, data=data, lr=lr, epochs=epochs, snaps=snaps))
-        return TrainResult(W0.clone(), np.zeros(epochs + 1), np.zeros((), bool), {e: W0.clone() for e in snaps})
-
-    for module in (dyn.eq7_figure4, dyn.eq15_16, dyn.sharpness):
-        monkeypatch.setattr(module, "gradient_descent", fake)
-    return calls
 
 
 def test_relabel_matches_whitened_mnist():

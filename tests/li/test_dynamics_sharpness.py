@@ -4,13 +4,13 @@ trace and sweep over seeds, the stored longer sweep and the catapult's mechanism
 import numpy as np
 import pytest
 import torch
-from helpers import tol_of
+from helpers import Stop, tol_of
 
 import resnet_nb.li.dynamics as dyn
 from resnet_nb import ShortcutNetwork, synthetic_linear
 from resnet_nb.core.hessians import hessian_linear
 from resnet_nb.core.init import initialise
-from resnet_nb.core.train import TrainResult, gradient_descent
+from resnet_nb.core.train import gradient_descent
 
 F64 = torch.float64
 
@@ -19,40 +19,6 @@ def sym(n, seed, shift=0.0):
     g = torch.Generator().manual_seed(seed)
     A = torch.randn(n, n, generator=g, dtype=F64)
     return (A + A.T) / 2 + shift * torch.eye(n, dtype=F64)
-
-
-class Stop(Exception):
-    """Raised by the spy that stands in for the trainer."""
-
-
-@pytest.fixture
-def spy(monkeypatch):
-    """Replace the trainer seen by theorem1_dynamics: record its arguments, then stop."""
-    calls = []
-
-    def fake(net, W0, data, lr, epochs, snapshot_epochs=(), **kw):
-        calls.append(dict(net=net, W0=W0, data=data, lr=lr, epochs=epochs, snaps=list(snapshot_epochs)))
-        raise Stop
-
-    for module in (dyn.eq7_figure4, dyn.eq15_16, dyn.sharpness):
-        monkeypatch.setattr(module, "gradient_descent", fake)
-    return calls
-
-
-@pytest.fixture
-def trainer(monkeypatch):
-    """Stand in for the trainer seen by theorem1_dynamics: record the arguments of every call and
-    return the start weights at every epoch asked for (zero losses), so that the check finishes."""
-    calls = []
-
-    def fake(net, W0, data, lr, epochs, snapshot_epochs=(), **kw):
-        snaps = list(snapshot_epochs)
-        calls.append(dict(net=net, W0=W0, data=data, lr=lr, epochs=epochs, snaps=snaps))
-        return TrainResult(W0.clone(), np.zeros(epochs + 1), np.zeros((), bool), {e: W0.clone() for e in snaps})
-
-    for module in (dyn.eq7_figure4, dyn.eq15_16, dyn.sharpness):
-        monkeypatch.setattr(module, "gradient_descent", fake)
-    return calls
 
 
 def test_sharpness_trace_crosses_the_edge_before_the_spike():
