@@ -57,7 +57,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -687,20 +686,10 @@ def hessian_build_diagnostic(repeats, log):
 
 
 def _git():
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=10
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no", "resnet_nb"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=10,
-        ).stdout.strip()
-        return {"commit": commit or None, "package_modified": bool(dirty)}
-    except (OSError, subprocess.SubprocessError):
-        return {"commit": None, "package_modified": None}
+    """The commit and whether the package was modified: the engine's provenance routine."""
+    from resnet_nb.experiments.engine import provenance
+
+    return provenance()["git"]
 
 
 def _warm_up(log):
