@@ -105,6 +105,23 @@ def _kill(process, path) -> None:
         process.kill()
 
 
+def _in_slices(get_msg, step: float = 1.0):
+    """``get_msg(timeout)`` of a kernel channel, waiting at most ``step`` seconds at a time."""
+    from queue import Empty
+
+    async def get_msg_in_slices(timeout=None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = step if deadline is None else max(0.0, min(step, deadline - time.monotonic()))
+            try:
+                return await get_msg(timeout=left)
+            except Empty:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise
+
+    return get_msg_in_slices
+
+
 def _install() -> None:
     """Wrap myst-nb's client factory (once per process)."""
     from myst_nb import sphinx_ as mystnb_sphinx
@@ -127,6 +144,11 @@ def _install() -> None:
             # seen to leave the build waiting about 300 s for a kernel that had finished
             # (hardt_ma_expressivity, twice). Stop the kernel at once instead.
             self._client.shutdown_kernel = "immediate"
+            # A widget cell could leave the client waiting on a reply that had arrived: a wait on
+            # a zmq.asyncio socket that misses its wake-up sleeps until its timeout (300 s here;
+            # nbclient issue 312). Waiting in one-second slices looks again every second.
+            for channel in (self._client.kc.shell_channel, self._client.kc.iopub_channel):
+                channel.get_msg = _in_slices(channel.get_msg)
 
         def code_cell_outputs(self, cell_index):
             from myst_nb.core.execute import ExecutionError
