@@ -105,7 +105,7 @@ def _kill(process, path) -> None:
         process.kill()
 
 
-def _in_slices(get_msg, step: float = 1.0):
+def wait_in_slices(get_msg, step: float = 1.0):
     """``get_msg(timeout)`` of a kernel channel, waiting at most ``step`` seconds at a time."""
     from queue import Empty
 
@@ -148,7 +148,7 @@ def _install() -> None:
             # a zmq.asyncio socket that misses its wake-up sleeps until its timeout (300 s here;
             # nbclient issue 312). Waiting in one-second slices looks again every second.
             for channel in (self._client.kc.shell_channel, self._client.kc.iopub_channel):
-                channel.get_msg = _in_slices(channel.get_msg)
+                channel.get_msg = wait_in_slices(channel.get_msg)
 
         def code_cell_outputs(self, cell_index):
             from myst_nb.core.execute import ExecutionError

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import nbformat
+from exec_cache import wait_in_slices
 from nbclient import NotebookClient
 
 EVAL = re.compile(r"\{eval\}`([^`]+)`")
@@ -34,6 +35,9 @@ def main(argv: list[str]) -> int:
     cells, evals = [], []
     start = time.perf_counter()
     with client.setup_kernel():
+        # wait on the kernel in one-second slices, as the book build does (scripts/exec_cache.py)
+        for channel in (client.kc.shell_channel, client.kc.iopub_channel):
+            channel.get_msg = wait_in_slices(channel.get_msg)
         for index, cell in enumerate(nb.cells):
             if cell.cell_type == "code":
                 client.execute_cell(cell, index)
