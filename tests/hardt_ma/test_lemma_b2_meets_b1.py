@@ -61,3 +61,33 @@ def test_arguments_are_checked():
         extremal_pair(0.1, 10.0)
     with pytest.raises(ValueError):
         b1_preactivations(np.ones(3), [0], 0.1)
+
+
+@pytest.mark.parametrize("rp", [0.0, 1.0, -0.1, 1.5])
+def test_b2_needs_rho_prime_strictly_between_0_and_1(rp):
+    # Lemma B.2's norms 1 - rho' <= ||z||^2 <= 1 + rho' need 0 < rho' < 1
+    for call in (
+        lambda: worst_inner_product(rp, 0.01),
+        lambda: required_sq_separation(rp),
+        lambda: extremal_pair(rp, 0.01),
+        lambda: max_inner_product_search(rp, 0.01, starts=1),
+        lambda: b1_preactivations(np.eye(2), [0], rp),
+    ):
+        with pytest.raises(ValueError, match="rho_prime"):
+            call()
+
+
+def test_separations_beyond_the_diameter_and_too_few_coordinates_are_refused():
+    rp = 0.2
+    assert worst_inner_product(rp, 4 * (1 + rp)) == pytest.approx(-(1 + rp))  # antipodal points
+    with pytest.raises(ValueError, match="sq_sep"):
+        worst_inner_product(rp, 4 * (1 + rp) + 1e-9)
+    with pytest.raises(ValueError, match="sq_sep"):
+        extremal_pair(rp, 4 * (1 + rp) + 1e-9)
+    assert extremal_pair(rp, rp, k=2).shape[0] == 2
+    with pytest.raises(ValueError, match="k"):
+        extremal_pair(rp, rp, k=1)
+    with pytest.raises(ValueError, match="k"):
+        max_inner_product_search(rp, rp, k=1)
+    with pytest.raises(ValueError, match="starts"):
+        max_inner_product_search(rp, rp, starts=0)
