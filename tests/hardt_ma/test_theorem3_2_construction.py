@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from helpers import block_centres, measured_block_errors
+from helpers import block_centres
 
 import resnet_nb.hardt_ma.relu as hr
 from resnet_nb.hardt_ma.relu import (
@@ -34,23 +34,6 @@ def _inner_products_by_hand(r, k, draws, seed):
         below += max(off) < 0.5
         abs_below += max(abs(x) for x in off) < 0.5
     return dict(r=r, k=k, below=below / draws, abs_below=abs_below / draws)
-
-
-@pytest.fixture(scope="module")
-def near_one():
-    """A construction with safety just below 1: rounding then lets a unit fire at a point that
-    should stay, so the errors are small but not zero (seed 7 here; the first seed with both
-    errors non-zero on the trajectory, in case another platform rounds differently)."""
-    safety = float(np.nextafter(1.0, 0.0))
-    for seed in (7, *range(20)):
-        rng = np.random.default_rng(seed)
-        X = unit_norm_columns(rng.standard_normal((5, 40)))
-        y = rng.integers(0, 3, 40)
-        net, rep = theorem32_construction(X, y, k=3, safety=safety)
-        moved, fixed = measured_block_errors(net, X, y)
-        if moved > 0 and fixed > 0:
-            return X, y, safety, net, rep, moved, fixed
-    pytest.skip("no construction with rounding errors on this platform")
 
 
 def _greedy_inputs(case):
