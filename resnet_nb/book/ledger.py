@@ -37,6 +37,7 @@ from resnet_nb.core.claims import (
 
 __all__ = [
     "CLAIM_MODULES",
+    "claims_of",
     "all_claims",
     "run_all",
     "require_all",
@@ -144,6 +145,12 @@ def all_claims() -> dict[str, Claim]:
     declared = list(LEDGER.items())
     order = sorted(range(len(declared)), key=lambda i: (rank.get(declared[i][1].check.__module__, len(rank)), i))
     return dict(declared[i] for i in order)
+
+
+def claims_of(chapter: str) -> list[str]:
+    """The ids of the claims that name ``chapter`` (e.g. ``"book/hardt_ma_linear.ipynb"``) among
+    the places they are checked, in the ledger's order."""
+    return [cid for cid, c in all_claims().items() if chapter in c.where]
 
 
 def run_all(ids=None, progress: bool = True):

@@ -281,3 +281,11 @@ def test_every_claim_is_declared_in_a_module_the_ledger_collects():
     }
     assert not outside, f"claims declared outside resnet_nb.book.ledger.CLAIM_MODULES: {outside}"
     assert set(ledger.all_claims()) >= {cid for cid in claims.LEDGER if not cid.startswith("test-")}
+
+
+def test_a_chapters_claims_are_those_that_name_it_in_ledger_order():
+    ids = ledger.claims_of("book/hardt_ma_expressivity.ipynb")
+    assert "hm-thm32" in ids and "hm-lemma-b1" in ids and "li-lemma1" not in ids
+    order = list(ledger.all_claims())
+    assert ids == sorted(ids, key=order.index)
+    assert ledger.claims_of("book/no_such_chapter.ipynb") == []
