@@ -88,7 +88,7 @@ def _stats_loss_variant(Wend, stats, variant):
     if variant == "syx_transposed":  # tr(W Syx) in place of tr(W Syx^T)
         # the falsifier's formula: any edit of it leaves a formula the check rejects
         return (
-            0.5 * torch.trace(Wend @ stats.Sxx @ Wend.T)
+            0.5 * torch.trace(Wend @ stats.Sxx @ Wend.T)  # pragma: no mutate
             - torch.trace(Wend @ stats.Syx)  # pragma: no mutate
             + 0.5 * stats.trSyy
         )  # pragma: no mutate

@@ -283,25 +283,25 @@ def test_bad_network_arguments(kwargs, word):
 def test_bad_training_and_data_arguments(small):
     x, y = small
     model = conv.ConvResNet(blocks=1, channels=2, seed=0)
-    with pytest.raises(ValueError, match="x must be a tensor of shape"):
+    with pytest.raises(ValueError, match=r"\bx\b must be a tensor of shape"):
         model(torch.zeros(2, 3, 14, 14))
-    with pytest.raises(ValueError, match="lr"):
+    with pytest.raises(ValueError, match=r"\blr\b"):
         conv.train(model, x, y, epochs=1, lr=-0.1, progress=False)
     with pytest.raises(ValueError, match="one step size per epoch"):
         conv.train(model, x, y, epochs=2, lr=[0.1], progress=False)
-    with pytest.raises(ValueError, match="labels"):
+    with pytest.raises(ValueError, match=r"\blabels\b"):
         conv.train(model, x, y + 10, epochs=1, lr=0.1, progress=False)
-    with pytest.raises(ValueError, match="images"):
+    with pytest.raises(ValueError, match=r"\bimages\b"):
         conv.train(model, x[:, 0], y, epochs=1, lr=0.1, progress=False)
-    with pytest.raises(ValueError, match="epochs"):
+    with pytest.raises(ValueError, match=r"\bepochs\b"):
         conv.train(model, x, y, epochs=0, lr=0.1, progress=False)
-    with pytest.raises(ValueError, match="test_fraction"):
+    with pytest.raises(ValueError, match=r"\btest_fraction\b"):
         conv.mnist_tensors(test_fraction=1.5, images=x[:, 0].reshape(-1, 196), labels=y)
     with pytest.raises(ValueError, match=r"images must have shape \(N, 784\)"):
         conv.mnist_tensors(images=x[:, 0].reshape(-1, 196).numpy(), labels=y.numpy())
-    with pytest.raises(ValueError, match="milestones"):
+    with pytest.raises(ValueError, match=r"\bmilestones\b"):
         conv.lr_schedule(0.1, 10, milestones=(5, 3))
-    with pytest.raises(ValueError, match="which"):
+    with pytest.raises(ValueError, match=r"\bwhich\b"):
         conv.average_weight_norm(model, which="all")
 
 
@@ -447,11 +447,11 @@ def test_fig2_bad_config(over, word):
 
 def test_fig2_run_one_checks_its_item():
     item = fig2.configurations(_tiny_config())[0]
-    with pytest.raises(ValueError, match="missing"):
+    with pytest.raises(ValueError, match=r"\bmissing\b"):
         fig2.run_one({k: v for k, v in item.items() if k != "lr"})
     with pytest.raises(ValueError, match="blocks entry"):
         fig2.run_one(dict(item, blocks=0))
-    with pytest.raises(ValueError, match="item must be a dict"):
+    with pytest.raises(ValueError, match=r"\bitem\b must be a dict"):
         fig2.run_one([item])
 
 
@@ -518,7 +518,7 @@ def test_fig2_plot_can_show_either_convolution(tiny_table):
     ax = plot_fig2(table, column="norm_residual_1")
     assert "first convolutions" in ax.get_ylabel()
     plt.close(ax.figure)
-    with pytest.raises(ValueError, match="column"):
+    with pytest.raises(ValueError, match=r"\bcolumn\b"):
         fig2.curves(table, "loss")
     s = fig2.summarise(table)
     last = table[table.epoch == 4].groupby("blocks").norm_residual_2.mean()
@@ -555,5 +555,5 @@ def test_hardt_ma_block_has_one_relu():
     assert torch.allclose(block(x), manual, atol=1e-6)
     with pytest.raises(ValueError, match="no batch norm"):
         conv.ResidualBlock(3, batch_norm=True, kind="hardt_ma")
-    with pytest.raises(ValueError, match="kind"):
+    with pytest.raises(ValueError, match=r"\bkind\b"):
         conv.ResidualBlock(3, kind="other")

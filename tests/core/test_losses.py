@@ -91,7 +91,7 @@ def _dataset(dx, dy, m=7, seed=0):
 def test_identity_shortcuts_need_inputs_and_targets_of_width_d(dx, dy):
     # one of the two dimensions alone differing from d must be refused, not only both
     net = rn.ShortcutNetwork(3, 1, 1)
-    with pytest.raises(ValueError, match="d_x"):
+    with pytest.raises(ValueError, match=r"\bd_x\b"):
         rn.loss_samples(net, torch.zeros(1, 1, 3, 3, dtype=torch.float64), _dataset(dx, dy))
 
 
@@ -99,7 +99,7 @@ def test_identity_shortcuts_need_inputs_and_targets_of_width_d(dx, dy):
 def test_statistics_of_another_width_are_refused(dx, dy):
     # (3, 2): Sxx has the network's width, only Syx (targets of width 2) does not
     net = rn.ShortcutNetwork(3, 1, 1)
-    with pytest.raises(ValueError, match="stats"):
+    with pytest.raises(ValueError, match=r"\bstats\b"):
         rn.loss_stats(net, torch.zeros(1, 1, 3, 3, dtype=torch.float64), _dataset(dx, dy).stats())
 
 

@@ -1,12 +1,14 @@
 """n-shortcut networks (Definitions 2-3, the parameter order of Definition 5) and their
 initialisations."""
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import resnet_nb as rn
+from resnet_nb.core.networks import ACTIVATIONS
 
 
 # ---------------------------------------------------------------- networks
@@ -48,20 +50,21 @@ def test_plain_network_is_product_and_unit_formula():
 
 def test_network_errors():
     for bad in [dict(d=0, n=1, R=1), dict(d=2, n=0, R=1), dict(d=2, n=1, R=0), dict(d=2.5, n=1, R=1)]:
-        with pytest.raises(ValueError, match=next(k for k, v in bad.items() if v in (0, 2.5))):
+        name = next(k for k, v in bad.items() if v in (0, 2.5))
+        with pytest.raises(ValueError, match=rf"\b{name}\b"):
             rn.ShortcutNetwork(**bad)
-    with pytest.raises(ValueError, match="activation"):
+    with pytest.raises(ValueError, match=r"\bactivation\b"):
         rn.ShortcutNetwork(2, 1, 1, mid="sigmoidish")
     net = rn.ShortcutNetwork(2, 1, 1)
-    with pytest.raises(ValueError, match="shape"):
+    with pytest.raises(ValueError, match=r"\bshape\b"):
         net.forward(torch.zeros(1, 1, 3, 3), torch.zeros(2, 4))
-    with pytest.raises(ValueError, match="NaN"):
+    with pytest.raises(ValueError, match=r"\bNaN\b"):
         net.forward(torch.zeros(1, 1, 2, 2, dtype=torch.float64), torch.full((2, 4), float("nan")))
-    with pytest.raises(ValueError, match="rows"):
+    with pytest.raises(ValueError, match=r"\brows\b"):
         net.forward(torch.zeros(1, 1, 2, 2, dtype=torch.float64), torch.zeros(3, 4))
-    with pytest.raises(ValueError, match="linear"):
+    with pytest.raises(ValueError, match=r"\blinear\b"):
         rn.end_to_end(rn.ShortcutNetwork(2, 1, 1, mid="tanh"), torch.zeros(1, 1, 2, 2))
-    with pytest.raises(ValueError, match="relu_grad_at_zero"):
+    with pytest.raises(ValueError, match=r"\brelu_grad_at_zero\b"):
         rn.activation("relu", relu_grad_at_zero=0.3)
 
 
@@ -79,7 +82,7 @@ def test_initialisations():
     assert torch.equal(rn.initialise(net, "xavier", seed=4), xav)  # deterministic
     assert not torch.equal(rn.initialise(net, "xavier", seed=5), xav)
     assert rn.initialise(net, "orthogonal", seed=1, runs=3).shape == (3,) + net.shape
-    with pytest.raises(ValueError, match="scheme"):
+    with pytest.raises(ValueError, match=r"\bscheme\b"):
         rn.initialise(net, "he")
 
 
@@ -104,9 +107,9 @@ def test_initialisation_refuses_bad_arguments_naming_them():
     net = rn.ShortcutNetwork(3, 2, 2)
     with pytest.raises(ValueError, match="ShortcutNetwork, got int"):
         rn.initialise(3, "xavier")
-    with pytest.raises(ValueError, match="scale"):
+    with pytest.raises(ValueError, match=r"\bscale\b"):
         rn.initialise(net, "small", scale=-0.1)
-    with pytest.raises(ValueError, match="runs"):
+    with pytest.raises(ValueError, match=r"\bruns\b"):
         rn.initialise(net, "xavier", runs=0)
 
 
@@ -119,3 +122,26 @@ def test_flatten_keeps_leading_axes_and_unflatten_inverts_it():
     assert torch.equal(rn.unflatten(w, net), W)
     with pytest.raises(ValueError, match="got 5"):
         rn.unflatten(torch.zeros(2, 5), net)
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_an_activation_carries_the_name_it_was_asked_for(name):
+    """The name is what a network's description and the Hessians' refusals print."""
+    assert rn.activation(name).name == name
+
+
+def test_integer_sizes_of_numpy_are_stored_as_python_integers():
+    """Sizes from numpy arrays (a sweep over depths) become plain ints, as the records' JSON needs."""
+    net = rn.ShortcutNetwork(np.int64(3), np.int64(2), np.int64(4))
+    assert (net.d, net.n, net.R) == (3, 2, 4)
+    assert all(type(v) is int for v in (net.d, net.n, net.R))
+
+
+def test_end_to_end_reads_a_flat_parameter_vector_in_definition_5_order():
+    """A flat vector of P entries is the same point as its (R, n, d, d) form."""
+    net = rn.ShortcutNetwork(3, 2, 2)
+    W = rn.initialise(net, "xavier", seed=4)
+    flat = rn.flatten(W)
+    assert flat.ndim == 1
+    assert torch.allclose(rn.end_to_end(net, flat), rn.end_to_end(net, W))
+    assert not torch.allclose(rn.end_to_end(net, W.reshape(-1)), rn.end_to_end(net, W))

@@ -180,17 +180,17 @@ def test_threads_restored(data):
 def test_bad_arguments(data):
     net = rn.ShortcutNetwork(4, 2, 2)
     W0 = rn.initialise(net, "small", runs=3)
-    with pytest.raises(ValueError, match="epochs"):
+    with pytest.raises(ValueError, match=r"\bepochs\b"):
         gradient_descent(net, W0, data, lr=0.1, epochs=-1)
-    with pytest.raises(ValueError, match="lr"):
+    with pytest.raises(ValueError, match=r"\blr\b"):
         gradient_descent(net, W0, data, lr=-0.1, epochs=1)
     with pytest.raises(ValueError, match="lr of shape"):
         gradient_descent(net, W0, data, lr=torch.ones(2), epochs=1)
-    with pytest.raises(ValueError, match="samples"):
+    with pytest.raises(ValueError, match=r"\bsamples\b"):
         gradient_descent(rn.ShortcutNetwork(4, 2, 2, mid="relu"), W0, data.stats(), lr=0.1, epochs=1)
-    with pytest.raises(ValueError, match="shape"):
+    with pytest.raises(ValueError, match=r"\bshape\b"):
         gradient_descent(net, torch.zeros(3, 2, 2, 4, 5), data, lr=0.1, epochs=1)
-    with pytest.raises(ValueError, match="dimension"):
+    with pytest.raises(ValueError, match=r"\bdimension\b"):
         gradient_descent(net, W0, rn.synthetic_linear(d=3, m=10), lr=0.1, epochs=1)
 
 
@@ -231,16 +231,16 @@ def test_error_messages_name_the_argument():
     # _checks promises messages that name the argument
     net = rn.ShortcutNetwork(2, 1, 1)
     stats, W0 = _stats_with_loss(2, 1.0), torch.zeros(1, 1, 2, 2, dtype=F64)
-    with pytest.raises(ValueError, match="epochs"):
+    with pytest.raises(ValueError, match=r"\bepochs\b"):
         gradient_descent(net, W0, stats, lr=0.1, epochs=-1)
-    with pytest.raises(ValueError, match="blowup"):
+    with pytest.raises(ValueError, match=r"\bblowup\b"):
         gradient_descent(net, W0, stats, lr=0.1, epochs=1, blowup=0.0)
 
 
 @pytest.mark.parametrize("blowup", [0.0, -1.0])
 def test_blowup_must_be_positive(blowup):
     net = rn.ShortcutNetwork(2, 1, 1, shortcut=False)
-    with pytest.raises(ValueError, match="blowup"):
+    with pytest.raises(ValueError, match=r"\bblowup\b"):
         gradient_descent(
             net, torch.zeros(1, 1, 2, 2, dtype=F64), _stats_with_loss(2, 1.0), lr=0.1, epochs=1, blowup=blowup
         )
@@ -256,9 +256,9 @@ def test_blowup_below_one_is_accepted():
 
 def test_zero_learning_rate_is_refused():
     net = rn.ShortcutNetwork(2, 1, 1)
-    with pytest.raises(ValueError, match="lr must be positive"):
+    with pytest.raises(ValueError, match=r"\blr\b must be positive"):
         gradient_descent(net, torch.zeros(1, 1, 2, 2, dtype=F64), _stats_with_loss(2, 1.0), lr=0.0, epochs=1)
-    with pytest.raises(ValueError, match="lr must be positive"):
+    with pytest.raises(ValueError, match=r"\blr\b must be positive"):
         gradient_descent(
             net, torch.zeros(2, 1, 1, 2, 2, dtype=F64), _stats_with_loss(2, 1.0), lr=torch.tensor([0.1, 0.0]), epochs=1
         )
