@@ -140,7 +140,7 @@ def hessian(net: ShortcutNetwork, W, data, chunk: int | None = None) -> torch.Te
     for start in range(0, P, chunk):
         stop = min(P, start + chunk)
         E = torch.zeros(stop - start, P, dtype=w0.dtype, device=w0.device)
-        E[torch.arange(stop - start), torch.arange(start, stop)] = 1.0
+        E[torch.arange(stop - start, device=w0.device), torch.arange(start, stop, device=w0.device)] = 1.0
         H[start:stop] = batched(E)
     return H
 
@@ -269,10 +269,11 @@ def theorem1_blocks(net: ShortcutNetwork, data) -> dict:
         s = net.pre(X)
         m = data.m
         Sxs, Sys, Sss = X @ s.T / m, Y @ s.T / m, s @ s.T / m
-    eye = torch.eye(d, dtype=torch.float64)
+    dev = Sxs.device
+    eye = torch.eye(d, dtype=torch.float64, device=dev)
     if n == 2:
         M = net.mid.d1_at_zero * net.post.d1_at_zero * (Sxs - Sys)
-        A4 = torch.zeros(d, d, d, d, dtype=torch.float64)
+        A4 = torch.zeros(d, d, d, d, dtype=torch.float64, device=dev)
         for j1 in range(d):
             A4[j1, :, :, j1] = M  # A4[j1, i1, j2, i2=j1] = M[i1, j2]
         out.update(M=M, A=A4.reshape(d * d, d * d))
@@ -289,13 +290,13 @@ def theorem1_blocks(net: ShortcutNetwork, data) -> dict:
         Bm = c1**2 * torch.einsum("ab,jk->jakb", eye, Sss)
         if c2 != 0.0:
             # B[j1,i1,j2,i2] -= c2 delta(i1,i2) trip[i1,j1,j2]
-            corr = torch.zeros(d, d, d, d, dtype=torch.float64)
+            corr = torch.zeros(d, d, d, d, dtype=torch.float64, device=dev)
             for i in range(d):
                 corr[:, i, :, i] = trip[i]
             Bm = Bm - c2 * corr
         Nfull = torch.einsum("im,jm,km->ijk", X - Y, net.pre.grad(X), s) / m
     A4 = c1**2 * torch.einsum("ab,jk->jakb", eye, Sss)  # delta(i1,i2) Sss[j1,j2]
-    extra = torch.zeros(d, d, d, d, dtype=torch.float64)
+    extra = torch.zeros(d, d, d, d, dtype=torch.float64, device=dev)
     for j1 in range(d):
         extra[j1, :, :, j1] = Nfull[:, j1, :]  # [j1, i1, j2, i2=j1] = N[i1, j1, j2]
     A4 = A4 + c1**2 * extra
@@ -307,7 +308,7 @@ def eq11_assemble(A: torch.Tensor, R: int) -> torch.Tensor:
     """Eq. 11: block diagonal over R units, each unit ``[[0, A^T], [A, 0]]``."""
     R = check_int("R", R)
     q = A.shape[0]
-    unit = torch.zeros(2 * q, 2 * q, dtype=A.dtype)
+    unit = torch.zeros(2 * q, 2 * q, dtype=A.dtype, device=A.device)
     unit[q:, :q] = A
     unit[:q, q:] = A.T
     return torch.block_diag(*([unit] * R))
@@ -317,7 +318,7 @@ def eq13_assemble(A: torch.Tensor, B: torch.Tensor, R: int) -> torch.Tensor:
     """Eq. 13: block Toeplitz over R units, ``B`` on the diagonal, ``A`` below it, ``A^T`` above."""
     R = check_int("R", R)
     q = A.shape[0]
-    H = torch.zeros(R * q, R * q, dtype=A.dtype)
+    H = torch.zeros(R * q, R * q, dtype=A.dtype, device=A.device)
     for r1 in range(R):
         for r2 in range(R):
             blk = B if r1 == r2 else (A if r1 > r2 else A.T)
@@ -332,7 +333,9 @@ def hessian_at_zero(net: ShortcutNetwork, data) -> torch.Tensor:
     """
     blocks = theorem1_blocks(net, data)
     if net.n >= 3:
-        return torch.zeros(net.num_params, net.num_params, dtype=torch.float64)
+        data = _check_net_data(net, data)
+        device = (data.Sxx if isinstance(data, SufficientStats) else data.X).device
+        return torch.zeros(net.num_params, net.num_params, dtype=torch.float64, device=device)
     if net.n == 2:
         return eq11_assemble(blocks["A"], net.R)
     return eq13_assemble(blocks["A"], blocks["B"], net.R)

@@ -238,7 +238,7 @@ def end_to_end(net: ShortcutNetwork, W) -> torch.Tensor:
     """
     if not net.is_linear:
         raise ValueError(f"end_to_end needs a linear network (all activations 'identity'); got {net.describe()}")
-    W = torch.as_tensor(W)
+    W = W if isinstance(W, torch.Tensor) else torch.as_tensor(W)  # (as_tensor would move it to the default device)
     if W.ndim == 1:
         W = unflatten(W, net)
     if tuple(W.shape[-4:]) != net.shape:

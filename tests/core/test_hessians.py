@@ -34,6 +34,7 @@ from resnet_nb.core.hessians import (
     theorem1_blocks,
 )
 from resnet_nb.core.networks import Activation, flatten, unflatten
+from resnet_nb.core.relu_hessian import hessian_mid_relu
 
 TOL = 1e-10  # max abs difference, float64 (issue 2)
 
@@ -459,3 +460,45 @@ def test_the_hessian_claims_draw_their_data_from_their_seed(claim):
     assert first.value == second.value
     assert first.nontrivial == second.nontrivial
     assert first.nontrivial > 0
+
+
+def test_hessians_do_not_depend_on_torchs_default_device():
+    """Every tensor a Hessian needs is made on the weights' device: with torch's default device
+    set elsewhere ("meta", which holds no values) each Hessian and loss is unchanged."""
+    data = random_dataset(3, 30, seed=5)
+    linear = rn.ShortcutNetwork(3, 2, 2)
+    relu = rn.ShortcutNetwork(3, 2, 2, mid="relu")
+    W = rn.initialise(linear, "xavier", seed=6)
+    w = rn.flatten(W)
+    outside = [
+        hessian_linear(linear, W, data),
+        hessian_linear(linear, W, data, second_order=False),
+        hs.hessian(linear, W, data),
+        hs.hessian(relu, W, data),
+        hessian_mid_relu(relu, W, data),
+        hs.loss_function(linear, data)(w),
+        hs.loss_function(relu, data)(w),
+        hessian_at_zero(linear, data),
+        hessian_at_zero(rn.ShortcutNetwork(3, 1, 2), data),
+        hessian_at_zero(rn.ShortcutNetwork(3, 3, 2), data),
+        hessian_at_zero(rn.ShortcutNetwork(3, 1, 2, post="tanh"), data),
+        rn.end_to_end(linear, W),
+    ]
+    with torch.device("meta"):
+        inside = [
+            hessian_linear(linear, W, data),
+            hessian_linear(linear, W, data, second_order=False),
+            hs.hessian(linear, W, data),
+            hs.hessian(relu, W, data),
+            hessian_mid_relu(relu, W, data),
+            hs.loss_function(linear, data)(w),
+            hs.loss_function(relu, data)(w),
+            hessian_at_zero(linear, data),
+            hessian_at_zero(rn.ShortcutNetwork(3, 1, 2), data),
+            hessian_at_zero(rn.ShortcutNetwork(3, 3, 2), data),
+            hessian_at_zero(rn.ShortcutNetwork(3, 1, 2, post="tanh"), data),
+            rn.end_to_end(linear, W),
+        ]
+    for a, b in zip(outside, inside):
+        assert b.device.type == "cpu"
+        assert torch.equal(a, b)
