@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import subprocess
 import sys
@@ -147,12 +148,17 @@ def main(argv: list[str]) -> int:
     start = time.time()
     note = "Rewritten from mutmut's stored results." if args.report_only else "Every mutant of every mutated module."
     if not args.report_only:
+        # mutmut credits each function to the tests during which it ran; fixtures that tests
+        # share are recomputed per test while it maps them (tests/helpers.py, shared_scope), and
+        # the map is made afresh, so that every test that checks a function is run on its mutants
+        (ROOT / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
+        mapping = dict(os.environ, RESNET_NB_PER_TEST_FIXTURES="1")
         if args.sample is None and not args.modules:
-            subprocess.run(MUTMUT + ["run"], cwd=ROOT, check=True)
+            subprocess.run(MUTMUT + ["run"], cwd=ROOT, check=True, env=mapping)
         else:
             # mutmut generates every mutant and maps tests to functions on its first run; a pattern
             # that matches no mutant does that and runs none, so the names can be drawn from it
-            subprocess.run(MUTMUT + ["run", "resnet_nb.no_such_module*"], cwd=ROOT, check=False)
+            subprocess.run(MUTMUT + ["run", "resnet_nb.no_such_module*"], cwd=ROOT, check=False, env=mapping)
             names = sorted(results())
             by_module = defaultdict(list)
             for name in names:

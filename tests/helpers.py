@@ -1,9 +1,22 @@
 """Small shared fixtures for the unit tests."""
 
+import os
+
 import numpy as np
 import torch
 
 import resnet_nb as rn
+
+#: Set by the mutation audit (scripts/mutation_audit.py) while it maps tests to functions.
+PER_TEST_FIXTURES = "RESNET_NB_PER_TEST_FIXTURES"
+
+
+def shared_scope(fixture_name, config):
+    """The scope of a fixture that several tests share: the module, except while the mutation
+    audit maps tests to the functions they call. mutmut credits a function to the test during
+    which it ran, so a module-wide fixture would credit it to the first test alone and the others'
+    checks would never be run against its mutants; recomputed per test, each test is credited."""
+    return "function" if os.environ.get(PER_TEST_FIXTURES) else "module"
 
 
 def random_dataset(d, m, seed=0, scale=1.0):

@@ -8,7 +8,7 @@ import struct
 import numpy as np
 import pytest
 import torch
-from helpers import random_dataset
+from helpers import random_dataset, shared_scope
 
 import resnet_nb as rn
 from resnet_nb.core import data, paths
@@ -16,7 +16,7 @@ from resnet_nb.core import data as D
 
 
 # ---------------------------------------------------------------- data
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def mnist():
     return rn.whitened_mnist()
 

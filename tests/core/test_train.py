@@ -4,7 +4,7 @@ runs against separate ones, divergence and its freezing, argument checks."""
 import numpy as np
 import pytest
 import torch
-from helpers import random_dataset
+from helpers import random_dataset, shared_scope
 
 import resnet_nb as rn
 from resnet_nb.core.data import SufficientStats
@@ -20,7 +20,7 @@ from resnet_nb.core.train import (
 )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def data():
     return rn.synthetic_linear(d=4, m=200, seed=3)
 
