@@ -4,8 +4,12 @@ file per work item, written atomically, read back, and judged sound or damaged.
 A record ``<key>.json`` holds ``{"body": {"format", "item", "rows", "provenance"}, "checksum"}``
 where ``key`` is :func:`item_key` of the item and ``checksum`` the SHA-256 of the canonical JSON
 of the body. :func:`iter_records` is the one reader of a folder of records (the engine's
-summaries, the figures' provenance counts, the book's time tables); :func:`load_results` reads
-a figure's summary (``table.csv`` and ``provenance.json``). :mod:`.engine` re-exports these names.
+summaries, the figures' provenance counts, the book's time tables, and with ``strict=True``,
+which refuses a damaged file, the sets kept beside the figures' runs: ``results/fig3_sharpness``,
+``results/fig8/dense``, ``results/hm_conv`` and ``results/t1d_long_sweep``, each in its
+``records/`` folder); :func:`records_table` puts their rows in one table; :func:`load_results`
+reads a figure's summary (``table.csv`` and ``provenance.json``). :mod:`.engine` re-exports
+these names.
 """
 
 from __future__ import annotations

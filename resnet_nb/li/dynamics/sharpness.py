@@ -3,7 +3,8 @@
 Over several seeds, the sharpness lambda_max (:func:`lambda_max`) of the exact Hessian against 2/lr and the loss
 spikes: :func:`sharpness_trace`, :func:`sharpness_sweep`, :func:`rise_factor` (the figure is drawn
 by :func:`resnet_nb.book.li_figures.plot_sharpness_sweep`); the longer run stored under
-``results/t1d_long_sweep``: :func:`long_sweep_reproduce`, :func:`save_sweep`, :func:`load_sweep`;
+``results/t1d_long_sweep/records`` (one record of the engine's store per seed):
+:func:`long_sweep_reproduce`, :func:`save_sweep`, :func:`load_sweep`;
 the mechanism of a catapult: :func:`catapult_steps`.
 """
 
