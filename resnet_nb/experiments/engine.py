@@ -43,6 +43,7 @@ from resnet_nb.experiments.records import (  # the store and its reader, re-expo
     RECORD_FORMAT,
     canonical_json,
     committed_records,
+    inspect_file,
     inspect_record,
     item_key,
     iter_records,
@@ -65,6 +66,8 @@ __all__ = [
     "inspect_record",
     "write_record",
     "iter_records",
+    "inspect_file",
+    "record_item",
     "committed_records",
     "provenance",
     "package_version",
@@ -233,6 +236,29 @@ def _run_and_store(module, item: dict, device: str, store_dir):
         )
         write_record(store_dir, item, new, prov)
     return new, wall
+
+
+def record_item(store_dir, item: dict, compute) -> list:
+    """The rows of one work item of a result set kept outside a figure's run (``fig3_sharpness``,
+    ``fig8/dense``, ``hm_conv``): read back from its sound record in ``store_dir``, else
+    ``compute()`` (a list of row dicts) is called and its rows stored with :func:`provenance`,
+    the wall time and the finishing time. A damaged record is deleted and redone (reported, as
+    in :func:`run_items`), so an interrupted set resumes with the items it had not finished."""
+    damaged: list = []
+    body = read_record(store_dir, item, damaged)
+    if body is not None:
+        return body["rows"]
+    if damaged:
+        _report_damaged(store_dir, damaged, redo=True)
+    t0 = time.perf_counter()
+    rows = json.loads(canonical_json(compute()))  # the rows exactly as they will be read back
+    prov = dict(
+        provenance(),
+        wall_time_s=round(time.perf_counter() - t0, 3),
+        finished_utc=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    )
+    write_record(store_dir, item, rows, prov)
+    return rows
 
 
 def check_jobs(jobs) -> int:

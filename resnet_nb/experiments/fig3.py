@@ -301,32 +301,61 @@ def sharpness_along(
     return out
 
 
-#: where :func:`reproduce_sharpness` stores its tables (a single run: minutes on one core)
+#: where :func:`reproduce_sharpness` stores its record (a single run: minutes on one core)
 SHARPNESS_DIR = "fig3_sharpness"
 
 
-def reproduce_sharpness(out=None, **kwargs) -> pd.DataFrame:
-    """Run :func:`sharpness_along` and store ``sharpness.csv`` (the sampled epochs) and ``losses.csv``
-    (the loss at every epoch) under ``<out>/fig3_sharpness/``, with the arguments in ``config.json``."""
+def sharpness_item(**kwargs) -> dict:
+    """The work item of :func:`reproduce_sharpness`: the set's name and every argument of
+    :func:`sharpness_along` (its defaults, overridden by ``kwargs``)."""
     import inspect
-    import json
 
-    folder = results_dir(SHARPNESS_DIR, root=out)
-    folder.mkdir(parents=True, exist_ok=True)
-    table = sharpness_along(**kwargs)
-    table.to_csv(folder / "sharpness.csv", index=False)
-    pd.DataFrame({"epoch": np.arange(len(table.attrs["losses"])), "loss": table.attrs["losses"]}).to_csv(
-        folder / "losses.csv", index=False
-    )
     defaults = {k: v.default for k, v in inspect.signature(sharpness_along).parameters.items()}
-    config = {k: (list(v) if isinstance(v, range) else v) for k, v in dict(defaults, **kwargs).items()}
-    (folder / "config.json").write_text(json.dumps(config, indent=1) + "\n")
-    return table
+    unknown = sorted(set(kwargs) - set(defaults))
+    if unknown:
+        raise ValueError(f"kwargs: sharpness_along has no argument {unknown[0]!r}")
+    config = dict(defaults, **kwargs)
+    config["epochs"] = sorted(int(e) for e in config["epochs"])
+    return dict(set=SHARPNESS_DIR, **config)
+
+
+def sharpness_rows(table: pd.DataFrame) -> list[dict]:
+    """The record rows of a :func:`sharpness_along` table: one per epoch with its loss, and at the
+    sampled epochs ``lam_max`` and ``eta_lam`` (NaN at the others)."""
+    losses = pd.DataFrame({"epoch": np.arange(len(table.attrs["losses"])), "loss": table.attrs["losses"]})
+    sampled = table.set_index("epoch")[["lam_max", "eta_lam"]]
+    return losses.join(sampled, on="epoch").to_dict("records")
+
+
+def reproduce_sharpness(out=None, **kwargs) -> pd.DataFrame:
+    """Run :func:`sharpness_along` and store it as one record (its item: :func:`sharpness_item`,
+    its rows: :func:`sharpness_rows`) under ``<out>/fig3_sharpness/records/``; a run whose sound
+    record is there is read back, not recomputed. Returns the sampled table (epoch, loss, lam_max,
+    eta_lam) of this run."""
+    from resnet_nb.experiments.engine import record_item
+
+    item = sharpness_item(**kwargs)
+    store = results_dir(SHARPNESS_DIR, root=out) / "records"
+    return _sharpness_tables(record_item(store, item, lambda: sharpness_rows(sharpness_along(**kwargs))))[0]
 
 
 def load_sharpness(out=None):
-    """The stored tables of :func:`reproduce_sharpness` (sampled epochs, every epoch's loss), or None."""
-    folder = results_dir(SHARPNESS_DIR, root=out)
-    if not (folder / "sharpness.csv").exists():
+    """The stored run of :func:`reproduce_sharpness` as two tables, the sampled epochs (epoch,
+    loss, lam_max, eta_lam) and every epoch's loss (epoch, loss), or None if nothing is stored.
+    A damaged record, or more than one stored run, is refused (``ValueError``)."""
+    from resnet_nb.experiments.records import iter_records
+
+    store = results_dir(SHARPNESS_DIR, root=out) / "records"
+    bodies = list(iter_records(store, strict=True))
+    if not bodies:
         return None
-    return pd.read_csv(folder / "sharpness.csv"), pd.read_csv(folder / "losses.csv")
+    if len(bodies) > 1:
+        raise ValueError(f"out: {store} holds {len(bodies)} runs, load_sharpness reads a folder of one")
+    return _sharpness_tables(bodies[0]["rows"])
+
+
+def _sharpness_tables(rows: list[dict]):
+    """The sampled epochs and every epoch's loss, from the rows of :func:`sharpness_rows`."""
+    table = pd.DataFrame(rows)
+    sharp = table.dropna(subset=["lam_max"]).reset_index(drop=True)
+    return sharp[["epoch", "loss", "lam_max", "eta_lam"]], table[["epoch", "loss"]]

@@ -23,6 +23,7 @@ __all__ = [
     "run_one",
     "DENSE",
     "dense_index",
+    "dense_item",
     "reproduce_dense",
     "load_dense",
     "index_fall",
@@ -118,6 +119,8 @@ DENSE = {
     "last": 60,
 }
 DENSE_DIR = ("fig8", "dense")
+#: the columns of :func:`dense_index`'s table, in its order
+DENSE_COLUMNS = ("arch", "epoch", "loss", "grad_norm", "index", "negatives", "P")
 
 
 def dense_index(
@@ -159,33 +162,47 @@ def dense_index(
     return pd.DataFrame(rows)
 
 
-def _dense_folder(out=None):
+def _dense_store(out=None):
     from pathlib import Path
 
     from resnet_nb.core.paths import RESULTS
 
-    return (Path(out) if out is not None else RESULTS).joinpath(*DENSE_DIR)
+    return (Path(out) if out is not None else RESULTS).joinpath(*DENSE_DIR, "records")
+
+
+def dense_item(arch: str) -> dict:
+    """The work item of one architecture of :func:`reproduce_dense`: the set, the architecture
+    and the settings of :data:`DENSE`."""
+    return dict(set="/".join(DENSE_DIR), arch=arch, **{k: v for k, v in DENSE.items() if k != "archs"})
 
 
 def reproduce_dense(out=None) -> pd.DataFrame:
-    """Run :func:`dense_index` for every architecture of :data:`DENSE` and store ``index.csv`` and
-    ``config.json`` under ``<out>/fig8/dense/`` (``results`` by default; about a minute per
-    architecture on one core)."""
-    import json
+    """Run :func:`dense_index` for every architecture of :data:`DENSE`, one record per
+    architecture (item: :func:`dense_item`) under ``<out>/fig8/dense/records/`` (``results`` by
+    default; about a minute per architecture on one core); an architecture whose sound record is
+    there is read back, not recomputed. Returns :func:`load_dense`'s table."""
+    from resnet_nb.experiments.engine import record_item
 
-    folder = _dense_folder(out)
-    folder.mkdir(parents=True, exist_ok=True)
     kw = {k: v for k, v in DENSE.items() if k != "archs"}
-    table = pd.concat([dense_index(a, **kw) for a in DENSE["archs"]], ignore_index=True)
-    table.to_csv(folder / "index.csv", index=False)
-    (folder / "config.json").write_text(json.dumps(DENSE, indent=1) + "\n")
-    return table
+    for arch in DENSE["archs"]:
+        record_item(_dense_store(out), dense_item(arch), lambda a=arch: dense_index(a, **kw).to_dict("records"))
+    return load_dense(out)
 
 
 def load_dense(out=None):
-    """The stored table of :func:`reproduce_dense`, or None."""
-    f = _dense_folder(out) / "index.csv"
-    return pd.read_csv(f) if f.exists() else None
+    """The stored table of :func:`reproduce_dense` (the architectures in the order of
+    :data:`DENSE`, others after them by name), or None if nothing is stored. A damaged record is
+    refused (``ValueError``)."""
+    from resnet_nb.experiments.records import iter_records, records_table
+
+    bodies = list(iter_records(_dense_store(out), strict=True))
+    if not bodies:
+        return None
+    archs = list(DENSE["archs"])
+    bodies.sort(
+        key=lambda b: (archs.index(b["item"]["arch"]) if b["item"]["arch"] in archs else len(archs), b["item"]["arch"])
+    )
+    return records_table(bodies, DENSE_COLUMNS)
 
 
 def index_fall(dense: pd.DataFrame, arch: str = "2-shortcut") -> dict:

@@ -2,22 +2,34 @@
 (book/hardt_ma_expressivity.ipynb): two residual blocks of the paper's form trained from the
 paper's small initialisation and from the standard one, and the claim that no difference of
 held-out accuracy is detected. The network and its training are :mod:`resnet_nb.core.conv`'s;
-the committed runs live in ``results/hm_conv`` (one CSV per run, with a provenance file written
-by the engine's routine, :func:`resnet_nb.experiments.engine.provenance`).
+the committed runs live in ``results/hm_conv/records`` (one record of the engine's store per run,
+its provenance from the engine's routine, :func:`resnet_nb.experiments.engine.provenance`).
 """
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 
 from resnet_nb.core.checks import check_choice
 from resnet_nb.core.claims import Check, claim
 from resnet_nb.core.conv import INITS, ConvResNet, lr_schedule, mnist_tensors, train
-from resnet_nb.experiments.engine import provenance
 
-__all__ = ["CONFIG", "EFFECT", "COMMAND", "run_one", "reproduce", "load", "summary", "difference", "check_hm_analog"]
+__all__ = [
+    "CONFIG",
+    "EFFECT",
+    "COMMAND",
+    "run_one",
+    "run_item",
+    "reproduce",
+    "load",
+    "run_provenance",
+    "summary",
+    "difference",
+    "check_hm_analog",
+]
 
 #: how the committed runs were made
 COMMAND = "python -c \"from resnet_nb.experiments import hm_analog; hm_analog.reproduce('results/hm_conv')\""
@@ -37,6 +49,24 @@ CONFIG = dict(
     batch_size=64,
     momentum=0.9,
     runs={"hardt_ma_residual": [0, 1, 2, 3, 4], "standard": [0, 1, 2, 3, 4], "hardt_ma": [0, 1]},
+)
+
+
+#: the columns of a run's history (:func:`run_one`: the run, then :func:`resnet_nb.core.conv.train`'s)
+HISTORY_COLUMNS = (
+    "init",
+    "seed",
+    "epoch",
+    "lr",
+    "loss",
+    "accuracy",
+    "avg_weight_norm",
+    "diverged",
+    "batch_loss",
+    "norm_residual_1",
+    "norm_residual_2",
+    "test_loss",
+    "test_accuracy",
 )
 
 
@@ -71,59 +101,77 @@ def run_one(init: str, seed: int, config: dict | None = None) -> pd.DataFrame:
     return hist
 
 
+def run_item(init: str, seed: int, config: dict | None = None) -> dict:
+    """The work item of one run of :func:`reproduce`: the initialisation, the seed and the
+    settings (:data:`CONFIG` with ``config``) without the grid of runs."""
+    cfg = dict(CONFIG, **(config or {}))
+    settings = {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items() if k != "runs"}
+    return dict(set="hm_conv", init=init, seed=int(seed), **settings)
+
+
 def reproduce(out: str, config: dict | None = None) -> pd.DataFrame:
-    """Run every (init, seed) of the analog, writing ``out/runs/<init>-<seed>.csv`` as each run
-    ends (finished runs are skipped: an interrupted grid resumes), then ``out/histories.csv``
-    and ``out/provenance.json`` (git commit, versions, machine, seeds, wall time per run)."""
-    import json
-    import os
-    import platform
-    import time
+    """Run every (init, seed) of the analog, one record per run (item: :func:`run_item`, rows: its
+    training history, provenance: the engine's with wall and finishing time, and
+    :data:`COMMAND`) under ``out/records/``, written as each run ends; a run whose sound record
+    is there is skipped, so an interrupted grid resumes. Returns :func:`load`'s table."""
+    from resnet_nb.experiments.engine import record_item
 
     cfg = dict(CONFIG, **(config or {}))
-    os.makedirs(os.path.join(out, "runs"), exist_ok=True)
-    prov_path = os.path.join(out, "provenance.json")
-    prov = json.load(open(prov_path)) if os.path.exists(prov_path) else {"runs": {}}
     order = sorted(
         ((seed, init) for init, seeds in cfg["runs"].items() for seed in seeds), key=lambda t: t[0]
     )  # seed-major: an interrupted grid has every init at its first seeds
+    store = Path(out) / "records"
     for seed, init in order:
-        path = os.path.join(out, "runs", f"{init}-{seed}.csv")
-        if os.path.exists(path):
-            continue
-        t0 = time.time()
-        run_one(init, seed, cfg).to_csv(path, index=False)
-        prov["runs"][f"{init}-{seed}"] = dict(
-            seconds=round(time.time() - t0, 1), finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        )
-        p = provenance()
-        prov.update(
-            config={k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()},
-            git_commit=p["git"]["commit"] or "unknown",
-            package_modified=p["git"]["package_modified"],
-            torch=p["versions"]["torch"],
-            numpy=p["versions"]["numpy"],
-            python=p["versions"]["python"],
-            machine=f"{platform.machine()} {p['machine']['cpu'].split(' / ')[0]} {p['machine']['cpu_count']} cores",
-            threads=p["machine"]["torch_threads"],
-            command=COMMAND,
-        )
-        with open(prov_path, "w") as f:
-            json.dump(prov, f, indent=1)
-    table = load(out)
-    table.to_csv(os.path.join(out, "histories.csv"), index=False)
-    return table
+        record_item(store, run_item(init, seed, config), lambda i=init, s=seed: run_one(i, s, cfg).to_dict("records"))
+    return load(out)
 
 
-def load(out: str) -> pd.DataFrame:
-    """Every finished run of the analog under ``out/runs`` as one table."""
-    import glob
-    import os
+def _run_bodies(out) -> list[dict]:
+    from resnet_nb.experiments.records import iter_records
 
-    files = sorted(glob.glob(os.path.join(out, "runs", "*.csv")))
-    if not files:
-        raise FileNotFoundError(f"no finished runs under {out}/runs")
-    return pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+    bodies = list(iter_records(Path(out) / "records", strict=True))
+    if not bodies:
+        raise FileNotFoundError(f"out: no finished runs under {out}/records")
+    # by run name, "<init>-<seed>" (the order the chapter's tables and legends follow)
+    return sorted(bodies, key=lambda b: f"{b['item']['init']}-{b['item']['seed']}")
+
+
+def load(out) -> pd.DataFrame:
+    """Every finished run of the analog under ``out/records`` as one table (runs ordered by
+    ``<init>-<seed>``). A damaged record is refused (``ValueError``)."""
+    from resnet_nb.experiments.records import records_table
+
+    return records_table(_run_bodies(out), HISTORY_COLUMNS)
+
+
+def run_provenance(out) -> dict:
+    """The provenance of the finished runs under ``out/records``: per run (``<init>-<seed>``)
+    its wall time in seconds and when it finished, and the commits, torch versions and machines
+    the runs were made with (each listed once)."""
+    bodies = _run_bodies(out)
+
+    def once(values):
+        return ", ".join(dict.fromkeys(str(v) for v in values))
+
+    provs = [b["provenance"] for b in bodies]
+    return dict(
+        runs={
+            f"{b['item']['init']}-{b['item']['seed']}": dict(
+                seconds=b["provenance"]["wall_time_s"], finished=b["provenance"]["finished_utc"]
+            )
+            for b in bodies
+        },
+        git_commit=once(p["git"]["commit"] or "unknown" for p in provs),
+        torch=once(p["versions"]["torch"] for p in provs),
+        machine=once(_machine(p["machine"]) for p in provs),
+    )
+
+
+def _machine(m: dict) -> str:
+    """A machine in words: as recorded (a converted record), or from the engine's fields."""
+    if "description" in m:
+        return m["description"]
+    return f"{m['processor']} {m['cpu'].split(' / ')[0]} {m['cpu_count']} cores"
 
 
 def summary(table: pd.DataFrame, last: int = 5) -> pd.DataFrame:

@@ -4,8 +4,12 @@ file per work item, written atomically, read back, and judged sound or damaged.
 A record ``<key>.json`` holds ``{"body": {"format", "item", "rows", "provenance"}, "checksum"}``
 where ``key`` is :func:`item_key` of the item and ``checksum`` the SHA-256 of the canonical JSON
 of the body. :func:`iter_records` is the one reader of a folder of records (the engine's
-summaries, the figures' provenance counts, the book's time tables); :func:`load_results` reads
-a figure's summary (``table.csv`` and ``provenance.json``). :mod:`.engine` re-exports these names.
+summaries, the figures' provenance counts, the book's time tables, and with ``strict=True``,
+which refuses a damaged file, the sets kept beside the figures' runs: ``results/fig3_sharpness``,
+``results/fig8/dense``, ``results/hm_conv`` and ``results/t1d_long_sweep``, each in its
+``records/`` folder); :func:`records_table` puts their rows in one table; :func:`load_results`
+reads a figure's summary (``table.csv`` and ``provenance.json``). :mod:`.engine` re-exports
+these names.
 """
 
 from __future__ import annotations
@@ -27,9 +31,11 @@ __all__ = [
     "item_key",
     "record_checksum",
     "write_record",
+    "inspect_file",
     "inspect_record",
     "read_record",
     "iter_records",
+    "records_table",
     "committed_records",
     "results_dir",
     "load_results",
@@ -93,14 +99,15 @@ def write_record(store_dir, item: dict, rows: list, prov: dict) -> Path:
 DAMAGE = ("truncated", "tampered", "stale", "foreign")
 
 
-def inspect_record(store_dir, item: dict):
-    """``(body, None)`` for a sound record of ``item``; ``(None, reason)`` otherwise.
+def inspect_file(path):
+    """``(body, None)`` for a sound record file; ``(None, reason)`` otherwise.
 
     ``reason`` is ``"missing"`` (no file), ``"truncated"`` (not complete JSON, e.g. a write cut
     short), ``"tampered"`` (its checksum does not match its content), ``"stale"`` (written in
-    another record format) or ``"foreign"`` (it holds another item). Nothing is deleted.
+    another record format) or ``"foreign"`` (its name is not the key of the item it holds).
+    Nothing is deleted.
     """
-    path = Path(store_dir) / f"{item_key(item)}.json"
+    path = Path(path)
     if not path.exists():
         return None, "missing"
     try:
@@ -113,11 +120,22 @@ def inspect_record(store_dir, item: dict):
             return None, "tampered"
         if body.get("format") != RECORD_FORMAT:
             return None, "stale"
-        if canonical_json(body["item"]) != canonical_json(item):
+        if path.stem != item_key(body["item"]):
             return None, "foreign"
-    except (KeyError, TypeError, AttributeError):
+    except (KeyError, TypeError, AttributeError, ValueError):
         return None, "truncated"
     return body, None
+
+
+def inspect_record(store_dir, item: dict):
+    """``(body, None)`` for a sound record of ``item`` in ``store_dir``; ``(None, reason)``
+    otherwise, with the reasons of :func:`inspect_file` (``"foreign"``: the file of ``item``'s
+    key holds another item). Nothing is deleted.
+    """
+    body, reason = inspect_file(Path(store_dir) / f"{item_key(item)}.json")
+    if body is not None and canonical_json(body["item"]) != canonical_json(item):
+        return None, "foreign"
+    return body, reason
 
 
 def read_record(store_dir, item: dict, damaged: list | None = None):
@@ -136,22 +154,40 @@ def read_record(store_dir, item: dict, damaged: list | None = None):
     return body
 
 
-def iter_records(folder):
+def iter_records(folder, strict: bool = False):
     """The bodies (item, rows, provenance) of the record files in ``folder``, in name order.
 
-    The one reader of the record format outside the store itself: a file that is not a
-    complete record is skipped (nothing is checked or deleted; see :func:`read_record` for
-    that), and a missing folder has no records."""
+    The one reader of the record format outside the store itself, and a missing folder has no
+    records. By default a file that is not a complete record is skipped (nothing is checked or
+    deleted; see :func:`read_record` for that). With ``strict=True`` every file is judged by
+    :func:`inspect_file` and a damaged one (truncated, tampered, stale or foreign) is refused:
+    ``ValueError`` naming the file and the reason, for readers of committed results whose
+    numbers a chapter prints."""
     folder = Path(folder)
     if not folder.is_dir():
         return
     for p in sorted(folder.glob("*.json")):
+        if strict:
+            body, reason = inspect_file(p)
+            if body is None:
+                raise ValueError(f"damaged record {p} ({reason}): restore it (git checkout) or recompute its item")
+            yield body
+            continue
         try:
             body = json.loads(p.read_text())["body"]
         except (ValueError, KeyError, TypeError, UnicodeDecodeError):
             continue
         if isinstance(body, dict):
             yield body
+
+
+def records_table(bodies, columns=()) -> pd.DataFrame:
+    """The rows of record ``bodies`` (as :func:`iter_records` yields them) as one table, in the
+    bodies' order, with ``columns`` first in that order and any others after them by name: a
+    record stores a row's keys sorted, so a set's reader names its columns' order here."""
+    table = pd.DataFrame([r for b in bodies for r in b["rows"]])
+    lead = [c for c in columns if c in table.columns]
+    return table[lead + sorted(c for c in table.columns if c not in lead)]
 
 
 def committed_records(figure: str, scale: str = "paper", root=None):

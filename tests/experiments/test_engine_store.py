@@ -131,6 +131,39 @@ def test_iter_records_reads_every_sound_record_and_skips_other_files(tmp_path, f
     assert list(engine.iter_records(tmp_path / "absent")) == []
 
 
+def test_strict_iter_records_refuses_a_renamed_or_damaged_record(tmp_path, fake_module):
+    engine.run_items(fake_module([]), {"xs": [1, 2]}, store_dir=tmp_path, progress=False)
+    assert len(list(engine.iter_records(tmp_path, strict=True))) == 2
+    first, second = sorted(tmp_path.glob("*.json"))
+    first.rename(tmp_path / "0000.json")  # a record under another item's name
+    with pytest.raises(ValueError, match="damaged record .*foreign"):
+        list(engine.iter_records(tmp_path, strict=True))
+    (tmp_path / "0000.json").unlink()
+    rec = json.loads(second.read_text())
+    rec["body"]["format"] = 0  # another record format, its checksum made to match
+    rec["checksum"] = engine.record_checksum(rec["body"])
+    second.write_text(json.dumps(rec))
+    with pytest.raises(ValueError, match="damaged record .*stale"):
+        list(engine.iter_records(tmp_path, strict=True))
+
+
+def test_record_item_computes_once_and_redoes_a_damaged_record(tmp_path, capsys):
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return [{"x": 1, "y": float("nan")}]
+
+    rows = engine.record_item(tmp_path, {"x": 1}, compute)
+    assert engine.record_item(tmp_path, {"x": 1}, compute) == rows and len(calls) == 1
+    (path,) = tmp_path.glob("*.json")
+    path.write_text(path.read_text()[:20])
+    engine.record_item(tmp_path, {"x": 1}, compute)
+    assert len(calls) == 2 and "truncated" in capsys.readouterr().err
+    (body,) = engine.iter_records(tmp_path, strict=True)
+    assert "wall_time_s" in body["provenance"] and "git" in body["provenance"]
+
+
 def test_provenance_names_the_installed_package_version():
     from importlib import metadata
 

@@ -100,3 +100,53 @@ def test_top_eigenvalue_matches_the_exact_hessian_of_a_small_relu_network():
     H = torch.autograd.functional.hessian(lambda w: loss_samples(net, w.reshape(net.shape), data), W.reshape(-1))
     exact = float(torch.linalg.eigvalsh(H).max())
     assert fig3.top_eigenvalue(net, W, data, iters=200) == pytest.approx(exact, rel=1e-4)
+
+
+@pytest.fixture
+def fake_sharpness(monkeypatch):
+    """fig3.sharpness_along replaced by a five-epoch run sampled at epochs 2 and 4; its calls
+    are appended to the returned list."""
+    import functools
+
+    calls = []
+
+    @functools.wraps(fig3.sharpness_along)  # its signature: the record's item names its arguments
+    def sharpness_along(**kw):
+        calls.append(kw)
+        out = pd.DataFrame({"epoch": [2, 4], "loss": [0.5, 0.1], "lam_max": [19.5, 21.25], "eta_lam": [1.95, 2.125]})
+        out.attrs["losses"] = np.array([1.0, 0.7, 0.5, 0.3, 0.1, 0.1 + 1e-17])
+        return out
+
+    monkeypatch.setattr(fig3, "sharpness_along", sharpness_along)
+    return calls
+
+
+def test_the_sharpness_record_written_then_read_gives_the_same_tables(tmp_path, fake_sharpness):
+    from pandas.testing import assert_frame_equal
+
+    sharp = fig3.reproduce_sharpness(tmp_path, epochs=[2, 4])
+    run = fig3.sharpness_along()
+    assert_frame_equal(sharp, run, check_exact=True)
+    stored, losses = fig3.load_sharpness(tmp_path)
+    assert_frame_equal(stored, run, check_exact=True)
+    assert_frame_equal(losses, pd.DataFrame({"epoch": np.arange(6), "loss": run.attrs["losses"]}), check_exact=True)
+    assert fig3.load_sharpness(tmp_path / "nothing") is None
+
+
+def test_reproduce_sharpness_reads_a_stored_run_back(tmp_path, fake_sharpness):
+    fig3.reproduce_sharpness(tmp_path, epochs=[2, 4])
+    fig3.reproduce_sharpness(tmp_path, epochs=[2, 4])
+    assert len(fake_sharpness) == 1
+    fig3.reproduce_sharpness(tmp_path, epochs=[2, 4], depth=8)  # another run: computed, stored beside
+    with pytest.raises(ValueError, match="out"):
+        fig3.load_sharpness(tmp_path)
+    with pytest.raises(ValueError, match="kwargs"):
+        fig3.sharpness_item(depht=8)
+
+
+def test_a_damaged_sharpness_record_is_refused(tmp_path, fake_sharpness):
+    fig3.reproduce_sharpness(tmp_path, epochs=[2, 4])
+    (path,) = (tmp_path / "fig3_sharpness" / "records").glob("*.json")
+    path.write_text(path.read_text()[:-10])
+    with pytest.raises(ValueError, match="damaged record .*truncated"):
+        fig3.load_sharpness(tmp_path)

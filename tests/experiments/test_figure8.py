@@ -1,6 +1,7 @@
 """Figure 8 of Li et al. (the index along training): the fall of the index around the gradient
 peak, in a toy run, in the committed runs and in the densely sampled run."""
 
+import pandas as pd
 import pytest
 
 from resnet_nb.experiments import fig6, fig8
@@ -61,3 +62,66 @@ def test_fig8_index_claim_is_decided_outside_the_first_step_gap():
     assert c.values["exclude"] == (lo, hi)
     assert not lo <= c.values["x_closest"] <= hi
     assert c.spread < -c.value  # the margin exceeds the run-to-run spread (not fragile)
+
+
+@pytest.fixture
+def fake_dense(monkeypatch):
+    """fig8.dense_index replaced by a cheap table (NaN index before epoch 1); the architectures
+    computed are appended to the returned list."""
+    import numpy as np
+    import pandas as pd
+
+    calls = []
+
+    def dense_index(arch, **kw):
+        calls.append(arch)
+        return pd.DataFrame(
+            {
+                "arch": arch,
+                "epoch": [0, 1, 2],
+                "loss": [1.0, 0.5, 1 / 3],
+                "grad_norm": [0.1, 0.2, 0.30000000000000004],
+                "index": [np.nan, 0.5, 0.25],
+                "negatives": [-1, 8, 4],
+                "P": 16,
+            }
+        )
+
+    monkeypatch.setattr(fig8, "dense_index", dense_index)
+    return calls
+
+
+def test_dense_records_written_then_read_give_the_same_table(tmp_path, fake_dense):
+    from pandas.testing import assert_frame_equal
+
+    table = fig8.reproduce_dense(tmp_path)
+    expected = pd.concat([fig8.dense_index(a) for a in fig8.DENSE["archs"]], ignore_index=True)
+    assert_frame_equal(table, expected, check_exact=True)
+    assert_frame_equal(fig8.load_dense(tmp_path), expected, check_exact=True)
+    assert len(list((tmp_path / "fig8" / "dense" / "records").glob("*.json"))) == len(fig8.DENSE["archs"])
+    assert fig8.load_dense(tmp_path / "nothing") is None
+
+
+def test_reproduce_dense_skips_the_architectures_already_stored(tmp_path, fake_dense):
+    from resnet_nb.experiments.records import item_key
+
+    fig8.reproduce_dense(tmp_path)
+    assert fake_dense == fig8.DENSE["archs"]
+    fig8.reproduce_dense(tmp_path)
+    assert fake_dense == fig8.DENSE["archs"]  # nothing recomputed
+    last = fig8.DENSE["archs"][-1]
+    (tmp_path / "fig8" / "dense" / "records" / f"{item_key(fig8.dense_item(last))}.json").unlink()
+    fig8.reproduce_dense(tmp_path)
+    assert fake_dense == [*fig8.DENSE["archs"], last]
+
+
+def test_a_damaged_dense_record_is_refused(tmp_path, fake_dense):
+    import json
+
+    fig8.reproduce_dense(tmp_path)
+    path = sorted((tmp_path / "fig8" / "dense" / "records").glob("*.json"))[0]
+    rec = json.loads(path.read_text())
+    rec["body"]["rows"][0]["loss"] = 2.0  # a number changed, the checksum kept
+    path.write_text(json.dumps(rec))
+    with pytest.raises(ValueError, match="damaged record .*tampered"):
+        fig8.load_dense(tmp_path)

@@ -71,3 +71,68 @@ def test_the_falsifier_is_the_three_point_effect():
     c = hm_analog.check_hm_analog(falsify=True)
     assert "+0.03" in c.claim and not c.passed and c.value > 0
     assert hm_analog.check_hm_analog().values["low"] < 0 < hm_analog.check_hm_analog().values["high"]
+
+
+@pytest.fixture
+def fake_runs(monkeypatch):
+    """hm_analog.run_one replaced by a two-epoch history; the runs computed are appended to the
+    returned list."""
+    calls = []
+
+    def run_one(init, seed, config=None):
+        calls.append(f"{init}-{seed}")
+        return pd.DataFrame(
+            {
+                "init": init,
+                "seed": seed,
+                "epoch": [0, 1],
+                "lr": 0.05,
+                "loss": [2.3, 1.0 / (seed + 3)],
+                "accuracy": [0.1, 0.5],
+                "diverged": False,
+                "batch_loss": [np.nan, 1.1],
+                "test_accuracy": [0.1, 0.4 + seed / 100],
+            }
+        )
+
+    monkeypatch.setattr(hm_analog, "run_one", run_one)
+    return calls
+
+
+GRID = dict(runs={"standard": [0, 1], "hardt_ma": [0]})
+
+
+def test_hm_runs_written_then_read_give_the_same_table(tmp_path, fake_runs):
+    from pandas.testing import assert_frame_equal
+
+    table = hm_analog.reproduce(tmp_path, GRID)
+    # the runs in the order of their names, <init>-<seed>
+    names = [("hardt_ma", 0), ("standard", 0), ("standard", 1)]
+    expected = pd.concat([hm_analog.run_one(init, seed) for init, seed in names], ignore_index=True)
+    assert_frame_equal(table, expected, check_exact=True)
+    assert_frame_equal(hm_analog.load(tmp_path), expected, check_exact=True)
+    prov = hm_analog.run_provenance(tmp_path)
+    assert sorted(prov["runs"]) == ["hardt_ma-0", "standard-0", "standard-1"]
+    assert all(r["seconds"] >= 0 for r in prov["runs"].values()) and prov["torch"] and prov["machine"]
+    with pytest.raises(FileNotFoundError, match="out"):
+        hm_analog.load(tmp_path / "nothing")
+
+
+def test_hm_reproduce_skips_the_finished_runs(tmp_path, fake_runs):
+    from resnet_nb.experiments.records import item_key
+
+    hm_analog.reproduce(tmp_path, GRID)
+    assert fake_runs == ["standard-0", "hardt_ma-0", "standard-1"]  # seed-major
+    hm_analog.reproduce(tmp_path, GRID)
+    assert len(fake_runs) == 3  # nothing recomputed
+    (tmp_path / "records" / f"{item_key(hm_analog.run_item('standard', 1, GRID))}.json").unlink()
+    hm_analog.reproduce(tmp_path, GRID)
+    assert fake_runs[3:] == ["standard-1"]
+
+
+def test_a_damaged_hm_run_record_is_refused(tmp_path, fake_runs):
+    hm_analog.reproduce(tmp_path, GRID)
+    path = sorted((tmp_path / "records").glob("*.json"))[0]
+    path.write_text(path.read_text()[:100])  # a write cut short
+    with pytest.raises(ValueError, match="damaged record .*truncated"):
+        hm_analog.load(tmp_path)

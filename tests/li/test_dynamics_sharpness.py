@@ -84,24 +84,60 @@ def test_sharpness_sweep_refuses_bad_arguments(data2):
         dyn.sharpness_sweep(data2, seeds=(0,), epochs=10, every=5, spike=1.0)
 
 
-def test_save_and_load_sweep_round_trip(sweep2, tmp_path):
-    dyn.save_sweep(sweep2, tmp_path / "s", config=dict(note="test"))
+def test_a_stored_sweep_reads_back_as_it_was_computed(sweep2, tmp_path):
+    dyn.save_sweep(sweep2, tmp_path / "s", config=dict(n=2, R=2, note="test"))
+    assert len(list((tmp_path / "s" / "records").glob("*.json"))) == 2  # one record per seed
     back = dyn.load_sweep(tmp_path / "s")
-    assert back["seeds"] == [0, 1] and back["config"]["config"] == dict(note="test")
+    assert back["seeds"] == [0, 1] and back["config"]["provenance"]["sweep"]["note"] == "test"
+    assert {k: back["config"][k] for k in ("n", "R", "lr", "epochs", "every", "spike")} == dict(
+        n=2, R=2, lr=1.0, epochs=200, every=20, spike=10.0
+    )
     np.testing.assert_array_equal(back["epochs"], sweep2["epochs"])
-    np.testing.assert_allclose(back["lam_max"], sweep2["lam_max"], rtol=1e-15)
-    np.testing.assert_allclose(back["gaps"], sweep2["gaps"], rtol=1e-6)  # stored with 7 digits
+    np.testing.assert_array_equal(back["lam_max"], sweep2["lam_max"])  # floats kept exactly
+    np.testing.assert_array_equal(back["gaps"], sweep2["gaps"])
     for k in ("Lmin", "edge", "lr", "sigma_max", "spike"):
         assert back[k] == sweep2[k]
     assert back["rows"] == sweep2["rows"]
     assert all(type(a) is type(b) for r, q in zip(back["rows"], sweep2["rows"]) for a, b in zip(r.values(), q.values()))
-    with pytest.raises(FileNotFoundError, match="t1d_long_sweep"):
+    with pytest.raises(FileNotFoundError, match="path"):
         dyn.load_sweep(tmp_path / "empty")
+    with pytest.raises(ValueError, match="config"):
+        dyn.save_sweep(sweep2, tmp_path / "t", config=dict(R=2))
+
+
+def test_the_long_sweep_trains_only_the_seeds_not_stored(data2, tmp_path, monkeypatch):
+    from resnet_nb.experiments.records import item_key
+    from resnet_nb.li.dynamics import sharpness
+
+    trained = []
+    real = sharpness.sharpness_sweep
+
+    def spy(data, **kw):
+        trained.append(list(kw["seeds"]))
+        return real(data, **kw)
+
+    monkeypatch.setattr(sharpness, "sharpness_sweep", spy)
+    cfg = dict(seeds=[0, 1], n=2, R=2, lr=1.0, epochs=200, every=20, spike=10.0)
+    first = dyn.long_sweep_reproduce(tmp_path, data=data2, **cfg)
+    dyn.long_sweep_reproduce(tmp_path, data=data2, **cfg)
+    assert trained == [[0, 1]]  # the second call found both seeds stored
+    (tmp_path / "records" / f"{item_key(dyn.sweep_item(1, cfg))}.json").unlink()
+    again = dyn.long_sweep_reproduce(tmp_path, data=data2, **cfg)
+    assert trained == [[0, 1], [1]]
+    np.testing.assert_allclose(again["gaps"], first["gaps"], rtol=1e-8)  # seed 1 alone or beside seed 0
+
+
+def test_a_damaged_sweep_record_is_refused(sweep2, tmp_path):
+    dyn.save_sweep(sweep2, tmp_path, config=dict(n=2, R=2))
+    path = sorted((tmp_path / "records").glob("*.json"))[0]
+    path.write_text(path.read_text()[:200])  # a write cut short
+    with pytest.raises(ValueError, match="damaged record .*truncated"):
+        dyn.load_sweep(tmp_path)
 
 
 def test_committed_long_sweep_is_the_documented_run():
     long = dyn.load_sweep()
-    cfg = long["config"]["config"]
+    cfg = long["config"]
     assert {k: cfg[k] for k in dyn.LONG_SWEEP} == dyn.LONG_SWEEP
     assert list(long["epochs"]) == list(range(0, cfg["epochs"] + 1, cfg["every"]))
     assert long["gaps"].shape == (len(cfg["seeds"]), cfg["epochs"] + 1)

@@ -34,6 +34,9 @@ from resnet_nb.li.dynamics.pairing import (
 from resnet_nb.li.dynamics.sharpness import (
     LONG_SWEEP,
     LONG_SWEEP_DIR,
+    SWEEP_ROW,
+    SWEEP_SCALARS,
+    TRACES,
     catapult_steps,
     lambda_max,
     load_sweep,
@@ -42,6 +45,8 @@ from resnet_nb.li.dynamics.sharpness import (
     save_sweep,
     sharpness_sweep,
     sharpness_trace,
+    sweep_item,
+    sweep_records,
 )
 
 __all__ = [
@@ -59,6 +64,11 @@ __all__ = [
     "sharpness_sweep",
     "LONG_SWEEP_DIR",
     "LONG_SWEEP",
+    "SWEEP_ROW",
+    "SWEEP_SCALARS",
+    "TRACES",
+    "sweep_item",
+    "sweep_records",
     "save_sweep",
     "load_sweep",
     "long_sweep_reproduce",

@@ -3,7 +3,8 @@
 Over several seeds, the sharpness lambda_max (:func:`lambda_max`) of the exact Hessian against 2/lr and the loss
 spikes: :func:`sharpness_trace`, :func:`sharpness_sweep`, :func:`rise_factor` (the figure is drawn
 by :func:`resnet_nb.book.li_figures.plot_sharpness_sweep`); the longer run stored under
-``results/t1d_long_sweep``: :func:`long_sweep_reproduce`, :func:`save_sweep`, :func:`load_sweep`;
+``results/t1d_long_sweep/records`` (one record of the engine's store per seed):
+:func:`long_sweep_reproduce`, :func:`save_sweep`, :func:`load_sweep`;
 the mechanism of a catapult: :func:`catapult_steps`.
 """
 
@@ -132,117 +133,127 @@ def sharpness_sweep(
 #: :func:`long_sweep_reproduce` (``scripts/t1d_long_sweep.py``) and read by :func:`load_sweep`
 LONG_SWEEP_DIR = "t1d_long_sweep"
 LONG_SWEEP = dict(seeds=list(range(8)), n=2, R=4, lr=0.5, epochs=6000, every=250, spike=10.0)
-_SWEEP_ROW_TYPES = dict(
-    seed=int,
-    lam_peak=float,
-    peak_epoch=int,
-    first_above=int,
-    rises=int,
-    rise=float,
-    spike=bool,
-    final_gap=float,
-    lam_final=float,
-)
+#: the columns of a row of :func:`sharpness_sweep`, in its order
+SWEEP_ROW = ("seed", "lam_peak", "peak_epoch", "first_above", "rises", "rise", "spike", "final_gap", "lam_final")
+#: the traces a stored seed carries beside its row of :func:`sharpness_sweep` (lists, one value
+#: per sampled epoch or per epoch)
+TRACES = ("epochs", "lam_max", "gaps")
+#: the scalars of a sweep that every stored seed carries in its row's ``sweep`` entry (they must
+#: agree between seeds)
+SWEEP_SCALARS = ("Lmin", "edge", "lr", "sigma_max", "spike")
+
+
+def sweep_item(seed: int, config: dict) -> dict:
+    """The work item of one seed of a stored sweep: the seed and the other arguments of
+    :func:`sharpness_sweep` (``n``, ``R``, ``lr``, ``epochs``, ``every``, ``spike``)."""
+    settings = {k: config[k] for k in ("n", "R", "lr", "epochs", "every", "spike")}
+    return dict(set=LONG_SWEEP_DIR, seed=int(seed), **settings)
+
+
+def sweep_records(sweep: dict) -> list[tuple[int, list[dict]]]:
+    """The record rows of a :func:`sharpness_sweep` result, per seed: one row, the seed's row of
+    ``sweep["rows"]`` with the sweep's scalars (:data:`SWEEP_SCALARS`, as ``sweep``) and its traces
+    (:data:`TRACES`: the sampled epochs, lambda_max there, loss - L_min at every epoch)."""
+    scalars = {k: float(sweep[k]) for k in SWEEP_SCALARS}
+    out = []
+    for i, row in enumerate(sweep["rows"]):
+        traces = dict(
+            epochs=[int(e) for e in sweep["epochs"]],
+            lam_max=[float(v) for v in np.asarray(sweep["lam_max"])[i]],
+            gaps=[float(v) for v in np.asarray(sweep["gaps"])[i]],
+        )
+        out.append((int(row["seed"]), [dict(row, sweep=scalars, **traces)]))
+    return out
 
 
 def save_sweep(sweep: dict, out, config: dict | None = None) -> None:
-    """Write a :func:`sharpness_sweep` result to the folder ``out``: ``rows.csv`` (one row per
-    seed), ``lam_max.csv`` (the sampled epochs, one column of lambda_max per seed), ``gaps.csv``
-    (loss - L_min at every epoch, one column per seed) and ``config.json`` (the arguments, the
-    scalars of the sweep and the provenance: git commit, versions, wall time if given)."""
-    import json
-    import os
+    """Write a :func:`sharpness_sweep` result to the folder ``out``: one record per seed
+    (item: :func:`sweep_item` of ``config``, rows: :func:`sweep_records`) in ``out/records``, its
+    provenance the engine's (git commit, versions, machine) with ``config``'s other entries
+    (e.g. the wall time of the sweep and its data)."""
+    from pathlib import Path
 
-    import pandas as pd
-
-    os.makedirs(out, exist_ok=True)
-    seeds = [int(s) for s in sweep["seeds"]]
-    pd.DataFrame(sweep["rows"]).to_csv(os.path.join(out, "rows.csv"), index=False)
-    cols = [f"seed{s}" for s in seeds]
-    lam = pd.DataFrame(np.asarray(sweep["lam_max"]).T, columns=cols)
-    lam.insert(0, "epoch", np.asarray(sweep["epochs"], dtype=int))
-    lam.to_csv(os.path.join(out, "lam_max.csv"), index=False, float_format="%.17g")
-    gaps = pd.DataFrame(np.asarray(sweep["gaps"]).T, columns=cols)
-    gaps.insert(0, "epoch", np.arange(gaps.shape[0]))
-    gaps.to_csv(os.path.join(out, "gaps.csv"), index=False, float_format="%.6e")
     from resnet_nb.experiments.engine import provenance
+    from resnet_nb.experiments.records import write_record
 
-    prov = provenance()
-    meta = dict(
-        config=dict(config or {}),
-        seeds=seeds,
-        Lmin=float(sweep["Lmin"]),
-        edge=float(sweep["edge"]),
-        lr=float(sweep["lr"]),
-        sigma_max=float(sweep["sigma_max"]),
-        spike=float(sweep["spike"]),
-        git_commit=prov["git"]["commit"] or "unknown",
-        torch=prov["versions"]["torch"],
-        numpy=prov["versions"]["numpy"],
-        python=prov["versions"]["python"],
-        threads=prov["machine"]["torch_threads"],
-    )
-    with open(os.path.join(out, "config.json"), "w") as f:
-        json.dump(meta, f, indent=1)
+    cfg = dict(config or {})
+    cfg.setdefault("lr", sweep["lr"])
+    cfg.setdefault("spike", sweep["spike"])
+    epochs = np.asarray(sweep["epochs"], dtype=int)
+    cfg.setdefault("epochs", int(np.asarray(sweep["gaps"]).shape[1] - 1))
+    cfg.setdefault("every", int(epochs[1] - epochs[0]) if epochs.size > 1 else 1)
+    missing = [k for k in ("n", "R") if k not in cfg]
+    if missing:
+        raise ValueError(f"config: the stored sweep's item needs {missing[0]!r} (the network it trained)")
+    prov = dict(provenance(), sweep={k: v for k, v in cfg.items() if k not in ("seeds",)})
+    for seed, rows in sweep_records(sweep):
+        write_record(Path(out) / "records", sweep_item(seed, cfg), rows, prov)
 
 
 def load_sweep(path=None) -> dict:
     """A sweep stored by :func:`save_sweep` (default: the committed longer run,
-    ``results/t1d_long_sweep``), as the dict :func:`sharpness_sweep` returns, plus ``config``."""
-    import json
+    ``results/t1d_long_sweep``), as the dict :func:`sharpness_sweep` returns (seeds in increasing
+    order), plus ``config`` (the arguments of the sweep, ``seeds`` included, and the first
+    record's provenance). A damaged
+    record, or seeds that disagree on the settings or the sweep's scalars, is refused
+    (``ValueError``)."""
     from pathlib import Path
 
-    import pandas as pd
-
     from resnet_nb.core.paths import results_dir
+    from resnet_nb.experiments.records import iter_records
 
     d = results_dir(LONG_SWEEP_DIR) if path is None else Path(path)
-    if not (d / "config.json").exists():
+    bodies = sorted(iter_records(d / "records", strict=True), key=lambda b: b["item"]["seed"])
+    if not bodies:
         raise FileNotFoundError(
-            f"{d} holds no stored sweep: run `python scripts/t1d_long_sweep.py` from the repository root"
+            f"path: {d} holds no stored sweep: run `python scripts/t1d_long_sweep.py` from the repository root"
         )
-    meta = json.loads((d / "config.json").read_text())
-    rows = [
-        {k: _SWEEP_ROW_TYPES.get(k, float)(v) for k, v in r.items()}
-        for r in pd.read_csv(d / "rows.csv").to_dict("records")
-    ]
-    lam, gaps = pd.read_csv(d / "lam_max.csv"), pd.read_csv(d / "gaps.csv")
-    cols = [f"seed{s}" for s in meta["seeds"]]
+    settings = [{k: v for k, v in b["item"].items() if k != "seed"} for b in bodies]
+    rows = [b["rows"][0] for b in bodies]
+    for k in ("sweep", "epochs"):
+        if any(r[k] != rows[0][k] for r in rows) or any(s != settings[0] for s in settings):
+            raise ValueError(f"path: the seeds stored under {d} disagree on {k} or on the settings")
     return dict(
-        epochs=lam["epoch"].to_numpy(dtype=int),
-        seeds=list(meta["seeds"]),
-        lam_max=lam[cols].to_numpy(dtype=float).T,
-        gaps=gaps[cols].to_numpy(dtype=float).T,
-        Lmin=meta["Lmin"],
-        edge=meta["edge"],
-        lr=meta["lr"],
-        sigma_max=meta["sigma_max"],
-        rows=rows,
-        spike=meta["spike"],
-        config=meta,
+        epochs=np.array(rows[0]["epochs"], dtype=int),
+        seeds=[int(b["item"]["seed"]) for b in bodies],
+        lam_max=np.array([r["lam_max"] for r in rows], dtype=float),
+        gaps=np.array([r["gaps"] for r in rows], dtype=float),
+        rows=[
+            {k: r[k] for k in SWEEP_ROW} | {k: v for k, v in r.items() if k not in (*SWEEP_ROW, *TRACES, "sweep")}
+            for r in rows
+        ],
+        **rows[0]["sweep"],
+        config=dict(
+            {k: v for k, v in settings[0].items() if k != "set"},
+            seeds=[int(b["item"]["seed"]) for b in bodies],
+            provenance=bodies[0]["provenance"],
+        ),
     )
 
 
 def long_sweep_reproduce(out=None, data=None, **overrides) -> dict:
     """Run the longer seed sweep (:data:`LONG_SWEEP`: 8 seeds, 6,000 epochs, exact Hessian every
     250 epochs) and store it with :func:`save_sweep` under ``out`` (default
-    ``results/t1d_long_sweep``). ``data`` defaults to whitened MNIST, the chapter's data."""
+    ``results/t1d_long_sweep``), one record per seed; seeds whose sound record is stored are not
+    trained again (the others are trained together), so an interrupted sweep resumes. Returns
+    :func:`load_sweep` of ``out``. ``data`` defaults to whitened MNIST, the chapter's data."""
     import time
+    from pathlib import Path
 
     from resnet_nb.core.data import whitened_mnist
     from resnet_nb.core.paths import results_dir
+    from resnet_nb.experiments.records import inspect_record
 
     cfg = dict(LONG_SWEEP, **overrides)
-    source = "whitened_mnist()" if data is None else "given"
-    data = whitened_mnist() if data is None else data
-    t0 = time.time()
-    sweep = sharpness_sweep(data, **cfg)
-    save_sweep(
-        sweep,
-        results_dir(LONG_SWEEP_DIR) if out is None else out,
-        dict(cfg, wall_s=round(time.time() - t0, 1), data=source),
-    )
-    return sweep
+    out = results_dir(LONG_SWEEP_DIR) if out is None else Path(out)
+    todo = [s for s in cfg["seeds"] if inspect_record(out / "records", sweep_item(s, cfg))[0] is None]
+    if todo:
+        source = "whitened_mnist()" if data is None else "given"
+        data = whitened_mnist() if data is None else data
+        t0 = time.time()
+        sweep = sharpness_sweep(data, **dict(cfg, seeds=todo))
+        save_sweep(sweep, out, dict(cfg, seeds=todo, wall_s=round(time.time() - t0, 1), data=source))
+    return load_sweep(out)
 
 
 def catapult_steps(
