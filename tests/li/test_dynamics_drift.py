@@ -90,7 +90,7 @@ def test_drift_R_law_check_and_its_falsifier():
 
 def test_drift_table_refuses_R_and_eps_out_of_range():
     data = synthetic_linear(2, 10, seed=0)
-    with pytest.raises(ValueError, match="R must"):
+    with pytest.raises(ValueError, match=r"\bR\b"):
         dyn.drift_table((0,), (0.1,), data)
     for eps in (0.0, -0.01):
         with pytest.raises(ValueError, match=r"\beps\b"):
