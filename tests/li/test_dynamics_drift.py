@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from helpers import tol_of
+from helpers import labelled, tol_of
 
 import resnet_nb.li.dynamics as dyn
 from resnet_nb import ShortcutNetwork, synthetic_linear
@@ -71,7 +71,7 @@ def test_drift_per_unit_recovers_c():
     np.testing.assert_allclose(df["k"], 2.5 * df["R"], rtol=1e-6)
     c_runs = 2.5 * np.array([1.1, 0.9, 1.1, 0.9])
     assert df["c_se"].iloc[0] == pytest.approx(c_runs.std(ddof=1) / 2, rel=1e-6)
-    with pytest.raises(ValueError, match="2-shortcut"):
+    with pytest.raises(ValueError, match=r"\btable\b.*2-shortcut"):
         dyn.drift_per_unit(t[t["arch"] == "orthogonal"], eps=0.01, sigma_max=1.0)
 
 
@@ -84,17 +84,19 @@ def test_drift_R_law_check_and_its_falsifier():
     flat = _runs_table(lambda R: 2.5 / R)
     assert dyn.drift_R_law_check(flat, sigma_max=1.0).rejected_on_value
     assert dyn.drift_R_law_check(flat, falsify=True, sigma_max=1.0).passed
-    with pytest.raises(ValueError, match="two depths"):
+    with pytest.raises(ValueError, match=r"\btable\b.*two depths"):
         dyn.drift_R_law_check(_runs_table(lambda R: 2.5, depths=(4,)), sigma_max=1.0)
 
 
 def test_drift_table_refuses_R_and_eps_out_of_range():
     data = synthetic_linear(2, 10, seed=0)
-    with pytest.raises(ValueError, match="R must"):
+    with pytest.raises(ValueError, match=r"\bR\b"):
         dyn.drift_table((0,), (0.1,), data)
     for eps in (0.0, -0.01):
-        with pytest.raises(ValueError, match="eps"):
+        with pytest.raises(ValueError, match=r"\beps\b"):
             dyn.drift_table((1,), (eps,), data)
+    (row,) = dyn.drift_table((1,), (1e-12,), data)  # just inside: accepted
+    assert row["eps"] == 1e-12 and row["R"] == 1
 
 
 def test_drift_table_rows_against_hand_computed_hessians():
@@ -116,3 +118,95 @@ def test_drift_table_rows_against_hand_computed_hessians():
             assert abs(r["sigma_max"] - sig) <= tol_of(4, max(1.0, sig))
             assert r["drift"] == r["lam_max"] - r["sigma_max"] and r["drift"] > 10 * tol
             assert r["c"] == pytest.approx(r["drift"] / (R * eps**2), rel=1e-14, abs=0)
+
+
+def _own_per_depth(table, eps, sigma):
+    """Per depth of the 2-shortcut rows: the runs' drifts, c = drift / (R eps^2), k = drift / eps^2."""
+    out = {}
+    for depth in sorted(set(table["depth"])):
+        lam = table[(table["arch"] == "2-shortcut") & (table["depth"] == depth)]["lam_max"].to_numpy(float)
+        if lam.size:
+            drift = lam - sigma
+            out[depth] = dict(drift=drift, c=drift / (depth // 2 * eps**2), k=drift / eps**2)
+    return out
+
+
+def test_drift_per_unit_columns_against_the_runs_by_hand():
+    # a drift that grows faster than R (c = R) and a sigma_max that is not 1: each column shows
+    t = _runs_table(lambda R: float(R), sigma=0.7, eps=0.02, runs=3, depths=(2, 6, 12))
+    df = dyn.drift_per_unit(t, eps=0.02, sigma_max=0.7)
+    own = _own_per_depth(t, 0.02, 0.7)
+    assert list(df["depth"]) == [2, 6, 12] and list(df["R"]) == [1, 3, 6] and (df["runs"] == 3).all()
+    for (_, row), (depth, o) in zip(df.iterrows(), own.items()):
+        assert row["depth"] == depth
+        assert row["drift"] == pytest.approx(o["drift"].mean(), rel=1e-12)
+        assert row["drift_std"] == pytest.approx(o["drift"].std(ddof=1), rel=1e-9)
+        for q in ("c", "k"):
+            assert row[q] == pytest.approx(o[q].mean(), rel=1e-12)
+            assert row[q + "_std"] == pytest.approx(o[q].std(ddof=1), rel=1e-9)
+            assert row[q + "_se"] == pytest.approx(o[q].std(ddof=1) / np.sqrt(3), rel=1e-9)
+    assert df.attrs == dict(sigma_max=0.7, eps=0.02)
+
+
+def test_drift_per_unit_eps_must_be_positive_and_sigma_max_not_negative():
+    t = _runs_table(lambda R: 2.5)
+    assert dyn.drift_per_unit(t, eps=1e-12, sigma_max=0.0).attrs == dict(sigma_max=0.0, eps=1e-12)
+    for eps in (0.0, -0.01):
+        with pytest.raises(ValueError, match=r"\beps\b"):
+            dyn.drift_per_unit(t, eps=eps, sigma_max=1.0)
+    with pytest.raises(ValueError, match=r"\bsigma_max\b"):
+        dyn.drift_per_unit(t, eps=0.01, sigma_max=-1e-9)
+
+
+def test_drift_R_law_check_reports_the_range_and_the_standard_error_it_compares():
+    from resnet_nb.core.init import SMALL_SCALE
+
+    t = _runs_table(lambda R: 2.0 + 0.01 * R, sigma=1.0, eps=SMALL_SCALE, runs=4, depths=(2, 4, 8))
+    own = _own_per_depth(t, SMALL_SCALE, 1.0)
+    means = {q: [o[q].mean() for o in own.values()] for q in ("c", "k")}
+    ses = {q: [o[q].std(ddof=1) / 2 for o in own.values()] for q in ("c", "k")}
+    drifts = [o["drift"].mean() for o in own.values()]
+    slope = np.polyfit(np.log([1, 2, 4]), np.log(drifts), 1)[0]
+    for falsify, q in ((False, "c"), (True, "k")):
+        res = dyn.drift_R_law_check(t, falsify=falsify, sigma_max=1.0)
+        labelled(res)
+        rng, se = max(means[q]) - min(means[q]), max(ses[q])
+        assert res.value == pytest.approx(rng, rel=1e-9) and res.tol == pytest.approx(3 * se, rel=1e-9)
+        assert res.spread == pytest.approx(se, rel=1e-9) and res.op == "<="
+        assert res.nontrivial == pytest.approx(min(drifts), rel=1e-12)
+        v = res.values
+        assert (v["range"], v["se"]) == (res.value, res.spread) and v["slope"] == pytest.approx(slope, rel=1e-9)
+        assert v["c_lo"] == pytest.approx(min(means["c"]), rel=1e-12)
+        assert v["c_hi"] == pytest.approx(max(means["c"]), rel=1e-12)
+        assert len(res.lines) == 1
+    # two depths are enough
+    two = dyn.drift_R_law_check(_runs_table(lambda R: 2.5, depths=(2, 4), eps=SMALL_SCALE), sigma_max=1.0)
+    assert two.passed
+
+
+def test_evenness_check_eps_must_be_positive():
+    data = synthetic_linear(2, 10, seed=0)
+    res = dyn.evenness_check(data, n=2, R=1, epss=(1e-12,))  # just inside: accepted
+    assert res.value == 0.0
+    for eps in (0.0, -0.01):
+        with pytest.raises(ValueError, match=r"\beps\b"):
+            dyn.evenness_check(data, n=2, R=1, epss=(0.01, eps))
+
+
+def test_evenness_check_reports_the_odd_part_and_how_far_the_hessian_moved(data2):
+    st = data2.stats()
+    for n, seed, epss in ((2, 1, (0.03, 0.05)), (3, 0, (0.01, 0.02))):
+        res = dyn.evenness_check(data2, n=n, R=2, epss=epss, seed=seed)
+        labelled(res)
+        net = ShortcutNetwork(2, n, 2)
+        V = initialise(net, "xavier", seed=seed)
+        H0 = hessian_linear(net, torch.zeros(net.shape, dtype=F64), st)
+        Hp = {e: hessian_linear(net, e * V, st) for e in epss}
+        Hm = {e: hessian_linear(net, -e * V, st) for e in epss}
+        odd = max(float((Hp[e] - Hm[e]).abs().max()) for e in epss)
+        moved = min(float((Hp[e] - H0).abs().max()) for e in epss)
+        size = max(float(Hp[e].abs().max()) for e in epss)
+        assert res.value == odd and res.nontrivial == moved and res.values == dict(odd=odd, moved=moved)
+        assert res.tol == pytest.approx(tol_of(net.num_params, size), rel=1e-12, abs=0)
+        assert moved > 1e-6
+        assert (odd == 0.0) == (n == 2)

@@ -218,3 +218,45 @@ def test_eq15_16_check_reports_its_numbers(data2):
     assert res.values["eW"] == pytest.approx(eW, rel=1e-9, abs=0)
     assert (res.values["e15"], res.values["e16"], res.values["gap_L"]) == (e15.value, e16.value, reach.value)
     assert math.isfinite(res.values["e15"]) and reach.value > 0
+
+
+def test_eq15_16_check_refuses_anything_but_samples_naming_data_and_what_it_got(data2):
+    for bad, kind in [(data2.stats(), "SufficientStats"), ((data2.X, data2.Y), "tuple")]:
+        with pytest.raises(ValueError, match=rf"\bdata\b.*\b{kind}\b"):
+            dyn.eq15_16_check(bad)
+
+
+def test_ginverse_check_refuses_every_pair_of_its_falsifiers():
+    names = ("left", "not_ginverse", "unique")
+    for chosen in [("left", "not_ginverse"), ("left", "unique"), ("not_ginverse", "unique"), names]:
+        for name in names:
+            with pytest.raises(ValueError, match=rf"\b{name}\b"):
+                dyn.eq15_16_ginverse_check(**dict.fromkeys(chosen, True))
+
+
+def test_unique_minimiser_falsifier_measures_against_the_moore_penrose_product():
+    data = dyn.rank_deficient_data(seed=0)
+    own = _ginv_own(data, 0)
+    fal = dyn.eq15_16_ginverse_check(unique=True)
+    labelled(fal)
+    ginv, same = fal.parts
+    assert ginv.value == pytest.approx(own["is_ginv"], rel=1e-9, abs=1e-18)
+    dW = float((own["W"] - own["Wmp"]).abs().max())
+    assert same.value == pytest.approx(dW, rel=1e-12, abs=0) and same.value > 1e3 * same.tol
+    # what could differ is Syx Sxx^+ itself, which is far from 0
+    assert same.nontrivial == pytest.approx(float(own["Wmp"].abs().max()), rel=1e-12, abs=0)
+    assert same.nontrivial > 0.1 and not same.vacuous
+    # both matrices attain L_min: the line beside it reports |L(Syx G) - L_min|, a rounding error
+    gap = abs(own["LW"] - own["Lmin"])
+    assert gap < own["tol"] and any(f"{gap:.2e}" in line for line in same.lines)
+    assert fal.values["dW"] == same.value and fal.values["rank"] == 3
+
+
+def test_rank_deficient_data_needs_a_rank_below_d():
+    data = dyn.rank_deficient_data(d=4, rank=3, m=6)  # just inside: rank d - 1
+    assert data.X.shape == (4, 6) and int(torch.linalg.matrix_rank(data.X)) == 3
+    tiny = dyn.rank_deficient_data(d=2, rank=1, m=1)  # the smallest sizes accepted
+    assert tiny.X.shape == (2, 1) and tiny.Y.shape == (2, 1)
+    for d in (4, 3):  # rank = d and rank above d are refused
+        with pytest.raises(ValueError, match=r"\brank\b"):
+            dyn.rank_deficient_data(d=d, rank=4, m=6)

@@ -209,5 +209,38 @@ def test_order_sweep_draws_its_orders_from_the_seed(data3):
         M = st.Sxx.numpy()[np.ix_(p, p)] - st.Syx.numpy()[:, p]
         sv = np.linalg.svd(M, compute_uv=False)
         assert out[k] == pytest.approx(sv.max() / sv.min(), rel=1e-12, abs=0)
-    with pytest.raises(ValueError, match="count"):
+    with pytest.raises(ValueError, match=r"\bcount\b"):
         dyn.order_sweep(data3, count=0)
+    assert dyn.order_sweep(data3, count=1, seed=0)[0] == out[0]  # one order is enough
+
+
+def test_controlled_residual_argument_bounds_name_the_argument():
+    eye = torch.eye(3, dtype=F64)
+    # just inside each bound: d = 1, a tiny size, a tiny smallest, smallest = 1 (all singular values equal)
+    Q = dyn.controlled_residual(1, size=0.5, smallest=1.0)
+    assert Q.shape == (1, 1) and float((torch.eye(1, dtype=F64) - Q).abs().max()) == pytest.approx(0.5)
+    sv = torch.linalg.svdvals(eye - dyn.controlled_residual(3, size=1e-9, smallest=1e-6))
+    assert float(sv.max()) == pytest.approx(1e-9, rel=1e-9) and float(sv.min()) == pytest.approx(1e-15, rel=1e-6)
+    sv = torch.linalg.svdvals(eye - dyn.controlled_residual(3, size=2.0, smallest=1.0, seed=1))
+    np.testing.assert_allclose(sv.numpy(), 2.0, rtol=1e-12)  # smallest = 1: a multiple of an orthogonal map
+    for bad, name in [
+        (dict(d=0), "d"),
+        (dict(size=0.0), "size"),
+        (dict(size=-0.1), "size"),
+        (dict(smallest=0.0), "smallest"),
+        (dict(smallest=1.0 + 1e-12), "smallest"),
+    ]:
+        with pytest.raises(ValueError, match=rf"\b{name}\b"):
+            dyn.controlled_residual(**dict(dict(d=3), **bad))
+
+
+def test_controlled_residual_spectrum_is_geometric_and_float64():
+    Q = dyn.controlled_residual(5, size=0.4, smallest=0.0625, seed=0)
+    assert Q.dtype == F64
+    sv = torch.linalg.svdvals(torch.eye(5, dtype=F64) - Q).numpy()
+    np.testing.assert_allclose(sv, 0.4 * 0.5 ** np.arange(5), rtol=1e-12)  # 1, 1/2, ..., 1/16
+
+
+def test_relabel_refuses_anything_but_samples_naming_data_and_what_it_got(data3):
+    with pytest.raises(ValueError, match=r"\bdata\b.*\bSufficientStats\b"):
+        dyn.relabel(data3.stats())

@@ -41,8 +41,10 @@ def test_rise_factor_of_monotone_and_spiking_sequences():
         dyn.rise_factor([1.0])
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def sweep2(data2):
+    # one sweep per test (a quarter of a second): the mutation audit runs, for an edit of
+    # sharpness_sweep, only the tests that called it, and a module-wide fixture calls it in one
     # lr = 1 on this small problem: seed 0 spikes (its loss rises a hundredfold), seed 1 rises a little
     return dyn.sharpness_sweep(data2, seeds=(0, 1), n=2, R=2, lr=1.0, epochs=200, every=20)
 
@@ -212,3 +214,93 @@ def test_lambda_max_is_reproducible_above_the_dense_size():
     assert a == b
     ref = float(np.linalg.eigvalsh(H.numpy())[-1])
     assert a == pytest.approx(ref, abs=tol_of(450, abs(ref)))
+
+
+def test_rise_factor_refuses_gaps_that_are_not_a_positive_finite_sequence():
+    assert dyn.rise_factor([2.0, 3.0]) == 1.5  # the shortest sequence accepted, and a rise
+    assert dyn.rise_factor(np.array([1e-300, 1.0, 0.5])) == pytest.approx(1e300)
+    for bad in ([1.0], [[1.0, 2.0], [3.0, 4.0]], [], [1.0, -1e-12], [1.0, 0.0], [1.0, np.nan], [np.inf, 1.0]):
+        with pytest.raises(ValueError, match=r"\bgaps\b"):
+            dyn.rise_factor(bad)
+
+
+def test_sharpness_sweep_reports_its_settings_and_each_seeds_peak(data2, sweep2):
+    from resnet_nb.core.losses import optimum
+
+    assert sweep2["seeds"] == [0, 1] and sweep2["lr"] == 1.0 and sweep2["spike"] == 10.0
+    assert sweep2["Lmin"] == pytest.approx(float(optimum(data2.stats())[1]), rel=1e-12)
+    for i, row in enumerate(sweep2["rows"]):
+        lam = sweep2["lam_max"][i]
+        assert row["peak_epoch"] == sweep2["epochs"][int(np.argmax(lam))] and row["peak_epoch"] > 0
+        assert set(row) == {
+            "seed",
+            "lam_peak",
+            "peak_epoch",
+            "first_above",
+            "rises",
+            "rise",
+            "spike",
+            "final_gap",
+            "lam_final",
+        }
+
+
+def test_sharpness_sweep_spike_threshold_is_strict(data2, sweep2):
+    rise = sweep2["rows"][1]["rise"]  # seed 1: a rise by a factor between 1 and 10
+    at = dyn.sharpness_sweep(data2, seeds=(1,), n=2, R=2, lr=1.0, epochs=200, every=20, spike=rise)
+    assert at["rows"][0]["rise"] == rise and not at["rows"][0]["spike"] and at["spike"] == rise
+    below = dyn.sharpness_sweep(data2, seeds=(1,), n=2, R=2, lr=1.0, epochs=200, every=20, spike=rise * (1 - 1e-9))
+    assert below["rows"][0]["spike"]
+
+
+def test_sharpness_sweep_argument_bounds(data2, spy):
+    kw = dict(n=2, R=2, epochs=10, every=5)
+    # just inside: seed 0 and a spike threshold just above 1 reach the trainer
+    with pytest.raises(Stop):
+        dyn.sharpness_sweep(data2, seeds=(0,), spike=1.0 + 1e-9, **kw)
+    for bad, name in [(dict(seeds=(0, -1)), "seed"), (dict(seeds=()), "seeds"), (dict(spike=1.0), "spike")]:
+        with pytest.raises(ValueError, match=rf"\b{name}\b"):
+            dyn.sharpness_sweep(data2, **dict(dict(seeds=(0,)), **bad), **kw)
+    assert len(spy) == 1
+
+
+def test_sharpness_sweep_diverging_names_lr_and_the_seeds(data2):
+    with pytest.raises(ValueError, match=r"\blr = 3\.0\b.*\[0\]"):
+        dyn.sharpness_sweep(data2, seeds=(0,), n=2, R=2, lr=3.0, epochs=50, every=10)
+
+
+def test_sharpness_sweep_trains_sharpness_traces_network_from_every_seed(data2, spy):
+    with pytest.raises(Stop):
+        dyn.sharpness_trace(data2)
+    trace = spy[-1]
+    with pytest.raises(Stop):
+        dyn.sharpness_sweep(data2)
+    c = spy[-1]
+    net, tnet = c["net"], trace["net"]
+    # the defaults are those of one trace: the same network, learning rate and length
+    assert (net.d, net.n, net.R, net.shortcut) == (tnet.d, tnet.n, tnet.R, tnet.shortcut)
+    assert (c["lr"], c["epochs"]) == (trace["lr"], trace["epochs"])
+    assert torch.equal(c["W0"], torch.stack([initialise(net, "small", seed=s) for s in range(8)]))
+    assert c["snaps"] == list(range(0, c["epochs"] + 1, 50))
+    with pytest.raises(Stop):
+        dyn.sharpness_sweep(data2, seeds=(3, 5), n=3, R=1, lr=0.2, epochs=30, every=7)
+    c = spy[-1]
+    assert (c["net"].n, c["net"].R, c["lr"], c["epochs"], c["snaps"]) == (3, 1, 0.2, 30, [0, 7, 14, 21, 28])
+    assert torch.equal(c["W0"], torch.stack([initialise(c["net"], "small", seed=s) for s in (3, 5)]))
+
+
+def test_catapult_steps_trains_from_the_seed_past_the_last_step(data2, spy):
+    with pytest.raises(Stop):
+        dyn.catapult_steps(data2, seed=3, start=0, steps=2, n=3, R=2, lr=0.3)  # the smallest start, steps
+    c = spy[-1]
+    assert (c["net"].d, c["net"].n, c["net"].R, c["lr"]) == (2, 3, 2, 0.3)
+    assert c["epochs"] == 3 and c["snaps"] == [0, 1, 2, 3]
+    assert torch.equal(c["W0"], initialise(c["net"], "small", seed=3))
+    with pytest.raises(Stop):
+        dyn.catapult_steps(data2, start=10, steps=4)
+    c = spy[-1]
+    assert c["epochs"] == 15 and c["snaps"] == list(range(10, 16))
+    assert torch.equal(c["W0"], initialise(c["net"], "small", seed=0))
+    for bad, name in [(dict(start=-1), "start"), (dict(steps=1), "steps")]:
+        with pytest.raises(ValueError, match=rf"\b{name}\b"):
+            dyn.catapult_steps(data2, **bad)

@@ -75,7 +75,7 @@ def evenness_check(data, n: int = 2, R: int = 4, epss=(0.01, 0.02, 0.04), seed: 
         tol,
         crit,
         nontrivial=moved,
-        nontrivial_what="smallest max |H(eps V) - H(0)|",
+        nontrivial_what="smallest max |H(eps V) - H(0)|",  # pragma: no mutate
     )
     res.values.update(odd=odd, moved=moved)
     return res
@@ -99,7 +99,7 @@ def drift_per_unit(table=None, eps: float | None = None, sigma_max: float | None
     eps = SMALL_SCALE if eps is None else check_float("eps", eps, low=0.0, low_open=True)
     g = t[t["arch"] == "2-shortcut"]
     if g.empty:
-        raise ValueError("the table has no 2-shortcut rows")
+        raise ValueError("table has no 2-shortcut rows")
     if sigma_max is None:
         st = mnist().stats()
         sig = float(torch.linalg.svdvals(st.Sxx - st.Syx).max())
@@ -137,20 +137,20 @@ def drift_R_law_check(table=None, falsify: bool = False, sigma_max: float | None
     """
     df = drift_per_unit(table, sigma_max=sigma_max)
     if len(df) < 2:
-        raise ValueError(f"the law needs at least two depths, got {len(df)}")
+        raise ValueError(f"table must hold at least two depths, got {len(df)}")
     q = "k" if falsify else "c"
     rng = float(df[q].max() - df[q].min())
     se = float(df[q + "_se"].max())
     slope = _slope(df["R"], df["drift"])
-    law = "drift / eps^2 (no factor R)" if falsify else "c = drift / (R eps^2)"
+    law = "drift / eps^2 (no factor R)" if falsify else "c = drift / (R eps^2)"  # pragma: no mutate
     res = Check(
         f"{law} the same at every depth, {int(df['depth'].min())} to {int(df['depth'].max())}",
         f"range over depths of the mean {q} ({int(df['runs'].min())} runs or more per depth)",
         rng,
         3 * se,
-        "3 x the largest standard error of a depth's mean over its runs",
+        "3 x the largest standard error of a depth's mean over its runs",  # pragma: no mutate
         nontrivial=float(df["drift"].min()),
-        nontrivial_what="smallest mean drift",
+        nontrivial_what="smallest mean drift",  # pragma: no mutate
         spread=se,
         lines=[
             f"fitted exponent of the mean drift in R: {slope:.3f}; mean c from {df['c'].min():.2f} "

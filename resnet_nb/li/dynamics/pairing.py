@@ -115,7 +115,7 @@ def controlled_residual(d: int = 10, size: float = 0.5, smallest: float = 0.5, s
     g = torch.Generator().manual_seed(int(seed))
     U, _ = torch.linalg.qr(torch.randn(d, d, generator=g, dtype=torch.float64))
     V, _ = torch.linalg.qr(torch.randn(d, d, generator=g, dtype=torch.float64))
-    s = torch.as_tensor(np.geomspace(1.0, smallest, d), dtype=torch.float64)
+    s = torch.from_numpy(np.geomspace(1.0, smallest, d))  # float64
     return torch.eye(d, dtype=torch.float64) - size * (U * s) @ V.T
 
 

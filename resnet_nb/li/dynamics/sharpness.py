@@ -88,7 +88,7 @@ def sharpness_sweep(
     snaps = list(range(0, epochs + 1, every))
     W0 = torch.stack([initialise(net, "small", seed=s) for s in seeds])
     res = gradient_descent(net, W0, stats, lr, epochs, snapshot_epochs=snaps)
-    losses = np.asarray(res.losses, dtype=float).reshape(len(seeds), epochs + 1)
+    losses = np.asarray(res.losses).reshape(len(seeds), epochs + 1)  # float64, as W0
     bad = [s for s, row in zip(seeds, losses) if not np.isfinite(row).all()]
     if bad:
         raise ValueError(f"gradient descent diverged at lr = {lr} for seeds {bad}; use a smaller learning rate")
