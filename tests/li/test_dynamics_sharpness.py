@@ -4,7 +4,7 @@ trace and sweep over seeds, the stored longer sweep and the catapult's mechanism
 import numpy as np
 import pytest
 import torch
-from helpers import Stop, tol_of
+from helpers import Stop, shared_scope, tol_of
 
 import resnet_nb.li.dynamics as dyn
 from resnet_nb import ShortcutNetwork, synthetic_linear
@@ -41,10 +41,8 @@ def test_rise_factor_of_monotone_and_spiking_sequences():
         dyn.rise_factor([1.0])
 
 
-@pytest.fixture
+@pytest.fixture(scope=shared_scope)
 def sweep2(data2):
-    # one sweep per test (a quarter of a second): the mutation audit runs, for an edit of
-    # sharpness_sweep, only the tests that called it, and a module-wide fixture calls it in one
     # lr = 1 on this small problem: seed 0 spikes (its loss rises a hundredfold), seed 1 rises a little
     return dyn.sharpness_sweep(data2, seeds=(0, 1), n=2, R=2, lr=1.0, epochs=200, every=20)
 
