@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import resnet_nb as rn
 from resnet_nb.core.data import Dataset
-from resnet_nb.core.losses import loss_end_to_end
+from resnet_nb.core.losses import loss_end_to_end, loss_samples
 
 
 # ---------------------------------------------------------------- losses and the optimum
@@ -178,3 +178,15 @@ def test_sample_loss_refuses_data_it_cannot_use_naming_what_is_wrong():
         rn.loss_samples(net, W, rn.Dataset(zeros(3, 4), zeros(2, 4)))
     with pytest.raises(ValueError, match="d_x=2, d_y=3"):
         rn.loss_samples(net, W, rn.Dataset(zeros(2, 5), zeros(3, 5)))
+
+
+def test_sample_loss_of_float32_weights_has_their_precision():
+    """float64 samples meet float32 weights at the weights' precision, as the statistics do:
+    the sample loss of float32 weights is a float32 number equal to the float32 computation."""
+    data = random_dataset(3, 40, seed=2)
+    net = rn.ShortcutNetwork(3, 2, 2, mid="tanh")
+    W = rn.initialise(net, "xavier", seed=1).float()
+    L = loss_samples(net, W, data)
+    ref = 0.5 * ((data.Y.float() - net.forward(W, data.X.float())) ** 2).sum() / data.m
+    assert L.dtype == torch.float32
+    assert torch.equal(L, ref)
