@@ -2,7 +2,7 @@
 
     PYTHONPATH=$PWD python scripts/convert_csv_results.py [--root RESULTS] [--keep]
 
-Four committed sets were written as CSV files before every result became a record of
+Five committed sets were written as CSV files before every result became a record of
 ``resnet_nb/experiments/records.py`` (one checksummed JSON file per work item):
 
 * ``fig3_sharpness/`` (``losses.csv``, ``sharpness.csv``, ``config.json``): one record, the run
@@ -13,12 +13,16 @@ Four committed sets were written as CSV files before every result became a recor
 * ``hm_conv/`` (``runs/<init>-<seed>.csv``, ``histories.csv``, ``provenance.json``): one record
   per run (``hm_analog.run_item``), its provenance the run's from ``provenance.json``;
 * ``t1d_long_sweep/`` (``rows.csv``, ``lam_max.csv``, ``gaps.csv``, ``config.json``): one record
-  per seed (``li.dynamics.sweep_item``), its row with the seed's traces.
+  per seed (``li.dynamics.sweep_item``), its row with the seed's traces;
+* ``hm_thm32/`` (``draws.csv``, ``projections.csv``, ``provenance.json``): one record per draw
+  (``hardt_ma.relu.thm32_draw_item``, its row) and per point set and width
+  (``hardt_ma.relu.thm32_projection_item``, its projections' rows), the provenance the tables'
+  from ``provenance.json`` (with the table's computing time).
 
 Each set's records go to ``<set>/records/``. The numbers are those the old readers read
 (``pandas.read_csv``); JSON keeps a float's repr, so they come back exactly, and the script
 checks it: the data frame read back through the new reader (``iter_records``, through
-``fig3.load_sharpness``, ``fig8.load_dense``, ``hm_analog.load`` and ``dynamics.load_sweep``)
+``fig3.load_sharpness``, ``fig8.load_dense``, ``hm_analog.load``, ``dynamics.load_sweep`` and ``hr.load_thm32``)
 equals the CSV's with ``pandas.testing.assert_frame_equal(check_exact=True)``. The original
 provenance (git commit, versions, machine, times, settings) is kept in each record's provenance,
 with ``converted_from`` (the files) and ``committed_in`` (the commit that last changed the CSV
@@ -44,6 +48,7 @@ from pandas.testing import assert_frame_equal
 from resnet_nb.core.paths import RESULTS
 from resnet_nb.experiments import fig3, fig8, hm_analog
 from resnet_nb.experiments.records import write_record
+from resnet_nb.hardt_ma import relu as hr
 from resnet_nb.li import dynamics
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -175,11 +180,49 @@ def convert_t1d_long_sweep(root: Path) -> list[Path]:
     return files
 
 
+def convert_hm_thm32(root: Path) -> list[Path]:
+    d = root / hr.THM32_DIR
+    files = [d / "draws.csv", d / "projections.csv", d / "provenance.json"]
+    draws, proj = pd.read_csv(files[0]), pd.read_csv(files[1])
+    meta = json.loads(files[2].read_text())
+    for key, value in (("thm32_draws", hr.THM32_DRAWS), ("thm32_results", hr.THM32_RESULTS)):
+        if meta[key] != json.loads(json.dumps(value)):
+            raise ValueError(
+                f"{files[2]}: its {key} is not hr.{key.upper()}: the records' items would not be the settings"
+            )
+    shared = dict(
+        git=dict(commit=meta["git_commit"], hardt_ma_relu_modified=meta["hardt_ma_relu_modified"]),
+        versions=dict(numpy=meta["numpy"], python=meta["python"]),
+        machine=dict(description=meta["machine"]),
+        load_average=meta["load_average"],
+        finished_utc=meta["finished"],
+        settings=dict(thm32_draws=meta["thm32_draws"], thm32_results=meta["thm32_results"]),
+    )
+    prov = dict(shared, table_wall_time_s=meta["seconds"]["draws"], **origin([files[0], files[2]], root))
+    for row in draws.to_dict("records"):
+        item = hr.thm32_draw_item(int(row["seed"]))
+        if not item["greedy"]:  # the greedy order was fitted on the first draws only: no value, not NaN
+            assert np.isnan(row.pop("greedy_error"))
+        write_record(d / "records", item, [row], prov)
+    prov = dict(shared, table_wall_time_s=meta["seconds"]["projections"], **origin([files[1], files[2]], root))
+    sets = hr.chapter_point_sets()
+    for (name, k), g in proj.groupby(["data", "k"], sort=False):
+        item = hr.thm32_projection_item(name, sets[name][0], int(k))
+        if list(g["seed"]) != list(range(item["projections"])):
+            raise ValueError(f"{files[1]}: {name} at k = {k} is not seeds 0 to {item['projections'] - 1}")
+        write_record(d / "records", item, g.to_dict("records"), prov)
+    back_draws, back_proj = hr.load_thm32(d)
+    assert_frame_equal(back_draws, draws, check_exact=True)
+    assert_frame_equal(back_proj, proj, check_exact=True)
+    return files
+
+
 SETS = {
     "fig3_sharpness": (fig3.SHARPNESS_DIR + "/sharpness.csv", convert_fig3_sharpness),
     "fig8/dense": ("fig8/dense/index.csv", convert_fig8_dense),
     "hm_conv": ("hm_conv/histories.csv", convert_hm_conv),
     "t1d_long_sweep": ("t1d_long_sweep/rows.csv", convert_t1d_long_sweep),
+    "hm_thm32": ("hm_thm32/draws.csv", convert_hm_thm32),
 }
 
 

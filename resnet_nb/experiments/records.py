@@ -6,10 +6,10 @@ where ``key`` is :func:`item_key` of the item and ``checksum`` the SHA-256 of th
 of the body. :func:`iter_records` is the one reader of a folder of records (the engine's
 summaries, the figures' provenance counts, the book's time tables, and with ``strict=True``,
 which refuses a damaged file, the sets kept beside the figures' runs: ``results/fig3_sharpness``,
-``results/fig8/dense``, ``results/hm_conv`` and ``results/t1d_long_sweep``, each in its
-``records/`` folder); :func:`records_table` puts their rows in one table; :func:`load_results`
-reads a figure's summary (``table.csv`` and ``provenance.json``). :mod:`.engine` re-exports
-these names.
+``results/fig8/dense``, ``results/hm_conv``, ``results/t1d_long_sweep`` and
+``results/hm_thm32``, each in its ``records/`` folder); :func:`records_table` puts their rows
+in one table; :func:`load_results` reads a figure's summary (``table.csv`` and
+``provenance.json``). :mod:`.engine` re-exports these names.
 """
 
 from __future__ import annotations

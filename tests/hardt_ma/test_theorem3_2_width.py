@@ -103,11 +103,7 @@ def test_jl_step_reads_rho_both_ways():
 
 def test_committed_thm32_tables_recompute():
     """Rows of results/hm_thm32/ (scripts/hm_thm32.py) recomputed here agree with the stored ones."""
-    import pandas as pd
-
-    from resnet_nb.core.paths import RESULTS
-
-    draws = pd.read_csv(RESULTS / "hm_thm32" / "draws.csv")
+    draws, proj = hr.load_thm32()
     assert len(draws) == hr.THM32_DRAWS["draws"]
     for seed in (0, 7):
         live = hr.thm32_draw_row(seed, greedy=seed == 0)
@@ -119,12 +115,58 @@ def test_committed_thm32_tables_recompute():
                 assert saved[key] < 1e-8 and value < 1e-8
             else:
                 assert saved[key] == pytest.approx(value, rel=1e-12), key
-    proj = pd.read_csv(RESULTS / "hm_thm32" / "projections.csv")
     X = hr.chapter_point_sets()["synthetic"][0]
     live = hr.projection_row(X, 46, 3)
     saved = proj[(proj.data == "synthetic") & (proj.k == 46) & (proj.seed == 3)].iloc[0]
     assert saved.refuses == live["refuses"] and saved.min_margin == pytest.approx(live["min_margin"], rel=1e-12)
     assert proj.groupby(["data", "k"]).size().eq(hr.THM32_RESULTS["projections"]).all()
+
+
+def _small_point_sets():
+    return {"synthetic": (unit_norm_columns(np.random.default_rng(5).standard_normal((30, 40))), None)}
+
+
+def test_thm32_store_write_then_read_gives_the_computed_rows(tmp_path):
+    """reproduce_thm32 stores one record per draw and per point set and width; load_thm32 reads
+    back the rows that thm32_draw_row and projection_row compute, under the committed items' keys."""
+    from resnet_nb.core.paths import RESULTS
+    from resnet_nb.experiments.records import item_key
+
+    X = _small_point_sets()["synthetic"][0]
+    draws, proj = hr.reproduce_thm32(tmp_path, seeds=(31, 30), point_sets=_small_point_sets())
+    assert list(draws.seed) == [30, 31] and "greedy_error" not in draws
+    for i, seed in enumerate((30, 31)):
+        assert draws.iloc[i].to_dict() == hr.thm32_draw_row(seed)
+    assert set(proj.k) == {20} and list(proj.seed) == list(range(hr.THM32_RESULTS["projections"]))
+    assert proj.iloc[3].to_dict() == dict(data="synthetic", **hr.projection_row(X, 20, 3))
+    assert (RESULTS / hr.THM32_DIR / "records" / f"{item_key(hr.thm32_draw_item(30))}.json").exists()
+
+
+def test_thm32_store_resumes_with_the_items_not_stored(tmp_path, monkeypatch):
+    import resnet_nb.hardt_ma.relu.theorem32_width as tw
+
+    first = hr.reproduce_thm32(tmp_path, seeds=(30,), point_sets=_small_point_sets())
+    calls = []
+    monkeypatch.setattr(tw, "thm32_draw_row", lambda seed, greedy=False: calls.append(seed) or dict(seed=seed))
+    monkeypatch.setattr(tw, "projection_row", lambda X, k, seed: calls.append((k, seed)) or dict(k=k, seed=seed))
+    again = hr.reproduce_thm32(tmp_path, seeds=(30,), point_sets=_small_point_sets())
+    assert calls == []
+    for a, b in zip(first, again, strict=True):
+        assert a.equals(b)
+    hr.reproduce_thm32(tmp_path, seeds=(30, 32), point_sets=_small_point_sets())
+    assert calls == [32]
+
+
+def test_thm32_store_refuses_a_damaged_record_and_an_empty_folder(tmp_path):
+    from resnet_nb.experiments.records import item_key
+
+    with pytest.raises(FileNotFoundError, match="out: .* holds no records"):
+        hr.load_thm32(tmp_path)
+    hr.reproduce_thm32(tmp_path, seeds=(30,), point_sets={})
+    path = tmp_path / "records" / f"{item_key(hr.thm32_draw_item(30))}.json"
+    path.write_text(path.read_text().replace('"seed":30', '"seed":31'))
+    with pytest.raises(ValueError, match="damaged record .*tampered"):
+        hr.load_thm32(tmp_path)
 
 
 def test_paper_width_is_the_proofs_formula_with_the_papers_constant_c_10():

@@ -45,6 +45,7 @@ from resnet_nb.hardt_ma.relu.theorem32 import (
 )
 from resnet_nb.hardt_ma.relu.theorem32_width import (
     RHO_READINGS,
+    THM32_DIR,
     THM32_DRAWS,
     THM32_RESULTS,
     chapter_point_sets,
@@ -53,10 +54,14 @@ from resnet_nb.hardt_ma.relu.theorem32_width import (
     failure_rate,
     jl_distortion,
     jl_step_rates,
+    load_thm32,
     paper_width,
     projection_row,
+    reproduce_thm32,
     thm32_draw,
+    thm32_draw_item,
     thm32_draw_row,
+    thm32_projection_item,
 )
 
 __all__ = [
@@ -91,6 +96,11 @@ __all__ = [
     "thm32_draw_row",
     "projection_row",
     "check_theorem32",
+    "THM32_DIR",
+    "thm32_draw_item",
+    "thm32_projection_item",
+    "reproduce_thm32",
+    "load_thm32",
     "lemma_b1_hypotheses",
     "lemma_b1_paper",
     "lemma_b1_counterexamples",

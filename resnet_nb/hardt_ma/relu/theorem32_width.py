@@ -32,6 +32,11 @@ __all__ = [
     "thm32_draw_row",
     "projection_row",
     "check_theorem32",
+    "THM32_DIR",
+    "thm32_draw_item",
+    "thm32_projection_item",
+    "reproduce_thm32",
+    "load_thm32",
 ]
 
 
@@ -167,7 +172,7 @@ THM32_RESULTS = dict(widths=(20, 46, 100, 320), projections=40, c=(10.0, 30.0), 
 
 
 def thm32_draw_row(seed: int, greedy: bool = False) -> dict:
-    """One row of ``results/hm_thm32/draws.csv``: for draw ``seed`` of the ledger's set, per reading
+    """One row of the stored draws (:func:`load_thm32`): for draw ``seed`` of the ledger's set, per reading
     of rho and per constant c of ``THM32_RESULTS``: the width, whether the paper's order refuses
     (:func:`paper_order_failure`), the proof's JL distortion over rho/3; with ``greedy``, the greedy
     order's largest error at Assumption 3.1's width with c = 10 (``inf``: refused)."""
@@ -187,7 +192,7 @@ def thm32_draw_row(seed: int, greedy: bool = False) -> dict:
 
 
 def projection_row(X, k: int, seed: int) -> dict:
-    """One row of ``results/hm_thm32/projections.csv``: the margins after the projection of ``seed``
+    """One row of the stored projections (:func:`load_thm32`): the margins after the projection of ``seed``
     (:func:`projected_margins`) and whether the paper's order refuses there."""
     return dict(
         k=k,
@@ -247,3 +252,77 @@ def check_theorem32(falsify: bool = False) -> Check:
     )
     chk.values = dict(c=c, **rates)
     return chk
+
+
+#: where :func:`reproduce_thm32` keeps its records by default: ``results/hm_thm32/records``
+THM32_DIR = "hm_thm32"
+
+
+def thm32_draw_item(seed: int) -> dict:
+    """The work item of draw ``seed`` of :func:`reproduce_thm32` (one row of
+    :func:`thm32_draw_row`): the seed, whether the greedy order is fitted, and the settings the row
+    depends on."""
+    settings = {k: THM32_DRAWS[k] for k in ("n", "d", "c_paper", "projection_offset")}
+    greedy = seed < THM32_RESULTS["greedy_draws"]
+    return dict(set=THM32_DIR, table="draws", seed=seed, greedy=greedy, c=list(THM32_RESULTS["c"]), **settings)
+
+
+def thm32_projection_item(data: str, X, k: int) -> dict:
+    """The work item of point set ``data`` (points ``X``) at width ``k`` of :func:`reproduce_thm32`:
+    its ``THM32_RESULTS["projections"]`` rows of :func:`projection_row`, seeds 0, 1, ..."""
+    d, n = np.shape(X)
+    return dict(set=THM32_DIR, table="projections", data=data, d=d, n=n, k=k, projections=THM32_RESULTS["projections"])
+
+
+def _store(out):
+    from pathlib import Path
+
+    from resnet_nb.core.paths import results_dir
+
+    return (results_dir(THM32_DIR) if out is None else Path(out)) / "records"
+
+
+def reproduce_thm32(out=None, seeds=None, point_sets=None):
+    """Compute and store the tables of :func:`load_thm32` in ``out`` (default ``results/hm_thm32``):
+    one record per draw (``seeds``, default all of ``THM32_DRAWS``) and per point set and width
+    (``point_sets``, default :func:`chapter_point_sets`; the widths of ``THM32_RESULTS`` and the
+    paper's, those below the dimension). An item whose sound record is stored is not recomputed."""
+    from resnet_nb.experiments.engine import record_item
+    from resnet_nb.hardt_ma.relu.network import paper_rho
+
+    store, cfg = _store(out), THM32_RESULTS
+    for s in range(THM32_DRAWS["draws"]) if seeds is None else seeds:
+        record_item(store, thm32_draw_item(s), lambda s=s: [thm32_draw_row(s, greedy=s < cfg["greedy_draws"])])
+    for name, (X, _) in (chapter_point_sets() if point_sets is None else point_sets).items():
+        for k in sorted({*cfg["widths"], paper_width(X.shape[1], paper_rho(X))}):
+            if k >= X.shape[0]:  # no projection below d: the paper's width for MNIST exceeds 784
+                continue
+            item = thm32_projection_item(name, X, k)
+            record_item(
+                store,
+                item,
+                lambda i=item, X=X: [
+                    dict(data=i["data"], **projection_row(X, i["k"], s)) for s in range(i["projections"])
+                ],
+            )
+    return load_thm32(out)
+
+
+def load_thm32(out=None):
+    """The stored tables of :func:`reproduce_thm32` (default: the committed ``results/hm_thm32``),
+    ``(draws, projections)``: one row per draw by seed (``greedy_error`` missing where not fitted),
+    one per projection by point set (in the order stored first: synthetic, MNIST), width and seed.
+    A damaged record is refused (``ValueError``), an empty folder too (``FileNotFoundError``)."""
+    from resnet_nb.experiments.records import iter_records, records_table
+
+    bodies = list(iter_records(_store(out), strict=True))
+    if not bodies:
+        raise FileNotFoundError(f"out: {_store(out)} holds no records: run `python scripts/hm_thm32.py`")
+    draws = sorted((b for b in bodies if b["item"]["table"] == "draws"), key=lambda b: b["item"]["seed"])
+    order = {"synthetic": 0, "MNIST": 1}
+    proj = [b for b in bodies if b["item"]["table"] == "projections"]
+    proj.sort(key=lambda b: (order.get(b["item"]["data"], 2), b["item"]["data"], b["item"]["k"]))
+    tags = [f"{'sq' if r.startswith('squared') else 'dist'}_c{c:g}" for c in THM32_RESULTS["c"] for r in RHO_READINGS]
+    lead = ("seed", "projection_seed", "separation", *(f"{p}_{t}" for t in tags for p in ("k", "refuses", "jl_excess")))
+    columns = ("data", "k", "seed", "min_margin", "exposed", "min_norm", "max_norm", "refuses")
+    return records_table(draws, (*lead, "greedy_error")), records_table(proj, columns)
