@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from resnet_nb.core.checks import as_matrix, check_choice, check_float, check_int
@@ -176,7 +177,9 @@ class ShortcutNetwork:
     def check_weights(self, W) -> torch.Tensor:
         """Return ``W`` as a tensor of shape (R, n, d, d), or raise a clear error."""
         if not isinstance(W, torch.Tensor):
-            W = torch.as_tensor(W)
+            # a numpy array keeps its precision; Python numbers are float64, as everywhere in the book
+            W = np.asarray(W)
+            W = torch.from_numpy(W if W.dtype.kind == "f" else W.astype(np.float64))
         if W.ndim == 1:
             if W.numel() != self.num_params:
                 raise ValueError(f"W as a flat vector must have {self.num_params} entries (n R d^2), got {W.numel()}")

@@ -18,6 +18,7 @@ others carry on.
 from __future__ import annotations
 
 import contextlib
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -184,7 +185,7 @@ def samples_loss_and_grad(net: ShortcutNetwork, W: torch.Tensor, X: torch.Tensor
             f"X and Y must both have shape (d, m) = ({net.d}, m) with the same m; "
             f"got X {tuple(X.shape)} and Y {tuple(Y.shape)}"
         )
-    m = X.shape[-1]
+    m = X.shape[1]
     Wu = W.movedim(-4, 0).movedim(-3, 1).contiguous()  # (R, n, ..., d, d): contiguous slices
     batch = W.shape[:-4]
     h = X.to(W.dtype).expand(batch + X.shape)
@@ -320,7 +321,7 @@ def _samples_step(net, W, X, Y, alive):
         return samples_loss_and_grad(net, W, X, Y)
     flat = W.reshape((-1,) + tuple(W.shape[-4:]))
     idx = alive.reshape(-1).nonzero().squeeze(1)
-    L = torch.full((flat.shape[0],), float("nan"), dtype=W.dtype, device=W.device)
+    L = torch.full((flat.shape[0],), math.nan, dtype=W.dtype, device=W.device)
     g = torch.zeros_like(flat)
     if idx.numel():
         L_a, g_a = samples_loss_and_grad(net, flat[idx], X, Y)
@@ -336,8 +337,8 @@ def _descend(net, W, lr_t, epochs, snapshot_epochs, blowup, progress, callback, 
     to_user = (lambda V: V.movedim(1, -3).movedim(0, -4)) if net.is_linear else (lambda V: V)
     sum_dims = (0, 1, -2, -1) if net.is_linear else (-4, -3, -2, -1)
     mask_shape = ((1, 1) + tuple(batch) + (1, 1)) if net.is_linear else (tuple(batch) + (1,) * 4)
-    loss_hist = torch.full(tuple(batch) + (epochs + 1,), float("nan"), dtype=W.dtype, device=W.device)
-    gnorm_hist = torch.full_like(loss_hist, float("nan"))
+    loss_hist = torch.full(tuple(batch) + (epochs + 1,), math.nan, dtype=W.dtype, device=W.device)
+    gnorm_hist = torch.full_like(loss_hist, math.nan)
     alive = torch.ones(batch, dtype=torch.bool, device=W.device)
     snapshots = {}
     wanted = set(int(e) for e in snapshot_epochs)

@@ -145,3 +145,24 @@ def test_end_to_end_reads_a_flat_parameter_vector_in_definition_5_order():
     assert flat.ndim == 1
     assert torch.allclose(rn.end_to_end(net, flat), rn.end_to_end(net, W))
     assert not torch.allclose(rn.end_to_end(net, W.reshape(-1)), rn.end_to_end(net, W))
+
+
+def test_a_network_refuses_a_shortcut_flag_that_is_not_a_bool_naming_it():
+    with pytest.raises(ValueError, match=r"\bshortcut\b.*\b1\b"):
+        rn.ShortcutNetwork(2, 1, 1, shortcut=1)
+
+
+def test_weights_given_as_numpy_or_lists_are_read_as_tensors():
+    net = rn.ShortcutNetwork(2, 1, 2)
+    W = rn.initialise(net, "xavier", seed=3)
+    assert torch.equal(net.check_weights(W.numpy()), W)
+    assert torch.equal(net.check_weights(W.tolist()), W)
+    assert torch.equal(net.check_weights(rn.flatten(W).numpy()), W)
+
+
+def test_initialise_puts_the_weights_on_the_device_asked_for():
+    """ "meta" stands for any device other than the CPU: the weights are drawn on the CPU (the
+    same numbers whatever the device) and moved there; without a device they stay on the CPU."""
+    net = rn.ShortcutNetwork(2, 1, 2)
+    assert rn.initialise(net, "xavier", seed=3, device="meta").device.type == "meta"
+    assert rn.initialise(net, "xavier", seed=3).device.type == "cpu"
