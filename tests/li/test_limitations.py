@@ -168,3 +168,244 @@ def test_gain_table_sets_each_measured_factor_beside_its_prediction():
     t = lim.gain_table(ns=(2,), draws=60)
     assert len(t) == len(lim.GAIN_CASES) and set(t.n) == {2}
     assert (abs(t["measured g"] - t["predicted g"]) <= 5 * t["std. error"] + 0.05 * t["predicted g"]).all()
+
+
+# ------------------------------------------------------------------------------------------
+# (b) Section 4.1: the second moment per unit and with depth
+# ------------------------------------------------------------------------------------------
+
+
+def _relu_or_identity(name):
+    return (lambda z: z.clamp(min=0)) if name == "relu" else (lambda z: z)
+
+
+def _unit_by_hand(Wr, h, mid, pre):
+    """h + W_n s(... s(W_1 p(h))) written out, independent of ShortcutNetwork.unit."""
+    s, p = _relu_or_identity(mid), _relu_or_identity(pre)
+    z = p(h)
+    for l, W in enumerate(Wr):
+        z = W @ z
+        z = s(z) if l < len(Wr) - 1 else z
+    return h + z
+
+
+@pytest.mark.parametrize(("n", "scheme", "mid", "pre"), [(2, "he", "relu", "relu"), (3, "xavier", "identity", "relu")])
+def test_unit_gain_is_the_mean_ratio_over_seeded_draws_with_its_standard_error(n, scheme, mid, pre):
+    # the documented draws: unit k's matrices are the k-th block of randn seeded with seed, times sqrt(v/d)
+    draws, seed, v = 5, 7, lim.GAINS[scheme]
+    X = torch.randn(4, 9, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    est, se = lim.unit_gain(n, scheme, mid, draws=draws, seed=seed, X=X, pre=pre)
+    g = torch.Generator().manual_seed(seed)
+    W = torch.randn(draws, n, 4, 4, generator=g, dtype=torch.float64) * (v / 4) ** 0.5
+    ratios = np.array(
+        [float(((_unit_by_hand(W[k], X, mid, pre) ** 2).sum(0) / (X**2).sum(0)).mean()) for k in range(draws)]
+    )
+    assert est == pytest.approx(ratios.mean(), rel=1e-12)
+    assert se == pytest.approx(ratios.std(ddof=1) / np.sqrt(draws), rel=1e-12)
+
+
+def test_unit_gain_defaults_to_a_linear_unit_on_mnist():
+    # without pre: no ReLU before the unit; on MNIST the linear He factor 1 + 2^2 = 5
+    est, se = lim.unit_gain(2, "he", draws=40, m=50)
+    assert abs(est - lim.predicted_gain(2, "he")) <= 5 * se
+    relu_pre, _ = lim.unit_gain(2, "he", draws=40, m=50, pre="relu")
+    assert relu_pre < est - 5 * se
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        (dict(n=0), "n"),
+        (dict(scheme="kaiming"), "scheme"),
+        (dict(mid="tanh"), "mid"),
+        (dict(pre="tanh"), "pre"),
+        (dict(draws=1), "draws"),
+        (dict(m=0), "m"),
+    ],
+)
+def test_unit_gain_refuses_what_the_prediction_does_not_cover(kwargs, name):
+    args = dict(n=2, scheme="he", mid="identity", draws=2, m=5, pre="identity") | kwargs
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        lim.unit_gain(**args)
+    if name in ("n", "draws", "m"):  # just inside the integer bound (two draws for a standard error)
+        lim.unit_gain(**(args | {name: kwargs[name] + 1}))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        (dict(n=0), "n"),
+        (dict(scheme="kaiming"), "scheme"),
+        (dict(mid="tanh"), "mid"),
+        (dict(pre="tanh"), "pre"),
+        (dict(keep=-0.01), "keep"),
+        (dict(keep=1.01), "keep"),
+    ],
+)
+def test_predicted_gain_refuses_what_it_does_not_cover(kwargs, name):
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        lim.predicted_gain(**(dict(n=2, scheme="he") | kwargs))
+
+
+def test_predicted_gain_uses_keep_only_behind_a_pre_relu():
+    # 1 + v^n / 2^(n-1) (ReLU mid) times keep at the pre position; keep's closed ends are accepted
+    for keep in (0.0, 0.3, 1.0):
+        assert lim.predicted_gain(2, "he", "relu", "relu", keep=keep) == pytest.approx(1 + 2.0 * keep)
+        assert lim.predicted_gain(3, "he", "identity", "relu", keep=keep) == pytest.approx(1 + 8.0 * keep)
+        assert lim.predicted_gain(3, "he", "relu", "identity", keep=keep) == pytest.approx(1 + 8.0 / 4)
+    assert lim.predicted_gain(3, "xavier", "relu", "relu") == pytest.approx(1 + 0.5 / 4)
+
+
+def test_pre_relu_keep_is_the_kept_fraction_of_the_second_moment():
+    from resnet_nb.core.data import whitened_mnist
+
+    X = whitened_mnist().X
+    m = 40
+    Xs = X[:, :: X.shape[1] // m][:, :m]
+    by_hand = np.mean([float((x.clamp(min=0) ** 2).sum() / (x**2).sum()) for x in Xs.T])
+    assert lim.pre_relu_keep(m) == pytest.approx(by_hand, rel=1e-12)
+    with pytest.raises(ValueError, match=r"\bm\b"):
+        lim.pre_relu_keep(0)
+
+
+def _profile_by_hand(n, scheme, mid, R, draws, m, seed, scale):
+    from resnet_nb.core.data import whitened_mnist
+
+    X = whitened_mnist().X
+    X = X[:, :: X.shape[1] // m][:, :m]
+    d = X.shape[0]
+    g = torch.Generator().manual_seed(seed)
+    out = np.ones((draws, R + 1))
+    for k in range(draws):
+        W = torch.randn(R, n, d, d, generator=g, dtype=torch.float64) * (lim.GAINS[scheme] / d) ** 0.5 * scale
+        h = X
+        for r in range(R):
+            h = _unit_by_hand(W[r], h, mid, "identity")
+            out[k, r + 1] = float((h**2).sum(0).mean() / (X**2).sum(0).mean())
+    return out
+
+
+def test_depth_profile_is_the_mean_second_moment_ratio_over_seeded_networks():
+    args = dict(n=2, scheme="he", mid="relu", R=3, draws=4, m=30, seed=5, scale=0.7)
+    by_hand = _profile_by_hand(**args)
+    mean, se = lim.depth_profile(**args, with_se=True)
+    np.testing.assert_allclose(mean, by_hand.mean(0), rtol=1e-12)
+    np.testing.assert_allclose(se, by_hand.std(0, ddof=1) / 2.0, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(lim.depth_profile(**args), mean, rtol=0, atol=0)
+
+
+def test_depth_profile_of_one_network_has_zero_standard_error():
+    mean, se = lim.depth_profile(2, "xavier", R=3, draws=1, m=20, with_se=True)
+    assert se.shape == (4,) and np.all(se == 0) and np.all(np.isfinite(mean))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        (dict(n=0), "n"),
+        (dict(scheme="kaiming"), "scheme"),
+        (dict(mid="tanh"), "mid"),
+        (dict(R=0), "R"),
+        (dict(draws=0), "draws"),
+        (dict(m=0), "m"),
+        (dict(scale=float("nan")), "scale"),
+    ],
+)
+def test_depth_profile_refuses_bad_arguments(kwargs, name):
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        lim.depth_profile(**(dict(n=2, scheme="he", R=2, draws=2, m=5) | kwargs))
+
+
+# ------------------------------------------------------------------------------------------
+# (c) Section 2: products of factors 1 +- a
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("L", "size", "scaling", "a"), [(7, 0.3, "fixed", 0.3), (16, 2.0, "sqrt", 0.5), (8, 2.0, "linear", 0.25)]
+)
+def test_product_log_spread_sums_logs_of_factors_one_plus_or_minus_a(L, size, scaling, a):
+    draws = 300
+    logs = lim.product_log_spread(L, size, scaling, draws=draws, seed=4)
+    assert logs.shape == (draws,)
+    # each draw is k log(1 + a) + (L - k) log(1 - a) for some count k of plus signs in 0..L
+    k = (logs - L * np.log1p(-a)) / (np.log1p(a) - np.log1p(-a))
+    np.testing.assert_allclose(k, np.round(k), rtol=0, atol=1e-9)
+    k = np.round(k)
+    assert k.min() >= 0 and k.max() <= L
+    # fair signs: k is Binomial(L, 1/2)
+    assert abs(k.mean() - L / 2) <= 5 * np.sqrt(L / 4 / draws)
+    assert k.std() == pytest.approx(np.sqrt(L / 4), rel=0.25)
+    np.testing.assert_array_equal(logs, lim.product_log_spread(L, size, scaling, draws=draws, seed=4))
+    assert not np.array_equal(logs, lim.product_log_spread(L, size, scaling, draws=draws, seed=5))
+
+
+def test_product_log_spread_refuses_bad_arguments_at_the_bounds():
+    with pytest.raises(ValueError, match=r"\bL\b"):
+        lim.product_log_spread(0, 0.5)
+    with pytest.raises(ValueError, match=r"\bdraws\b"):
+        lim.product_log_spread(3, 0.5, draws=0)
+    with pytest.raises(ValueError, match=r"\bscaling\b"):
+        lim.product_log_spread(3, 0.5, "cubic")
+    assert lim.product_log_spread(1, 0.5, draws=1).shape == (1,)  # L = 1 and draws = 1 accepted
+    # the deviation must lie in the open interval (0, 1), whatever the scaling
+    for size, scaling, L in (
+        (1.0, "fixed", 3),
+        (0.0, "fixed", 3),
+        (-0.1, "fixed", 3),
+        (2.0, "sqrt", 4),
+        (4.0, "linear", 4),
+    ):
+        with pytest.raises(ValueError, match=r"\bsize\b"):
+            lim.product_log_spread(L, size, scaling)
+    for size, scaling, L in ((0.999, "fixed", 3), (1e-6, "fixed", 3), (1.99, "sqrt", 4), (3.99, "linear", 4)):
+        assert np.all(np.isfinite(lim.product_log_spread(L, size, scaling, draws=5)))
+
+
+def test_deviation_divides_the_size_by_one_sqrt_L_or_L():
+    assert lim.deviation(9, 0.6, "fixed") == 0.6
+    assert lim.deviation(9, 0.6, "sqrt") == pytest.approx(0.2)
+    assert lim.deviation(9, 0.6, "linear") == pytest.approx(0.6 / 9)
+    with pytest.raises(ValueError, match=r"\bscaling\b"):
+        lim.deviation(9, 0.6, "log")
+
+
+@pytest.mark.parametrize(("a", "c"), [(None, None), (0.3, 0.8)])
+def test_product_table_columns_are_the_statistics_of_the_seeded_draws(a, c):
+    depths, draws = (10, 40), 50
+    t = lim.product_table(depths=depths, a=a, c=c, draws=draws)
+    a = lim.PRODUCT_A if a is None else a
+    c = lim.PRODUCT_C if c is None else c
+    for row, L in zip(t.itertuples(index=False), depths, strict=True):
+        fixed = lim.product_log_spread(L, a, "fixed", draws=draws, seed=L)
+        sqrt_ = lim.product_log_spread(L, c, "sqrt", draws=draws, seed=L + 1)
+        lin = lim.product_log_spread(L, c, "linear", draws=draws, seed=L + 2)
+        assert row[0] == L
+        np.testing.assert_allclose(
+            row[1:],
+            [
+                np.std(fixed, ddof=1),
+                np.sqrt(L) * np.arctanh(a),
+                np.exp(np.median(fixed)),
+                np.std(sqrt_, ddof=1),
+                np.sqrt(L) * np.arctanh(c / np.sqrt(L)),
+                np.max(np.abs(lin)),
+                c / (1 - c / L),
+            ],
+            rtol=1e-12,
+        )
+
+
+def test_gain_table_rows_are_the_cases_measured_and_predicted_in_closed_form():
+    ns, draws = (2, 3), 20
+    t = lim.gain_table(ns=ns, draws=draws)
+    rho = lim.pre_relu_keep()
+    cases = [(n, *case) for n in ns for case in lim.GAIN_CASES]
+    assert list(zip(t["n"], t["init"], t["mid"], t["pre"], strict=True)) == cases
+    for (n, scheme, mid, pre), row in zip(cases, t.to_dict("records"), strict=True):
+        v = {"xavier": 1.0, "he": 2.0}[scheme]
+        branch = v**n / (2 ** (n - 1) if mid == "relu" else 1)
+        assert row["predicted g"] == pytest.approx(1 + branch * (rho if pre == "relu" else 1))
+        assert row["symmetric inputs"] == pytest.approx(1 + branch * (0.5 if pre == "relu" else 1))
+        est, se = lim.unit_gain(n, scheme, mid, draws=draws, seed=n, pre=pre)
+        assert (row["measured g"], row["std. error"]) == (est, se)
