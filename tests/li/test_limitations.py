@@ -409,3 +409,161 @@ def test_gain_table_rows_are_the_cases_measured_and_predicted_in_closed_form():
         assert row["symmetric inputs"] == pytest.approx(1 + branch * (0.5 if pre == "relu" else 1))
         est, se = lim.unit_gain(n, scheme, mid, draws=draws, seed=n, pre=pre)
         assert (row["measured g"], row["std. error"]) == (est, se)
+
+
+# ------------------------------------------------------------------------------------------
+# (d) Section 5.2: critical points, their index and the rank test
+# ------------------------------------------------------------------------------------------
+
+
+def test_whitened_synthetic_whitens_the_seeded_synthetic_inputs_exactly():
+    from resnet_nb.core.data import synthetic_linear
+
+    d, m, seed = 3, 50, 2
+    data, raw = lim.whitened_synthetic(d, m, seed=seed), synthetic_linear(d, m, seed=seed)
+    assert data.X.shape == (d, m) and data.info["whitened"]
+    torch.testing.assert_close(data.X @ data.X.T / m, torch.eye(d, dtype=torch.float64), rtol=0, atol=1e-12)
+    torch.testing.assert_close(data.Y, raw.Y, rtol=0, atol=0)
+    # the symmetric whitening: X_w = S^(-1/2) X, so X = S^(1/2) X_w with S^(1/2) symmetric positive definite
+    S_half = raw.X @ torch.linalg.pinv(data.X)
+    torch.testing.assert_close(S_half, S_half.T, rtol=0, atol=1e-10)
+    torch.testing.assert_close(S_half @ S_half, raw.X @ raw.X.T / m, rtol=1e-10, atol=1e-12)
+    assert torch.linalg.eigvalsh(S_half).min() > 0
+
+
+def test_spearman_rho_is_scipys_with_ties_and_zero_for_a_constant():
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(1)
+    x, y = rng.integers(0, 5, 15).astype(float), rng.normal(size=15)
+    rho, _ = lim.spearman_test(x, y, permutations=10)
+    assert rho == pytest.approx(spearmanr(x, y).statistic, rel=1e-12)
+    assert lim.spearman_test(np.ones(6), np.arange(6.0), permutations=10) == (0.0, 0.0)
+    assert lim.spearman_test(np.arange(6.0), np.ones(6), permutations=10) == (0.0, 0.0)
+    assert lim.spearman_test(np.arange(6.0), -np.arange(6.0), permutations=10)[0] == pytest.approx(-1.0)
+
+
+@pytest.mark.parametrize("q", [10.0, 50.0, 90.0])
+def test_spearman_threshold_is_the_percentile_of_the_exact_permutation_null(q):
+    import itertools
+
+    x, y = np.arange(6.0), np.array([2.0, 0.0, 5.0, 1.0, 4.0, 3.0])
+    a = x - x.mean()
+    exact = [float(a @ (np.array(p) - 2.5) / (a @ a)) for p in itertools.permutations(range(6))]
+    _, thr = lim.spearman_test(x, y, permutations=20000, q=q, seed=3)
+    # a Monte Carlo percentile of 20,000 pairings lies between the exact null's percentiles q -+ 2
+    assert np.percentile(exact, q - 2) <= thr <= np.percentile(exact, q + 2)
+    assert lim.spearman_test(x, y, permutations=200, q=q, seed=3) == lim.spearman_test(
+        x, y, permutations=200, q=q, seed=3
+    )
+
+
+def test_spearman_threshold_depends_on_the_seed_and_the_number_of_pairings():
+    x, y = np.arange(8.0), np.arange(8.0)
+    thresholds = {lim.spearman_test(x, y, permutations=p, seed=s)[1] for p in (30, 31) for s in (0, 1)}
+    assert len(thresholds) > 1
+
+
+def _frame(loss, index, rank=None):
+    import pandas as pd
+
+    return pd.DataFrame(dict(loss=loss, index=index, rank=rank if rank is not None else [0] * len(loss)))
+
+
+def test_discordant_pairs_count_strictly_lower_index_at_strictly_larger_loss():
+    # ties in the loss or in the index are not discordant
+    loss, index = [0.0, 1.0, 1.0, 2.0, 3.0], [0.5, 0.5, 0.25, 0.25, 0.5]
+    brute = sum(1 for i in range(5) for j in range(5) if loss[i] < loss[j] and index[i] > index[j])
+    assert lim.discordant_pairs(_frame(loss, index)) == brute == 3
+    assert lim.discordant_pairs(_frame([0.0, 1.0], [0.2, 0.2])) == 0
+    assert lim.discordant_pairs(_frame([0.0, 1.0], [0.3, 0.2])) == 1
+
+
+def test_widest_discordant_pair_has_the_largest_loss_gap_and_none_is_refused():
+    low, high = lim.widest_discordant_pair(_frame([0.0, 1.0, 1.0, 2.0, 3.0], [0.5, 0.5, 0.25, 0.25, 0.5]))
+    assert (low["loss"], high["loss"]) == (0.0, 2.0)
+    low, high = lim.widest_discordant_pair(_frame([0.0, 1.0], [0.3, 0.2]))
+    assert (low["loss"], high["loss"]) == (0.0, 1.0)
+    with pytest.raises(ValueError, match="no discordant pair"):
+        lim.widest_discordant_pair(_frame([0.0, 1.0, 2.0], [0.1, 0.1, 0.2]))
+
+
+def test_index_ordered_by_rank_is_strict_between_consecutive_ranks():
+    assert lim.index_ordered_by_rank(_frame([0, 1, 2, 3], [0.4, 0.3, 0.2, 0.1], [0, 1, 1, 2]))
+    assert not lim.index_ordered_by_rank(_frame([0, 1, 2, 3], [0.4, 0.3, 0.3, 0.1], [0, 1, 2, 2]))  # a tie
+    assert not lim.index_ordered_by_rank(_frame([0, 1, 2], [0.4, 0.5, 0.1], [0, 1, 1]))
+
+
+def test_critical_points_sorted_by_loss_either_way_on_given_data():
+    data = lim.whitened_synthetic(2, 60, seed=1)
+    up, down = lim.critical_points(data, R=1), lim.critical_points(data, R=1, descending=True)
+    assert len(up) == 4 and up["loss"].is_monotonic_increasing and down["loss"].is_monotonic_decreasing
+    assert list(down["kept"]) == list(up["kept"])[::-1]
+    assert up.attrs["P"] == 2 * 2 * 2 and down.attrs["net"].R == 1
+    assert up["grad"].max() < 1e-10 and set(up["rank"]) == {0, 1, 2}
+    with pytest.raises(ValueError, match=r"\bR\b"):
+        lim.critical_points(data, R=0)
+
+
+def test_zero_eigen_counts_match_the_symmetry_and_idle_units_for_one_and_two_units():
+    for R in (1, 2):
+        z = lim.zero_eigen_counts(lim.critical_points(R=R))
+        assert z["symmetry"] == 16 and z["idle"] == (R - 1) * 2 * 16
+        assert z["full"] == z["predicted_full"] == 16 + (R - 1) * 32 and z["none"] == 0
+
+
+def test_spearman_test_refuses_bad_pairings_and_percentiles():
+    x = np.arange(5.0)
+    with pytest.raises(ValueError, match=r"\bpermutations\b"):
+        lim.spearman_test(x, x, permutations=0)
+    for q in (-0.1, 100.1):
+        with pytest.raises(ValueError, match=r"\bq\b"):
+            lim.spearman_test(x, x, permutations=5, q=q)
+    # the closed ends: the smallest and largest value of the null
+    lo, hi = (lim.spearman_test(x, x, permutations=1, q=q)[1] for q in (0.0, 100.0))
+    assert lo == hi and -1.0 <= lo <= 1.0
+
+
+# ------------------------------------------------------------------------------------------
+# (a) the zero-last-layer start
+# ------------------------------------------------------------------------------------------
+
+
+def test_mixed_block_rank_splits_the_hessian_by_the_matrices_before_the_last():
+    net = ShortcutNetwork(2, 3, 2)  # parameters ordered W[r, l], d^2 each
+    d2, P = 4, net.num_params
+    lead = [(r * net.n + l) * d2 + j for r in range(net.R) for l in range(net.n - 1) for j in range(d2)]
+    rest = [i for i in range(P) if i not in lead]
+    H = torch.zeros(P, P, dtype=torch.float64)
+    H[np.ix_(rest, rest)] = 5.0
+    H[lead[0], lead[1]] = H[lead[1], lead[0]] = -0.75  # the largest entry of the first block
+    for i, s in enumerate((3.0, 2.0, 1.0)):  # B with singular values 3, 2, 1
+        H[lead[i], rest[i]] = H[rest[i], lead[i]] = s
+    size, rank, cols, lead_max = lim.mixed_block_rank(H, net, floor=0.5)
+    assert (size, rank, cols, lead_max) == (len(lead), 3, len(rest), 0.75)
+    assert lim.mixed_block_rank(H, net, floor=1.0)[1] == 2  # a singular value at the floor is not counted
+    assert lim.mixed_block_rank(H, net, floor=0.999)[1] == 3
+
+
+def test_fixup_point_reports_its_floor_counts_and_lead_block_size():
+    p = lim.fixup_point(n=3, R=2)
+    net, eigs = p["net"], p["eigs"]
+    assert p["floor"] == pytest.approx(len(eigs) * np.finfo(np.float64).eps * np.abs(eigs).max(), rel=1e-12)
+    assert p["negative"] == int((eigs < -p["floor"]).sum()) and p["positive"] == int((eigs > p["floor"]).sum())
+    assert p["lead_block"] == net.R * (net.n - 1) * net.d**2 and p["cols_B"] == net.num_params - p["lead_block"]
+    assert p["max_H"] == pytest.approx(float(p["H_autograd"].abs().max()))
+    torch.testing.assert_close(p["W"], lim.fixup_start(net, seed=0), rtol=0, atol=0)
+
+
+def test_fixup_point_on_given_data_is_computed_there():
+    from resnet_nb.core.data import synthetic_linear
+
+    data = synthetic_linear(3, 40, seed=1)
+    p = lim.fixup_point(n=2, R=2, seed=1, data=data)
+    assert p["net"].d == 3 and p["lead_block"] == 2 * 9
+    torch.testing.assert_close(p["W"], lim.fixup_start(ShortcutNetwork(3, 2, 2), seed=1), rtol=0, atol=0)
+    torch.testing.assert_close(p["H_autograd"], p["H_kronecker"], rtol=0, atol=1e-10)
+    # w = 0 is critical for n >= 2 (Theorem 1), with a Hessian that vanishes only from n = 3 on
+    assert p["grad_norm"] > 1e-3 and p["zero_grad_norm"] == 0.0 and p["zero_max_H"] > 1e-3
+    assert lim.fixup_point(n=3, R=1, data=data)["zero_max_H"] == 0.0
+    assert p["lead_max"] < 1e-12 and p["negative"] == p["positive"] == p["rank_B"] == p["cols_B"]
