@@ -40,7 +40,7 @@ def test_one_sided_derivatives_of_a_smooth_loss_are_two_sided(data3):
 
 
 def test_relu_kink_rejects_bad_position(data3):
-    with pytest.raises(ValueError, match="position must be one of"):
+    with pytest.raises(ValueError, match=r"\bposition\b must be one of"):
         relu_kink_check(data3, "pre")
 
 
@@ -142,7 +142,7 @@ def test_one_sided_derivatives_fit_in_float64_whatever_the_grid_dtype():
 def test_one_sided_derivatives_refuse_a_bad_degree_by_name():
     f = _poly([1.0], torch.ones(1, dtype=F64))
     for bad in (0, 2.5):
-        with pytest.raises(ValueError, match="degree"):
+        with pytest.raises(ValueError, match=r"\bdegree\b"):
             t1.one_sided_derivatives(f, torch.zeros(1, dtype=F64), torch.ones(1, dtype=F64), degree=bad)
 
 
@@ -450,7 +450,7 @@ def test_relu_depth_check_falsifier_is_eq12_statistic_on_the_same_rows(fake_mnis
     _MNIST_CALLS.clear()
     again = t1.relu_depth_check((6, 2), (1, 0), statistic="cond10", flat_tol=0.01, rows=res.values["rows"])
     assert _MNIST_CALLS == [] and again.values["rows"] is res.values["rows"]
-    with pytest.raises(ValueError, match="statistic"):
+    with pytest.raises(ValueError, match=r"\bstatistic\b"):
         t1.relu_depth_check((6, 2), (1, 0), statistic="max", rows=rows)
 
 
@@ -518,5 +518,5 @@ def test_relu_start_check_predictions(fake_mnist):
         assert res.compared and res.criterion
         assert len(res.lines) == 1 and f"with 1/2: {sig / 2:.4f}" in res.lines[0]
         assert f"masked Eq. 19: {preds['masked']:.4f}" in res.lines[0]
-    with pytest.raises(ValueError, match="prediction"):
+    with pytest.raises(ValueError, match=r"\bprediction\b"):
         t1.relu_start_check(depth=2, n_per_class=6, prediction="quarter")
