@@ -372,8 +372,10 @@ def test_part2_saddle_verdict_reads_the_lowest_eigenvalue_and_the_loss():
     # lowest eigenvalue positive along a direction where the loss curves upwards by exactly that
     w = vecs[:, -1]
     Hp = float(lam[-1]) * torch.outer(w, w) + K * (torch.eye(net.num_params, dtype=F64) - torch.outer(w, w))
+    # is no saddle: the gap is measured only against a negative model
     r = t1.part2_check(net, st, H=Hp)
-    assert r.values["saddle_gap"] < 1e-2
+    assert r.values["quad"] > 0 and abs(r.values["drop"] - r.values["quad"]) < 1e-2 * r.values["quad"]
+    assert r.values["saddle_gap"] == math.inf
     assert r.values["saddle_ok"] is False and r.parts[4].value == math.inf
     # H = 0: no quadratic model, the saddle part fails (no division by zero)
     r = t1.part2_check(net, st, H=torch.zeros_like(H))
@@ -575,3 +577,14 @@ def test_growth_bounds_count_k_at_a_size_where_the_ceiling_matters(data3):
     assert row["P"] == 81
     assert row["p10_bound"] == pytest.approx(math.sqrt(trH2 / 73), rel=1e-12)
     assert row["trH2"] == pytest.approx(trH2, rel=1e-10)
+
+
+def test_exact_hessian_at_zero_takes_either_method_when_asked():
+    data = random_dataset(2, 10)
+    lin = ShortcutNetwork(2, 2, 1)
+    H_a, m_a = t1.exact_hessian_at_zero(lin, data, "autograd")
+    H_k, m_k = t1.exact_hessian_at_zero(lin, data, "kronecker")
+    assert (m_a, m_k) == ("autograd", "kronecker")
+    torch.testing.assert_close(H_a, H_k, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match=r"\bmethod\b"):
+        t1.exact_hessian_at_zero(lin, data, "Autograd")
