@@ -523,17 +523,3 @@ def test_relu_start_check_predictions(fake_mnist):
     assert default.value == pytest.approx(abs(lam - preds["masked"]), rel=1e-6, abs=1e-12)
     with pytest.raises(ValueError, match=r"\bprediction\b"):
         t1.relu_start_check(depth=2, n_per_class=6, prediction="quarter")
-
-
-def test_one_sided_derivatives_fit_in_double_precision_whatever_the_type_of_ts():
-    # float32 or integer sample points are read as float64: the same fit as the float64 points
-    coef = [0.5, -1.0, 2.0, 0.75]
-    a = torch.tensor([1.0, 0.0], dtype=F64)
-    v, w0 = a.clone(), torch.zeros(2, dtype=F64)
-    ts32 = np.linspace(0.1, 1.0, 9, dtype=np.float32)
-    d32, r32 = t1.one_sided_derivatives(_poly(coef, a), w0, v, degree=3, ts=ts32)
-    d64, r64 = t1.one_sided_derivatives(_poly(coef, a), w0, v, degree=3, ts=ts32.astype(np.float64))
-    np.testing.assert_array_equal(d32, d64)
-    assert r32 == r64 < 1e-12
-    d_int, _ = t1.one_sided_derivatives(_poly(coef, a), w0, v, degree=3, ts=[1, 2, 3, 4, 5])
-    np.testing.assert_allclose(d_int, [math.factorial(k) * c for k, c in enumerate(coef)], rtol=1e-9, atol=1e-9)
