@@ -588,3 +588,13 @@ def test_exact_hessian_at_zero_takes_either_method_when_asked():
     torch.testing.assert_close(H_a, H_k, rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match=r"\bmethod\b"):
         t1.exact_hessian_at_zero(lin, data, "Autograd")
+
+
+def test_same_picture_is_the_largest_difference_of_the_exact_hessians_at_zero(data3):
+    lin, silu = ShortcutNetwork(3, 2, 2), ShortcutNetwork(3, 2, 2, mid="silu")
+    H_lin = hessian(lin, torch.zeros(lin.shape, dtype=F64), data3)
+    H_silu = hessian(silu, torch.zeros(silu.shape, dtype=F64), data3)
+    assert t1.same_picture(lin, silu, data3) == pytest.approx(float((H_lin - H_silu).abs().max()), rel=1e-12)
+    assert t1.same_picture(silu, lin, data3) == t1.same_picture(lin, silu, data3) > 1e-3
+    # tanh'(0) = 1 and tanh(0) = tanh''(0) = 0: at w = 0 the tanh network's Hessian is the linear one's
+    assert t1.same_picture(lin, ShortcutNetwork(3, 2, 2, mid="tanh"), data3) < 1e-14
