@@ -168,7 +168,7 @@ def check_product_band(falsify: bool = False) -> claims.Check:
             logs = product_log_spread(L, size, scaling, draws=PRODUCT_DRAWS, seed=L + (scaling == "sqrt"))
             sd = float(logs.std(ddof=1))
             pred = predicted_log_std(L, a)
-            what = f"a = {size:g}" if scaling == "fixed" else f"a = {size:g}/sqrt(L)"
+            what = f"a = {size:g}" if scaling == "fixed" else f"a = {size:g}/sqrt(L)"  # pragma: no mutate
             se = sd / math.sqrt(2 * (PRODUCT_DRAWS - 1))  # standard error of a sample std
             parts.append(
                 claims.Check(

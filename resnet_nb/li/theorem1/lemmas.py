@@ -162,7 +162,7 @@ def lemma1_check(
                 crit,
             )
         )
-    lines = ["tuples by kind: " + ", ".join(f"{k} {v}" for k, v in counts.items())]
+    lines = ["tuples by kind: " + ", ".join(f"{k} {v}" for k, v in counts.items())]  # pragma: no mutate
     res = (
         parts[0]
         if len(parts) == 1
