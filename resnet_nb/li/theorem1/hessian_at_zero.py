@@ -21,7 +21,7 @@ from tqdm.auto import tqdm
 from resnet_nb.core import claims
 from resnet_nb.core.checks import check_choice, check_int
 from resnet_nb.core.claims import PLAUSIBLE, Check, all_of, eps_criterion
-from resnet_nb.core.data import Dataset, SufficientStats, as_stats
+from resnet_nb.core.data import Dataset, as_stats
 from resnet_nb.core.hessians import (
     cond_max_min,
     cond_percentile,
@@ -335,7 +335,7 @@ def depth_table(n: int, Rs, data, progress: bool = True, **net_kwargs) -> list[d
         else Rs
     )
     for R in bar:
-        net = ShortcutNetwork(d=data.d if not isinstance(data, SufficientStats) else data.d, n=n, R=R, **net_kwargs)
+        net = ShortcutNetwork(d=data.d, n=n, R=R, **net_kwargs)  # a Dataset and its SufficientStats both have d
         H, _ = exact_hessian_at_zero(net, data, "auto")
         eigs, off = unitwise_spectrum(H, net)
         if n == 2 and pred is None:
