@@ -523,3 +523,22 @@ def test_relu_start_check_predictions(fake_mnist):
     assert default.value == pytest.approx(abs(lam - preds["masked"]), rel=1e-6, abs=1e-12)
     with pytest.raises(ValueError, match=r"\bprediction\b"):
         t1.relu_start_check(depth=2, n_per_class=6, prediction="quarter")
+
+
+@pytest.mark.parametrize(
+    ("check", "kwargs", "name"),
+    [
+        ("relu_kink_check", dict(pairs=0), "pairs"),
+        ("relu_kink_check", dict(act="gelu"), "act"),
+        ("relu_first_order_check", dict(directions=0), "directions"),
+        ("relu_first_order_check", dict(act="gelu"), "act"),
+    ],
+)
+def test_relu_checks_refuse_no_directions_and_unknown_activations(data3, check, kwargs, name):
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        getattr(t1, check)(data3, **kwargs)
+
+
+def test_relu_checks_accept_a_single_direction(data3):
+    assert t1.relu_kink_check(data3, "mid", pairs=1).passed
+    assert t1.relu_first_order_check(data3, directions=1).passed

@@ -22,7 +22,7 @@ from resnet_nb.core.checks import check_choice, check_int
 from resnet_nb.core.claims import PLAUSIBLE, Check, all_of
 from resnet_nb.core.data import Dataset
 from resnet_nb.core.hessians import cond_percentile, hessian, hessian_linear, loss_function, spectrum
-from resnet_nb.core.networks import ShortcutNetwork
+from resnet_nb.core.networks import ACTIVATIONS, ShortcutNetwork
 from resnet_nb.li.theorem1.definition5 import unfriendly_data3
 
 # ------------------------------------------------------------------------------------------
@@ -71,6 +71,8 @@ def relu_kink_check(
     Also reports how autograd's Hessian at 0 depends on the convention relu'(0) in {0, 1/2, 1}.
     """
     check_choice("position", position, ["mid", "post"])
+    check_choice("act", act, ACTIVATIONS)
+    pairs = check_int("pairs", pairs)  # none: no smallest defect
     dd = data.d if d is None else d
     rng = np.random.default_rng(seed)
     net = ShortcutNetwork(d=dd, n=2, R=1, **{position: act})
@@ -135,6 +137,8 @@ def relu_first_order_check(data, seed: int = 0, directions: int = 6, act: str = 
     random v, for a 1-shortcut unit with sigma_post = ReLU, the sum D1+(v) + D1+(-v) equals
     -<(Y - X), |V s|> / m, which is nonzero. Passes when the kink is detected.
     """
+    check_choice("act", act, ACTIVATIONS)
+    directions = check_int("directions", directions)  # none: no smallest sum
     rng = np.random.default_rng(seed)
     net = ShortcutNetwork(data.d, 1, 1, post=act)
     f = loss_function(net, data)
