@@ -567,3 +567,41 @@ def test_fixup_point_on_given_data_is_computed_there():
     assert p["grad_norm"] > 1e-3 and p["zero_grad_norm"] == 0.0 and p["zero_max_H"] > 1e-3
     assert lim.fixup_point(n=3, R=1, data=data)["zero_max_H"] == 0.0
     assert p["lead_max"] < 1e-12 and p["negative"] == p["positive"] == p["rank_B"] == p["cols_B"]
+
+
+def test_critical_point_rows_are_the_loss_gradient_and_inertia_of_their_weights():
+    from resnet_nb.core.hessians import hessian, loss_function
+    from resnet_nb.core.losses import loss as loss_at
+    from resnet_nb.core.networks import flatten
+
+    data = lim.whitened_synthetic(2, 60, seed=1)
+    df = lim.critical_points(data, R=2)
+    net, stats = df.attrs["net"], data.stats()
+    T = stats.Syx - stats.Sxx
+    U, s, Vh = torch.linalg.svd(T)
+    np.testing.assert_allclose(df.attrs["singular_values"], s.numpy(), rtol=1e-12)
+    P = df.attrs["P"]
+    assert P == net.num_params == 2 * 2 * 2 * 2
+    f = loss_function(net, stats)
+    for row in df.to_dict("records"):
+        kept = [] if row["kept"] == "none" else [int(i) - 1 for i in row["kept"].split(",")]
+        assert row["rank"] == len(kept)
+        W = torch.zeros(net.shape, dtype=torch.float64)
+        for i in kept:  # unit 1: W_1 = sum sqrt(s_i) e_i v_i^T, W_2 = sum sqrt(s_i) u_i e_i^T
+            W[0, 0, i] = s[i].sqrt() * Vh[i]
+            W[0, 1, :, i] = s[i].sqrt() * U[:, i]
+        w = flatten(W).requires_grad_(True)
+        (g,) = torch.autograd.grad(f(w), w)
+        assert row["loss"] == pytest.approx(float(loss_at(net, W, stats)), rel=1e-12)
+        assert row["grad"] < 1e-12 and float(g.norm()) < 1e-12
+        e = np.linalg.eigvalsh(hessian(net, W, stats).numpy())
+        floor = P * np.finfo(np.float64).eps * np.abs(e).max()
+        assert row["negative"] == int((e < -floor).sum()) and row["index"] == row["negative"] / P
+        assert row["zero"] == int((np.abs(e) <= floor).sum())
+        assert row["H_size"] == pytest.approx(np.abs(hessian(net, W, stats).numpy()).max(), rel=1e-12)
+        assert row["H_diff"] < 1e-12
+    # M = sum over kept of s_i u_i v_i^T: the loss falls by s_i^2 / 2 per kept direction (Sxx = I)
+    none = df.set_index("kept").loc["none", "loss"]
+    for row in df.to_dict("records"):
+        kept = [] if row["kept"] == "none" else [int(i) - 1 for i in row["kept"].split(",")]
+        assert none - row["loss"] == pytest.approx(0.5 * float((s[kept] ** 2).sum()), rel=1e-9, abs=1e-15)
