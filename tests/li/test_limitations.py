@@ -605,3 +605,79 @@ def test_critical_point_rows_are_the_loss_gradient_and_inertia_of_their_weights(
     for row in df.to_dict("records"):
         kept = [] if row["kept"] == "none" else [int(i) - 1 for i in row["kept"].split(",")]
         assert none - row["loss"] == pytest.approx(0.5 * float((s[kept] ** 2).sum()), rel=1e-9, abs=1e-15)
+
+
+# ------------------------------------------------------------------------------------------
+# the claims' comparisons, part by part
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("falsify", [False, True])
+def test_variance_claim_compares_each_measured_factor_with_its_closed_form_at_four_standard_errors(falsify):
+    res = lim.check_variance_growth(falsify=falsify)
+    rho = lim.pre_relu_keep()
+    assert len(res.parts) == len(lim.GAIN_CASES)
+    for part, (scheme, mid, pre) in zip(res.parts, lim.GAIN_CASES, strict=True):
+        v = {"xavier": 1.0, "he": 2.0}[scheme]
+        halving = 1.0 if falsify else (2.0 if mid == "relu" else 1.0) / (rho if pre == "relu" else 1.0)
+        pred = 1.0 + v**2 / halving
+        est = part.nontrivial + 1.0  # the measured growth beyond 1
+        assert part.value == pytest.approx(abs(est - pred), rel=1e-12, abs=1e-15)
+        assert part.op == "<=" and part.tol == 4 * part.spread and part.nontrivial_min == 4 * part.spread
+        assert 0 < part.spread < 0.05 * est
+
+
+@pytest.mark.parametrize("falsify", [False, True])
+def test_product_claim_compares_spreads_with_sqrt_L_atanh_a_at_four_standard_errors(falsify):
+    res = lim.check_product_band(falsify=falsify)
+    L0, L1, N = lim.PRODUCT_DEPTHS[0], lim.PRODUCT_DEPTHS[-1], lim.PRODUCT_DRAWS
+    if falsify:
+        sd1 = res.nontrivial
+        se = res.spread
+        sd0 = sd1 - res.value
+        assert res.op == ">=" and res.tol == 4 * se
+        assert se == pytest.approx(np.hypot(sd0, sd1) / np.sqrt(2 * (N - 1)), rel=1e-12)
+        # both spreads near the bounded prediction c atanh-ish: about c = 1
+        assert sd0 == pytest.approx(np.sqrt(L0) * np.arctanh(1 / np.sqrt(L0)), rel=0.1)
+        return
+    cases = [(a, L) for a in ("fixed", "sqrt") for L in (L0, L1)]
+    assert len(res.parts) == 4
+    for part, (scaling, L) in zip(res.parts, cases, strict=True):
+        a = lim.PRODUCT_A if scaling == "fixed" else lim.PRODUCT_C / np.sqrt(L)
+        sd = part.nontrivial
+        assert part.value == pytest.approx(abs(sd - np.sqrt(L) * np.arctanh(a)), rel=1e-9, abs=1e-12)
+        assert part.spread == pytest.approx(sd / np.sqrt(2 * (N - 1)), rel=1e-12)
+        assert part.op == "<=" and part.tol == 4 * part.spread
+
+
+def test_fixup_claim_counts_the_inertia_of_its_point():
+    p = lim.fixup_point()
+    P, k = p["net"].num_params, p["rank_B"]
+    zeros = len(p["eigs"]) - p["negative"] - p["positive"]
+    for falsify, z_pred in ((False, P - 2 * k), (True, P - k)):
+        res = lim.check_fixup_not_flat(falsify=falsify)
+        agree, full_rank, lead, grad, neg, pos, zero = res.parts
+        size = p["max_H"]
+        tol = 100 * P * np.finfo(np.float64).eps * size
+        assert agree.value == float((p["H_autograd"] - p["H_kronecker"]).abs().max()) and agree.tol == pytest.approx(
+            tol
+        )
+        assert full_rank.value == p["cols_B"] - k and full_rank.tol == 0
+        assert lead.value == p["lead_max"] and lead.tol == pytest.approx(tol)
+        assert grad.value == p["grad_norm"] and grad.op == ">="
+        assert grad.tol == pytest.approx(100 * P * np.finfo(np.float64).eps * max(size, 1.0))
+        assert (neg.value, pos.value) == (abs(p["negative"] - k), abs(p["positive"] - k)) and neg.nontrivial == k
+        assert zero.value == abs(zeros - z_pred) and zero.tol == 0
+
+
+def test_index_claim_is_the_rank_test_of_loss_against_the_index():
+    df = lim.critical_points()
+    P, size = df.attrs["P"], float(df["H_size"].max())
+    eps = np.finfo(np.float64).eps
+    critical, routes, rank = lim.check_index_vs_loss().parts
+    rho, thr = lim.spearman_test(df["loss"].to_numpy(), df["index"].to_numpy())
+    assert (rank.value, rank.tol, rank.op) == (rho, thr, ">=")
+    assert rank.nontrivial == df["index"].max() - df["index"].min() > 0
+    assert critical.value == df["grad"].max() and critical.tol == pytest.approx(100 * P * eps * max(size, 1.0))
+    assert routes.value == df["H_diff"].max() and routes.tol == pytest.approx(100 * P * eps * size)
+    assert routes.nontrivial == size
