@@ -567,6 +567,21 @@ def test_fixup_point_on_given_data_is_computed_there():
     assert p["grad_norm"] > 1e-3 and p["zero_grad_norm"] == 0.0 and p["zero_max_H"] > 1e-3
     assert lim.fixup_point(n=3, R=1, data=data)["zero_max_H"] == 0.0
     assert p["lead_max"] < 1e-12 and p["negative"] == p["positive"] == p["rank_B"] == p["cols_B"]
+    # given data are never served from, nor stored in, the whitened-MNIST results kept per (n, R, seed)
+    mnist = lim.fixup_point(n=2, R=2)
+    assert lim.fixup_point(n=2, R=2, data=data)["net"].d == 3
+    assert lim.fixup_point(n=2, R=2) is mnist and mnist["net"].d == 10
+
+
+def test_unit_gain_reads_m_evenly_spaced_mnist_digits():
+    from resnet_nb.core.data import whitened_mnist
+
+    X = whitened_mnist().X
+    m = 40
+    subsample = X[:, :: X.shape[1] // m][:, :m]
+    assert lim.unit_gain(2, "he", "relu", draws=3, m=m, seed=2) == lim.unit_gain(
+        2, "he", "relu", draws=3, seed=2, X=subsample
+    )
 
 
 def test_critical_point_rows_are_the_loss_gradient_and_inertia_of_their_weights():
