@@ -254,6 +254,7 @@ def test_predicted_gain_uses_keep_only_behind_a_pre_relu():
         assert lim.predicted_gain(3, "he", "identity", "relu", keep=keep) == pytest.approx(1 + 8.0 * keep)
         assert lim.predicted_gain(3, "he", "relu", "identity", keep=keep) == pytest.approx(1 + 8.0 / 4)
     assert lim.predicted_gain(3, "xavier", "relu", "relu") == pytest.approx(1 + 0.5 / 4)
+    assert lim.predicted_gain(1, "he", "relu") == 3.0  # one matrix per unit (n = 1, the bound) is accepted
 
 
 def test_pre_relu_keep_is_the_kept_fraction_of_the_second_moment():
