@@ -422,7 +422,9 @@ def test_whitened_synthetic_whitens_the_seeded_synthetic_inputs_exactly():
 
     d, m, seed = 3, 50, 2
     data, raw = lim.whitened_synthetic(d, m, seed=seed), synthetic_linear(d, m, seed=seed)
-    assert data.X.shape == (d, m) and data.info["whitened"]
+    # the model's description kept (its matrix R, noise, seed), whitening added
+    assert data.X.shape == (d, m) and data.info.keys() == raw.info.keys() | {"whitened"} and data.info["whitened"]
+    assert data.info["seed"] == seed and torch.equal(data.info["R"], raw.info["R"])
     torch.testing.assert_close(data.X @ data.X.T / m, torch.eye(d, dtype=torch.float64), rtol=0, atol=1e-12)
     torch.testing.assert_close(data.Y, raw.Y, rtol=0, atol=0)
     # the symmetric whitening: X_w = S^(-1/2) X, so X = S^(1/2) X_w with S^(1/2) symmetric positive definite
@@ -500,6 +502,7 @@ def test_critical_points_sorted_by_loss_either_way_on_given_data():
     up, down = lim.critical_points(data, R=1), lim.critical_points(data, R=1, descending=True)
     assert len(up) == 4 and up["loss"].is_monotonic_increasing and down["loss"].is_monotonic_decreasing
     assert list(down["kept"]) == list(up["kept"])[::-1]
+    assert list(up.index) == list(down.index) == [0, 1, 2, 3]  # rows numbered in their sorted order
     assert up.attrs["P"] == 2 * 2 * 2 and down.attrs["net"].R == 1
     assert up["grad"].max() < 1e-10 and set(up["rank"]) == {0, 1, 2}
     with pytest.raises(ValueError, match=r"\bR\b"):
@@ -547,7 +550,10 @@ def test_mixed_block_rank_splits_the_hessian_by_the_matrices_before_the_last():
 
 
 def test_fixup_point_reports_its_floor_counts_and_lead_block_size():
-    p = lim.fixup_point(n=3, R=2)
+    from resnet_nb.core.data import synthetic_linear
+
+    # given data: computed here (the whitened-MNIST points are kept once computed)
+    p = lim.fixup_point(n=3, R=2, data=synthetic_linear(3, 40, seed=2))
     net, eigs = p["net"], p["eigs"]
     assert p["floor"] == pytest.approx(len(eigs) * np.finfo(np.float64).eps * np.abs(eigs).max(), rel=1e-12)
     assert p["negative"] == int((eigs < -p["floor"]).sum()) and p["positive"] == int((eigs > p["floor"]).sum())
@@ -668,6 +674,7 @@ def test_product_claim_compares_spreads_with_sqrt_L_atanh_a_at_four_standard_err
 
 def test_fixup_claim_counts_the_inertia_of_its_point():
     p = lim.fixup_point()
+    assert (p["net"].n, p["net"].R, p["net"].d) == (3, 2, 10)  # the claim's network: 3-shortcut, R = 2, MNIST
     P, k = p["net"].num_params, p["rank_B"]
     zeros = len(p["eigs"]) - p["negative"] - p["positive"]
     for falsify, z_pred in ((False, P - 2 * k), (True, P - k)):

@@ -30,8 +30,10 @@ def test_param_index_roundtrip_and_definition5_order():
 
 def test_param_index_rejects_bad_input():
     net = ShortcutNetwork(3, 2, 2)
-    with pytest.raises(ValueError, match=r"\br\b must be an integer in"):
+    with pytest.raises(ValueError, match=r"\br\b must be an integer in \[0, 1\]"):  # the allowed range
         param_index(net, 2, 0, 0, 0)
+    with pytest.raises(ValueError, match=r"\bi\b must be an integer in \[0, 2\]"):
+        param_index(net, 0, 0, 3, 0)
     with pytest.raises(ValueError, match=r"\ba\b must be an integer in"):
         param_coords(net, net.num_params)
     with pytest.raises(ValueError, match=r"\bindices\b must name at least one"):

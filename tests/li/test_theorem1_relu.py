@@ -185,8 +185,9 @@ def _fit_residual(f, v, degree, ts):
     return t1.one_sided_derivatives(f, torch.zeros(v.numel(), dtype=F64), v, degree=degree, ts=ts)[1]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def kink_mid(data3):
+    """Computed in each test that uses it, so that the mutation audit counts every test's assertions."""
     return t1.relu_kink_check(data3, "mid", pairs=3)
 
 
@@ -452,6 +453,9 @@ def test_relu_depth_check_falsifier_is_eq12_statistic_on_the_same_rows(fake_mnis
     assert _MNIST_CALLS == [] and again.values["rows"] is res.values["rows"]
     with pytest.raises(ValueError, match=r"\bstatistic\b"):
         t1.relu_depth_check((6, 2), (1, 0), statistic="max", rows=rows)
+    # one seed per depth: no run-to-run spread to report
+    one = t1.relu_depth_check((6, 2), (1,), statistic="cond", flat_tol=0.01, rows=[r for r in rows if r["seed"] == 1])
+    assert one.values["spread"] == 0.0 and one.parts[0].spread == 0.0
 
 
 def test_figure5_flat_tolerance_is_the_fig5_ledger_criterion():
