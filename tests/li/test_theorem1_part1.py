@@ -137,9 +137,9 @@ def test_taylor_remainder_zero_limit_fails_without_dividing():
     r = t1.taylor_remainder_check(net, data, v=v)
     assert r.values["limit"] == 0 and r.values["rel"] == math.inf
     assert r.values["rel_back"] == math.inf and r.parts[1].value == -math.inf and not r.passed
-    with pytest.raises(ValueError, match="decreasing"):
+    with pytest.raises(ValueError, match=r"\bdecreasing\b"):
         t1.taylor_remainder_check(net, data, ts=(1e-3, 1e-2))
-    with pytest.raises(ValueError, match="reading"):
+    with pytest.raises(ValueError, match=r"\breading\b"):
         t1.taylor_remainder_check(net, data, reading="3k")
 
 
@@ -235,8 +235,10 @@ def test_part1_check_orders_and_falsifier():
     assert rs.values["tol"] == pytest.approx(100 * net.num_params * EPS * scale * 3, rel=1e-12, abs=0)
     r0 = t1.part1_check(net, data, directions=2, stationary_order=0)
     assert r0.values["worst_low"] == 0.0
-    with pytest.raises(ValueError, match="stationary_order"):
+    with pytest.raises(ValueError, match=r"\bstationary_order\b"):
         t1.part1_check(net, data, stationary_order=-1)
+    with pytest.raises(ValueError, match=r"\bdirections\b"):
+        t1.part1_check(net, data, directions=0)
     big = Dataset(3 * data.X, 3 * data.Y)
     rb = t1.part1_check(net, big, directions=1)
     tol_big = 100 * net.num_params * EPS * t1.partial_scale(net, big) * 2
@@ -256,3 +258,61 @@ def test_part1_directions_are_gaussian_and_one_short_leaves_a_matrix_at_zero(dat
         if kind == "one_short":
             for r in range(net.R):
                 assert sum(1 for l in range(net.n) if float(V[r, l].abs().max()) == 0.0) == 1
+
+
+def _stand_in_loss(monkeypatch, net, data, v, extra):
+    """Replace the loss seen by taylor_remainder_check (n = 1) by L(w) = (c + extra(s)) s, s = <w, v>:
+    the quotient (L(tv) - L(0)) / t is c + extra(t) exactly for t a power of two and v a unit vector."""
+    c = t1.order_n_directional(net, data, v)
+
+    def loss_function(net_, data_):
+        def f(w):
+            s = float(w @ v)
+            return torch.tensor((c + extra.get(s, 0.0)) * s, dtype=F64)
+
+        return f
+
+    monkeypatch.setattr("resnet_nb.li.theorem1.part1.loss_function", loss_function)
+    return c
+
+
+@pytest.mark.parametrize(
+    ("extra", "rate"),
+    [
+        ({}, math.nan),  # no remainder at all: gaps of exactly 0 are no evidence of a rate
+        ({0.5: 0.1}, math.nan),  # a gap of 0 at the second t
+        ({0.25: 0.1}, math.nan),  # a gap of 0 at the first t
+        ({0.5: 0.5, 0.25: 0.25, 0.125: 0.125}, 1.0),  # a remainder t: exponent 1
+        ({0.5: 0.5, 0.25: 0.0625, 0.125: 0.125}, 3.0),  # gaps 0.5 and 0.0625 a factor 2 apart: 8 = 2^3
+        ({0.5: 0.1, 0.25: math.inf}, -math.inf),  # a gap that is not finite: no rate
+    ],
+)
+def test_taylor_remainder_rate_is_the_exponent_of_the_two_largest_gaps(monkeypatch, extra, rate):
+    data = random_dataset(2, 12, seed=2)
+    net = ShortcutNetwork(2, 1, 1)
+    v = torch.zeros(net.num_params, dtype=F64)
+    v[1] = 1.0
+    c = _stand_in_loss(monkeypatch, net, data, v, extra)
+    res = t1.taylor_remainder_check(net, data, v=v, ts=(0.5, 0.25, 0.125))
+    assert res.values["closed"] == c != 0
+    expected_gaps = [abs(extra.get(t, 0.0)) / abs(c) for t in (0.5, 0.25, 0.125)]
+    np.testing.assert_allclose(res.values["gaps"], expected_gaps, rtol=1e-12, atol=0)
+    if math.isnan(rate):
+        assert math.isnan(res.values["rate"])
+    else:
+        assert res.values["rate"] == pytest.approx(rate, rel=1e-12)
+    # the check's value: the exponent, or -inf when there is none; it passes from 1/2 up
+    assert res.parts[1].value == (rate if math.isfinite(rate) else -math.inf)
+    assert res.parts[1].passed == (math.isfinite(rate) and rate >= 0.5)
+
+
+def test_taylor_remainder_refuses_bad_ts_and_readings_by_name():
+    data = random_dataset(2, 12, seed=2)
+    net = ShortcutNetwork(2, 2, 1)
+    for ts in ((1e-2,), (1e-2, 1e-3, 0.0), (1e-2, -1e-3), (1e-3, 1e-2), (1e-2, 1e-2, 1e-3)):
+        with pytest.raises(ValueError, match=r"\bts\b"):
+            t1.taylor_remainder_check(net, data, ts=ts)
+    assert len(t1.taylor_remainder_check(net, data, ts=(1e-2, 1e-3)).values["rows"]) == 2  # two suffice
+    with pytest.raises(ValueError, match=r"\breading\b"):
+        t1.taylor_remainder_check(net, data, reading="3k")
+    assert t1.taylor_remainder_check(net, data, reading="2k").values["limit"] == 0.0

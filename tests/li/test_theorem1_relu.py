@@ -40,7 +40,7 @@ def test_one_sided_derivatives_of_a_smooth_loss_are_two_sided(data3):
 
 
 def test_relu_kink_rejects_bad_position(data3):
-    with pytest.raises(ValueError, match="position must be one of"):
+    with pytest.raises(ValueError, match=r"\bposition\b must be one of"):
         relu_kink_check(data3, "pre")
 
 
@@ -142,7 +142,7 @@ def test_one_sided_derivatives_fit_in_float64_whatever_the_grid_dtype():
 def test_one_sided_derivatives_refuse_a_bad_degree_by_name():
     f = _poly([1.0], torch.ones(1, dtype=F64))
     for bad in (0, 2.5):
-        with pytest.raises(ValueError, match="degree"):
+        with pytest.raises(ValueError, match=r"\bdegree\b"):
             t1.one_sided_derivatives(f, torch.zeros(1, dtype=F64), torch.ones(1, dtype=F64), degree=bad)
 
 
@@ -185,8 +185,9 @@ def _fit_residual(f, v, degree, ts):
     return t1.one_sided_derivatives(f, torch.zeros(v.numel(), dtype=F64), v, degree=degree, ts=ts)[1]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def kink_mid(data3):
+    """Computed in each test that uses it, so that the mutation audit counts every test's assertions."""
     return t1.relu_kink_check(data3, "mid", pairs=3)
 
 
@@ -450,8 +451,11 @@ def test_relu_depth_check_falsifier_is_eq12_statistic_on_the_same_rows(fake_mnis
     _MNIST_CALLS.clear()
     again = t1.relu_depth_check((6, 2), (1, 0), statistic="cond10", flat_tol=0.01, rows=res.values["rows"])
     assert _MNIST_CALLS == [] and again.values["rows"] is res.values["rows"]
-    with pytest.raises(ValueError, match="statistic"):
+    with pytest.raises(ValueError, match=r"\bstatistic\b"):
         t1.relu_depth_check((6, 2), (1, 0), statistic="max", rows=rows)
+    # one seed per depth: no run-to-run spread to report
+    one = t1.relu_depth_check((6, 2), (1,), statistic="cond", flat_tol=0.01, rows=[r for r in rows if r["seed"] == 1])
+    assert one.values["spread"] == 0.0 and one.parts[0].spread == 0.0
 
 
 def test_figure5_flat_tolerance_is_the_fig5_ledger_criterion():
@@ -518,5 +522,27 @@ def test_relu_start_check_predictions(fake_mnist):
         assert res.compared and res.criterion
         assert len(res.lines) == 1 and f"with 1/2: {sig / 2:.4f}" in res.lines[0]
         assert f"masked Eq. 19: {preds['masked']:.4f}" in res.lines[0]
-    with pytest.raises(ValueError, match="prediction"):
+    # without a prediction the check states its claim: the masked Eq. 19
+    default = t1.relu_start_check(depth=2, n_per_class=6, seed=2)
+    assert default.value == pytest.approx(abs(lam - preds["masked"]), rel=1e-6, abs=1e-12)
+    with pytest.raises(ValueError, match=r"\bprediction\b"):
         t1.relu_start_check(depth=2, n_per_class=6, prediction="quarter")
+
+
+@pytest.mark.parametrize(
+    ("check", "kwargs", "name"),
+    [
+        ("relu_kink_check", dict(pairs=0), "pairs"),
+        ("relu_kink_check", dict(act="gelu"), "act"),
+        ("relu_first_order_check", dict(directions=0), "directions"),
+        ("relu_first_order_check", dict(act="gelu"), "act"),
+    ],
+)
+def test_relu_checks_refuse_no_directions_and_unknown_activations(data3, check, kwargs, name):
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        getattr(t1, check)(data3, **kwargs)
+
+
+def test_relu_checks_accept_a_single_direction(data3):
+    assert t1.relu_kink_check(data3, "mid", pairs=1).passed
+    assert t1.relu_first_order_check(data3, directions=1).passed

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from resnet_nb.core import claims
-from resnet_nb.core.checks import check_choice, check_int
+from resnet_nb.core.checks import check_choice, check_float, check_int
 from resnet_nb.core.data import whitened_mnist
 from resnet_nb.core.networks import ShortcutNetwork
 
@@ -37,6 +37,9 @@ def _mnist():
 # (b) Section 4.1: output variance with depth
 # ==========================================================================================
 
+#: the activations whose effect on the second moment the predictions cover
+GAIN_ACTIVATIONS = ("identity", "relu")
+
 #: per-layer variance of the entries, times d: Xavier (Glorot, fan_in = fan_out) and He (MSRA)
 GAINS = {"xavier": 1.0, "he": 2.0, "zero": 0.0}
 
@@ -53,9 +56,11 @@ def predicted_gain(n: int, scheme: str, mid: str = "identity", pre: str = "ident
     coordinates of h are symmetric about zero, giving ``1 + (v/2)^n``; pass the fraction measured
     on the data (:func:`pre_relu_keep`) for the exact expectation there.
     """
+    n = check_int("n", n)
     check_choice("scheme", scheme, tuple(GAINS))
-    check_choice("mid", mid, ("identity", "relu"))
-    check_choice("pre", pre, ("identity", "relu"))
+    check_choice("mid", mid, GAIN_ACTIVATIONS)
+    check_choice("pre", pre, GAIN_ACTIVATIONS)
+    keep = check_float("keep", keep, 0.0, 1.0)
     v = GAINS[scheme]
     branch = v**n / (2.0 ** (n - 1) if mid == "relu" else 1.0)
     return 1.0 + branch * (float(keep) if pre == "relu" else 1.0)
@@ -65,6 +70,7 @@ def pre_relu_keep(m: int = 250) -> float:
     """Mean over the ``m`` MNIST inputs of :func:`unit_gain` of ``||relu(x)||^2 / ||x||^2``: the
     fraction of an input's second moment that a ReLU at the pre position keeps (1/2 for inputs whose
     coordinates are symmetric about zero)."""
+    m = check_int("m", m)
     X = _mnist().X[:, :: max(1, _mnist().m // m)][:, :m]
     return float(((X.clamp(min=0) ** 2).sum(0) / (X**2).sum(0)).mean())
 
@@ -91,11 +97,17 @@ def unit_gain(
 ) -> tuple[float, float]:
     """Monte Carlo estimate of one unit's second-moment factor and its standard error.
 
-    For each of ``draws`` random units, the mean over ``m`` MNIST inputs of
-    ``||T(h)||^2 / ||h||^2`` (conditionally unbiased for :func:`predicted_gain`); returns the
-    mean over draws and its standard error.
+    For each of ``draws`` random units, the mean over ``m`` MNIST inputs (or the columns of ``X``)
+    of ``||T(h)||^2 / ||h||^2`` (conditionally unbiased for :func:`predicted_gain`); returns the
+    mean over draws and its standard error (sample std over draws / sqrt(draws)). Unit k's n
+    matrices are the k-th n d x d block of ``torch.randn`` from a generator seeded with ``seed``,
+    times ``sqrt(v / d)``, so that a result can be reproduced.
     """
-    draws, m = check_int("draws", draws), check_int("m", m)
+    # a standard error needs two draws (one gave NaN)
+    n, draws, m = check_int("n", n), check_int("draws", draws, minimum=2), check_int("m", m)
+    check_choice("scheme", scheme, tuple(GAINS))
+    check_choice("mid", mid, GAIN_ACTIVATIONS)
+    check_choice("pre", pre, GAIN_ACTIVATIONS)
     X = _mnist().X[:, :: max(1, _mnist().m // m)][:, :m] if X is None else X
     d = X.shape[0]
     net = ShortcutNetwork(d, n, 1, mid=mid, pre=pre)
@@ -122,8 +134,14 @@ def depth_profile(
     ``scale`` multiplies every matrix of every branch (``R ** (-1 / (2 n))`` divides each
     branch's second moment by R: a branch of size ``R ** (-1/2)``, a Fixup-like rescaling
     without the zero last layer). With ``with_se`` also returns the standard error of the
-    mean over draws at each depth.
+    mean over draws at each depth (zeros when ``draws`` is 1). Network k's R n matrices are the
+    k-th R n d x d block of ``torch.randn`` from a generator seeded with ``seed``, times
+    ``scale sqrt(v / d)``.
     """
+    n, R, draws, m = check_int("n", n), check_int("R", R), check_int("draws", draws), check_int("m", m)
+    check_choice("scheme", scheme, tuple(GAINS))
+    check_choice("mid", mid, GAIN_ACTIVATIONS)
+    scale = check_float("scale", scale)
     X = _mnist().X[:, :: max(1, _mnist().m // m)][:, :m]
     d = X.shape[0]
     net = ShortcutNetwork(d, n, 1, mid=mid)
@@ -171,18 +189,26 @@ def check_variance_growth(falsify: bool = False) -> claims.Check:
     for scheme, mid, pre in GAIN_CASES:
         est, se = unit_gain(2, scheme, mid, draws=300, seed=1, pre=pre)
         pred = unhalved_gain(2, scheme) if falsify else predicted_gain(2, scheme, mid, pre, keep=pre_relu_keep())
-        acts = "linear" if mid == pre == "identity" else ("ReLU mid" if pre == "identity" else "ReLU pre + mid")
+        acts = (  # pragma: no mutate
+            "linear"  # pragma: no mutate
+            if mid == pre == "identity"  # pragma: no mutate
+            else ("ReLU mid" if pre == "identity" else "ReLU pre + mid")  # pragma: no mutate
+        )
         parts.append(
             claims.Check(
-                f"n = 2, {scheme}, {acts}: factor per unit {pred:g}" + (" (halving ignored)" if falsify else ""),
-                "|measured - predicted factor|",
+                f"n = 2, {scheme}, {acts}: factor per unit {pred:g}"  # pragma: no mutate
+                + (" (halving ignored)" if falsify else ""),  # pragma: no mutate
+                "|measured - predicted factor|",  # pragma: no mutate
                 abs(est - pred),
                 4 * se,
-                "4 standard errors of the Monte Carlo mean over 300 random units",
+                "4 standard errors of the Monte Carlo mean over 300 random units",  # pragma: no mutate
                 nontrivial=est - 1.0,
-                nontrivial_what="measured growth beyond 1",
+                nontrivial_what="measured growth beyond 1",  # pragma: no mutate
                 nontrivial_min=4 * se,
                 spread=se,
             )
         )
-    return claims.all_of("Section 4.1: second moment grows geometrically with depth", parts)
+    return claims.all_of(
+        "Section 4.1: second moment grows geometrically with depth",  # pragma: no mutate
+        parts,
+    )

@@ -121,7 +121,7 @@ def order_n_closed_form(net: ShortcutNetwork, data, indices) -> float:
     coords = [param_coords(net, a) for a in indices]
     if len({c[0] for c in coords}) != 1 or sorted(c[1] for c in coords) != list(range(net.n)):
         return 0.0
-    coords.sort(key=lambda c: c[1])
+    coords.sort()  # one unit (one r), each matrix l once: the tuples (r, l, i, j) sort by l
     for lo, hi in zip(coords[:-1], coords[1:]):
         if hi[3] != lo[2]:
             return 0.0
