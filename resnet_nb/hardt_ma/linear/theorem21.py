@@ -162,7 +162,7 @@ def theorem21_construction(R, l: int, split: str = "best"):
     if split == "best":
         p = min(range(l + 1), key=lambda p: max(norms(p)))
     else:
-        p = int(round(3 * gamma * l / (math.pi + 3 * gamma))) if sym_needed else 0
+        p = int(round(3 * gamma * l / (math.pi + 3 * gamma)))  # 0 when gamma <= 1e-15 (no stretch needed)
         p = min(max(p, 1 if sym_needed else 0), l - (1 if rot_needed else 0))
     q = l - p
     if (p == 0 and sym_needed) or (q == 0 and rot_needed):
@@ -197,8 +197,8 @@ def theorem21_paper_recipe(R, l: int):
     d = R.shape[0]
     U, k, Vt = np.linalg.svd(R)
     if np.linalg.det(U) < 0:  # then det V < 0 too: flip one singular pair
-        U[:, -1] *= -1
-        Vt[-1] *= -1
+        U[:, -1] = -U[:, -1]
+        Vt[-1] = -Vt[-1]
     gamma = float(np.abs(np.log(k)).max())
     tU, tV = rotation_root(U, 1)[1], rotation_root(Vt, 1)[1]
     best = None
@@ -315,8 +315,9 @@ def reflection_factorisation(l: int) -> np.ndarray:
     if l == 1:
         return np.diag([-2.0, 0.0])[None]
     # 1 + delta = delta^(-1/(l-1)) - 1: solve for delta in (0, 1) by bisection on the log scale
-    lo, hi = 1e-300, 1.0
-    for _ in range(200):
+    lo = 1e-300
+    hi = 1.0  # pragma: no mutate (any upper end above the root, at most sqrt(2) - 1, gives the same root)
+    for _ in range(200):  # pragma: no mutate (the log-scale bracket is exhausted in double precision in ~70 halvings)
         mid = math.sqrt(lo * hi)
         if 1 + mid < mid ** (-1.0 / (l - 1)) - 1:
             lo = mid
