@@ -198,16 +198,21 @@ def adversarial_gradient_ratio(
         A = _project_ball(-tau * torch.eye(d, dtype=torch.float64) + 0.1 * A, tau)
     elif start != "random":
         raise ValueError(f"start must be one of ['random', 'shrink'], got {start!r}")
-    c = 4 * l * (1 - tau) ** (2 * l - 2)
     eye = torch.eye(d, dtype=torch.float64)
-    c_printed = 4 * l * (1 - tau) ** (l - 1)
-    Mrhs = {
-        "printed": c_printed * w[0] ** 2 * torch.kron(S, eye),
-        "exponent_only": c * w[0] ** 2 * torch.kron(S, eye),
-        "via_E": c * w[0] ** 2 * torch.eye(d * d, dtype=torch.float64),
-        "corrected": c * w[0] * torch.kron(S, eye),
+    # The rhs of each form is a positive constant of (l, tau, Sigma) times vec(E)^T M vec(E), with
+    # M = I for "via_E" and Sigma kron I otherwise. The constant scales every ratio alike: it moves
+    # neither the worst E nor the search's steps (Adam on log r), only the rounding; the ratio kept
+    # is re-evaluated below, constants included (bound_sides_from_error). Hence the pragmas.
+    c = 4 * l * (1 - tau) ** (2 * l - 2)  # pragma: no mutate (a positive factor of the rhs: see above)
+    c_printed = 4 * l * (1 - tau) ** (l - 1)  # pragma: no mutate (a positive factor of the rhs: see above)
+    scale = {
+        "printed": c_printed * w[0] ** 2,  # pragma: no mutate (a positive factor of the rhs: see above)
+        "exponent_only": c * w[0] ** 2,  # pragma: no mutate (a positive factor of the rhs: see above)
+        "via_E": c * w[0] ** 2,  # pragma: no mutate (a positive factor of the rhs: see above)
+        "corrected": c * w[0],  # pragma: no mutate (a positive factor of the rhs: see above)
     }[form]
-    Linv = torch.linalg.inv(torch.linalg.cholesky(Mrhs))
+    M = torch.eye(d * d, dtype=torch.float64) if form == "via_E" else torch.kron(S, eye)
+    Linv = torch.linalg.inv(torch.linalg.cholesky(scale * M))
 
     def worst(A):
         below = [eye]
