@@ -174,5 +174,6 @@ def test_key_figure_data_are_the_constructions_bounds_and_factors_they_name():
         assert dets == pytest.approx([np.prod(np.linalg.eigvals(np.eye(2) + F)).real for F in factors], rel=1e-10)
     norms, dets = data["factors"]["det R < 0: search"]
     assert norms.shape == dets.shape == (2,)  # the l = 2 search: two factors
+    assert np.prod(dets) == pytest.approx(-1.0, rel=1e-9)  # of R = diag(-1, 1)
     with pytest.raises(ValueError, match=r"\bl\b"):
         det_sign_data(ls=(0,), search_ls=(2,), factor_ls=(2,), restarts=1, steps=1)
