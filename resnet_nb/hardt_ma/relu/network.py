@@ -86,7 +86,6 @@ def margins(H, idx) -> np.ndarray:
 
 
 @dataclass
-@dataclass
 class ReLUResNet:
     """The network of Theorem 3.2: projection ``A0``, residual blocks, last block."""
 
