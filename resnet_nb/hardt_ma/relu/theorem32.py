@@ -149,7 +149,7 @@ def theorem32_construction(
     if labels.max() >= r:
         raise ValueError(f"labels must be < r = {r}, got {labels.max()}")
     check_choice("selection", selection, ["paper", "greedy"])
-    k = min(d, max(2, math.ceil(6 * math.log(max(n, 2))))) if k is None else check_int("k", k)
+    k = min(d, math.ceil(6 * math.log(max(n, 2)))) if k is None else check_int("k", k)  # ceil(6 ln 2) = 5 at least
     rng = np.random.default_rng(seed)
     A0 = rng.standard_normal((k, d)) / math.sqrt(k)
     H = A0 @ X
