@@ -231,7 +231,11 @@ def scalar_optimum(gamma: float, l: int) -> float:
     return math.expm1(gamma / check_int("l", l))
 
 
-def theorem21_survey(Rs, ls, progress: bool = False) -> list[dict]:
+def theorem21_survey(
+    Rs,
+    ls,
+    progress: bool = False,  # pragma: no mutate (display only: a progress bar)
+) -> list[dict]:
     """Run :func:`theorem21_construction` on every ``R`` in ``Rs`` and depth in ``ls``.
 
     One row per (R, l): ``gamma``, ``l``, ``product_error`` (max entry of
@@ -239,7 +243,9 @@ def theorem21_survey(Rs, ls, progress: bool = False) -> list[dict]:
     ``l >= 3 gamma`` (the theorem's hypothesis)."""
     rows = []
     it = [(j, R, l) for j, R in enumerate(Rs) for l in ls]
-    for j, R, l in tqdm(it, desc="Theorem 2.1 survey", leave=False) if progress else it:
+    if progress:  # pragma: no mutate (display only: a progress bar)
+        it = tqdm(it, desc="Theorem 2.1 survey", leave=False)  # pragma: no mutate (display only: a progress bar)
+    for j, R, l in it:
         A, info = theorem21_construction(R, l)
         g = info["gamma"]
         rows.append(

@@ -163,7 +163,7 @@ def adversarial_gradient_ratio(
     lr: float = 0.02,
     seed: int = 0,
     start: str = "random",
-    progress: bool = False,
+    progress: bool = False,  # pragma: no mutate (display only: a progress bar)
 ) -> dict:
     """Minimise ``lhs / rhs`` of the gradient bound over the ball ``|||A||| <= tau`` and over
     the error ``E`` (``R = product - E`` is free).
@@ -229,7 +229,9 @@ def adversarial_gradient_ratio(
     A.requires_grad_(True)
     opt = torch.optim.Adam([A], lr=lr)
     best = (math.inf, None, None)
-    it = tqdm(range(steps + 1), desc=f"adversary l={l} tau={tau}", leave=False) if progress else range(steps + 1)
+    it = range(steps + 1)
+    if progress:  # pragma: no mutate (display only: a progress bar)
+        it = tqdm(it, desc=f"adversary l={l} tau={tau}", leave=False)  # pragma: no mutate (display only)
     for t in it:
         opt.zero_grad()
         r, v = worst(A)
@@ -259,7 +261,12 @@ def critical_point_at_tau_one(l: int, d: int) -> np.ndarray:
 
 
 def gradient_bound_survey(
-    ls, taus, Sigmas: dict, points: int = 20, seed: int = 0, progress: bool = False
+    ls,
+    taus,
+    Sigmas: dict,
+    points: int = 20,
+    seed: int = 0,
+    progress: bool = False,  # pragma: no mutate (display only: a progress bar)
 ) -> list[dict]:
     """Evaluate both sides of the gradient bound at ``points`` random points of each kind
     (gaussian, shrink, rank_one) for every ``l``, ``tau`` and named covariance.
@@ -268,7 +275,9 @@ def gradient_bound_survey(
     rng = np.random.default_rng(seed)
     rows = []
     grid = [(l, t, name) for l in ls for t in taus for name in Sigmas]
-    for l, tau, name in tqdm(grid, desc="gradient bound survey", leave=False) if progress else grid:
+    if progress:  # pragma: no mutate (display only: a progress bar)
+        grid = tqdm(grid, desc="gradient bound survey", leave=False)  # pragma: no mutate (display only: a progress bar)
+    for l, tau, name in grid:
         Sigma = as_square("Sigma", Sigmas[name])
         d = Sigma.shape[0]
         worst = {form: math.inf for form in FORMS}
