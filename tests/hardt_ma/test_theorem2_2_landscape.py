@@ -23,6 +23,7 @@ from resnet_nb.hardt_ma.linear import (
     random_ball_point,
     residual_product,
     risk_gradient,
+    theorem22_points,
     theorem22_rate,
 )
 from resnet_nb.hardt_ma.linear import theorem22 as hm
@@ -548,3 +549,22 @@ def test_adversary_reports_the_worst_error_at_the_point_it_returns(form):
     assert np.linalg.norm(r["E"]) == pytest.approx(1.0, rel=1e-14)
     assert max_spectral_norm(A) <= tau * (1 + 1e-12)
     assert (r["form"], r["l"], r["tau"]) == (form, l, tau)
+
+
+def test_theorem22_points_cover_the_stated_grid_and_end_at_the_extremal_points():
+    pts = theorem22_points()
+    assert len(pts) == 7 * 3 * 3 + 3
+    grid = pts[:-3]
+    assert sorted({A.shape[0] for A, *_ in grid}) == list(range(2, 9))
+    assert sorted({tau for *_, tau in grid}) == [0.3, 0.6, 0.899]
+    for A, _, Sigma, tau in grid:
+        assert max_spectral_norm(A) <= tau * (1 + 1e-12)
+        assert np.linalg.eigvalsh(Sigma)[0] >= 0.05 * (1 - 1e-12)
+    for (A, R, Sigma, tau), l in zip(pts[-3:], (6, 7, 8)):
+        # A_i = -tau I, E = e v^T with v the bottom eigenvector of Sigma: the bound holds with equality
+        assert tau == 0.899 and A.shape == (l, 2, 2)
+        np.testing.assert_array_equal(A, np.broadcast_to(-tau * np.eye(2), (l, 2, 2)))
+        assert np.linalg.eigvalsh(Sigma)[0] == pytest.approx(0.05)
+        g2 = float((risk_gradient(A, R, Sigma) ** 2).sum())
+        ex = population_risk(A, R, Sigma, noise=0.0)
+        assert g2 == pytest.approx(theorem22_rate(l, tau, Sigma) * ex, rel=1e-9)
