@@ -90,7 +90,7 @@ def rotation_root(Q: np.ndarray, q: int):
     +1 or -1; the -1 blocks come in pairs (``det = +1``) and each pair is a rotation by pi.
     Returns ``(F, largest |theta|)``.
     """
-    d = Q.shape[0]
+    d = len(Q)
     T, Z = scipy.linalg.schur(Q, output="real")
     G = np.zeros((d, d))  # generator: Q = Z expm(G) Z^T, G skew-symmetric
     minus, i = [], 0
@@ -141,7 +141,7 @@ def theorem21_construction(R, l: int, split: str = "best"):
             "factor I + A_i with ||A_i|| < 1 has positive determinant, so no product of "  # pragma: no mutate
             "such factors equals R"  # pragma: no mutate
         )
-    d = R.shape[0]
+    d = len(R)
     if l == 1:  # one factor: I + A_1 = R, nothing to split
         gamma = gamma_of(R)
         return (R - np.eye(d))[None], dict(
@@ -194,7 +194,7 @@ def theorem21_paper_recipe(R, l: int):
     l = check_int("l", l)
     if np.linalg.det(R) <= 0:
         raise ValueError(f"R must have positive determinant, got det R = {np.linalg.det(R):.3g}")
-    d = R.shape[0]
+    d = len(R)
     U, k, Vt = np.linalg.svd(R)
     if np.linalg.det(U) < 0:  # then det V < 0 too: flip one singular pair
         U[:, -1] = -U[:, -1]
@@ -288,7 +288,7 @@ def min_max_norm_search(R, l: int, restarts: int = 3, steps: int = 150, seed: in
     """
     R = as_square("R", R)
     l, restarts, steps = check_int("l", l, minimum=2), check_int("restarts", restarts), check_int("steps", steps)
-    d = R.shape[0]
+    d = len(R)
     Rt = torch.as_tensor(R, dtype=torch.float64)
     eye = torch.eye(d, dtype=torch.float64)
     gen = torch.Generator().manual_seed(seed)
@@ -364,7 +364,7 @@ def det_sign_data(
     out["factors"] = {
         k: (
             np.concatenate([np.linalg.norm(A, ord=2, axis=(1, 2)) for A in v]),
-            np.concatenate([np.linalg.det(np.eye(A.shape[1]) + A) for A in v]),
+            np.concatenate([np.linalg.det(np.eye(2) + A) for A in v]),  # every R here is 2 x 2
         )
         for k, v in factors.items()
     }

@@ -186,7 +186,7 @@ def adversarial_gradient_ratio(
     if form not in FORMS:
         raise ValueError(f"form must be one of {list(FORMS)}, got {form!r}")
     Sigma = as_square("Sigma", Sigma)
-    if Sigma.shape[0] != d:
+    if len(Sigma) != d:
         raise ValueError(f"Sigma must be {d} x {d}, got {Sigma.shape}")
     w = np.linalg.eigvalsh(Sigma)
     if w[0] <= 0:
@@ -279,7 +279,7 @@ def gradient_bound_survey(
         grid = tqdm(grid, desc="gradient bound survey", leave=False)  # pragma: no mutate (display only: a progress bar)
     for l, tau, name in grid:
         Sigma = as_square("Sigma", Sigmas[name])
-        d = Sigma.shape[0]
+        d = len(Sigma)
         worst = {form: math.inf for form in FORMS}
         for kind in ("gaussian", "shrink", "rank_one"):
             for _ in range(points):
@@ -299,7 +299,7 @@ def bound_ratios(l: int, tau: float, Sigma, d: int = 3, per_kind: int = 60, seed
     l = check_int("l", l, minimum=1)
     tau = check_float("tau", tau, low=0.0, high=1.0, high_open=True)
     Sigma = as_square("Sigma", Sigma)
-    if Sigma.shape[0] != d:
+    if len(Sigma) != d:
         raise ValueError(f"Sigma must be {d} x {d} (d = {d}), got shape {Sigma.shape}")
     rng = np.random.default_rng(seed)
     out = {"printed": [], "corrected": []}
