@@ -104,16 +104,16 @@ def max_inner_product_search(
         {"type": "ineq", "fun": lambda x: 1 + rho_prime - split(x)[1] @ split(x)[1]},
         # the lower norm bounds are never active at a maximum (polarisation: <a, b> grows with both
         # norms at a fixed separation), so an edit of them cannot change the value found
-        {"type": "ineq", "fun": lambda x: split(x)[0] @ split(x)[0] - (1 - rho_prime)},  # pragma: no mutate
-        {"type": "ineq", "fun": lambda x: split(x)[1] @ split(x)[1] - (1 - rho_prime)},  # pragma: no mutate
+        {"type": "ineq", "fun": lambda x: split(x)[0] @ split(x)[0] - (1 - rho_prime)},  # pragma: no mutate (inactive)
+        {"type": "ineq", "fun": lambda x: split(x)[1] @ split(x)[1] - (1 - rho_prime)},  # pragma: no mutate (inactive)
         {"type": "ineq", "fun": lambda x: (split(x)[0] - split(x)[1]) @ (split(x)[0] - split(x)[1]) - sq_sep},
     ]
     best = None
     for _ in range(starts):
         x0 = rng.standard_normal(2 * k)
         # the starts' scale only changes where SLSQP begins, not the constrained maximum it reaches
-        x0[:k] /= np.linalg.norm(x0[:k])  # pragma: no mutate
-        x0[k:] /= np.linalg.norm(x0[k:])  # pragma: no mutate
+        x0[:k] /= np.linalg.norm(x0[:k])  # pragma: no mutate (a start's scale: see above)
+        x0[k:] /= np.linalg.norm(x0[k:])  # pragma: no mutate (a start's scale: see above)
         res = minimize(
             lambda x: -(split(x)[0] @ split(x)[1]),
             x0,
