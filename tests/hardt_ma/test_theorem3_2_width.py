@@ -211,3 +211,47 @@ def test_projection_row_holds_every_column_of_the_committed_table():
         for key in ("min_margin", "min_norm", "max_norm"):
             assert live[key] == pytest.approx(saved[key], rel=1e-12), key
         assert live["exposed"] == saved.exposed
+
+
+def test_clopper_pearson_checks_its_counts_and_level_by_name():
+    for call, name in (
+        (lambda: hr.clopper_pearson(-1, 4), "x"),
+        (lambda: hr.clopper_pearson(5, 4), "x"),
+        (lambda: hr.clopper_pearson(0, 0), "n"),
+        (lambda: hr.clopper_pearson(1, 4, level=0.0), "level"),
+        (lambda: hr.clopper_pearson(1, 4, level=1.0), "level"),
+    ):
+        with pytest.raises(ValueError, match=rf"\b{name}\b"):
+            call()
+    # just inside: a level near 0 gives a short interval around the rate, near 1 one reaching 0 and 1
+    low, high = hr.clopper_pearson(2, 4, level=1e-9)
+    assert 0.3 < low < 0.5 < high < 0.7
+    low, high = hr.clopper_pearson(2, 4, level=1 - 1e-12)
+    assert low < 1e-3 and high > 1 - 1e-3
+    assert hr.clopper_pearson(0, 1) == (0.0, pytest.approx(0.975))
+
+
+def test_jl_distortion_refuses_a_zero_width_and_a_zero_column_by_name():
+    X = np.random.default_rng(0).standard_normal((5, 4))
+    with pytest.raises(ValueError, match=r"\bk\b"):
+        hr.jl_distortion(X, 0)
+    X[:, 2] = 0.0
+    with pytest.raises(ValueError, match=r"\bX has a zero column"):
+        hr.jl_distortion(X, 3)
+
+
+def test_draw_row_holds_the_tables_columns_and_the_greedy_error_at_assumption_31s_width():
+    import pandas as pd
+
+    from resnet_nb.core.paths import RESULTS
+    from resnet_nb.hardt_ma.relu.theorem32 import construction_fit_error
+
+    columns = set(pd.read_csv(RESULTS / "hm_thm32" / "draws.csv").columns)
+    row = hr.thm32_draw_row(0, greedy=True)
+    assert set(row) == columns
+    dr = hr.thm32_draw(0)
+    assert (row["seed"], row["projection_seed"], row["separation"]) == (0, dr["projection_seed"], dr["separation"])
+    k = paper_width(600, dr["rho"]["squared distance"], 10.0)  # Assumption 3.1's reading, c = 10
+    assert row["k_sq_c10"] == k
+    assert row["greedy_error"] == construction_fit_error(dr["X"], dr["y"], 10, k, "greedy", dr["projection_seed"])[0]
+    assert set(hr.thm32_draw_row(1)) == columns - {"greedy_error"}
