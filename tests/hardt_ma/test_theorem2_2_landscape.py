@@ -351,6 +351,9 @@ def test_critical_point_at_tau_one_shape():
         (lambda: adversarial_gradient_ratio(2, 2, 0.5, S2, steps=1, lr=0.0), r"lr must lie in \(0.0, inf\], got 0.0"),
         (lambda: adversarial_gradient_ratio(2, 2, 0.5, S2, steps=1, lr=-0.1), r"lr must lie in \(0.0, inf\], got -0.1"),
         (lambda: adversarial_gradient_ratio(2, 2, 0.5, NOT_SQUARE, steps=1), "Sigma must be a non-empty square matrix"),
+        (lambda: adversarial_gradient_ratio(2, 3, 0.5, S2, steps=1), "Sigma must be 3 x 3"),
+        (lambda: adversarial_gradient_ratio(2, 2, 0.5, S2, steps=1, form="proof"), "form must be one of"),
+        (lambda: adversarial_gradient_ratio(2, 2, 0.5, S2, steps=1, start="middle"), "start must be one of"),
         (
             lambda: adversarial_gradient_ratio(2, 2, 0.5, np.diag([-1.0, 1.0]), steps=1),
             "Sigma must be positive definite",

@@ -324,9 +324,10 @@ def lemma24_worst(order: str):
         R, G = rng.standard_normal((d, d)), rng.standard_normal((d, d))
         Sigma = G @ G.T + 0.1 * np.eye(d)
         At = torch.tensor(A, requires_grad=True)
-        M = torch.eye(d, dtype=torch.float64)
+        eye_t = torch.eye(d, dtype=torch.float64)
+        M = eye_t
         for i in range(l):
-            M = (torch.eye(d, dtype=torch.float64) + At[i]) @ M
+            M = (eye_t + At[i]) @ M
         E_t = M - torch.tensor(R)
         torch.trace(E_t @ torch.tensor(Sigma) @ E_t.T).backward()
         E, eye = residual_product(A) - R, np.eye(d)
