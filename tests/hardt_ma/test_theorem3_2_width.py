@@ -244,7 +244,6 @@ def test_draw_row_holds_the_tables_columns_and_the_greedy_error_at_assumption_31
     import pandas as pd
 
     from resnet_nb.core.paths import RESULTS
-    from resnet_nb.hardt_ma.relu.theorem32 import construction_fit_error
 
     columns = set(pd.read_csv(RESULTS / "hm_thm32" / "draws.csv").columns)
     row = hr.thm32_draw_row(0, greedy=True)
@@ -253,5 +252,5 @@ def test_draw_row_holds_the_tables_columns_and_the_greedy_error_at_assumption_31
     assert (row["seed"], row["projection_seed"], row["separation"]) == (0, dr["projection_seed"], dr["separation"])
     k = paper_width(600, dr["rho"]["squared distance"], 10.0)  # Assumption 3.1's reading, c = 10
     assert row["k_sq_c10"] == k
-    assert row["greedy_error"] == construction_fit_error(dr["X"], dr["y"], 10, k, "greedy", dr["projection_seed"])[0]
+    assert row["greedy_error"] == hr.construction_fit_error(dr["X"], dr["y"], 10, k, "greedy", dr["projection_seed"])[0]
     assert set(hr.thm32_draw_row(1)) == columns - {"greedy_error"}
