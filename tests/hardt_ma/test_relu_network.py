@@ -39,6 +39,7 @@ NAMED = [
     ("X", lambda: ReLUResNet(np.eye(3)).trajectory(BAD)),
     ("H", lambda: lemma_block(BAD, [0], np.zeros((3, 1)))),
     ("targets", lambda: lemma_block(_unit(3, 4), [0], BAD)),
+    ("targets", lambda: lemma_block(_unit(3, 4), [0], np.zeros((3, 2)))),
     ("k", lambda: lemma_block(_unit(3, 4), [0], np.zeros((3, 1)), k=0)),
     ("safety", lambda: lemma_block(_unit(3, 4), [0], np.zeros((3, 1)), safety=1.0)),
     ("r", lambda: surrogate_vectors(0, 3, 1.0)),
