@@ -129,8 +129,8 @@ def max_inner_product_search(
             0.0,
             a @ a - (1 + rho_prime),
             b @ b - (1 + rho_prime),
-            (1 - rho_prime) - a @ a,
-            (1 - rho_prime) - b @ b,
+            (1 - rho_prime) - a @ a,  # pragma: no mutate (inactive at a maximum, as above)
+            (1 - rho_prime) - b @ b,  # pragma: no mutate (inactive at a maximum, as above)
             sq_sep - (a - b) @ (a - b),
         )
         value = float(a @ b)

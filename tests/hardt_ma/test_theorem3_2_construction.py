@@ -232,7 +232,7 @@ def test_construction_arguments():
     X = _unit(4, 6)
     with pytest.raises(ValueError, match="labels must be < r = 2, got 2"):
         theorem32_construction(X, [0, 1, 2, 0, 1, 2], r=2)
-    with pytest.raises(ValueError, match="X has two identical points"):
+    with pytest.raises(ValueError, match=r"\bX has two identical points"):
         theorem32_construction(np.array([[1.0, 1.0], [0.0, 0.0]]), [0, 1], k=2)
     # distinct points that the projection (k = 1, seed 0: A0 = g) sends to the same number
     g = np.random.default_rng(0).standard_normal((1, 2))

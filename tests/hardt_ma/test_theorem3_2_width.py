@@ -254,3 +254,8 @@ def test_draw_row_holds_the_tables_columns_and_the_greedy_error_at_assumption_31
     assert row["k_sq_c10"] == k
     assert row["greedy_error"] == hr.construction_fit_error(dr["X"], dr["y"], 10, k, "greedy", dr["projection_seed"])[0]
     assert set(hr.thm32_draw_row(1)) == columns - {"greedy_error"}
+
+
+def test_chapter_point_sets_carry_ten_labels():
+    for name, (_, y) in hr.chapter_point_sets(300).items():
+        assert sorted(set(y.tolist())) == list(range(10)), name  # 300 draws of 10 labels: all seen, none beyond

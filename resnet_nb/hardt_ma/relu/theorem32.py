@@ -111,7 +111,7 @@ def surrogate_vectors(r: int, k: int, radius: float, seed: int = 0) -> np.ndarra
     rng = np.random.default_rng(seed)
     Q = rng.standard_normal((k, r))
     Q = radius * Q / np.linalg.norm(Q, axis=0)
-    if r > 1 and margins(Q, np.arange(r)).min() <= 1e-6 * radius**2:
+    if margins(Q, np.arange(r)).min() <= 1e-6 * radius**2:  # one surrogate: its margin is inf
         raise ValueError(f"surrogates nearly coincide for r = {r}, k = {k}; use a larger k or another seed")
     return Q
 
