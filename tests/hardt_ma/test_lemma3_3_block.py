@@ -114,3 +114,16 @@ def test_lemma_report_measures_the_displacement_of_the_other_points(near_one):
         assert r2["fixed_error"] == float(np.abs(out[:, rest] - states[j][:, rest]).max())
         worst = max(worst, r2["fixed_error"])
     assert worst == fixed > 0  # some block displaced a point it should have left alone
+
+
+def test_a_lone_points_delta_is_safety_times_its_squared_norm_and_at_least_safety():
+    # with no other point the margin is inf; delta = safety * max(||z||^2, 1) (a point at distance
+    # ||z|| would allow that margin), so the unit's bias is -(||z||^2 - delta)
+    for z, safety in (([[2.0], [1.0]], 0.5), ([[3.0], [-4.0]], 0.2), ([[0.3], [0.4]], 0.5)):
+        H = np.array(z)
+        sq = float((H**2).sum())
+        delta = safety * max(sq, 1.0)
+        U, V, b, rep = lemma_block(H, [0], np.zeros((2, 1)), safety=safety)
+        assert b[0] == pytest.approx(-(sq - delta), rel=1e-14)
+        np.testing.assert_allclose(V[:, 0], -H[:, 0] / delta, rtol=1e-14)
+        assert rep["fixed_error"] == 0.0  # no other point to fix

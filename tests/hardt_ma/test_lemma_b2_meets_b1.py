@@ -55,11 +55,11 @@ def test_claim_passes_and_falsifier_is_rejected():
 
 
 def test_arguments_are_checked():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"\brho_prime\b"):
         worst_inner_product(0.0, 0.1)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"\bsq_sep\b"):
         extremal_pair(0.1, 10.0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"\balpha\b"):
         b1_preactivations(np.ones(3), [0], 0.1)
 
 
@@ -73,21 +73,104 @@ def test_b2_needs_rho_prime_strictly_between_0_and_1(rp):
         lambda: max_inner_product_search(rp, 0.01, starts=1),
         lambda: b1_preactivations(np.eye(2), [0], rp),
     ):
-        with pytest.raises(ValueError, match="rho_prime"):
+        with pytest.raises(ValueError, match=r"\brho_prime\b"):
             call()
+
+
+@pytest.mark.parametrize("rp", [1e-9, 1 - 1e-9])
+def test_rho_prime_just_inside_0_and_1_is_accepted(rp):
+    s = 0.5 * rp
+    assert worst_inner_product(rp, s) == pytest.approx(1 + rp - s / 2, abs=1e-15)
+    assert required_sq_separation(rp) == pytest.approx(6 * rp, rel=1e-15)
+    P = extremal_pair(rp, s)
+    assert (P**2).sum(0) == pytest.approx([1 + rp, 1 + rp], abs=1e-14)
+    found = max_inner_product_search(rp, s, k=2, starts=1)
+    assert found["value"] == pytest.approx(1 + rp - s / 2, abs=SEARCH_TOL)
+    assert b1_preactivations(np.eye(2), [0], rp)[0] == pytest.approx([2 * rp, -(1 - 2 * rp)], abs=1e-15)
 
 
 def test_separations_beyond_the_diameter_and_too_few_coordinates_are_refused():
     rp = 0.2
     assert worst_inner_product(rp, 4 * (1 + rp)) == pytest.approx(-(1 + rp))  # antipodal points
-    with pytest.raises(ValueError, match="sq_sep"):
+    with pytest.raises(ValueError, match=r"\bsq_sep\b"):
         worst_inner_product(rp, 4 * (1 + rp) + 1e-9)
-    with pytest.raises(ValueError, match="sq_sep"):
+    with pytest.raises(ValueError, match=r"\bsq_sep\b"):
         extremal_pair(rp, 4 * (1 + rp) + 1e-9)
-    assert extremal_pair(rp, rp, k=2).shape[0] == 2
-    with pytest.raises(ValueError, match="k"):
+    with pytest.raises(ValueError, match=r"\bsq_sep\b"):
+        max_inner_product_search(rp, 4 * (1 + rp) + 0.5, starts=2)  # no feasible pair exists
+    assert extremal_pair(rp, rp, k=2).shape == (2, 2)
+    with pytest.raises(ValueError, match=r"\bk\b"):
         extremal_pair(rp, rp, k=1)
-    with pytest.raises(ValueError, match="k"):
+    with pytest.raises(ValueError, match=r"\bk\b"):
         max_inner_product_search(rp, rp, k=1)
-    with pytest.raises(ValueError, match="starts"):
+    with pytest.raises(ValueError, match=r"\bstarts\b"):
         max_inner_product_search(rp, rp, starts=0)
+
+
+def test_separations_from_zero_to_the_diameter_are_accepted_and_negative_ones_refused():
+    rp = 0.2
+    # zero separation: the two points may coincide, <a, a> = 1 + rho'
+    assert worst_inner_product(rp, 0.0) == pytest.approx(1 + rp, abs=1e-15)
+    P = extremal_pair(rp, 0.0)
+    assert np.allclose(P[:, 0], P[:, 1], rtol=0, atol=1e-15)
+    # the diameter: antipodal points
+    P = extremal_pair(rp, 4 * (1 + rp))
+    assert np.allclose(P[:, 0], -P[:, 1], rtol=0, atol=1e-7)
+    assert P[:, 0] @ P[:, 1] == pytest.approx(-(1 + rp), abs=1e-12)
+    assert max_inner_product_search(rp, 0.0, k=2, starts=1)["value"] == pytest.approx(1 + rp, abs=SEARCH_TOL)
+    for call in (
+        lambda: worst_inner_product(rp, -1e-9),
+        lambda: extremal_pair(rp, -1e-9),
+        lambda: max_inner_product_search(rp, -1e-9, starts=1),
+    ):
+        with pytest.raises(ValueError, match=r"\bsq_sep\b"):
+            call()
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_extremal_pair_lies_in_the_first_two_coordinates_symmetric_about_the_first(k):
+    rp, s = 0.3, 1.1
+    P = extremal_pair(rp, s, k=k)
+    assert P.shape == (k, 2)
+    assert not P[2:].any()
+    # mirror images in the second coordinate, at angle 2 * asin(sqrt(s) / (2 r)) apart
+    r = np.sqrt(1 + rp)
+    half = np.arcsin(np.sqrt(s) / (2 * r))
+    assert P[:2, 0] == pytest.approx([r * np.cos(half), r * np.sin(half)], abs=1e-15)
+    assert P[:2, 1] == pytest.approx([r * np.cos(half), -r * np.sin(half)], abs=1e-15)
+
+
+def test_b1_preactivations_are_inner_products_minus_the_bias_for_each_unit_in_s():
+    rng = np.random.default_rng(0)
+    alpha, rp = rng.standard_normal((3, 5)), 0.15
+    S = [3, 0]
+    pre = b1_preactivations(alpha, S, rp)
+    assert pre.shape == (2, 5)
+    for row, i in enumerate(S):
+        for j in range(5):
+            assert pre[row, j] == pytest.approx(sum(alpha[:, i] * alpha[:, j]) - (1 - 2 * rp), abs=1e-14)
+    # no unit: an empty S gives no rows
+    assert b1_preactivations(alpha, [], rp).shape == (0, 5)
+    # points given in single precision are computed in double precision
+    a32 = alpha.astype(np.float32)
+    exact = a32.astype(np.float64)[:, S].T @ a32.astype(np.float64) - (1 - 2 * rp)
+    assert b1_preactivations(a32, S, rp) == pytest.approx(exact, abs=1e-14)
+
+
+@pytest.mark.parametrize(("rp", "s"), [(0.1, 0.1), (0.2, 1.2), (0.5, 5.5)])
+def test_search_reports_the_pair_it_found_its_value_and_its_violation(rp, s):
+    found = max_inner_product_search(rp, s, k=2, starts=3, seed=4)
+    a, b = found["pair"][:, 0], found["pair"][:, 1]
+    assert found["pair"].shape == (2, 2)
+    assert found["value"] == a @ b
+    violation = max(0.0, a @ a - (1 + rp), b @ b - (1 + rp), (1 - rp) - a @ a, (1 - rp) - b @ b, s - (a - b) @ (a - b))
+    assert found["violation"] == violation
+    assert violation <= SEARCH_TOL
+    assert found["value"] == pytest.approx(worst_inner_product(rp, s), abs=SEARCH_TOL)
+
+
+def test_more_starts_never_lower_the_maximum_found():
+    # the same seed draws the same first starts; the best over more of them cannot be smaller
+    for rp, s in ((0.1, 0.1), (0.2, 1.2)):
+        values = [max_inner_product_search(rp, s, starts=n, seed=5)["value"] for n in (1, 4, 8)]
+        assert values[0] <= values[1] <= values[2]

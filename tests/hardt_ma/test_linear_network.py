@@ -153,3 +153,39 @@ def test_random_positive_det_draws_two_gaussian_matrices_and_the_uniforms_it_use
         ref.uniform(-1, 1, d if g is None else max(d - 2, 0))
         ref.standard_normal((d, d))
         assert rng.bit_generator.state == ref.bit_generator.state
+
+
+def test_factors_and_targets_with_a_nan_an_inf_or_no_coordinate_are_refused_by_their_name():
+    for bad in (math.nan, math.inf):
+        A = np.zeros((2, 2, 2))
+        A[1, 0, 1] = bad
+        with pytest.raises(ValueError, match=r"\bA\b"):
+            as_factors(A)
+        with pytest.raises(ValueError, match=r"\bSigma\b"):
+            as_square("Sigma", np.diag([1.0, bad]))
+    with pytest.raises(ValueError, match=r"\bA\b"):
+        as_factors(np.zeros((1, 0, 0)))  # one factor with no coordinate
+    with pytest.raises(ValueError, match=r"\bR\b"):
+        as_square("R", np.zeros((0, 0)))
+    # the smallest accepted sizes: one factor, one coordinate
+    assert as_factors([[[0.5]]]).shape == (1, 1, 1)
+    assert as_square("R", [[2.0]]).shape == (1, 1)
+
+
+def test_gamma_is_the_largest_absolute_log_singular_value():
+    Q = np.linalg.qr(np.random.default_rng(0).standard_normal((3, 3)))[0]
+    for logs in ((2.0, -0.5, 0.1), (0.3, -1.2, 0.0), (0.0, 0.0, 0.0)):
+        R = Q @ np.diag(np.exp(logs)) @ Q.T
+        assert gamma_of(R) == pytest.approx(max(abs(x) for x in logs), abs=1e-12)
+    with pytest.raises(ValueError, match=r"\bR\b"):
+        gamma_of(np.diag([1.0, 0.0]))
+
+
+def test_residual_product_multiplies_later_factors_on_the_left():
+    rng = np.random.default_rng(5)
+    A = rng.standard_normal((3, 2, 2))
+    I2 = np.eye(2)
+    assert np.allclose(residual_product(A[:1]), I2 + A[0], rtol=0, atol=1e-15)
+    assert np.allclose(residual_product(A), (I2 + A[2]) @ (I2 + A[1]) @ (I2 + A[0]), rtol=1e-14, atol=1e-14)
+    assert not np.allclose(residual_product(A), (I2 + A[0]) @ (I2 + A[1]) @ (I2 + A[2]))  # the order matters
+    assert residual_product([[[0.5]]])[0, 0] == pytest.approx(1.5)

@@ -39,6 +39,7 @@ NAMED = [
     ("X", lambda: ReLUResNet(np.eye(3)).trajectory(BAD)),
     ("H", lambda: lemma_block(BAD, [0], np.zeros((3, 1)))),
     ("targets", lambda: lemma_block(_unit(3, 4), [0], BAD)),
+    ("targets", lambda: lemma_block(_unit(3, 4), [0], np.zeros((3, 2)))),
     ("k", lambda: lemma_block(_unit(3, 4), [0], np.zeros((3, 1)), k=0)),
     ("safety", lambda: lemma_block(_unit(3, 4), [0], np.zeros((3, 1)), safety=1.0)),
     ("r", lambda: surrogate_vectors(0, 3, 1.0)),
@@ -75,7 +76,7 @@ def test_paper_rho_is_the_squared_separation():
 
 def test_error_messages_name_the_argument():
     for name, call in NAMED:
-        with pytest.raises(ValueError, match=rf"{name} must"):
+        with pytest.raises(ValueError, match=rf"\b{name} must"):
             call()
 
 
@@ -110,3 +111,53 @@ def test_parameter_count_adds_up():
     assert parameter_count(net) == dict(residual=42, last=0, trainable=42, projection=15, total=57)
     net.last = (np.zeros((2, 3)), np.zeros((2, 2)), np.zeros(2))
     assert parameter_count(net) == dict(residual=42, last=12, trainable=54, projection=15, total=69)
+
+
+def test_points_with_a_nan_an_inf_or_a_zero_column_are_refused_by_name():
+    for bad in (np.nan, np.inf):
+        X = np.array([[0.0, 1.0], [bad, 1.0]])
+        for call, name in ((separation, "X"), (unit_norm_columns, "X"), (lambda H: margins(H, [0]), "H")):
+            with pytest.raises(ValueError, match=rf"\b{name} must have finite entries"):
+                call(X)
+    with pytest.raises(ValueError, match=r"\bX has a zero column"):
+        unit_norm_columns(np.array([[1.0, 0.0], [2.0, 0.0]]))
+
+
+def test_the_network_refuses_inputs_of_the_wrong_dimension_and_says_what_it_got():
+    # A0 maps R^4 to R^3; inputs with 2 rows (and 5 points) are refused, naming the 2 rows
+    net = ReLUResNet(np.ones((3, 4)), last=(np.eye(3), np.eye(3), np.zeros(3)))
+    X = np.ones((2, 5))
+    for call in (net.hidden, net.trajectory, net):
+        with pytest.raises(ValueError, match=r"\bX must have 4 rows, got 2\b"):
+            call(X)
+
+
+def test_the_network_projects_then_adds_each_block_then_reads_out_through_the_last_block():
+    rng = np.random.default_rng(8)
+    d, k, r, n = 4, 3, 2, 6
+    A0 = rng.standard_normal((k, d))
+    blocks = [(rng.standard_normal((5, k)), rng.standard_normal((k, 5)), rng.standard_normal(5)) for _ in range(2)]
+    last = (rng.standard_normal((7, k)), rng.standard_normal((r, 7)), rng.standard_normal(7))
+    net = ReLUResNet(A0, blocks=blocks, last=last)
+    X = rng.standard_normal((d, n))
+    h = A0 @ X
+    expected = [h]
+    for U, V, b in blocks:
+        h = h + V @ np.maximum(U @ h + b[:, None], 0)
+        expected.append(h)
+    states = net.trajectory(X)
+    assert len(states) == 3
+    for got, want in zip(states, expected):
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(net.hidden(X), expected[-1], rtol=1e-13, atol=1e-13)
+    U, V, b = last
+    np.testing.assert_allclose(net(X), V @ np.maximum(U @ expected[-1] + b[:, None], 0), rtol=1e-13, atol=1e-13)
+
+
+def test_random_unit_draw_and_the_projection_are_those_of_the_construction():
+    X, y = hr.random_unit_draw(4, n=30, d=8, r=3)
+    assert X.shape == (8, 30) and np.linalg.norm(X, axis=0) == pytest.approx(np.ones(30), rel=1e-12)
+    assert set(y.tolist()) <= {0, 1, 2} and y.shape == (30,)
+    net, _ = theorem32_construction(X, y, k=5, r=3, seed=9)
+    np.testing.assert_array_equal(net.A0, hr.projection_A0(8, 5, 9))
+    assert hr.projection_A0(8, 5, 9).shape == (5, 8)

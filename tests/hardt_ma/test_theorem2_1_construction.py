@@ -372,3 +372,12 @@ def test_theorem21_survey_rows():
 def test_claim_holds_and_its_falsifier_is_rejected(check_claim):
     c = check_claim("hm-thm21-bound")
     assert c.kind == "claim" and c.source.startswith(("Hardt & Ma", "the book"))
+
+
+def test_rotation_root_refuses_a_reflection_naming_q():
+    # det Q = -1: an odd number of eigenvalues -1, no real root
+    for Q in (np.diag([-1.0, 1.0]), np.diag([-1.0, -1.0, -1.0]), -np.eye(1)):
+        with pytest.raises(ValueError, match=r"\bQ has an odd number of eigenvalues -1"):
+            rotation_root(Q, 2)
+    F, theta = rotation_root(-np.eye(2), 2)  # an even number: a rotation by pi, square root a quarter turn
+    assert theta == pytest.approx(np.pi) and np.allclose(F @ F, -np.eye(2), rtol=0, atol=1e-14)

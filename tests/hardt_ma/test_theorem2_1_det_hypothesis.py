@@ -126,3 +126,54 @@ def test_min_max_norm_search_is_the_documented_search():
 def test_claim_holds_and_its_falsifier_is_rejected(check_claim):
     c = check_claim("hm-thm21-det")
     assert c.kind == "claim" and c.source.startswith(("Hardt & Ma", "the book"))
+
+
+def test_reflection_factorisation_balances_the_crossing_factor_against_the_stretches():
+    from resnet_nb.hardt_ma.linear import reflection_factorisation
+
+    # l = 2: 1 + delta = 1 / delta - 1 gives delta = sqrt(2) - 1, so |||A||| = sqrt(2)
+    A = reflection_factorisation(2)
+    assert max_spectral_norm(A) == pytest.approx(math.sqrt(2), rel=1e-14)
+    np.testing.assert_allclose(A[0], np.diag([-math.sqrt(2), 0.0]), rtol=0, atol=1e-14)
+    for l in (3, 5, 12):
+        A = reflection_factorisation(l)
+        norms = np.linalg.svd(A, compute_uv=False)[:, 0]
+        assert norms[1:] == pytest.approx(np.full(l - 1, norms[0]), rel=1e-13)  # every factor as large
+        delta = norms[0] - 1  # the crossing factor diag(-delta, 1) - I, of norm 1 + delta
+        assert delta ** (-1.0 / (l - 1)) - 1 == pytest.approx(1 + delta, rel=1e-13)
+        assert np.abs(residual_product(A) - np.diag([-1.0, 1.0])).max() < 1e-12
+    np.testing.assert_array_equal(reflection_factorisation(1), [np.diag([-2.0, 0.0])])
+    with pytest.raises(ValueError, match=r"\bl\b"):
+        reflection_factorisation(0)
+
+
+def test_key_figure_data_are_the_constructions_bounds_and_factors_they_name():
+    from resnet_nb.hardt_ma.linear import det_sign_data, reflection_factorisation, theorem21_bound
+
+    ls, factor_ls = (1, 3, 6), (2, 5)
+    data = det_sign_data(ls=ls, search_ls=(2,), factor_ls=factor_ls, restarts=1, steps=5)
+    plus = {"-I_2": -np.eye(2), "diag(-1, -2)": np.diag([-1.0, -2.0])}
+    np.testing.assert_array_equal(data["ls"], ls)
+    np.testing.assert_array_equal(data["search_ls"], (2,))
+    gammas = {"-I_2": 0.0, "diag(-1, -2)": math.log(2)}
+    for name, R in plus.items():
+        norms = [np.linalg.svd(theorem21_construction(R, l)[0], compute_uv=False).max() for l in ls]
+        assert data[name] == pytest.approx(norms, rel=1e-12)
+        assert data[name + " bound"] == pytest.approx([theorem21_bound(gammas[name], l) for l in ls], rel=1e-12)
+    explicit = [np.linalg.svd(reflection_factorisation(l), compute_uv=False).max() for l in ls]
+    assert data["explicit"] == pytest.approx(explicit, rel=1e-12)
+    # every factor's spectral norm and det(I + A_k), in the order the figure lists them
+    stacks = {
+        "det R > 0: construction": [theorem21_construction(R, l)[0] for R in plus.values() for l in factor_ls],
+        "det R < 0: explicit": [reflection_factorisation(l) for l in factor_ls],
+    }
+    for key, As in stacks.items():
+        norms, dets = data["factors"][key]
+        factors = np.concatenate(As)
+        assert norms == pytest.approx([np.linalg.svd(F, compute_uv=False)[0] for F in factors], rel=1e-12)
+        assert dets == pytest.approx([np.prod(np.linalg.eigvals(np.eye(2) + F)).real for F in factors], rel=1e-10)
+    norms, dets = data["factors"]["det R < 0: search"]
+    assert norms.shape == dets.shape == (2,)  # the l = 2 search: two factors
+    assert np.prod(dets) == pytest.approx(-1.0, rel=1e-9)  # of R = diag(-1, 1)
+    with pytest.raises(ValueError, match=r"\bl\b"):
+        det_sign_data(ls=(0,), search_ls=(2,), factor_ls=(2,), restarts=1, steps=1)

@@ -23,6 +23,8 @@ from resnet_nb.hardt_ma.linear import (
     random_ball_point,
     residual_product,
     risk_gradient,
+    theorem22_points,
+    theorem22_rate,
 )
 from resnet_nb.hardt_ma.linear import theorem22 as hm
 
@@ -321,6 +323,10 @@ def test_critical_point_at_tau_one_shape():
         (lambda: gradient_bound_sides(A22, S2, S2, -0.1), r"tau must lie in \[0.0, 1.0\), got -0.1"),
         (lambda: gradient_bound_sides(A22, S2, np.array([[1.0, 1e-9], [0.0, 1.0]]), 0.5), "Sigma must be symmetric"),
         (lambda: gradient_bound_sides(A22, S2, np.diag([0.0, 1.0]), 0.5), "Sigma must be positive definite"),
+        (lambda: theorem22_rate(2, 0.5, NOT_SQUARE), "Sigma must be a non-empty square matrix"),
+        (lambda: theorem22_rate(0, 0.5, S2), "l must be an integer >= 1"),
+        (lambda: theorem22_rate(2, -1e-9, S2), r"tau must lie in \[0.0, 1.0\]"),
+        (lambda: theorem22_rate(2, 1 + 1e-9, S2), r"tau must lie in \[0.0, 1.0\]"),
         (lambda: random_ball_point(0, 2, 0.5, np.random.default_rng(0)), "l must be an integer >= 1"),
         (lambda: random_ball_point(2, 0, 0.5, np.random.default_rng(0)), "d must be an integer >= 1"),
         (lambda: random_ball_point(2, 2, -0.1, np.random.default_rng(0)), r"tau must lie in \[0.0, inf\], got -0.1"),
@@ -345,6 +351,9 @@ def test_critical_point_at_tau_one_shape():
         (lambda: adversarial_gradient_ratio(2, 2, 0.5, S2, steps=1, lr=0.0), r"lr must lie in \(0.0, inf\], got 0.0"),
         (lambda: adversarial_gradient_ratio(2, 2, 0.5, S2, steps=1, lr=-0.1), r"lr must lie in \(0.0, inf\], got -0.1"),
         (lambda: adversarial_gradient_ratio(2, 2, 0.5, NOT_SQUARE, steps=1), "Sigma must be a non-empty square matrix"),
+        (lambda: adversarial_gradient_ratio(2, 3, 0.5, S2, steps=1), "Sigma must be 3 x 3"),
+        (lambda: adversarial_gradient_ratio(2, 2, 0.5, S2, steps=1, form="proof"), "form must be one of"),
+        (lambda: adversarial_gradient_ratio(2, 2, 0.5, S2, steps=1, start="middle"), "start must be one of"),
         (
             lambda: adversarial_gradient_ratio(2, 2, 0.5, np.diag([-1.0, 1.0]), steps=1),
             "Sigma must be positive definite",
@@ -356,7 +365,8 @@ def test_critical_point_at_tau_one_shape():
     ],
 )
 def test_bad_arguments_are_refused_with_a_message_naming_them(call, message):
-    with pytest.raises(ValueError, match="" + message):
+    # the message starts with the argument's name, as a word
+    with pytest.raises(ValueError, match=r"\b" + message):
         call()
 
 
@@ -506,3 +516,58 @@ def test_adversary_evaluates_each_of_its_iterates_once(monkeypatch):
 def test_claim_holds_and_its_falsifier_is_rejected(cid, check_claim):
     c = check_claim(cid)
     assert c.kind == "claim" and c.source.startswith(("Hardt & Ma", "the book"))
+
+
+@pytest.mark.parametrize(("l", "tau"), [(1, 0.0), (2, 0.3), (5, 0.7), (3, 1.0)])
+def test_theorem22_rate_is_the_proofs_constant_with_the_smallest_eigenvalue_of_sigma(l, tau):
+    # mu = 4 l (1 - tau)^(2l - 2) sigma_min(Sigma), on the closed interval 0 <= tau <= 1
+    Q = np.linalg.qr(np.random.default_rng(l).standard_normal((3, 3)))[0]
+    Sigma = Q @ np.diag([2.0, 0.25, 5.0]) @ Q.T
+    assert theorem22_rate(l, tau, Sigma) == pytest.approx(4 * l * (1 - tau) ** (2 * l - 2) * 0.25, rel=1e-12)
+
+
+@pytest.mark.parametrize("form", ["corrected", "printed", "exponent_only", "via_E"])
+def test_adversary_reports_the_worst_error_at_the_point_it_returns(form):
+    # at the returned A both sides are quadratic forms in vec(E); the returned ratio must be their
+    # smallest generalised eigenvalue, found here by polarisation and scipy, and reached by the E returned
+    l, d, tau, Sigma = 3, 2, 0.4, np.array([[2.0, 0.3], [0.3, 0.7]])
+    r = adversarial_gradient_ratio(l, d, tau, Sigma, form=form, steps=3, seed=2)
+    A = r["A"]
+
+    def sides(E):
+        return gradient_bound_sides(A, residual_product(A) - E, Sigma, tau)
+
+    basis = [np.eye(d * d)[k].reshape(d, d) for k in range(d * d)]
+    forms = {}
+    for key in ("lhs", form):
+        Q = np.empty((d * d, d * d))
+        for i, Ei in enumerate(basis):
+            for j, Ej in enumerate(basis):
+                Q[i, j] = (sides(Ei + Ej)[key] - sides(Ei - Ej)[key]) / 4
+        forms[key] = Q
+    smallest = scipy.linalg.eigh(forms["lhs"], forms[form], eigvals_only=True)[0]
+    assert r["ratio"] == pytest.approx(smallest, rel=1e-8)
+    s = sides(r["E"])
+    assert s["lhs"] / s[form] == pytest.approx(r["ratio"], rel=1e-12)
+    assert np.linalg.norm(r["E"]) == pytest.approx(1.0, rel=1e-14)
+    assert max_spectral_norm(A) <= tau * (1 + 1e-12)
+    assert (r["form"], r["l"], r["tau"]) == (form, l, tau)
+
+
+def test_theorem22_points_cover_the_stated_grid_and_end_at_the_extremal_points():
+    pts = theorem22_points()
+    assert len(pts) == 7 * 3 * 3 + 3
+    grid = pts[:-3]
+    assert sorted({A.shape[0] for A, *_ in grid}) == list(range(2, 9))
+    assert sorted({tau for *_, tau in grid}) == [0.3, 0.6, 0.899]
+    for A, _, Sigma, tau in grid:
+        assert max_spectral_norm(A) <= tau * (1 + 1e-12)
+        assert np.linalg.eigvalsh(Sigma)[0] >= 0.05 * (1 - 1e-12)
+    for (A, R, Sigma, tau), l in zip(pts[-3:], (6, 7, 8)):
+        # A_i = -tau I, E = e v^T with v the bottom eigenvector of Sigma: the bound holds with equality
+        assert tau == 0.899 and A.shape == (l, 2, 2)
+        np.testing.assert_array_equal(A, np.broadcast_to(-tau * np.eye(2), (l, 2, 2)))
+        assert np.linalg.eigvalsh(Sigma)[0] == pytest.approx(0.05)
+        g2 = float((risk_gradient(A, R, Sigma) ** 2).sum())
+        ex = population_risk(A, R, Sigma, noise=0.0)
+        assert g2 == pytest.approx(theorem22_rate(l, tau, Sigma) * ex, rel=1e-9)

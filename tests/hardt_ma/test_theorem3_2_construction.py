@@ -232,7 +232,7 @@ def test_construction_arguments():
     X = _unit(4, 6)
     with pytest.raises(ValueError, match="labels must be < r = 2, got 2"):
         theorem32_construction(X, [0, 1, 2, 0, 1, 2], r=2)
-    with pytest.raises(ValueError, match="X has two identical points"):
+    with pytest.raises(ValueError, match=r"\bX has two identical points"):
         theorem32_construction(np.array([[1.0, 1.0], [0.0, 0.0]]), [0, 1], k=2)
     # distinct points that the projection (k = 1, seed 0: A0 = g) sends to the same number
     g = np.random.default_rng(0).standard_normal((1, 2))
@@ -341,3 +341,42 @@ def test_greedy_leaves_a_point_of_zero_margin_for_a_later_block():
 
 def test_claim_holds_and_its_falsifier_is_rejected(check_claim):
     check_claim("hm-constant-width")
+
+
+@pytest.mark.parametrize(("n", "r", "seed"), [(6, 3, 3), (8, 2, 1), (2, 1, 0), (9, 4, 5)])
+def test_construction_steps_start_evenly_on_the_circle_and_each_unit_fires_only_at_its_point(n, r, seed):
+    st_ = hr.construction_steps(n, r, seed)
+    H = st_["states"][0]
+    assert np.linalg.norm(H, axis=0) == pytest.approx(np.ones(n), rel=1e-14)
+    # point i within a quarter of the spacing of the angle 2 pi i / n
+    off = np.angle(np.exp(1j * (np.arctan2(H[1], H[0]) - 2 * np.pi * np.arange(n) / n)))
+    assert np.abs(off).max() <= 0.25 * 2 * np.pi / n + 1e-12
+    np.testing.assert_array_equal(st_["labels"], np.arange(n) % r)
+    qa = 2 * np.pi * (np.arange(r) + 0.5) / r
+    np.testing.assert_allclose(st_["Q"], 0.5 * np.vstack([np.cos(qa), np.sin(qa)]), rtol=0, atol=1e-15)
+    assert sorted(np.concatenate(st_["moved"]).tolist()) == list(range(n))
+    for j, idx in enumerate(st_["moved"]):  # unit a fires exactly where <z_a, h> > ||z_a||^2 - delta_a
+        Z, delta = st_["centres"][j], st_["deltas"][j]
+        fires = Z @ st_["states"][j] > (Z**2).sum(1)[:, None] - delta[:, None]
+        assert [np.flatnonzero(f).tolist() for f in fires] == [[i] for i in idx]
+    np.testing.assert_allclose(st_["states"][-1], st_["Q"][:, st_["labels"]], rtol=0, atol=1e-12)
+
+
+def test_construction_steps_needs_two_points_and_a_label():
+    with pytest.raises(ValueError, match=r"\bn\b"):
+        hr.construction_steps(1, 1)
+    with pytest.raises(ValueError, match=r"\br\b"):
+        hr.construction_steps(4, 0)
+
+
+def test_default_width_is_6_ln_n_at_most_d():
+    rng = np.random.default_rng(1)
+    X = unit_norm_columns(rng.standard_normal((50, 40)))
+    net, _ = theorem32_construction(X, rng.integers(0, 3, 40))
+    assert net.A0.shape == (math.ceil(6 * math.log(40)), 50)  # 23 < d = 50
+    X = unit_norm_columns(rng.standard_normal((10, 40)))
+    net, _ = theorem32_construction(X, rng.integers(0, 3, 40))
+    assert net.A0.shape == (10, 10)  # capped at d
+    X = unit_norm_columns(rng.standard_normal((10, 1)))
+    net, _ = theorem32_construction(X, [0])  # one point: the width of n = 2, ceil(6 ln 2) = 5
+    assert net.A0.shape == (5, 10) and np.abs(net(X) - 1).max() < 1e-12

@@ -189,3 +189,115 @@ def test_paper_width_arguments():
 
 def test_claim_holds_and_its_falsifier_is_rejected(check_claim):
     check_claim("hm-thm32")
+
+
+def test_jl_step_rates_summarise_each_reading_over_the_draws_at_the_configured_level(monkeypatch):
+    # a smaller configuration (read at call time) keeps this fast; a small c makes some draws fail
+    for key, value in (("n", 60), ("d", 30), ("level", 0.8)):
+        monkeypatch.setitem(hr.THM32_DRAWS, key, value)
+    c, draws = 0.3, 3
+    rates = hr.jl_step_rates(c, draws=draws)
+    assert set(rates) == set(hr.RHO_READINGS)
+    for name in hr.RHO_READINGS:
+        fails, ks, excess, rhos = [], [], [], []
+        for seed in range(draws):
+            X, _ = hr.random_unit_draw(seed, 60, 30)
+            rho = separation(X) ** 2 if name == "squared distance" else separation(X)
+            k = paper_width(60, rho, c)
+            e = hr.jl_distortion(X, k, hr.THM32_DRAWS["projection_offset"] + seed) / (rho / 3)
+            fails.append(e > 1)
+            ks.append(k)
+            excess.append(e)
+            rhos.append(rho)
+        got = rates[name]
+        x = sum(fails)
+        assert (got["failures"], got["draws"], got["rate"]) == (x, draws, x / draws)
+        assert (got["low"], got["high"]) == pytest.approx(hr.clopper_pearson(x, draws, 0.8), rel=1e-12)
+        assert (got["k_min"], got["k_max"]) == (min(ks), max(ks))
+        assert (got["excess_min"], got["excess_max"]) == pytest.approx((min(excess), max(excess)), rel=1e-12)
+        assert (got["rho_min"], got["rho_max"]) == pytest.approx((min(rhos), max(rhos)), rel=1e-12)
+    assert 0 < rates["distance"]["failures"] or 0 < rates["squared distance"]["failures"]
+    with pytest.raises(ValueError, match=r"\bdraws\b"):
+        hr.jl_step_rates(c, draws=0)
+
+
+def test_failure_rate_counts_the_true_entries_and_takes_the_interval_at_its_level():
+    got = hr.failure_rate([0, 2, 0, 1, 0], level=0.9)  # any non-zero entry is a failure
+    assert (got["failures"], got["draws"], got["rate"]) == (2, 5, 0.4)
+    assert (got["low"], got["high"]) == hr.clopper_pearson(2, 5, 0.9)
+    assert hr.failure_rate(np.array([False, True, True]))["failures"] == 2
+
+
+def test_chapter_point_sets_are_n_unit_points_of_each_kind():
+    sets = hr.chapter_point_sets(2)  # the smallest n accepted
+    for name, dim in (("synthetic", 100), ("MNIST", 784)):
+        X, y = sets[name]
+        assert X.shape == (dim, 2) and y.shape == (2,)
+        assert np.linalg.norm(X, axis=0) == pytest.approx([1.0, 1.0], rel=1e-12)
+    with pytest.raises(ValueError, match=r"\bn\b"):
+        hr.chapter_point_sets(1)
+
+
+def test_projection_row_holds_every_column_of_the_committed_table():
+    import pandas as pd
+
+    from resnet_nb.core.paths import RESULTS
+
+    proj = pd.read_csv(RESULTS / "hm_thm32" / "projections.csv")
+    X = hr.chapter_point_sets()["synthetic"][0]
+    for k, seed in ((20, 0), (46, 3)):
+        live = hr.projection_row(X, k, seed)
+        saved = proj[(proj.data == "synthetic") & (proj.k == k) & (proj.seed == seed)].iloc[0]
+        assert set(live) == set(proj.columns) - {"data"}
+        assert (live["k"], live["seed"], bool(live["refuses"])) == (k, seed, bool(saved.refuses))
+        for key in ("min_margin", "min_norm", "max_norm"):
+            assert live[key] == pytest.approx(saved[key], rel=1e-12), key
+        assert live["exposed"] == saved.exposed
+
+
+def test_clopper_pearson_checks_its_counts_and_level_by_name():
+    for call, name in (
+        (lambda: hr.clopper_pearson(-1, 4), "x"),
+        (lambda: hr.clopper_pearson(5, 4), "x"),
+        (lambda: hr.clopper_pearson(0, 0), "n"),
+        (lambda: hr.clopper_pearson(1, 4, level=0.0), "level"),
+        (lambda: hr.clopper_pearson(1, 4, level=1.0), "level"),
+    ):
+        with pytest.raises(ValueError, match=rf"\b{name}\b"):
+            call()
+    # just inside: a level near 0 gives a short interval around the rate, near 1 one reaching 0 and 1
+    low, high = hr.clopper_pearson(2, 4, level=1e-9)
+    assert 0.3 < low < 0.5 < high < 0.7
+    low, high = hr.clopper_pearson(2, 4, level=1 - 1e-12)
+    assert low < 1e-3 and high > 1 - 1e-3
+    assert hr.clopper_pearson(0, 1) == (0.0, pytest.approx(0.975))
+
+
+def test_jl_distortion_refuses_a_zero_width_and_a_zero_column_by_name():
+    X = np.random.default_rng(0).standard_normal((5, 4))
+    with pytest.raises(ValueError, match=r"\bk\b"):
+        hr.jl_distortion(X, 0)
+    X[:, 2] = 0.0
+    with pytest.raises(ValueError, match=r"\bX has a zero column"):
+        hr.jl_distortion(X, 3)
+
+
+def test_draw_row_holds_the_tables_columns_and_the_greedy_error_at_assumption_31s_width():
+    import pandas as pd
+
+    from resnet_nb.core.paths import RESULTS
+
+    columns = set(pd.read_csv(RESULTS / "hm_thm32" / "draws.csv").columns)
+    row = hr.thm32_draw_row(0, greedy=True)
+    assert set(row) == columns
+    dr = hr.thm32_draw(0)
+    assert (row["seed"], row["projection_seed"], row["separation"]) == (0, dr["projection_seed"], dr["separation"])
+    k = paper_width(600, dr["rho"]["squared distance"], 10.0)  # Assumption 3.1's reading, c = 10
+    assert row["k_sq_c10"] == k
+    assert row["greedy_error"] == hr.construction_fit_error(dr["X"], dr["y"], 10, k, "greedy", dr["projection_seed"])[0]
+    assert set(hr.thm32_draw_row(1)) == columns - {"greedy_error"}
+
+
+def test_chapter_point_sets_carry_ten_labels():
+    for name, (_, y) in hr.chapter_point_sets(300).items():
+        assert sorted(set(y.tolist())) == list(range(10)), name  # 300 draws of 10 labels: all seen, none beyond

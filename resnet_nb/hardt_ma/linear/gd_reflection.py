@@ -23,7 +23,7 @@ def population_gd_batch(R, l: int, A0s, lrs, Sigma=None, steps: int = 4000) -> l
     ``A0s``, shape ``(B, l, d, d)``, each with its own step size in ``lrs``, shape ``(B,)``). The
     same iteration as :func:`population_gd`, vectorised over the runs; returns one dict per run."""
     R = as_square("R", R)
-    d = R.shape[0]
+    d = len(R)
     l = check_int("l", l)
     Sigma = np.eye(d) if Sigma is None else as_square("Sigma", Sigma)
     steps = check_int("steps", steps)
@@ -75,7 +75,7 @@ def population_gd(R, l: int, Sigma=None, lr: float = 0.05, steps: int = 4000, A0
     ``f - C_opt = ||E Sigma^{1/2}||_F^2``, its ``|||A|||``, its gradient norm and the excess-risk
     curve (every step). One run of :func:`population_gd_batch`."""
     R = as_square("R", R)
-    d = R.shape[0]
+    d = len(R)
     l = check_int("l", l)
     Sigma = np.eye(d) if Sigma is None else as_square("Sigma", Sigma)
     lr = check_float("lr", lr, low=0.0, low_open=True)

@@ -21,7 +21,7 @@ __all__ = ["as_square", "as_factors", "gamma_of", "residual_product", "max_spect
 def as_square(name: str, M) -> np.ndarray:
     """``M`` as a finite float64 square matrix, or a ValueError naming ``name``."""
     M = np.asarray(M.detach().cpu().numpy() if isinstance(M, torch.Tensor) else M, dtype=np.float64)
-    if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] == 0:
+    if M.ndim != 2 or M.shape[0] != M.shape[1] or M.size == 0:
         raise ValueError(f"{name} must be a non-empty square matrix, got shape {M.shape}")
     if not np.isfinite(M).all():
         raise ValueError(f"{name} must have finite entries, got {int((~np.isfinite(M)).sum())} NaN/inf")
@@ -29,11 +29,11 @@ def as_square(name: str, M) -> np.ndarray:
 
 
 def as_factors(A) -> np.ndarray:
-    """The factors ``A`` (array or tensor) as a finite float64 array of shape ``(l, d, d)``, ``l >= 1``,
+    """The factors ``A`` (array or tensor) as a finite float64 array of shape ``(l, d, d)``, ``l, d >= 1``,
     or a ValueError naming ``A``."""
     A = np.asarray(A.detach().cpu().numpy() if isinstance(A, torch.Tensor) else A, dtype=np.float64)
-    if A.ndim != 3 or A.shape[1] != A.shape[2] or A.shape[0] == 0:
-        raise ValueError(f"A must have shape (l, d, d) with l >= 1, got {A.shape}")
+    if A.ndim != 3 or A.shape[1] != A.shape[2] or A.size == 0:
+        raise ValueError(f"A must have shape (l, d, d) with l, d >= 1, got {A.shape}")
     if not np.isfinite(A).all():
         raise ValueError("A must have finite entries")
     return A
@@ -41,7 +41,7 @@ def as_factors(A) -> np.ndarray:
 
 def gamma_of(R) -> float:
     """``gamma = max(|log sigma_max(R)|, |log sigma_min(R)|)`` (Hardt & Ma, section 2)."""
-    s = np.linalg.svd(as_square("R", R), compute_uv=False)
+    s = np.linalg.svdvals(as_square("R", R))
     if s[-1] <= 0:
         raise ValueError("R must be invertible: gamma is infinite for a singular R")
     return float(max(abs(math.log(s[0])), abs(math.log(s[-1]))))
@@ -50,9 +50,10 @@ def gamma_of(R) -> float:
 def residual_product(A) -> np.ndarray:
     """``(I + A_l) ... (I + A_1)`` for ``A`` of shape (l, d, d)."""
     A = as_factors(A)
-    M = np.eye(A.shape[1])
+    eye = np.eye(len(A[0]))
+    M = eye
     for Ai in A:
-        M = (np.eye(A.shape[1]) + Ai) @ M
+        M = (eye + Ai) @ M
     return M
 
 
@@ -68,7 +69,7 @@ def random_positive_det(d: int, rng, gamma: float | None = None) -> np.ndarray:
     Q, Rr = np.linalg.qr(rng.standard_normal((d, d)))
     Q = Q * np.sign(np.diag(Rr))
     if np.linalg.det(Q) < 0:
-        Q[:, 0] *= -1
+        Q[:, 0] = -Q[:, 0]
     if gamma is None:
         s = np.exp(rng.uniform(-1, 1, d))
     else:

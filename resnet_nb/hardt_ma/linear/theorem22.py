@@ -163,7 +163,7 @@ def adversarial_gradient_ratio(
     lr: float = 0.02,
     seed: int = 0,
     start: str = "random",
-    progress: bool = False,
+    progress: bool = False,  # pragma: no mutate (display only: a progress bar)
 ) -> dict:
     """Minimise ``lhs / rhs`` of the gradient bound over the ball ``|||A||| <= tau`` and over
     the error ``E`` (``R = product - E`` is free).
@@ -186,7 +186,7 @@ def adversarial_gradient_ratio(
     if form not in FORMS:
         raise ValueError(f"form must be one of {list(FORMS)}, got {form!r}")
     Sigma = as_square("Sigma", Sigma)
-    if Sigma.shape[0] != d:
+    if len(Sigma) != d:
         raise ValueError(f"Sigma must be {d} x {d}, got {Sigma.shape}")
     w = np.linalg.eigvalsh(Sigma)
     if w[0] <= 0:
@@ -198,16 +198,21 @@ def adversarial_gradient_ratio(
         A = _project_ball(-tau * torch.eye(d, dtype=torch.float64) + 0.1 * A, tau)
     elif start != "random":
         raise ValueError(f"start must be one of ['random', 'shrink'], got {start!r}")
-    c = 4 * l * (1 - tau) ** (2 * l - 2)
     eye = torch.eye(d, dtype=torch.float64)
-    c_printed = 4 * l * (1 - tau) ** (l - 1)
-    Mrhs = {
-        "printed": c_printed * w[0] ** 2 * torch.kron(S, eye),
-        "exponent_only": c * w[0] ** 2 * torch.kron(S, eye),
-        "via_E": c * w[0] ** 2 * torch.eye(d * d, dtype=torch.float64),
-        "corrected": c * w[0] * torch.kron(S, eye),
+    # The rhs of each form is a positive constant of (l, tau, Sigma) times vec(E)^T M vec(E), with
+    # M = I for "via_E" and Sigma kron I otherwise. The constant scales every ratio alike: it moves
+    # neither the worst E nor the search's steps (Adam on log r), only the rounding; the ratio kept
+    # is re-evaluated below, constants included (bound_sides_from_error). Hence the pragmas.
+    c = 4 * l * (1 - tau) ** (2 * l - 2)  # pragma: no mutate (a positive factor of the rhs: see above)
+    c_printed = 4 * l * (1 - tau) ** (l - 1)  # pragma: no mutate (a positive factor of the rhs: see above)
+    scale = {
+        "printed": c_printed * w[0] ** 2,  # pragma: no mutate (a positive factor of the rhs: see above)
+        "exponent_only": c * w[0] ** 2,  # pragma: no mutate (a positive factor of the rhs: see above)
+        "via_E": c * w[0] ** 2,  # pragma: no mutate (a positive factor of the rhs: see above)
+        "corrected": c * w[0],  # pragma: no mutate (a positive factor of the rhs: see above)
     }[form]
-    Linv = torch.linalg.inv(torch.linalg.cholesky(Mrhs))
+    M = torch.eye(d * d, dtype=torch.float64) if form == "via_E" else torch.kron(S, eye)
+    Linv = torch.linalg.inv(torch.linalg.cholesky(scale * M))
 
     def worst(A):
         below = [eye]
@@ -224,7 +229,9 @@ def adversarial_gradient_ratio(
     A.requires_grad_(True)
     opt = torch.optim.Adam([A], lr=lr)
     best = (math.inf, None, None)
-    it = tqdm(range(steps + 1), desc=f"adversary l={l} tau={tau}", leave=False) if progress else range(steps + 1)
+    it = range(steps + 1)
+    if progress:  # pragma: no mutate (display only: a progress bar)
+        it = tqdm(it, desc=f"adversary l={l} tau={tau}", leave=False)  # pragma: no mutate (display only)
     for t in it:
         opt.zero_grad()
         r, v = worst(A)
@@ -254,7 +261,12 @@ def critical_point_at_tau_one(l: int, d: int) -> np.ndarray:
 
 
 def gradient_bound_survey(
-    ls, taus, Sigmas: dict, points: int = 20, seed: int = 0, progress: bool = False
+    ls,
+    taus,
+    Sigmas: dict,
+    points: int = 20,
+    seed: int = 0,
+    progress: bool = False,  # pragma: no mutate (display only: a progress bar)
 ) -> list[dict]:
     """Evaluate both sides of the gradient bound at ``points`` random points of each kind
     (gaussian, shrink, rank_one) for every ``l``, ``tau`` and named covariance.
@@ -263,9 +275,11 @@ def gradient_bound_survey(
     rng = np.random.default_rng(seed)
     rows = []
     grid = [(l, t, name) for l in ls for t in taus for name in Sigmas]
-    for l, tau, name in tqdm(grid, desc="gradient bound survey", leave=False) if progress else grid:
+    if progress:  # pragma: no mutate (display only: a progress bar)
+        grid = tqdm(grid, desc="gradient bound survey", leave=False)  # pragma: no mutate (display only: a progress bar)
+    for l, tau, name in grid:
         Sigma = as_square("Sigma", Sigmas[name])
-        d = Sigma.shape[0]
+        d = len(Sigma)
         worst = {form: math.inf for form in FORMS}
         for kind in ("gaussian", "shrink", "rank_one"):
             for _ in range(points):
@@ -285,7 +299,7 @@ def bound_ratios(l: int, tau: float, Sigma, d: int = 3, per_kind: int = 60, seed
     l = check_int("l", l, minimum=1)
     tau = check_float("tau", tau, low=0.0, high=1.0, high_open=True)
     Sigma = as_square("Sigma", Sigma)
-    if Sigma.shape[0] != d:
+    if len(Sigma) != d:
         raise ValueError(f"Sigma must be {d} x {d} (d = {d}), got shape {Sigma.shape}")
     rng = np.random.default_rng(seed)
     out = {"printed": [], "corrected": []}
@@ -310,9 +324,10 @@ def lemma24_worst(order: str):
         R, G = rng.standard_normal((d, d)), rng.standard_normal((d, d))
         Sigma = G @ G.T + 0.1 * np.eye(d)
         At = torch.tensor(A, requires_grad=True)
-        M = torch.eye(d, dtype=torch.float64)
+        eye_t = torch.eye(d, dtype=torch.float64)
+        M = eye_t
         for i in range(l):
-            M = (torch.eye(d, dtype=torch.float64) + At[i]) @ M
+            M = (eye_t + At[i]) @ M
         E_t = M - torch.tensor(R)
         torch.trace(E_t @ torch.tensor(Sigma) @ E_t.T).backward()
         E, eye = residual_product(A) - R, np.eye(d)

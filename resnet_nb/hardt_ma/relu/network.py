@@ -37,7 +37,7 @@ def as_points(name: str, X) -> np.ndarray:
     """``X`` as a finite float64 array (dimension, points) with at least one point, or a ValueError
     naming ``name``."""
     X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[1] == 0 or X.shape[0] == 0:
+    if X.ndim != 2 or X.size == 0:
         raise ValueError(f"{name} must be a 2-d array (dimension, points) with at least one point, got shape {X.shape}")
     if not np.isfinite(X).all():
         raise ValueError(f"{name} must have finite entries")
@@ -85,7 +85,6 @@ def margins(H, idx) -> np.ndarray:
     return M.min(axis=1)
 
 
-@dataclass
 @dataclass
 class ReLUResNet:
     """The network of Theorem 3.2: projection ``A0``, residual blocks, last block."""

@@ -111,7 +111,7 @@ def surrogate_vectors(r: int, k: int, radius: float, seed: int = 0) -> np.ndarra
     rng = np.random.default_rng(seed)
     Q = rng.standard_normal((k, r))
     Q = radius * Q / np.linalg.norm(Q, axis=0)
-    if r > 1 and margins(Q, np.arange(r)).min() <= 1e-6 * radius**2:
+    if margins(Q, np.arange(r)).min() <= 1e-6 * radius**2:  # one surrogate: its margin is inf
         raise ValueError(f"surrogates nearly coincide for r = {r}, k = {k}; use a larger k or another seed")
     return Q
 
@@ -124,7 +124,7 @@ def theorem32_construction(
     seed: int = 0,
     selection: str = "greedy",
     safety: float = 0.5,
-    progress: bool = False,
+    progress: bool = False,  # pragma: no mutate (display only: a progress bar)
 ):
     """Build a network that maps every column of ``X`` (d, n) exactly to the one-hot vector
     of its label (Theorem 3.2, constructively).
@@ -149,7 +149,7 @@ def theorem32_construction(
     if labels.max() >= r:
         raise ValueError(f"labels must be < r = {r}, got {labels.max()}")
     check_choice("selection", selection, ["paper", "greedy"])
-    k = min(d, max(2, math.ceil(6 * math.log(max(n, 2))))) if k is None else check_int("k", k)
+    k = min(d, math.ceil(6 * math.log(max(n, 2)))) if k is None else check_int("k", k)  # ceil(6 ln 2) = 5 at least
     rng = np.random.default_rng(seed)
     A0 = rng.standard_normal((k, d)) / math.sqrt(k)
     H = A0 @ X
@@ -162,7 +162,9 @@ def theorem32_construction(
     net = ReLUResNet(A0)
     unmoved = np.arange(n)
     report = dict(k=k, r=r, n=n, radius=radius, block_margins=[], moved_error=0.0, fixed_error=0.0)
-    pbar = tqdm(total=n, desc=f"Theorem 3.2 construction (n={n}, k={k})", leave=False) if progress else None
+    pbar = None
+    if progress:  # pragma: no mutate (display only: a progress bar)
+        pbar = tqdm(total=n, desc=f"Theorem 3.2 construction (n={n}, k={k})", leave=False)  # pragma: no mutate
     if selection == "greedy":
         # M[i, j] = ||h_i||^2 - <h_i, h_j> for every point i and j (diagonal excluded); only the
         # columns of moved points change, so each block updates k columns instead of all n.
@@ -203,7 +205,13 @@ def theorem32_construction(
         # np.max, not max: a NaN error must show in the report, not be dropped by max(0.0, nan)
         report["moved_error"] = float(np.max([report["moved_error"], rep["moved_error"]]))
         report["fixed_error"] = float(np.max([report["fixed_error"], rep["fixed_error"]]))
-        unmoved = unmoved[~np.isin(unmoved, idx, kind="table")] if idx.size else unmoved
+        if idx.size:
+            moved_now = np.isin(
+                unmoved,
+                idx,
+                kind="table",  # pragma: no mutate (numpy's algorithm for the test: the same result)
+            )
+            unmoved = unmoved[~moved_now]
         if pbar is not None:
             pbar.update(idx.size)
     if pbar is not None:
