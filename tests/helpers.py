@@ -11,7 +11,7 @@ import resnet_nb as rn
 PER_TEST_FIXTURES = "RESNET_NB_PER_TEST_FIXTURES"
 
 
-def shared_scope(fixture_name, config):
+def shared_scope(**_):  # pytest passes fixture_name and config
     """The scope of a fixture that several tests share: the module, except while the mutation
     audit maps tests to the functions they call. mutmut credits a function to the test during
     which it ran, so a module-wide fixture would credit it to the first test alone and the others'

@@ -57,9 +57,9 @@ def test_every_figure_is_drawn_by_its_name(figure):
 
 
 def test_an_unknown_figure_is_refused_by_name():
-    with pytest.raises(ValueError, match="figure"):
+    with pytest.raises(ValueError, match=r"\bfigure\b"):
         figures.plot("fig4", None)
-    with pytest.raises(ValueError, match="module"):
+    with pytest.raises(ValueError, match=r"\bmodule\b"):
         figures.plot_for(math)
 
 

@@ -216,7 +216,7 @@ def test_quotes_are_read_and_checked(tmp_path):
     q = ledger.load_quotes(tmp_path)
     assert q.to_dict("records") == [dict(chapter="ch", value="0.182", source="Li et al., Table 1", context="c")]
     (tmp_path / "bad.yml").write_text('- value: "0.1"\n  context: "no source"\n')
-    with pytest.raises(ValueError, match="source"):
+    with pytest.raises(ValueError, match=r"\bsource\b"):
         ledger.load_quotes(tmp_path)
     (tmp_path / "bad.yml").write_text('- value: 0.10\n  source: "s"\n  context: "unquoted"\n')
     with pytest.raises(ValueError, match="quoted string"):

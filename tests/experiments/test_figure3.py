@@ -138,9 +138,9 @@ def test_reproduce_sharpness_reads_a_stored_run_back(tmp_path, fake_sharpness):
     fig3.reproduce_sharpness(tmp_path, epochs=[2, 4])
     assert len(fake_sharpness) == 1
     fig3.reproduce_sharpness(tmp_path, epochs=[2, 4], depth=8)  # another run: computed, stored beside
-    with pytest.raises(ValueError, match="out"):
+    with pytest.raises(ValueError, match=r"\bout\b"):
         fig3.load_sharpness(tmp_path)
-    with pytest.raises(ValueError, match="kwargs"):
+    with pytest.raises(ValueError, match=r"\bkwargs\b"):
         fig3.sharpness_item(depht=8)
 
 

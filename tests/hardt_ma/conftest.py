@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from helpers import measured_block_errors
+from helpers import measured_block_errors, shared_scope
 
 from resnet_nb.hardt_ma.relu import theorem32_construction, unit_norm_columns
 
@@ -22,7 +22,7 @@ def check_claim():
     return run
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def near_one():
     """A construction with safety just below 1: rounding then lets a unit fire at a point that
     should stay, so the errors are small but not zero (seed 7 here; the first seed with both

@@ -33,7 +33,7 @@ def test_lemma_block_moves_chosen_points_and_fixes_the_rest(k, n, seed):
 def test_lemma_block_refuses_an_unexposed_centre():
     H = np.array([[1.0, 2.0, 0.0], [0.0, 0.0, 1.0]])  # (2, 0) lies beyond the tangent plane of (1, 0)
     assert margins(H, [0])[0] < 0
-    with pytest.raises(ValueError, match="margin"):
+    with pytest.raises(ValueError, match=r"\bmargin\b"):
         lemma_block(H, [0], np.zeros((2, 1)))
 
 
@@ -55,7 +55,7 @@ def test_a_lone_point_is_moved_exactly_and_a_nan_would_show_in_the_report():
 def test_lemma_block_refuses_bad_index_lists():
     H = _unit(3, 5)
     for idx in ([], [1, 1], [[0]]):
-        with pytest.raises(ValueError, match="idx must be a non-empty list of distinct column indices"):
+        with pytest.raises(ValueError, match=r"\bidx\b must be a non-empty list of distinct column indices"):
             lemma_block(H, idx, np.zeros((3, 1)))
     for idx in ([-1], [5], [0, 5]):
         with pytest.raises(ValueError, match=r"idx must lie in \[0, 5\)"):

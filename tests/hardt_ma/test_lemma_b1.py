@@ -56,7 +56,7 @@ def test_lemma_b1_as_printed_fails_on_its_own_hypotheses():
     # point 0 is a convex combination of the others: no unit can fire at it alone
     lam, *_ = np.linalg.lstsq(np.vstack([hull[:, 1:], np.ones((1, 4))]), np.append(hull[:, 0], 1.0), rcond=None)
     assert np.all(lam > 0) and np.allclose(hull[:, 1:] @ lam, hull[:, 0])
-    with pytest.raises(ValueError, match="margin"):
+    with pytest.raises(ValueError, match=r"\bmargin\b"):
         lemma_block(hull, [0], np.zeros((2, 1)))
 
 
@@ -156,7 +156,7 @@ def test_pad_configuration_layout():
         extra[row, j] = sign
     assert np.array_equal(out[:, 2:], extra) and np.array_equal(out[:2, :2], alpha) and not out[2:, :2].any()
     assert S.tolist() == [0, 2, 3, 4, 5, 6]
-    with pytest.raises(ValueError, match="k must be an integer >= 3"):
+    with pytest.raises(ValueError, match=r"\bk\b must be an integer >= 3"):
         pad_configuration(alpha, 2)
 
 

@@ -29,15 +29,15 @@ F64 = torch.float64
 
 
 def test_bad_inputs_raise():
-    with pytest.raises(ValueError, match="square"):
+    with pytest.raises(ValueError, match=r"\bsquare\b"):
         theorem21_construction(np.ones((2, 3)), 3)
-    with pytest.raises(ValueError, match="l must be"):
+    with pytest.raises(ValueError, match=r"\bl\b must be"):
         theorem21_construction(np.eye(2), 0)
-    with pytest.raises(ValueError, match="version"):
+    with pytest.raises(ValueError, match=r"\bversion\b"):
         theorem21_bound(1.0, 3, "v2")
-    with pytest.raises(ValueError, match="tau"):
+    with pytest.raises(ValueError, match=r"\btau\b"):
         gradient_bound_sides(np.zeros((2, 2, 2)), np.eye(2), np.eye(2), 1.0)
-    with pytest.raises(ValueError, match="tau must be >="):
+    with pytest.raises(ValueError, match=r"\btau\b must be >="):
         gradient_bound_sides(0.5 * np.ones((1, 2, 2)), np.eye(2), np.eye(2), 0.1)
     with pytest.raises(ValueError, match="positive definite"):
         gradient_bound_sides(np.zeros((2, 2, 2)), np.eye(2), np.diag([1.0, -1.0]), 0.5)
@@ -111,11 +111,11 @@ def test_stacks_are_non_empty_stacks_of_square_float64_matrices():
 
 def test_singular_matrices_are_refused_where_a_positive_determinant_is_needed():
     R = np.diag([1.0, 0.0])  # det R = 0 exactly, sigma_min = 0 exactly
-    with pytest.raises(ValueError, match="R must be invertible"):
+    with pytest.raises(ValueError, match=r"\bR\b must be invertible"):
         gamma_of(R)
-    with pytest.raises(ValueError, match="R must have positive determinant"):
+    with pytest.raises(ValueError, match=r"\bR\b must have positive determinant"):
         theorem21_construction(R, 3)
-    with pytest.raises(ValueError, match="R must have positive determinant"):
+    with pytest.raises(ValueError, match=r"\bR\b must have positive determinant"):
         theorem21_paper_recipe(R, 3)
 
 

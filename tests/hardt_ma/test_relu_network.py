@@ -82,7 +82,7 @@ def test_error_messages_name_the_argument():
 
 def test_points_must_be_a_non_empty_2d_array():
     for bad in (np.zeros(3), np.zeros((0, 3)), np.zeros((3, 0)), np.zeros((2, 2, 2))):
-        with pytest.raises(ValueError, match="X must be a 2-d array .* with at least one point"):
+        with pytest.raises(ValueError, match=r"\bX\b must be a 2-d array .* with at least one point"):
             separation(bad)
     assert separation(np.array([[1.0, 3.0]])) == 2.0  # one coordinate is enough
 

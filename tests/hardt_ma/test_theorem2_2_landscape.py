@@ -229,9 +229,9 @@ def test_bound_ratios_corrected_holds_and_printed_fails_where_the_chapter_says()
     assert large["printed"].min() < 1.0
     again = hm.bound_ratios(4, 0.3, 100 * S, per_kind=20, seed=0)
     assert np.array_equal(again["printed"], large["printed"])  # seeded
-    with pytest.raises(ValueError, match="tau must lie"):
+    with pytest.raises(ValueError, match=r"\btau\b must lie"):
         hm.bound_ratios(4, 1.0, S)
-    with pytest.raises(ValueError, match="Sigma must be 3 x 3"):
+    with pytest.raises(ValueError, match=r"\bSigma\b must be 3 x 3"):
         hm.bound_ratios(4, 0.3, np.eye(2))
 
 
@@ -374,10 +374,10 @@ def test_gradient_bound_sides_needs_tau_at_least_the_largest_factor_norm():
     tau = 0.4
     A = np.zeros((2, 2, 2))
     A[1] = np.diag([1.5 * tau, 0.0])  # |||A||| = 1.5 tau
-    with pytest.raises(ValueError, match="tau must be >= "):
+    with pytest.raises(ValueError, match=r"\btau\b must be >= "):
         gradient_bound_sides(A, S2, S2, tau)
     A[1] = np.diag([tau * (1 + 1e-9), 0.0])
-    with pytest.raises(ValueError, match="tau must be >= "):
+    with pytest.raises(ValueError, match=r"\btau\b must be >= "):
         gradient_bound_sides(A, S2, S2, tau)
     A[1] = np.diag([tau, 0.0])  # on the sphere: accepted
     assert gradient_bound_sides(A, S2, S2, tau)["lhs"] > 0
@@ -441,7 +441,7 @@ def test_gradient_bound_survey_is_seeded():
 
 
 def test_gradient_bound_survey_checks_each_covariance():
-    with pytest.raises(ValueError, match="Sigma must be a non-empty square matrix"):
+    with pytest.raises(ValueError, match=r"\bSigma\b must be a non-empty square matrix"):
         gradient_bound_survey([2], [0.3], {"I": np.eye(2), "bad": NOT_SQUARE}, points=1)
 
 

@@ -77,11 +77,11 @@ def test_surrogate_inner_products_fraction():
 
 def test_duplicate_points_and_bad_labels_raise():
     X = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
-    with pytest.raises(ValueError, match="identical"):
+    with pytest.raises(ValueError, match=r"\bidentical\b"):
         theorem32_construction(X, np.array([0, 1, 0]))
-    with pytest.raises(ValueError, match="labels"):
+    with pytest.raises(ValueError, match=r"\blabels\b"):
         theorem32_construction(np.eye(3), np.array([0.5, 1, 0]))
-    with pytest.raises(ValueError, match="selection"):
+    with pytest.raises(ValueError, match=r"\bselection\b"):
         theorem32_construction(np.eye(3), np.array([0, 1, 0]), selection="random")
     with pytest.raises(ValueError, match="zero column"):
         unit_norm_columns(np.zeros((2, 2)))
@@ -112,7 +112,7 @@ def test_projected_margins_agree_with_the_construction():
     y = rng.integers(0, 3, 200)
     pm = projected_margins(X, 8, seed=0)
     assert pm["min_margin"] < 0 and 0 < pm["exposed"] < 1
-    with pytest.raises(ValueError, match="margin"):
+    with pytest.raises(ValueError, match=r"\bmargin\b"):
         theorem32_construction(X, y, k=8, seed=0, selection="paper")
     # unit vectors without projection: margin = rho^2 / 2 exactly
     m = margins(X, np.arange(200)).min()
@@ -132,7 +132,7 @@ def test_paper_order_failure_agrees_with_the_construction():
         f = hr.paper_order_failure(X, k, seed=seed)
         seen.add(f["fails"])
         if f["fails"]:
-            with pytest.raises(ValueError, match="margin") as exc:
+            with pytest.raises(ValueError, match=r"\bmargin\b") as exc:
                 theorem32_construction(X, y, k=k, r=10, seed=seed, selection="paper")
             assert int(re.search(r"point (\d+)", str(exc.value)).group(1)) == f["point"]
             assert f["point"] // k == f["block"]
@@ -196,7 +196,7 @@ def test_surrogate_coincidence_test_is_scale_invariant():
 def test_surrogate_inner_products_against_a_loop():
     assert surrogate_inner_products(4, 6, draws=300, seed=3) == _inner_products_by_hand(4, 6, 300, 3)
     assert surrogate_inner_products(2, 3, draws=200) == _inner_products_by_hand(2, 3, 200, 0)  # r = 2 allowed
-    with pytest.raises(ValueError, match="r must be an integer >= 2"):
+    with pytest.raises(ValueError, match=r"\br\b must be an integer >= 2"):
         surrogate_inner_products(1, 3)
 
 
@@ -230,7 +230,7 @@ def test_fit_error_reports_success_refusal_and_classes_beyond_the_labels():
 
 def test_construction_arguments():
     X = _unit(4, 6)
-    with pytest.raises(ValueError, match="labels must be < r = 2, got 2"):
+    with pytest.raises(ValueError, match=r"\blabels\b must be < r = 2, got 2"):
         theorem32_construction(X, [0, 1, 2, 0, 1, 2], r=2)
     with pytest.raises(ValueError, match=r"\bX has two identical points"):
         theorem32_construction(np.array([[1.0, 1.0], [0.0, 0.0]]), [0, 1], k=2)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import torch
-from helpers import Stop
+from helpers import Stop, shared_scope
 
 from resnet_nb.core.data import synthetic_linear
 from resnet_nb.core.train import TrainResult
@@ -20,14 +20,14 @@ def one_thread():
     torch.set_num_threads(n)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def data3():
     """Three coordinates, not whitened (Sxx != I, Syx not symmetric): the claims' small data set,
     adversarial for formulas that silently assume Sxx = I or a symmetric M."""
     return unfriendly_data3()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def data2():
     """Two coordinates, 20 samples: small enough to train for a few hundred epochs."""
     return synthetic_linear(2, 20, seed=0)

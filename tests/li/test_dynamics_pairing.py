@@ -51,9 +51,9 @@ def test_relabel_matches_whitened_mnist():
 def test_relabel_rejects_bad_input(data3):
     from resnet_nb.li.dynamics import relabel
 
-    with pytest.raises(ValueError, match="order must be a permutation"):
+    with pytest.raises(ValueError, match=r"\border\b must be a permutation"):
         relabel(data3, order=[0, 0, 1])
-    with pytest.raises(ValueError, match="signs must be"):
+    with pytest.raises(ValueError, match=r"\bsigns\b must be"):
         relabel(data3, signs=[1, 2, 1])
 
 
@@ -101,7 +101,7 @@ def test_residual_table_follows_the_residual_under_the_natural_pairing():
     W = torch.linalg.lstsq(data.X.T, data.Y.T).solution.T
     Lmin = float(((data.Y - W @ data.X) ** 2).sum()) / (2 * data.m)
     assert row["loss_ratio"] == pytest.approx(L0 / Lmin, rel=1e-6)
-    with pytest.raises(ValueError, match="synthetic_linear"):
+    with pytest.raises(ValueError, match=r"\bsynthetic_linear\b"):
         dyn.residual_table([("x", Dataset(data.X, data.Y))])
 
 
@@ -118,7 +118,7 @@ class FakeData:
 def test_sign_sweep_accepts_d_up_to_16_only():
     with pytest.raises(Stop):
         dyn.sign_sweep(FakeData(16))
-    with pytest.raises(ValueError, match="d must be <= 16"):
+    with pytest.raises(ValueError, match=r"\bd\b must be <= 16"):
         dyn.sign_sweep(FakeData(17))
 
 

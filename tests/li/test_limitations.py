@@ -49,7 +49,7 @@ def test_zero_init_keeps_second_moment():
 
 
 def test_product_log_spread_rejects_bad_deviation():
-    with pytest.raises(ValueError, match="deviation"):
+    with pytest.raises(ValueError, match=r"\bdeviation\b"):
         lim.product_log_spread(10, 2.0, "fixed")
     with pytest.raises(ValueError):
         lim.product_log_spread(10, 0.5, "cubic")

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from helpers import labelled, random_dataset
+from helpers import labelled, random_dataset, shared_scope
 
 import resnet_nb.li.theorem1 as t1
 from resnet_nb import Dataset, ShortcutNetwork
@@ -155,7 +155,7 @@ def test_unitwise_spectrum_reports_every_entry_outside_the_unit_blocks():
     assert off == 0.0 and np.allclose(eigs, [1.0, 2.0, 3.0])
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def dst():
     g = torch.Generator().manual_seed(7)
     return Dataset(torch.randn(2, 20, generator=g, dtype=F64), torch.randn(2, 20, generator=g, dtype=F64)).stats()
@@ -192,7 +192,7 @@ def test_depth_invariance_falsifier_and_arguments(dst):
         t1.depth_invariance_check(2, (1, 0), dst)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def p3():
     g = torch.Generator().manual_seed(3)
     X = 0.3 * torch.randn(2, 30, generator=g, dtype=F64)
@@ -271,7 +271,7 @@ def test_part3_falsifier_is_labelled_and_rejected(p3):
         t1.part3_check(ShortcutNetwork(2, 2, 1), st)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def p2lin():
     # M = diag(0.8, 0.6): cond(M) = 4/3 < 2, max |H| < 1
     st = _stats(Syx=torch.diag(torch.tensor([0.2, 0.4], dtype=F64)))
@@ -436,7 +436,7 @@ def test_depth_table_rows():
     assert cond_stats == pytest.approx(rows[0]["cond"], rel=1e-9, abs=0)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def gstats():
     g = torch.Generator().manual_seed(8)
     X = torch.randn(2, 30, generator=g, dtype=F64)

@@ -4,7 +4,7 @@ the values each check reports, and that each check fails where its hypothesis fa
 import numpy as np
 import pytest
 import torch
-from helpers import labelled, random_dataset
+from helpers import labelled, random_dataset, shared_scope
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -97,7 +97,7 @@ class _Recorder:
         monkeypatch.setattr(lemmas, "loss_function", lf)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def l2data():
     return random_dataset(2, 12, seed=5, scale=0.5)
 

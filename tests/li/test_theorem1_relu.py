@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from helpers import shared_scope
 
 import resnet_nb.li.theorem1 as t1
 from resnet_nb import ShortcutNetwork, synthetic_linear
@@ -74,7 +75,7 @@ F64 = torch.float64
 EPS = 2.0**-52
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def data15():
     return synthetic_linear(2, 15, seed=4)
 
@@ -353,7 +354,7 @@ def _fake_mnist(n_per_class=None):
     return synthetic_linear(10, m, noise=0.5, seed=seed)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def fake_mnist():
     import resnet_nb.experiments.common as common
 
