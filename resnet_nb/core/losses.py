@@ -86,7 +86,8 @@ def _stats_loss_variant(Wend, stats, variant):
     if variant == "eq":
         return loss_end_to_end(Wend, stats)
     if variant == "syx_transposed":  # tr(W Syx) in place of tr(W Syx^T)
-        # the falsifier's formula: any edit of it leaves a formula the check rejects
+        # the falsifier's formula, wrong on purpose: an edit of it is another wrong formula, which
+        # the check rejects as well, so no test can tell the edit (the pragmas below)
         return (
             0.5 * torch.trace(Wend @ stats.Sxx @ Wend.T)  # pragma: no mutate
             - torch.trace(Wend @ stats.Syx)  # pragma: no mutate

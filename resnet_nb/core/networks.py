@@ -176,10 +176,7 @@ class ShortcutNetwork:
     # -- checks ----------------------------------------------------------------------------
     def check_weights(self, W) -> torch.Tensor:
         """Return ``W`` as a tensor of shape (R, n, d, d), or raise a clear error."""
-        if not isinstance(W, torch.Tensor):
-            # a numpy array keeps its precision; Python numbers are float64, as everywhere in the book
-            W = np.asarray(W)
-            W = torch.from_numpy(W if W.dtype.kind == "f" else W.astype(np.float64))
+        W = _as_tensor(W)
         if W.ndim == 1:
             if W.numel() != self.num_params:
                 raise ValueError(f"W as a flat vector must have {self.num_params} entries (n R d^2), got {W.numel()}")
@@ -222,6 +219,20 @@ def plain_network(d: int, L: int, **activations) -> ShortcutNetwork:
     return ShortcutNetwork(d=d, n=1, R=L, shortcut=False, **activations)
 
 
+def _as_tensor(W) -> torch.Tensor:
+    """Weights as a real tensor: a tensor stays as it is (on its device), a numpy array keeps its
+    precision, Python numbers become float64 as everywhere in the book (``torch.as_tensor`` would
+    make them float32 and move a tensor to torch's default device)."""
+    if isinstance(W, torch.Tensor):
+        if W.is_complex():
+            raise ValueError(f"W must be real, got a tensor of dtype {W.dtype}")
+        return W
+    arr = np.asarray(W)
+    if arr.dtype.kind not in "fiub":
+        raise ValueError(f"W must hold real numbers, got an array of dtype {arr.dtype}")
+    return torch.from_numpy(arr if arr.dtype.kind == "f" else arr.astype(np.float64))
+
+
 def flatten(W: torch.Tensor) -> torch.Tensor:
     """(…, R, n, d, d) -> (…, P): Definition 5 order (unit, matrix, column, row)."""
     return W.transpose(-1, -2).reshape(*W.shape[:-4], -1)
@@ -241,7 +252,7 @@ def end_to_end(net: ShortcutNetwork, W) -> torch.Tensor:
     """
     if not net.is_linear:
         raise ValueError(f"end_to_end needs a linear network (all activations 'identity'); got {net.describe()}")
-    W = W if isinstance(W, torch.Tensor) else torch.as_tensor(W)  # (as_tensor would move it to the default device)
+    W = _as_tensor(W)
     if W.ndim == 1:
         W = unflatten(W, net)
     if tuple(W.shape[-4:]) != net.shape:

@@ -102,16 +102,15 @@ def max_inner_product_search(
     cons = [
         {"type": "ineq", "fun": lambda x: 1 + rho_prime - split(x)[0] @ split(x)[0]},
         {"type": "ineq", "fun": lambda x: 1 + rho_prime - split(x)[1] @ split(x)[1]},
-        # the lower norm bounds are never active at a maximum (polarisation: <a, b> grows with both
-        # norms at a fixed separation), so an edit of them cannot change the value found
-        {"type": "ineq", "fun": lambda x: split(x)[0] @ split(x)[0] - (1 - rho_prime)},  # pragma: no mutate (inactive)
-        {"type": "ineq", "fun": lambda x: split(x)[1] @ split(x)[1] - (1 - rho_prime)},  # pragma: no mutate (inactive)
+        {"type": "ineq", "fun": lambda x: split(x)[0] @ split(x)[0] - (1 - rho_prime)},
+        {"type": "ineq", "fun": lambda x: split(x)[1] @ split(x)[1] - (1 - rho_prime)},
         {"type": "ineq", "fun": lambda x: (split(x)[0] - split(x)[1]) @ (split(x)[0] - split(x)[1]) - sq_sep},
     ]
     best = None
     for _ in range(starts):
         x0 = rng.standard_normal(2 * k)
-        # the starts' scale only changes where SLSQP begins, not the constrained maximum it reaches
+        # the starts' scale only changes where SLSQP begins: the maximum it reaches moves within
+        # SEARCH_TOL (by about 4e-12 for a start scaled by its norm squared instead of 1)
         x0[:k] /= np.linalg.norm(x0[:k])  # pragma: no mutate (a start's scale: see above)
         x0[k:] /= np.linalg.norm(x0[k:])  # pragma: no mutate (a start's scale: see above)
         res = minimize(
@@ -129,8 +128,8 @@ def max_inner_product_search(
             0.0,
             a @ a - (1 + rho_prime),
             b @ b - (1 + rho_prime),
-            (1 - rho_prime) - a @ a,  # pragma: no mutate (inactive at a maximum, as above)
-            (1 - rho_prime) - b @ b,  # pragma: no mutate (inactive at a maximum, as above)
+            (1 - rho_prime) - a @ a,
+            (1 - rho_prime) - b @ b,
             sq_sep - (a - b) @ (a - b),
         )
         value = float(a @ b)

@@ -283,7 +283,7 @@ def test_bad_network_arguments(kwargs, word):
 def test_bad_training_and_data_arguments(small):
     x, y = small
     model = conv.ConvResNet(blocks=1, channels=2, seed=0)
-    with pytest.raises(ValueError, match=r"\bx\b must be a tensor of shape"):
+    with pytest.raises(ValueError, match=r"\bx must"):
         model(torch.zeros(2, 3, 14, 14))
     with pytest.raises(ValueError, match=r"\blr\b"):
         conv.train(model, x, y, epochs=1, lr=-0.1, progress=False)
@@ -297,7 +297,7 @@ def test_bad_training_and_data_arguments(small):
         conv.train(model, x, y, epochs=0, lr=0.1, progress=False)
     with pytest.raises(ValueError, match=r"\btest_fraction\b"):
         conv.mnist_tensors(test_fraction=1.5, images=x[:, 0].reshape(-1, 196), labels=y)
-    with pytest.raises(ValueError, match=r"images must have shape \(N, 784\)"):
+    with pytest.raises(ValueError, match=r"\bimages must"):
         conv.mnist_tensors(images=x[:, 0].reshape(-1, 196).numpy(), labels=y.numpy())
     with pytest.raises(ValueError, match=r"\bmilestones\b"):
         conv.lr_schedule(0.1, 10, milestones=(5, 3))
@@ -451,7 +451,7 @@ def test_fig2_run_one_checks_its_item():
         fig2.run_one({k: v for k, v in item.items() if k != "lr"})
     with pytest.raises(ValueError, match="blocks entry"):
         fig2.run_one(dict(item, blocks=0))
-    with pytest.raises(ValueError, match=r"\bitem\b must be a dict"):
+    with pytest.raises(ValueError, match=r"\bitem must"):
         fig2.run_one([item])
 
 

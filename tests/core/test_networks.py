@@ -158,6 +158,11 @@ def test_weights_given_as_numpy_or_lists_are_read_as_tensors():
     assert torch.equal(net.check_weights(W.numpy()), W)
     assert torch.equal(net.check_weights(W.tolist()), W)
     assert torch.equal(net.check_weights(rn.flatten(W).numpy()), W)
+    assert torch.equal(rn.end_to_end(net, W.tolist()), rn.end_to_end(net, W))
+    with pytest.raises(ValueError, match=r"\bW must"):
+        net.check_weights(W.numpy() + 1j)
+    with pytest.raises(ValueError, match=r"\bW must"):
+        rn.end_to_end(net, W.to(torch.complex128))
 
 
 def test_initialise_puts_the_weights_on_the_device_asked_for():

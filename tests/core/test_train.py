@@ -256,9 +256,9 @@ def test_blowup_below_one_is_accepted():
 
 def test_zero_learning_rate_is_refused():
     net = rn.ShortcutNetwork(2, 1, 1)
-    with pytest.raises(ValueError, match=r"\blr\b must be positive"):
+    with pytest.raises(ValueError, match=r"\blr must"):
         gradient_descent(net, torch.zeros(1, 1, 2, 2, dtype=F64), _stats_with_loss(2, 1.0), lr=0.0, epochs=1)
-    with pytest.raises(ValueError, match=r"\blr\b must be positive"):
+    with pytest.raises(ValueError, match=r"\blr must"):
         gradient_descent(
             net, torch.zeros(2, 1, 1, 2, 2, dtype=F64), _stats_with_loss(2, 1.0), lr=torch.tensor([0.1, 0.0]), epochs=1
         )

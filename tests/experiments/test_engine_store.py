@@ -12,7 +12,7 @@ from resnet_nb.experiments import engine
 def test_item_key_depends_on_content_not_order():
     assert engine.item_key({"a": 1, "b": [1, 2]}) == engine.item_key({"b": [1, 2], "a": 1})
     assert engine.item_key({"a": 1}) != engine.item_key({"a": 2})
-    with pytest.raises(ValueError, match=r"\bitem\b must be a dict"):
+    with pytest.raises(ValueError, match=r"\bitem must"):
         engine.item_key([1])
 
 
@@ -105,13 +105,13 @@ def test_no_store_writes_nothing(tmp_path, monkeypatch, fake_module):
 def test_get_config_and_bad_names(fake_module):
     mod = fake_module([])
     assert engine.get_config(mod, "paper", xs=[9]) == {"xs": [9]}
-    with pytest.raises(ValueError, match=r"\bscale\b must be one of"):
+    with pytest.raises(ValueError, match=r"\bscale must"):
         engine.get_config(mod, "huge")
     with pytest.raises(ValueError, match="not a setting"):
         engine.get_config(mod, "default", epochs=3)
-    with pytest.raises(ValueError, match=r"\bfigure\b must be one of"):
+    with pytest.raises(ValueError, match=r"\bfigure must"):
         engine.load_figure("fig4")
-    with pytest.raises(ValueError, match=r"\bdevice\b must be"):
+    with pytest.raises(ValueError, match=r"\bdevice must"):
         engine.check_device("tpu")
 
 

@@ -55,10 +55,10 @@ def test_a_lone_point_is_moved_exactly_and_a_nan_would_show_in_the_report():
 def test_lemma_block_refuses_bad_index_lists():
     H = _unit(3, 5)
     for idx in ([], [1, 1], [[0]]):
-        with pytest.raises(ValueError, match=r"\bidx\b must be a non-empty list of distinct column indices"):
+        with pytest.raises(ValueError, match=r"\bidx must"):
             lemma_block(H, idx, np.zeros((3, 1)))
     for idx in ([-1], [5], [0, 5]):
-        with pytest.raises(ValueError, match=r"idx must lie in \[0, 5\)"):
+        with pytest.raises(ValueError, match=r"\bidx must"):
             lemma_block(H, idx, np.zeros((3, len(idx))))
 
 
@@ -72,7 +72,7 @@ def test_lemma_block_width_must_match_the_points():
 
 @pytest.mark.parametrize("safety", [0.0, -0.5, 1.0, 1.5])
 def test_safety_must_lie_strictly_between_0_and_1(safety):
-    with pytest.raises(ValueError, match=r"safety must lie in \(0.0, 1.0\)"):
+    with pytest.raises(ValueError, match=r"\bsafety must"):
         lemma_block(_unit(3, 5), [0], np.zeros((3, 1)), safety=safety)
 
 

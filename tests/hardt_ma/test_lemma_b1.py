@@ -80,7 +80,7 @@ def test_counterexamples_meet_hypothesis_b_over_their_whole_range():
             assert hr.separation(P) >= 3 * rp
     hull = hr.lemma_b1_counterexamples(0.12)["hull"]
     assert hr.separation(hull) < 3.06 * 0.12  # the cap is close to where (b) breaks: not a loose bound
-    with pytest.raises(ValueError, match=r"rho_prime must lie in \(0.0, 0.12\]"):
+    with pytest.raises(ValueError, match=r"\brho_prime must"):
         hr.lemma_b1_counterexamples(0.13)
 
 
@@ -111,9 +111,9 @@ def test_lemma_b1_hypothesis_b_only_concerns_pairs_touching_s():
 @pytest.mark.parametrize("rho", [0.0, -0.1])
 def test_lemma_b1_rho_prime_must_be_positive(rho):
     alpha = _unit(2, 3)
-    with pytest.raises(ValueError, match=r"rho_prime must lie in \(0.0, inf\]"):
+    with pytest.raises(ValueError, match=r"\brho_prime must"):
         lemma_b1_hypotheses(alpha, [0], rho)
-    with pytest.raises(ValueError, match=r"rho_prime must lie in \(0.0, inf\]"):
+    with pytest.raises(ValueError, match=r"\brho_prime must"):
         lemma_b1_paper(alpha, [0], np.zeros((2, 1)), rho)
 
 
@@ -125,7 +125,7 @@ def test_lemma_b1_paper_with_every_point_in_s_has_no_fixed_error():
 
 def test_lemma_b1_counterexamples_range():
     for rho in (0.0, -0.1, 0.125):
-        with pytest.raises(ValueError, match=r"rho_prime must lie in \(0.0, 0.12\]"):
+        with pytest.raises(ValueError, match=r"\brho_prime must"):
             lemma_b1_counterexamples(rho)
     lemma_b1_counterexamples(0.12)
 
@@ -156,7 +156,7 @@ def test_pad_configuration_layout():
         extra[row, j] = sign
     assert np.array_equal(out[:, 2:], extra) and np.array_equal(out[:2, :2], alpha) and not out[2:, :2].any()
     assert S.tolist() == [0, 2, 3, 4, 5, 6]
-    with pytest.raises(ValueError, match=r"\bk\b must be an integer >= 3"):
+    with pytest.raises(ValueError, match=r"\bk must"):
         pad_configuration(alpha, 2)
 
 

@@ -31,13 +31,13 @@ F64 = torch.float64
 def test_bad_inputs_raise():
     with pytest.raises(ValueError, match=r"\bsquare\b"):
         theorem21_construction(np.ones((2, 3)), 3)
-    with pytest.raises(ValueError, match=r"\bl\b must be"):
+    with pytest.raises(ValueError, match=r"\bl must"):
         theorem21_construction(np.eye(2), 0)
     with pytest.raises(ValueError, match=r"\bversion\b"):
         theorem21_bound(1.0, 3, "v2")
     with pytest.raises(ValueError, match=r"\btau\b"):
         gradient_bound_sides(np.zeros((2, 2, 2)), np.eye(2), np.eye(2), 1.0)
-    with pytest.raises(ValueError, match=r"\btau\b must be >="):
+    with pytest.raises(ValueError, match=r"\btau must"):
         gradient_bound_sides(0.5 * np.ones((1, 2, 2)), np.eye(2), np.eye(2), 0.1)
     with pytest.raises(ValueError, match="positive definite"):
         gradient_bound_sides(np.zeros((2, 2, 2)), np.eye(2), np.diag([1.0, -1.0]), 0.5)
@@ -53,42 +53,42 @@ def test_error_messages_name_the_argument():
         lambda R: theorem21_paper_recipe(R, 3),
         lambda R: min_max_norm_search(R, 3),
     ):
-        with pytest.raises(ValueError, match=r"R must be a non-empty square matrix"):
+        with pytest.raises(ValueError, match=r"\bR must"):
             fn(bad)
-    with pytest.raises(ValueError, match=r"gamma must lie in \[0\.0, inf\]"):
+    with pytest.raises(ValueError, match=r"\bgamma must"):
         theorem21_bound(-1.0, 3)
-    with pytest.raises(ValueError, match=r"l must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"\bl must"):
         theorem21_bound(1.0, 0)
-    with pytest.raises(ValueError, match=r"l must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"\bl must"):
         theorem21_paper_recipe(np.eye(2), 0)
-    with pytest.raises(ValueError, match=r"phi must be a finite real number"):
+    with pytest.raises(ValueError, match=r"\bphi must"):
         rotation_step_norm(math.nan)
-    with pytest.raises(ValueError, match=r"l must be an integer >= 2"):
+    with pytest.raises(ValueError, match=r"\bl must"):
         critical_point_at_tau_one(1, 2)
-    with pytest.raises(ValueError, match=r"d must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"\bd must"):
         critical_point_at_tau_one(2, 0)
-    with pytest.raises(ValueError, match=r"d must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"\bd must"):
         random_positive_det(0, np.random.default_rng(0))
-    with pytest.raises(ValueError, match=r"gamma must lie in \[0\.0, inf\]"):
+    with pytest.raises(ValueError, match=r"\bgamma must"):
         random_positive_det(2, np.random.default_rng(0), gamma=-0.5)
-    with pytest.raises(ValueError, match=r"gamma must lie in \[0\.0, inf\]"):
+    with pytest.raises(ValueError, match=r"\bgamma must"):
         scalar_optimum(-0.5, 2)
-    with pytest.raises(ValueError, match=r"l must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"\bl must"):
         scalar_optimum(1.0, 0)
     R = np.diag([2.0, 0.5])
-    with pytest.raises(ValueError, match=r"l must be an integer >= 2"):
+    with pytest.raises(ValueError, match=r"\bl must"):
         min_max_norm_search(R, 1)
-    with pytest.raises(ValueError, match=r"restarts must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"\brestarts must"):
         min_max_norm_search(R, 2, restarts=0)
-    with pytest.raises(ValueError, match=r"steps must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"\bsteps must"):
         min_max_norm_search(R, 2, steps=0)
-    with pytest.raises(ValueError, match=r"split must be one of"):
+    with pytest.raises(ValueError, match=r"\bsplit must"):
         theorem21_construction(R, 3, split="paper")
 
 
 def test_square_matrices_are_non_empty_square_and_float64():
     for M in (np.ones((2, 3)), np.ones((3, 2)), np.zeros((0, 0)), np.ones(3), np.ones((1, 2, 2))):
-        with pytest.raises(ValueError, match=r"R must be a non-empty square matrix"):
+        with pytest.raises(ValueError, match=r"\bR must"):
             as_square("R", M)
     M = as_square("R", [[1, 2], [3, 4]])  # integers
     assert M.dtype == np.float64 and np.array_equal(M, [[1.0, 2.0], [3.0, 4.0]])
@@ -99,9 +99,9 @@ def test_square_matrices_are_non_empty_square_and_float64():
 
 def test_stacks_are_non_empty_stacks_of_square_float64_matrices():
     for A in (np.ones((2, 2, 3)), np.ones((2, 3, 2)), np.zeros((0, 2, 2)), np.ones((2, 2)), np.ones((1, 1, 2, 2))):
-        with pytest.raises(ValueError, match=r"A must have shape \(l, d, d\)"):
+        with pytest.raises(ValueError, match=r"\bA must"):
             as_factors(A)
-        with pytest.raises(ValueError, match=r"A must have shape \(l, d, d\)"):
+        with pytest.raises(ValueError, match=r"\bA must"):
             residual_product(A)
     A = as_factors([[[1, 2], [3, 4]]])
     assert A.dtype == np.float64 and np.array_equal(A, [[[1.0, 2.0], [3.0, 4.0]]])
@@ -111,11 +111,11 @@ def test_stacks_are_non_empty_stacks_of_square_float64_matrices():
 
 def test_singular_matrices_are_refused_where_a_positive_determinant_is_needed():
     R = np.diag([1.0, 0.0])  # det R = 0 exactly, sigma_min = 0 exactly
-    with pytest.raises(ValueError, match=r"\bR\b must be invertible"):
+    with pytest.raises(ValueError, match=r"\bR must"):
         gamma_of(R)
-    with pytest.raises(ValueError, match=r"\bR\b must have positive determinant"):
+    with pytest.raises(ValueError, match=r"\bR must"):
         theorem21_construction(R, 3)
-    with pytest.raises(ValueError, match=r"\bR\b must have positive determinant"):
+    with pytest.raises(ValueError, match=r"\bR must"):
         theorem21_paper_recipe(R, 3)
 
 

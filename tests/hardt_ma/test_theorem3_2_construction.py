@@ -170,7 +170,7 @@ def test_surrogate_vectors_are_seeded_and_of_the_given_norm():
     assert np.array_equal(surrogate_vectors(3, 4, 2.0, seed=7), surrogate_vectors(3, 4, 2.0, seed=7))
     assert Q.shape == (4, 3) and np.allclose(np.linalg.norm(Q, axis=0), 2.0, rtol=1e-15)
     for radius in (0.0, -1.0):
-        with pytest.raises(ValueError, match=r"radius must lie in \(0.0, inf\]"):
+        with pytest.raises(ValueError, match=r"\bradius must"):
             surrogate_vectors(3, 4, radius)
 
 
@@ -196,7 +196,7 @@ def test_surrogate_coincidence_test_is_scale_invariant():
 def test_surrogate_inner_products_against_a_loop():
     assert surrogate_inner_products(4, 6, draws=300, seed=3) == _inner_products_by_hand(4, 6, 300, 3)
     assert surrogate_inner_products(2, 3, draws=200) == _inner_products_by_hand(2, 3, 200, 0)  # r = 2 allowed
-    with pytest.raises(ValueError, match=r"\br\b must be an integer >= 2"):
+    with pytest.raises(ValueError, match=r"\br must"):
         surrogate_inner_products(1, 3)
 
 
@@ -230,7 +230,7 @@ def test_fit_error_reports_success_refusal_and_classes_beyond_the_labels():
 
 def test_construction_arguments():
     X = _unit(4, 6)
-    with pytest.raises(ValueError, match=r"\blabels\b must be < r = 2, got 2"):
+    with pytest.raises(ValueError, match=r"\blabels must"):
         theorem32_construction(X, [0, 1, 2, 0, 1, 2], r=2)
     with pytest.raises(ValueError, match=r"\bX has two identical points"):
         theorem32_construction(np.array([[1.0, 1.0], [0.0, 0.0]]), [0, 1], k=2)

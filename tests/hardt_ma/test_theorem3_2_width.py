@@ -177,13 +177,13 @@ def test_paper_width_is_the_proofs_formula_with_the_papers_constant_c_10():
 
 
 def test_paper_width_arguments():
-    with pytest.raises(ValueError, match=r"\bn\b must be an integer >= 2"):
+    with pytest.raises(ValueError, match=r"\bn must"):
         paper_width(1, 0.5)
     for rho in (0.0, -0.5):
-        with pytest.raises(ValueError, match=r"rho_paper must lie in \(0.0, inf\]"):
+        with pytest.raises(ValueError, match=r"\brho_paper must"):
             paper_width(10, rho)
     for c in (0.0, -1.0):
-        with pytest.raises(ValueError, match=r"c must lie in \(0.0, inf\]"):
+        with pytest.raises(ValueError, match=r"\bc must"):
             paper_width(10, 0.5, c=c)
 
 

@@ -51,9 +51,9 @@ def test_relabel_matches_whitened_mnist():
 def test_relabel_rejects_bad_input(data3):
     from resnet_nb.li.dynamics import relabel
 
-    with pytest.raises(ValueError, match=r"\border\b must be a permutation"):
+    with pytest.raises(ValueError, match=r"\border must"):
         relabel(data3, order=[0, 0, 1])
-    with pytest.raises(ValueError, match=r"\bsigns\b must be"):
+    with pytest.raises(ValueError, match=r"\bsigns must"):
         relabel(data3, signs=[1, 2, 1])
 
 
@@ -118,7 +118,7 @@ class FakeData:
 def test_sign_sweep_accepts_d_up_to_16_only():
     with pytest.raises(Stop):
         dyn.sign_sweep(FakeData(16))
-    with pytest.raises(ValueError, match=r"\bd\b must be <= 16"):
+    with pytest.raises(ValueError, match=r"\bd must"):
         dyn.sign_sweep(FakeData(17))
 
 

@@ -57,9 +57,9 @@ def test_eq25_eq28_match_closed_form(data3):
 
 def test_assemblers_reject_bad_R():
     A = torch.eye(4, dtype=torch.float64)
-    with pytest.raises(ValueError, match=r"\bR\b must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"\bR must"):
         eq11_assemble(A, 0)
-    with pytest.raises(ValueError, match=r"\bR\b must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"\bR must"):
         eq13_assemble(A, A, 0)
 
 
@@ -127,7 +127,7 @@ def _stats(Syx):
 
 
 def test_shuffle_matrix_names_its_argument():
-    with pytest.raises(ValueError, match=r"\bd\b must"):
+    with pytest.raises(ValueError, match=r"\bd must"):
         t1.shuffle_matrix(0)
 
 
@@ -188,7 +188,7 @@ def test_depth_invariance_falsifier_and_arguments(dst):
     assert r.values["spread"] == (max(c) - min(c)) / min(c) and min(c) != 1
     with pytest.raises(ValueError, match=r"\bRs\b"):
         t1.depth_invariance_check(2, (2,), dst)
-    with pytest.raises(ValueError, match=r"\bR\b must"):
+    with pytest.raises(ValueError, match=r"\bR must"):
         t1.depth_invariance_check(2, (1, 0), dst)
 
 
@@ -471,7 +471,7 @@ def test_growth_bounds_rows(gstats):
         assert row["cond10"] == pytest.approx(a.max() / np.percentile(a, 10), rel=1e-14, abs=0)
         assert row["cond10_bound"] == pytest.approx(row["lower_bound"] / row["p10_bound"], rel=1e-14, abs=0)
         assert row["c_prime"] == pytest.approx(row["cond10_bound"] / math.sqrt(R), rel=1e-14, abs=0)
-    with pytest.raises(ValueError, match=r"\bR\b must"):
+    with pytest.raises(ValueError, match=r"\bR must"):
         t1.growth_bounds((0,), st)
 
 

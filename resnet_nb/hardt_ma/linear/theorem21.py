@@ -256,7 +256,7 @@ def theorem21_survey(
                 product_error=float(np.abs(residual_product(A) - R).max()),
                 norm=max_spectral_norm(A),
                 bound_summary=theorem21_bound(g, l, "summary"),
-                bound_iclr=theorem21_bound(g, l),
+                bound_iclr=theorem21_bound(g, l, "iclr"),
                 hypothesis=l >= 3 * g,
                 p=info["p"],
                 q=info["q"],
@@ -353,7 +353,7 @@ def det_sign_data(
     factors = {"det R > 0: construction": [], "det R < 0: search": [], "det R < 0: explicit": []}
     for name, R in plus.items():
         out[name] = np.array([max_spectral_norm(theorem21_construction(R, x)[0]) for x in ls])
-        out[name + " bound"] = np.array([theorem21_bound(gamma_of(R), x) for x in ls])  # the ICLR constant
+        out[name + " bound"] = np.array([theorem21_bound(gamma_of(R), x, "iclr") for x in ls])
         factors["det R > 0: construction"] += [theorem21_construction(R, x)[0] for x in factor_ls]
     out["explicit"] = np.array([max_spectral_norm(reflection_factorisation(x)) for x in ls])
     found = {x: min_max_norm_search(minus, x, restarts=restarts, steps=steps) for x in search_ls}
