@@ -190,3 +190,12 @@ def test_sample_loss_of_float32_weights_has_their_precision():
     ref = 0.5 * ((data.Y.float() - net.forward(W, data.X.float())) ** 2).sum() / data.m
     assert L.dtype == torch.float32
     assert torch.equal(L, ref)
+
+
+def test_statistics_of_another_width_are_refused_with_both_widths():
+    """Statistics of inputs of width 3 and targets of width 4 name each width where it belongs."""
+    X = torch.randn(3, 20, dtype=torch.float64)
+    Y = torch.randn(4, 20, dtype=torch.float64)
+    stats = rn.Dataset(X, Y).stats()
+    with pytest.raises(ValueError, match=r"\bd_x=3, d_y=4\b"):
+        rn.loss(rn.ShortcutNetwork(3, 1, 1), torch.zeros(1, 1, 3, 3, dtype=torch.float64), stats)

@@ -171,3 +171,15 @@ def test_initialise_puts_the_weights_on_the_device_asked_for():
     net = rn.ShortcutNetwork(2, 1, 2)
     assert rn.initialise(net, "xavier", seed=3, device="meta").device.type == "meta"
     assert rn.initialise(net, "xavier", seed=3).device.type == "cpu"
+
+
+def test_the_relu_derivative_at_zero_must_be_a_finite_number_named_in_the_refusal():
+    with pytest.raises(ValueError, match=r"\brelu_grad_at_zero\b"):
+        rn.activation("relu", relu_grad_at_zero=float("nan"))
+
+
+def test_inputs_of_the_wrong_width_are_refused_naming_X():
+    net = rn.ShortcutNetwork(3, 1, 1)
+    W = rn.initialise(net, "xavier", seed=0)
+    with pytest.raises(ValueError, match=r"\bX\b"):
+        net.forward(W, torch.zeros(2, 5, dtype=torch.float64))

@@ -98,6 +98,8 @@ def test_separations_beyond_the_diameter_and_too_few_coordinates_are_refused():
         extremal_pair(rp, 4 * (1 + rp) + 1e-9)
     with pytest.raises(ValueError, match=r"\bsq_sep\b"):
         max_inner_product_search(rp, 4 * (1 + rp) + 0.5, starts=2)  # no feasible pair exists
+    with pytest.raises(ValueError, match=r"\bsq_sep\b"):
+        max_inner_product_search(rp, -0.1, starts=1)  # a squared distance is never negative
     assert extremal_pair(rp, rp, k=2).shape == (2, 2)
     with pytest.raises(ValueError, match=r"\bk\b"):
         extremal_pair(rp, rp, k=1)
