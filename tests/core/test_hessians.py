@@ -484,6 +484,7 @@ def test_hessians_do_not_depend_on_torchs_default_device():
             hessian_at_zero(rn.ShortcutNetwork(3, 1, 2), data),
             hessian_at_zero(rn.ShortcutNetwork(3, 3, 2), data),
             hessian_at_zero(rn.ShortcutNetwork(3, 1, 2, post="tanh"), data),
+            hessian_at_zero(rn.ShortcutNetwork(3, 1, 2, post="silu"), data),  # sigma''(0) != 0
             rn.end_to_end(linear, W),
         ]
 
@@ -493,3 +494,9 @@ def test_hessians_do_not_depend_on_torchs_default_device():
     for a, b in zip(outside, inside):
         assert b.device.type == "cpu"
         assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("summary", [cond_max_min, cond_percentile, index, resolution_floor])
+def test_spectral_summaries_refuse_eigenvalues_that_are_not_finite_naming_them(summary):
+    with pytest.raises(ValueError, match=r"\beigs\b"):
+        summary([1.0, float("nan"), 2.0])

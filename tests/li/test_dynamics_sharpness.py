@@ -92,7 +92,10 @@ def test_a_stored_sweep_reads_back_as_it_was_computed(sweep2, tmp_path):
     assert {k: back["config"][k] for k in ("n", "R", "lr", "epochs", "every", "spike")} == dict(
         n=2, R=2, lr=1.0, epochs=200, every=20, spike=10.0
     )
+    # the config holds the sweep's arguments, its seeds and the provenance, nothing else
+    assert set(back["config"]) == {"n", "R", "lr", "epochs", "every", "spike", "seeds", "provenance"}
     np.testing.assert_array_equal(back["epochs"], sweep2["epochs"])
+    assert back["epochs"].dtype.kind == "i"  # epochs are counts
     np.testing.assert_array_equal(back["lam_max"], sweep2["lam_max"])  # floats kept exactly
     np.testing.assert_array_equal(back["gaps"], sweep2["gaps"])
     for k in ("Lmin", "edge", "lr", "sigma_max", "spike"):
