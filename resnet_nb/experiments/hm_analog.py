@@ -295,7 +295,7 @@ def check_hm_analog(falsify: bool = False) -> Check:
 
 @claim(
     "hm-analog-train-loss",
-    source="Hardt & Ma, Section 4.1: the smaller initialisation \"helped training\" (tested in the book's CPU analog)",
+    source='Hardt & Ma, Section 4.1: the smaller initialisation "helped training" (tested in the book\'s CPU analog)',
     statement=r"In the book's CPU analog (the runs of hm-analog-small-init), the paper's small initialisation "
     r"on the residual convolutions does not end with a lower training loss than the standard one: the mean "
     r"of $\ln$(final training cross-entropy), small minus standard, is positive (a higher loss). Its 95% "
@@ -314,8 +314,7 @@ def check_hm_analog_train_loss(falsify: bool = False) -> Check:
 
     d = difference(load(RESULTS / "hm_conv"), quantity="log_loss")
     crit = (
-        f"{d['runs_a']} and {d['runs_b']} seeds, standard error {d['se']:.3f}, "
-        f"{d['df']:.1f} degrees of freedom (Welch)"
+        f"{d['runs_a']} and {d['runs_b']} seeds, standard error {d['se']:.3f}, {d['df']:.1f} degrees of freedom (Welch)"
     )
     lines = [
         f"mean ln(loss ratio) (small - standard) {d['diff']:+.3f}, 95% interval [{d['low']:+.3f}, "

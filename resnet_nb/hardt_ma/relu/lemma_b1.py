@@ -215,7 +215,11 @@ def check_lemma_b1(falsify: bool = False) -> Check:
     if falsify:
         ce = lemma_b1_counterexamples(rho_p)
         groups = [
-            ("'pair' and 'hull', (b) read as distances", [pad_configuration(ce[n], k) for n in ("pair", "hull")], "distance"),
+            (
+                "'pair' and 'hull', (b) read as distances",
+                [pad_configuration(ce[n], k) for n in ("pair", "hull")],
+                "distance",
+            ),
             (
                 "extremal pair at squared distance 6 rho'(1 - 1e-3), (b) under both readings",
                 [(extremal_b1_pair(rho_p, 6 * rho_p * (1 - 1e-3)), np.array([0]))],
@@ -229,7 +233,11 @@ def check_lemma_b1(falsify: bool = False) -> Check:
                 [random_lemma_b1_configuration(6, 10, rho_p, rng, 6 * rho_p) for _ in range(20)],
                 "squared",
             ),
-            ("extremal pair at squared distance exactly 6 rho'", [(extremal_b1_pair(rho_p, 6 * rho_p), np.array([0]))], "squared"),
+            (
+                "extremal pair at squared distance exactly 6 rho'",
+                [(extremal_b1_pair(rho_p, 6 * rho_p), np.array([0]))],
+                "squared",
+            ),
         ]
     tol, crit = eps_criterion(6, 10.0)
     parts = []
