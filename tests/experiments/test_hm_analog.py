@@ -67,6 +67,34 @@ def test_the_difference_of_held_out_accuracy_is_welchs_interval():
         hm_analog.difference(pd.DataFrame(rows[:4]))
 
 
+def test_the_training_loss_difference_is_welchs_interval_of_log_losses():
+    from scipy import stats
+
+    a, b = [0.03, 0.01, 0.05, 0.02, 0.04], [0.007, 0.006, 0.009, 0.005, 0.008]
+    rows = [
+        dict(init=i, seed=s, epoch=e, loss=v if e == 3 else 1.0, test_accuracy=0.9)
+        for i, vals in (("hardt_ma_residual", a), ("standard", b))
+        for s, v in enumerate(vals)
+        for e in range(4)
+    ]
+    d = hm_analog.difference(pd.DataFrame(rows), quantity="log_loss")
+    ref = stats.ttest_ind(np.log(a), np.log(b), equal_var=False)
+    assert d["diff"] == pytest.approx(np.mean(np.log(a)) - np.mean(np.log(b)))
+    assert d["diff"] / d["se"] == pytest.approx(ref.statistic, rel=1e-9)
+    with pytest.raises(ValueError, match=r"\bquantity\b"):
+        hm_analog.difference(pd.DataFrame(rows), quantity="loss")
+    bad = [dict(r, loss=0.0) if r["epoch"] == 3 and r["seed"] == 0 else r for r in rows]
+    with pytest.raises(ValueError, match="positive"):
+        hm_analog.difference(pd.DataFrame(bad), quantity="log_loss")
+
+
+def test_the_paper_direction_of_training_loss_is_not_seen_in_the_analog():
+    ok, paper = hm_analog.check_hm_analog_train_loss(), hm_analog.check_hm_analog_train_loss(falsify=True)
+    assert ok.passed and ok.value > 0  # the small initialisation ends higher in the mean
+    assert not paper.passed and paper.rejected_on_value and paper.value > 0
+    assert ok.values["low"] < 0  # not significant: the interval reaches below 0
+
+
 def test_the_falsifier_is_the_three_point_effect():
     c = hm_analog.check_hm_analog(falsify=True)
     assert "+0.03" in c.claim and not c.passed and c.value > 0

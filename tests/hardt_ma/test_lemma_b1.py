@@ -178,3 +178,44 @@ def test_random_lemma_b1_configuration_accepts_the_required_distance_itself():
 
 def test_claim_holds_and_its_falsifier_is_rejected(check_claim):
     check_claim("hm-lemma-b1")
+
+
+def test_hull_meets_b_as_a_distance_bound_but_not_as_a_squared_one():
+    hull = lemma_b1_counterexamples(0.1)["hull"]
+    assert lemma_b1_hypotheses(hull, [0], 0.1, "distance")["separation_ok"]
+    assert not lemma_b1_hypotheses(hull, [0], 0.1, "squared")["separation_ok"]
+    with pytest.raises(ValueError, match=r"\breading\b"):
+        lemma_b1_hypotheses(hull, [0], 0.1, "norm")
+
+
+@pytest.mark.parametrize("rp", [0.02, 0.1, 0.3])
+def test_squared_reading_margin_bound_is_attained_at_the_extremal_configuration(rp):
+    ext = hr.squared_reading_extremal(rp)
+    h = lemma_b1_hypotheses(ext, [0, 1], rp, "squared")
+    assert h["norms_ok"] and h["separation_ok"]
+    assert margins(ext, [0])[0] == pytest.approx(rp / 2, rel=1e-9)  # polarisation: (s - 2 rho')/2
+    assert margins(ext, [0])[0] < rp  # the falsifier's bound rho' fails here
+
+
+def test_random_configurations_under_the_squared_reading_keep_margin_half_rho_prime():
+    out = hr.squared_reading_min_margin(300, 0.1, np.random.default_rng(0))
+    assert out["draws"] == 300 and out["tried"] >= 300
+    assert 0.05 <= out["min_margin"] < 0.1
+
+
+def test_printed_construction_is_exact_at_six_rho_prime_and_fails_just_below():
+    rng = np.random.default_rng(1)
+    beta = rng.standard_normal((2, 1))
+    at = hr.extremal_b1_pair(0.1, 0.6)
+    assert np.sum((at[:, 0] - at[:, 1]) ** 2) == pytest.approx(0.6)
+    assert lemma_b1_paper(at, np.array([0]), beta, 0.1)[3]["fixed_error"] < 1e-12
+    below = hr.extremal_b1_pair(0.1, 0.6 * (1 - 1e-3))
+    assert lemma_b1_paper(below, np.array([0]), beta, 0.1)[3]["fixed_error"] > 1e-5
+    with pytest.raises(ValueError, match=r"\bsq_dist\b"):
+        hr.extremal_b1_pair(0.1, 10.0)
+
+
+def test_lemma_b1_claims_pass_and_their_falsifiers_fail():
+    for check in (hr.check_lemma_b1, hr.check_lemma_b1_squared):
+        assert check().passed
+        assert not check(falsify=True).passed

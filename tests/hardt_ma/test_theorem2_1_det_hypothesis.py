@@ -76,11 +76,24 @@ def test_min_max_norm_search_finds_exact_factorisations_and_respects_the_lemma()
     assert min_max_norm_search(np.diag([-1.0, 1.0]), 6, restarts=2, steps=60)["norm"] >= 1 - 1e-9
 
 
-def test_theorem21_det_check_has_no_part_identical_in_check_and_falsifier():
+def test_theorem21_det_check_tests_the_lemma_where_det_tends_to_zero():
     from resnet_nb.hardt_ma.linear import check_theorem21_det
 
     good = check_theorem21_det()
-    assert good.passed and not good.parts and "needs det R > 0" in good.claim
+    assert good.passed and "adversarial" in good.claim
+    (lemma,) = good.parts
+    assert lemma.value == pytest.approx(1.0, abs=1e-6)  # the inequality is tight at A = -t I
+    bad = check_theorem21_det(falsify=True)
+    assert not bad.passed and not bad.parts and "needs det R > 0" in bad.claim
+
+
+def test_determinant_lemma_inequality_fails_just_past_norm_one():
+    """det(I - t u u^T) = 1 - t tends to 0+ as t -> 1-, and turns negative once ||A|| = t > 1: the
+    hypothesis ||A|| < 1 is needed."""
+    u = np.array([0.6, 0.8])
+    for t in (1 - 1e-2, 1 - 1e-8):
+        assert np.linalg.det(np.eye(2) - t * np.outer(u, u)) == pytest.approx(1 - t, rel=1e-6)
+    assert np.linalg.det(np.eye(2) - (1 + 1e-6) * np.outer(u, u)) < 0
 
 
 def test_reflection_factorisation_and_the_key_figure_data():

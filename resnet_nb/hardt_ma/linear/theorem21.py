@@ -446,25 +446,54 @@ def check_theorem21_bound(falsify: bool = False) -> Check:
     where=WHERE,
 )
 def check_theorem21_det(falsify: bool = False) -> Check:
-    """Smallest |||A||| reachable against the bound at l = 20, gamma = 0: the construction for
-    det R > 0; for det R < 0 (the falsifier) a numerical search over exact factorisations
-    (:func:`min_max_norm_search`), which does not use the determinant lemma. (The lemma itself is
-    proven in the chapter and illustrated there on random products; it is not part of this check.)"""
+    """The check: the determinant lemma's inequality ``det(I + A) >= (1 - ||A||)^d > 0`` at its
+    adversarial points ``A = -t u u^T`` and ``A = -t I`` with ``t -> 1-`` (``det(I + A) = 1 - t``,
+    ``(1 - t)^2``, equality at ``-t I``), and at random ``A`` of norm ``t``; ``R = -I_2`` meeting the bound
+    is shown beside it as an illustration. The falsifier: the printed statement for
+    ``R = diag(-1, 1)``, ``l = 20``, its smallest |||A||| from a numerical search over exact
+    factorisations (:func:`min_max_norm_search`), which does not use the lemma."""
     l = 20
     bound = theorem21_bound(0.0, l, "iclr")
     if falsify:
         R = np.diag([-1.0, 1.0])
         reach = min_max_norm_search(R, l)["norm"]  # a numerical search, independent of the lemma
-        what = "smallest |||A||| found by a search over factorisations (det R = -1)"
-    else:
-        R = -np.eye(2)
-        reach = max_spectral_norm(theorem21_construction(R, l)[0])
-        what = "|||A||| of the construction (det R = +1)"
-    return Check(
-        f"Theorem 2.1 needs det R > 0. R = {'diag(-1, 1)' if falsify else '-I_2'}, l = {l}: {what} "
-        f"against the bound {bound:.3g}",
-        "smallest reachable |||A||| / bound",
-        reach / bound,
-        1.0,
-        "the theorem's inequality, ratio <= 1",
+        return Check(
+            f"Theorem 2.1 needs det R > 0. R = diag(-1, 1), l = {l}: smallest |||A||| found by a search "
+            f"over factorisations (det R = -1) against the bound {bound:.3g}",
+            "smallest reachable |||A||| / bound",
+            reach / bound,
+            1.0,
+            "the theorem's inequality, ratio <= 1",
+        )
+    rng = np.random.default_rng(3)
+    ratio, smallest_det = math.inf, math.inf
+    for t in (1 - 1e-2, 1 - 1e-4, 1 - 1e-6, 1 - 1e-8):
+        factors = [-t * np.eye(2)]
+        for _ in range(6):
+            u = rng.standard_normal(2)
+            G = rng.standard_normal((2, 2))
+            factors += [-t * np.outer(u, u) / (u @ u), t * G / np.linalg.norm(G, 2)]
+        for A in factors:
+            det = float(np.linalg.det(np.eye(2) + A))
+            ratio = min(ratio, det / (1 - np.linalg.norm(A, 2)) ** 2)
+            smallest_det = min(smallest_det, det)
+    tol, crit = eps_criterion(4, 1e8)  # (1 - t) is known to a relative eps / (1 - t) <= eps * 1e8
+    illus = max_spectral_norm(theorem21_construction(-np.eye(2), l)[0]) / bound
+    return all_of(
+        "det(I + A) > 0 when ||A|| < 1 (so det R > 0 for every factorisation within the bound), "
+        "at the adversarial points A = -t u u^T and -t I, t -> 1-",
+        [
+            Check(
+                "det(I + A) >= (1 - ||A||)^2 at t = 1 - 1e-2 ... 1 - 1e-8",
+                "smallest det(I + A) / (1 - ||A||)^2",
+                ratio,
+                1 - tol,
+                crit + "; equality at A = -t I",
+                op=">=",
+            ),
+        ],
+        lines=[
+            f"illustration: R = -I_2 (det +1), l = {l}: the construction's |||A||| is {illus:.4f} of the bound",
+            f"smallest det(I + A) met: {smallest_det:.3g}",
+        ],
     )

@@ -15,11 +15,15 @@ The chapter imports this package as ``hr``; its figures are :mod:`resnet_nb.book
 from resnet_nb.hardt_ma.relu.constant_width import check_constant_width
 from resnet_nb.hardt_ma.relu.lemma_b1 import (
     check_lemma_b1,
+    check_lemma_b1_squared,
+    extremal_b1_pair,
     lemma_b1_counterexamples,
     lemma_b1_hypotheses,
     lemma_b1_paper,
     pad_configuration,
     random_lemma_b1_configuration,
+    squared_reading_extremal,
+    squared_reading_min_margin,
 )
 from resnet_nb.hardt_ma.relu.network import (
     ReLUResNet,
@@ -107,5 +111,9 @@ __all__ = [
     "pad_configuration",
     "random_lemma_b1_configuration",
     "check_lemma_b1",
+    "check_lemma_b1_squared",
+    "extremal_b1_pair",
+    "squared_reading_extremal",
+    "squared_reading_min_margin",
     "check_constant_width",
 ]

@@ -1,7 +1,10 @@
 """Lemma B.1 of Hardt & Ma exactly as printed (chapter: book/hardt_ma_expressivity.ipynb): its
-hypotheses, its construction, and two configurations that meet the hypotheses and break it.
+hypotheses under the two readings of (b) (a bound on distances, or on squared distances: the copy
+we read may have lost a superscript), its construction, configurations that meet the hypotheses
+and break it, and the extremal configurations of both readings.
 
-The claim ``hm-lemma-b1`` is declared here; how Lemma B.2's hypotheses meet B.1's proof is
+The claims ``hm-lemma-b1`` (the printed construction, both readings) and ``hm-lemma-b1-squared``
+(the statement under the squared reading) are declared here; how Lemma B.2's hypotheses meet B.1's proof is
 :mod:`resnet_nb.hardt_ma.interface`'s.
 """
 
@@ -13,7 +16,7 @@ import numpy as np
 
 from resnet_nb.core.checks import check_float, check_int
 from resnet_nb.core.claims import Check, all_of, claim, eps_criterion
-from resnet_nb.hardt_ma.relu.network import as_points, relu_block, separation
+from resnet_nb.hardt_ma.relu.network import as_points, margins, relu_block, separation
 
 WHERE = ["book/hardt_ma_expressivity.ipynb", "tests/hardt_ma/test_lemma_b1.py"]
 
@@ -23,16 +26,26 @@ __all__ = [
     "lemma_b1_counterexamples",
     "pad_configuration",
     "random_lemma_b1_configuration",
+    "extremal_b1_pair",
+    "squared_reading_extremal",
+    "squared_reading_min_margin",
     "check_lemma_b1",
+    "check_lemma_b1_squared",
 ]
 
+#: the two readings of hypothesis (b): ``||a_i - a_j|| >= 3 rho'`` and ``||a_i - a_j||^2 >= 3 rho'``
+READINGS = ("distance", "squared")
 
-def lemma_b1_hypotheses(alpha, S, rho_prime: float) -> dict:
+
+def lemma_b1_hypotheses(alpha, S, rho_prime: float, reading: str = "distance") -> dict:
     """Check the printed hypotheses of Lemma B.1 for the columns of ``alpha``:
     (a) ``1 - rho' <= ||alpha_i||^2 <= 1 + rho'`` for all i; (b) ``||alpha_i - alpha_j|| >= 3 rho'``
+    (``reading="distance"``) or ``||alpha_i - alpha_j||^2 >= 3 rho'`` (``reading="squared"``)
     whenever ``i != j`` and ``S`` contains ``i`` or ``j``."""
     alpha = as_points("alpha", alpha)
     rho_prime = check_float("rho_prime", rho_prime, low=0.0, low_open=True)
+    if reading not in READINGS:
+        raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
     S = np.asarray(S, dtype=np.int64)
     n2 = (alpha**2).sum(0)
     sq = n2[:, None] + n2[None, :] - 2 * alpha.T @ alpha
@@ -41,7 +54,7 @@ def lemma_b1_hypotheses(alpha, S, rho_prime: float) -> dict:
     min_dist = float(D[S].min())
     return dict(
         norms_ok=bool(np.all((n2 >= 1 - rho_prime) & (n2 <= 1 + rho_prime))),
-        separation_ok=min_dist >= 3 * rho_prime,
+        separation_ok=(min_dist if reading == "distance" else min_dist**2) >= 3 * rho_prime,
         min_norm2=float(n2.min()),
         max_norm2=float(n2.max()),
         min_dist=min_dist,
@@ -133,6 +146,51 @@ def random_lemma_b1_configuration(k: int, n: int, rho_prime: float, rng, min_sq_
             return Z, np.arange(k)
 
 
+def extremal_b1_pair(rho_prime: float, sq_dist: float):
+    """Two planar points of squared norm ``1 + rho'`` at squared distance ``sq_dist``: at
+    ``sq_dist = 6 rho'`` the printed unit for the first has pre-activation exactly 0 at the second
+    (the tight case of the proof's inequality); any smaller ``sq_dist`` makes it fire there."""
+    rho_prime = check_float("rho_prime", rho_prime, low=0.0, high=1.0 / 3.0, low_open=True)
+    r2 = 1 + rho_prime
+    sq_dist = check_float("sq_dist", sq_dist, low=0.0, high=4 * r2, low_open=True)
+    cos = 1 - sq_dist / (2 * r2)
+    r = math.sqrt(r2)
+    return r * np.array([[1.0, cos], [0.0, math.sqrt(max(1 - cos * cos, 0.0))]])
+
+
+def squared_reading_extremal(rho_prime: float):
+    """The configuration where the squared reading's margin bound is attained: ``z`` of squared norm
+    ``1 - rho'`` and ``h`` of squared norm ``1 + rho'`` at squared distance ``3 rho'``. By
+    polarisation the margin of ``z`` is ``(|z|^2 - |h|^2 + |z - h|^2) / 2 = rho'/2``. (Each constraint
+    is met a relative 1e-12 inside its bound, against rounding; the margin is then ``rho'/2`` plus
+    about 1e-12.)"""
+    rho_prime = check_float("rho_prime", rho_prime, low=0.0, high=0.5, low_open=True)
+    hair = 1e-12
+    rz, rh = math.sqrt((1 - rho_prime) * (1 + hair)), math.sqrt((1 + rho_prime) * (1 - hair))
+    cos = (rz * rz + rh * rh - 3 * rho_prime * (1 + hair)) / (2 * rz * rh)
+    return np.array([[rz, rh * cos], [0.0, rh * math.sqrt(max(1 - cos * cos, 0.0))]])
+
+
+def squared_reading_min_margin(draws: int, rho_prime: float, rng, n: int = 6) -> dict:
+    """Smallest margin over ``draws`` random planar configurations of ``n`` points that satisfy
+    Lemma B.1's hypotheses under the squared reading (squared norms in ``[1 - rho', 1 + rho']``,
+    squared distances at least ``3 rho'``; rejection sampling). In the plane the separation binds,
+    so the draws come near the extremal case. Returns the smallest margin and the counts."""
+    draws = check_int("draws", draws, minimum=1)
+    rho_prime = check_float("rho_prime", rho_prime, low=0.0, high=0.5, low_open=True)
+    lowest, tried = math.inf, 0
+    for _ in range(draws):
+        while True:
+            tried += 1
+            ang = rng.uniform(0, 2 * math.pi, n)
+            rad = np.sqrt(rng.uniform(1 - rho_prime, 1 + rho_prime, n))
+            Z = rad * np.vstack([np.cos(ang), np.sin(ang)])
+            if separation(Z) ** 2 >= 3 * rho_prime:
+                break
+        lowest = min(lowest, float(margins(Z, np.arange(n)).min()))
+    return dict(min_margin=lowest, draws=draws, tried=tried, points=n)
+
+
 @claim(
     "hm-lemma-b1",
     source="Hardt & Ma, Lemma B.1 (hypothesis (b))",
@@ -140,38 +198,63 @@ def random_lemma_b1_configuration(k: int, n: int, rho_prime: float, rng, min_sq_
     r"(rows $\alpha_i$, common bias $-(1-2\rho')$) moves the $k$ points of $S$ to their targets and "
     r"leaves every other point exactly where it is.",
     verdict="fails as printed",
-    printed=r"(b) $\|\alpha_i - \alpha_j\| \ge 3\rho'$ whenever $i \ne j$ and $S$ contains $i$ or $j$ "
-    r"(our reading: the text we have prints $\beta^{(j)}$ for $\alpha_j$ in (b))",
-    falsifier=r"the printed hypothesis (b): two configurations satisfying it ('pair' and 'hull', $\rho' = 0.1$, "
-    r"$S$ padded to $k = 4$ points)",
+    printed=r"(b) $\|\alpha_i - \alpha_j\| \ge 3\rho'$ whenever $i \ne j$ and $S$ contains $i$ or $j$, "
+    r"in the copy we read; a lost superscript would make it $\|\alpha_i - \alpha_j\|^2 \ge 3\rho'$. "
+    r"The proof fails under either reading (it needs squared separation $6\rho'$); the statement fails "
+    r"only under the distance reading (the 'hull'; under the squared reading see hm-lemma-b1-squared). "
+    r"(The copy also prints $\beta^{(j)}$ for $\alpha_j$ in (b).)",
+    falsifier=r"the printed hypothesis (b): configurations satisfying it ('pair' and 'hull' under the "
+    r"distance reading, $S$ padded to $k = 4$ points; under both readings, the extremal pair at squared "
+    r"distance $6\rho'(1 - 10^{-3})$), $\rho' = 0.1$",
     falsifier_kind="plausible false statement",
     where=WHERE,
 )
 def check_lemma_b1(falsify: bool = False) -> Check:
     rho_p, k = 0.1, 4
-    worst_fixed, worst_moved, moved = 0.0, 0.0, 0.0
     rng = np.random.default_rng(5)
     if falsify:
         ce = lemma_b1_counterexamples(rho_p)
-        configs = [pad_configuration(ce[name], k) for name in ("pair", "hull")]
+        groups = [
+            (
+                "'pair' and 'hull', (b) read as distances",
+                [pad_configuration(ce[n], k) for n in ("pair", "hull")],
+                "distance",
+            ),
+            (
+                "extremal pair at squared distance 6 rho'(1 - 1e-3), (b) under both readings",
+                [(extremal_b1_pair(rho_p, 6 * rho_p * (1 - 1e-3)), np.array([0]))],
+                "squared",
+            ),
+        ]
     else:
-        configs = [random_lemma_b1_configuration(6, 10, rho_p, rng, 6 * rho_p) for _ in range(20)]
-    for alpha, S in configs:
-        h = lemma_b1_hypotheses(alpha, S, rho_p)
-        if not (h["norms_ok"] and h["separation_ok"]):
-            raise AssertionError("a configuration does not satisfy the printed hypotheses")
-        beta = rng.standard_normal((alpha.shape[0], S.size))
-        _, _, _, rep = lemma_b1_paper(alpha, S, beta, rho_p)
-        worst_fixed, worst_moved = max(worst_fixed, rep["fixed_error"]), max(worst_moved, rep["moved_error"])
-        moved = max(moved, float(np.abs(beta - alpha[:, S]).max()))
+        groups = [
+            (
+                "20 random configurations in R^6 with squared separation >= 6 rho'",
+                [random_lemma_b1_configuration(6, 10, rho_p, rng, 6 * rho_p) for _ in range(20)],
+                "squared",
+            ),
+            (
+                "extremal pair at squared distance exactly 6 rho'",
+                [(extremal_b1_pair(rho_p, 6 * rho_p), np.array([0]))],
+                "squared",
+            ),
+        ]
     tol, crit = eps_criterion(6, 10.0)
-    tol_m, crit_m = eps_criterion(6, moved / rho_p)
-    return all_of(
-        f"Lemma B.1's construction, {len(configs)} configurations, hypothesis "
-        f"{'(b) as printed' if falsify else '(b) strengthened'}",
-        [
+    parts = []
+    for label, configs, reading in groups:
+        worst_fixed, worst_moved, moved = 0.0, 0.0, 0.0
+        for alpha, S in configs:
+            h = lemma_b1_hypotheses(alpha, S, rho_p, reading)
+            if not (h["norms_ok"] and h["separation_ok"]):
+                raise AssertionError("a configuration does not satisfy the printed hypotheses")
+            beta = rng.standard_normal((alpha.shape[0], S.size))
+            _, _, _, rep = lemma_b1_paper(alpha, S, beta, rho_p)
+            worst_fixed, worst_moved = max(worst_fixed, rep["fixed_error"]), max(worst_moved, rep["moved_error"])
+            moved = max(moved, float(np.abs(beta - alpha[:, S]).max()))
+        tol_m, crit_m = eps_criterion(6, moved / rho_p)
+        parts += [
             Check(
-                "points outside S stay where they are",
+                f"{label}: points outside S stay where they are",
                 "max displacement outside S",
                 worst_fixed,
                 tol,
@@ -180,11 +263,66 @@ def check_lemma_b1(falsify: bool = False) -> Check:
                 nontrivial_what="largest move asked of a point of S",
             ),
             Check(
-                "points of S reach their targets",
+                f"{label}: points of S reach their targets",
                 "max |moved - target|",
                 worst_moved,
                 tol_m,
                 crit_m + " (the move is divided by a norm gap of at least rho')",
+            ),
+        ]
+    return all_of(
+        "Lemma B.1's construction, hypothesis " + ("(b) as printed" if falsify else "(b) strengthened to 6 rho'"),
+        parts,
+    )
+
+
+@claim(
+    "hm-lemma-b1-squared",
+    source="Hardt & Ma, Lemma B.1 (statement), hypothesis (b) read as squared distances",
+    statement=r"If (b) bounds squared distances, $\|\alpha_i - \alpha_j\|^2 \ge 3\rho'$, every point has "
+    r"margin $\|z\|^2 - \langle z, h\rangle \ge \rho'/2 > 0$ (polarisation: the margin is at least "
+    r"$\tfrac12(s - 2\rho')$ at squared separation $s$), so the book's one-block lemma moves any $k$ "
+    r"points and fixes the rest: the statement holds under this reading. The bound is attained.",
+    verdict="holds",
+    falsifier=r"the same configurations against the larger bound $\rho'$ (every admissible point has margin "
+    r"at least $\rho'$), which fails at the extremal configuration",
+    falsifier_kind="plausible false statement",
+    where=WHERE,
+)
+def check_lemma_b1_squared(falsify: bool = False) -> Check:
+    """Smallest margin under the squared reading of (b), at the extremal configuration (squared norms
+    ``1 - rho'`` and ``1 + rho'``, squared distance ``3 rho'``) and over 2,000 random admissible planar
+    configurations, against ``rho'/2`` (the claim) or ``rho'`` (the falsifier)."""
+    rho_p = 0.1
+    ext = squared_reading_extremal(rho_p)
+    h = lemma_b1_hypotheses(ext, [0, 1], rho_p, "squared")
+    if not (h["norms_ok"] and h["separation_ok"]):
+        raise AssertionError("the extremal configuration does not satisfy the hypotheses (squared reading)")
+    at_ext = float(margins(ext, [0])[0])
+    draws = squared_reading_min_margin(2000, rho_p, np.random.default_rng(11))
+    bound = rho_p if falsify else rho_p / 2
+    tol, crit = eps_criterion(4, 2.0)
+    name = "rho'" if falsify else "rho'/2"
+    return all_of(
+        f"margins under the squared reading of (b), rho' = {rho_p}, against {name}",
+        [
+            Check(
+                f"extremal configuration: margin >= {name}",
+                f"margin - {name}",
+                at_ext - bound,
+                -tol,
+                crit + " (the bound is attained: equality up to rounding)",
+                op=">=",
+            ),
+            Check(
+                f"{draws['draws']:,} random admissible configurations of {draws['points']} planar points "
+                f"({draws['tried']:,} drawn): margin >= {name}",
+                f"smallest margin - {name}",
+                draws["min_margin"] - bound,
+                -tol,
+                crit,
+                op=">=",
+                values=draws,
             ),
         ],
     )
