@@ -76,8 +76,8 @@ from resnet_nb.li.theorem1.relu import (
     relu_kink_check,
     relu_masked_prediction,
     relu_masked_singular_values,
-    relu_spectrum_spot_check,
     relu_shape_check,
+    relu_spectrum_spot_check,
     relu_start_check,
 )
 

@@ -321,15 +321,15 @@ def relu_depth_check(
     mean_stat = {dep: float(np.mean([r[statistic] for r in rows if r["depth"] == dep])) for dep in depths}
     creep = mean_stat[hi] / mean_stat[lo] - 1.0
     lines.append(
-        f"mean {statistic} from {mean_stat[lo]:.3f} at depth {lo} to {mean_stat[hi]:.3f} at depth {hi}: "  # pragma: no mutate
-        f"{creep:+.1%}"  # pragma: no mutate
+        f"mean {statistic} from {mean_stat[lo]:.3f} at depth {lo} "  # pragma: no mutate
+        f"to {mean_stat[hi]:.3f} at depth {hi}: {creep:+.1%}"  # pragma: no mutate
     )
     # a rejection by less than the run-to-run spread is as fragile as a pass by less than it
     fragile_rejection = rng > flat_tol and rng - flat_tol < spread
     if fragile_rejection:
         lines.append(
-            f"fragile rejection: the flatness comparison fails by {rng - flat_tol:.3g}, less than the "  # pragma: no mutate
-            f"run-to-run spread {spread:.3g}"  # pragma: no mutate
+            f"fragile rejection: the flatness comparison fails by {rng - flat_tol:.3g}, "  # pragma: no mutate
+            f"less than the run-to-run spread {spread:.3g}"  # pragma: no mutate
         )
     res = all_of(
         f"2-shortcut-ReLU (masked Eq. 19), small start: {name} depth-invariant, "  # pragma: no mutate
@@ -489,9 +489,7 @@ def relu_shape_check(depth: int = 4, n_per_class: int | None = 100, seed: int = 
             f"{10**lg_linear:.4f}"  # pragma: no mutate
         ],
     )
-    res.values.update(
-        cond10=10**lg_exact, cond10_masked=10**lg_masked, cond10_theorem1=10**lg_theorem1, drift=drift
-    )
+    res.values.update(cond10=10**lg_exact, cond10_masked=10**lg_masked, cond10_theorem1=10**lg_theorem1, drift=drift)
     return res
 
 
@@ -520,8 +518,7 @@ def claim_relu_kink(falsify: bool = False) -> Check:
 
 @claims.claim(
     "li-thm1-relu-experiments",
-    source="Li et al., remark after Theorem 1 (ReLU listed as satisfying its assumptions) and Eq. 12's "
-    "value",
+    source="Li et al., remark after Theorem 1 (ReLU listed as satisfying its assumptions) and Eq. 12's value",
     statement=r"At the small starting point of the experiments, the Hessian of a 2-shortcut network "
     r"with ReLU at mid is the masked Eq. 19: $\lambda_{\max}$ is its largest singular value, and the "
     r"spectrum's shape (the scale-free $|\lambda|_{\max}/|\lambda|_{(10\%)}$) is the masked one, not "
