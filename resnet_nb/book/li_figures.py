@@ -93,8 +93,8 @@ def key_figure(table1, table2, data=None, R: int = 3):
     hs = key_hessians(data, R)
     # two rows, so that at a page width of about 750 px each heat map is about 240 px wide and its
     # unit blocks (thick lines) and matrix blocks (thin lines) can be told apart
-    fig = plt.figure(figsize=(10, 6.8))
-    grid = fig.add_gridspec(2, 6, height_ratios=[1, 0.9], hspace=0.3, wspace=0.25)
+    fig = plt.figure(figsize=(10, 7.2))
+    grid = fig.add_gridspec(2, 6, height_ratios=[1.3, 0.9], hspace=0.25, wspace=0.12, left=0.04, right=0.96)
     for k, n in enumerate((1, 2, 3)):
         net, H = hs[n]
         ax = fig.add_subplot(grid[0, 2 * k : 2 * k + 2])
