@@ -437,11 +437,17 @@ def dynamics_overview(fig3_table: pd.DataFrame, stable: pd.DataFrame, dense: pd.
     rate, the run-mean lg condition number of both architectures against the loss; (c) Figure 8,
     the gradient norm and the index of one 2-shortcut run with a Hessian at every epoch around the
     peak."""
-    fig, ax = _subplots(1, 3, figsize=(13, 3.6))
+    import matplotlib.pyplot as plt
+
+    # two panels side by side and the third below, so that at a page width of about 750 px each
+    # panel is about 370 px wide and its axes and legends stay readable
+    fig = plt.figure(figsize=(10, 7.6))
+    grid = fig.add_gridspec(2, 4)
+    ax = [fig.add_subplot(grid[0, :2]), fig.add_subplot(grid[0, 2:]), fig.add_subplot(grid[1, 1:3])]
     plot_fig3(fig3_table[~fig3_table["relu"].astype(bool)], ax=[ax[0]])
     ax[0].set_xlim(-4.5, None)  # depth 2 reaches the minimum; its norm is constant below this
     ax[0].set_title("(a) Fig. 3: weight norm, linear")
-    ax[0].legend(fontsize=7, ncol=2)
+    ax[0].legend(fontsize=9, ncol=2)
     grid = fig6.shared_grid(stable, False, "lgc", points=80)
     curves = fig6.run_curves(stable, "lgc", False, grid)
     with warnings.catch_warnings():
@@ -451,11 +457,11 @@ def dynamics_overview(fig3_table: pd.DataFrame, stable: pd.DataFrame, dense: pd.
     ax[1].set_xlabel(r"lg(loss $-$ $\ell_{\min}$)")
     ax[1].set_ylabel(r"lg($|\lambda|_{\max} / |\lambda|_{(10\%)}$)")
     ax[1].set_title(f"(b) Fig. 6: condition number, rate {fig6.STABLE_SCALES['paper']['lr']:g}")
-    ax[1].legend(fontsize=8)
+    ax[1].legend(fontsize=9)
     plot_fig8_dense(dense, ax=ax[2])
     ax[2].set_title("(c) Fig. 8: gradient peak and index fall")
     fig.tight_layout()
-    return ax
+    return np.array(ax)
 
 
 # ---------------------------------------------------------------------------------------------

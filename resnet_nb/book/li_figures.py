@@ -77,7 +77,7 @@ def _heat(ax, H, net, title):
     ax.set_xticks([])
     ax.set_yticks([])
     ax.grid(False)
-    ax.set_title(title, fontsize=9, color=COLORS[f"{net.n}-shortcut"])
+    ax.set_title(title, fontsize=11, color=COLORS[f"{net.n}-shortcut"])
     return im
 
 
@@ -91,16 +91,16 @@ def key_figure(table1, table2, data=None, R: int = 3):
     import matplotlib.pyplot as plt
 
     hs = key_hessians(data, R)
-    fig = plt.figure(figsize=(12, 3.3))
-    grid = fig.add_gridspec(1, 4, width_ratios=[1, 1, 1, 1.6], wspace=0.12)
+    # two rows, so that at a page width of about 750 px each heat map is about 240 px wide and its
+    # unit blocks (thick lines) and matrix blocks (thin lines) can be told apart
+    fig = plt.figure(figsize=(10, 7.2))
+    grid = fig.add_gridspec(2, 6, height_ratios=[1.3, 0.9], hspace=0.25, wspace=0.12, left=0.04, right=0.96)
     for k, n in enumerate((1, 2, 3)):
         net, H = hs[n]
-        ax = fig.add_subplot(grid[0, k])
+        ax = fig.add_subplot(grid[0, 2 * k : 2 * k + 2])
         what = {1: "blocks couple units", 2: "the same blocks per unit", 3: "H = 0"}[n]
         _heat(ax, H, net, f"n = {n}: {what}")
-    ax = fig.add_subplot(grid[0, 3])
-    ax.yaxis.set_label_position("right")
-    ax.yaxis.tick_right()
+    ax = fig.add_subplot(grid[1, 1:5])
     for n, rows in ((1, table1), (2, table2)):
         x = [r["depth"] for r in rows]
         y = [r["cond10"] for r in rows]
@@ -109,13 +109,13 @@ def key_figure(table1, table2, data=None, R: int = 3):
     ax.set_yscale("log")
     ax.set_xlabel("depth (weight matrices)")
     ax.set_ylabel("|λ|max / |λ|(10%) at 0")
-    ax.set_title("condition number at 0 (whitened MNIST, d = 10)", fontsize=9)
+    ax.set_title("condition number at 0 (whitened MNIST, d = 10)", fontsize=10)
     from matplotlib.lines import Line2D
 
     # n = 3 gets a legend entry without a mark: any height in the panel would read as a value
     n3 = Line2D([], [], ls="none", label="n = 3: H = 0,\nno condition number")
     handles = ax.get_legend_handles_labels()[0] + [n3]
-    legend = ax.legend(handles=handles, fontsize=8, loc="lower right", bbox_to_anchor=(1, 0.2), handlelength=1.2)
+    legend = ax.legend(handles=handles, fontsize=9, loc="upper left", handlelength=1.2)
     legend.get_texts()[-1].set_color(COLORS["3-shortcut"])
     return fig
 

@@ -400,7 +400,10 @@ def near_optimal(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: in
     source="Li et al., Section 5.3, Figure 9",
     statement="At every depth from 4 to 96 (committed run, 10 runs per rate, 1,000 epochs), the "
     "2-shortcut linear networks at their best rate end with a mean final loss within "
-    '$10^{-4}$ of $L_{\\min}$ (our reading of the paper\'s "stay close to optimal").',
+    '$10^{-4}$ of $L_{\\min}$ (our reading of the paper\'s "stay close to optimal"). The line '
+    "$10^{-4}$ is a choice between families that all end close: 1-shortcut and orthogonal networks "
+    "end a few times $10^{-4}$ above $L_{\\min}$ and only the plain Xavier networks end far; the "
+    "robust contrast is the ratio of the gaps, which the Learning chapter reports.",
     verdict="reproduced",
     falsifier="1-shortcut networks (the plain-ResNet case the paper contrasts) also end within "
     "$10^{-4}$ of $L_{\\min}$ at every depth from 4 to 96",
@@ -428,7 +431,8 @@ def check_fig9_near_optimal(falsify: bool = False) -> claims.Check:
 @claims.claim(
     "li-fig9-shortcut-lowest",
     source="Li et al., Section 5.3, Figure 9",
-    statement="At every depth from 3 to 96 (committed run, 10 runs per rate, 1,000 epochs), the "
+    statement="At every even depth from 4 to 96 (2-shortcut networks exist only at even depths; "
+    "committed run, 10 runs per rate, 1,000 epochs), the "
     "2-shortcut linear networks at their best rate end closest to $L_{\\min}$ of the five "
     "architectures; at the depths listed by the check the gap to the next is below two "
     "standard errors of the difference of the means over runs, so there the order is not "
@@ -443,7 +447,7 @@ def check_fig9_shortcut_lowest(falsify: bool = False) -> claims.Check:
     arch = "orthogonal" if falsify else "2-shortcut"
     g = lowest_gap(t, arch, mnist_optimum(), from_depth=FIG9_FROM_DEPTH)
     return claims.Check(
-        f"Figure 9: {arch} lowest at every depth from {FIG9_FROM_DEPTH}",
+        f"Figure 9: {arch} lowest at every depth from {FIG9_FROM_DEPTH} where it exists",
         "smallest gap lg(rival) - lg(" + arch + ")",
         g["gap"],
         0.0,

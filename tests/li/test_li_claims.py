@@ -60,5 +60,18 @@ def test_every_claim_of_the_module_states_its_falsifier_kind():
     assert len(mine) == 5
     kinds = {"plausible false statement", "regression test", "implied by the check"}
     assert all(c.falsifier_kind in kinds for c in mine)
-    assert claims.LEDGER["li-fig4-skip-all"].falsifier_kind == "regression test"
+    # both Figure 4 entries compare two trainers on algebraically equal losses: implementation tests
+    for cid in ("li-fig4-skip-all", "li-fig4-one-shortcut"):
+        assert claims.LEDGER[cid].falsifier_kind == "regression test" and claims.LEDGER[cid].kind == "regression"
     assert "referee" not in " ".join(c.source + c.statement for c in mine)
+
+
+def test_part1_falsifier_fails_on_the_order_n_derivative():
+    """The falsifier of Theorem 1 part 1, "zero is an n-th order stationary point", is refuted by
+    the order-n derivative that the check requires to exceed rounding, for n = 2 and n = 3."""
+    import resnet_nb.li.theorem1  # noqa: F401
+
+    fal = claims.LEDGER["li-thm1-part1-stationary"].check(falsify=True)
+    for part in fal.parts:
+        vanish = part.parts[0]
+        assert not vanish.within and vanish.value == part.values["best_n"] > vanish.tol

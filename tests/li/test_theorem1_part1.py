@@ -226,7 +226,7 @@ def test_part1_check_orders_and_falsifier():
     net = ShortcutNetwork(2, 2, 1)
     r = t1.part1_check(net, data, directions=4)
     assert r.passed and len(r.parts) == 2
-    # the falsifier: stationary up to order 2(n-1) = 2 fails (order 2 is nonzero)
+    # the falsifier "the order is not sharp": stationary up to order n = 2 fails (order 2 is nonzero)
     rf = t1.part1_check(net, data, directions=4, stationary_order=2)
     assert not rf.parts[0].passed and rf.values["worst_low"] == pytest.approx(rf.values["best_n"], rel=1e-9, abs=0)
     scale = max(1.0, t1.partial_scale(net, data)) * 2
@@ -316,3 +316,13 @@ def test_taylor_remainder_refuses_bad_ts_and_readings_by_name():
     with pytest.raises(ValueError, match=r"\breading\b"):
         t1.taylor_remainder_check(net, data, reading="3k")
     assert t1.taylor_remainder_check(net, data, reading="2k").values["limit"] == 0.0
+
+
+def test_part1_check_refuses_an_order_that_is_not_sharp():
+    """With Y = X the n = 2 loss is ||W2 W1 X||^2, of order 4 at 0: the order-2 derivatives vanish,
+    so "order n - 1 and not n" is false and the check must not pass (its order-n part is vacuous)."""
+    data = random_dataset(2, 10, seed=3)
+    same = Dataset(data.X, data.X.clone())
+    r = t1.part1_check(ShortcutNetwork(2, 2, 1), same, directions=3)
+    assert not r.passed and r.parts[0].vacuous
+    assert r.values["best_n"] <= r.values["tol"]

@@ -436,7 +436,8 @@ def test_relu_depth_check_in_the_paper_statistic_on_all_digits(fake_mnist):
     assert far.value == pytest.approx(gap, rel=1e-9) and far.tol == 0.05 and far.op == ">="
     assert res.passed == (rng <= 0.05 and gap >= 0.05)
     assert "(10%)" in flat.claim and "seeds 0, 1, 2" in flat.claim and "2 to 96" in flat.claim
-    assert len(res.lines) == 4 and f"{rows[0]['cond10_linear']:.3f}" in res.lines[-1]
+    assert f"{rows[0]['cond10_linear']:.3f}" in res.lines[3] and "at depth 96" in res.lines[4]
+    assert len(res.lines) == 5 + res.values["fragile_rejection"]
 
 
 def test_relu_depth_check_falsifier_is_eq12_statistic_on_the_same_rows(fake_mnist):
@@ -547,3 +548,44 @@ def test_relu_checks_refuse_no_directions_and_unknown_activations(data3, check, 
 def test_relu_checks_accept_a_single_direction(data3):
     assert t1.relu_kink_check(data3, "mid", pairs=1).passed
     assert t1.relu_first_order_check(data3, directions=1).passed
+
+
+def test_relu_shape_check_is_scale_free_and_rejects_every_convention(fake_mnist):
+    """The shape check compares lg cond10 of the exact start Hessian with the masked Eq. 19's and with
+    Theorem 1's +-sigma_k(M): scaling the latter by any relu'(0) = c leaves the compared ratio as it is."""
+    from resnet_nb.core.hessians import cond_percentile
+
+    sig, lam_lin, ev, s = _exact_relu_spectrum(2, 2, fake_mnist(6))
+    st = fake_mnist(6).stats()
+    sv = torch.linalg.svdvals(st.Sxx - st.Syx).numpy()
+    masked = cond_percentile(np.concatenate([s, -s]), 10)
+    for c in (1.0, 0.5, 0.732):
+        assert cond_percentile(c * np.concatenate([sv, -sv]), 10) == pytest.approx(
+            cond_percentile(np.concatenate([sv, -sv]), 10), rel=1e-12
+        )
+    exact = cond_percentile(ev, 10)
+    res = t1.relu_shape_check(depth=2, n_per_class=6, seed=2, prediction="masked")
+    assert res.value == pytest.approx(abs(np.log10(exact) - np.log10(masked)), rel=1e-6, abs=1e-12)
+    assert res.values["cond10_masked"] == pytest.approx(masked, rel=1e-12)
+    scaled = t1.relu_shape_check(depth=2, n_per_class=6, seed=2, prediction="scaled")
+    theorem1 = cond_percentile(np.concatenate([sv, -sv]), 10)
+    assert scaled.value == pytest.approx(abs(np.log10(exact) - np.log10(theorem1)), rel=1e-6, abs=1e-12)
+    assert scaled.tol == res.tol and scaled.nontrivial == res.nontrivial
+    with pytest.raises(ValueError, match=r"\bprediction\b"):
+        t1.relu_shape_check(depth=2, n_per_class=6, prediction="half")
+
+
+def test_relu_depth_check_reports_the_creep_and_a_fragile_rejection(fake_mnist):
+    rows = _depth_rows((6, 2), (1, 0), fake_mnist(5))
+    mean = {d: float(np.mean([r["cond"] for r in rows if r["depth"] == d])) for d in (2, 6)}
+    rng, spread, _ = _flatness(rows, (6, 2), "cond")
+    # a tolerance just below the range: rejected by less than the spread, so the rejection is fragile
+    tight = t1.relu_depth_check((6, 2), (1, 0), statistic="cond", flat_tol=rng - spread / 2, rows=rows)
+    assert tight.values["creep"] == pytest.approx(mean[6] / mean[2] - 1, rel=1e-12)
+    assert not tight.parts[0].within and tight.values["fragile_rejection"]
+    # far below the range: a clear rejection
+    clear = t1.relu_depth_check((6, 2), (1, 0), statistic="cond", flat_tol=rng - 2 * spread, rows=rows)
+    assert not clear.values["fragile_rejection"]
+    # a pass is never a fragile rejection
+    loose = t1.relu_depth_check((6, 2), (1, 0), statistic="cond", flat_tol=rng + spread, rows=rows)
+    assert loose.parts[0].within and not loose.values["fragile_rejection"]

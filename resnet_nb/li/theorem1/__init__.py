@@ -76,6 +76,7 @@ from resnet_nb.li.theorem1.relu import (
     relu_kink_check,
     relu_masked_prediction,
     relu_masked_singular_values,
+    relu_shape_check,
     relu_spectrum_spot_check,
     relu_start_check,
 )
@@ -125,6 +126,7 @@ __all__ = [
     "figure5_flat_tolerance",
     "relu_depth_check",
     "relu_spectrum_spot_check",
+    "relu_shape_check",
     "relu_start_check",
     "RELU_DEPTHS",
     "RELU_SEEDS",

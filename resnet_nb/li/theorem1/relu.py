@@ -4,6 +4,7 @@
   :func:`relu_first_order_check`.
 * The ReLU networks of the experiments at their small starting point, from the masked Eq. 19:
   :func:`relu_masked_singular_values`, :func:`relu_masked_prediction`, :func:`relu_start_check`,
+  :func:`relu_shape_check` (the scale-free shape of the spectrum),
   :func:`relu_spectrum_spot_check` and, over depths and seeds in the paper's statistic
   |lambda|max/|lambda|(10%), :func:`relu_depth_table`, :func:`relu_depth_check` (flatness criterion
   of the Figure 5 ledger entry, :func:`figure5_flat_tolerance`).
@@ -316,13 +317,37 @@ def relu_depth_check(
         f"linear network (Theorem 1): {statistic} = {rows[0][statistic + '_linear']:.3f} "  # pragma: no mutate
         "at every depth"  # pragma: no mutate
     )
+    # the creep that "flat" allows: the mean statistic at the deepest over the shallowest depth
+    mean_stat = {dep: float(np.mean([r[statistic] for r in rows if r["depth"] == dep])) for dep in depths}
+    creep = mean_stat[hi] / mean_stat[lo] - 1.0
+    lines.append(
+        f"mean {statistic} from {mean_stat[lo]:.3f} at depth {lo} "  # pragma: no mutate
+        f"to {mean_stat[hi]:.3f} at depth {hi}: {creep:+.1%}"  # pragma: no mutate
+    )
+    # a rejection by less than the run-to-run spread is as fragile as a pass by less than it
+    fragile_rejection = rng > flat_tol and rng - flat_tol < spread
+    if fragile_rejection:
+        lines.append(
+            f"fragile rejection: the flatness comparison fails by {rng - flat_tol:.3g}, "  # pragma: no mutate
+            f"less than the run-to-run spread {spread:.3g}"  # pragma: no mutate
+        )
     res = all_of(
         f"2-shortcut-ReLU (masked Eq. 19), small start: {name} depth-invariant, "  # pragma: no mutate
         "but not Theorem 1's value",  # pragma: no mutate
         parts,
         lines,
     )
-    res.values.update(rows=rows, range=rng, spread=spread, gap=gap, means=means, flat_tol=flat_tol)
+    res.values.update(
+        rows=rows,
+        range=rng,
+        spread=spread,
+        gap=gap,
+        means=means,
+        flat_tol=flat_tol,
+        mean_stat=mean_stat,
+        creep=creep,
+        fragile_rejection=fragile_rejection,
+    )
     return res
 
 
@@ -411,6 +436,63 @@ def relu_start_check(
     return res
 
 
+def relu_shape_check(depth: int = 4, n_per_class: int | None = 100, seed: int = 0, prediction: str = "masked") -> Check:
+    """The shape of the 2-shortcut-ReLU start's spectrum, free of any scale factor.
+
+    Compares lg cond10 = lg(|lambda|max/|lambda|(10%)) of the exact Hessian (ReLU masks held fixed)
+    with that of a predicted spectrum: ``"masked"`` (plus and minus the masked Eq. 19's singular
+    values) or ``"scaled"`` (c times plus and minus sigma_k(M), Theorem 1 with relu'(0) = c: the
+    ratio does not depend on c, so one comparison rejects every convention). The tolerance is the
+    distance the same start moves a *linear* 2-shortcut network's lg cond10 away from Theorem 1's
+    value at 0 (its drift), or a float64 rounding bound if that is larger.
+    """
+    from resnet_nb.core.claims import eps_criterion
+    from resnet_nb.core.relu_hessian import hessian_mid_relu
+    from resnet_nb.experiments.common import initial_weights, mnist, network
+
+    check_choice("prediction", prediction, ("masked", "scaled"))
+    data = mnist(n_per_class)
+    stats = data.stats()
+    sv = torch.linalg.svdvals(stats.Sxx - stats.Syx).numpy()
+    lg_theorem1 = math.log10(cond_percentile(np.concatenate([sv, -sv]), 10))
+    lin = network("2-shortcut", depth, relu=False)
+    W = initial_weights("2-shortcut", lin, seed=seed)
+    lg_linear = math.log10(cond_percentile(spectrum(hessian_linear(lin, W, stats)), 10))
+    drift = abs(lg_linear - lg_theorem1)
+    net = network("2-shortcut", depth, relu=True)
+    eigs = spectrum(hessian_mid_relu(net, W, data))
+    lg_exact = math.log10(cond_percentile(eigs, 10))
+    s = relu_masked_singular_values(net, W, data).numpy()
+    lg_masked = math.log10(cond_percentile(np.concatenate([s, -s]), 10))
+    pred = lg_masked if prediction == "masked" else lg_theorem1
+    eps_tol, eps_crit = eps_criterion(len(eigs), 1.0)
+    if drift >= eps_tol:
+        tol, crit = drift, "the drift of the linear network's lg cond10 at the same start"  # pragma: no mutate
+    else:
+        tol, crit = eps_tol, eps_crit
+    name = {  # pragma: no mutate
+        "masked": "the masked Eq. 19's",  # pragma: no mutate
+        "scaled": "c (+-sigma_k(M))'s, for every c",  # pragma: no mutate
+    }[prediction]  # pragma: no mutate
+    res = Check(
+        f"2-shortcut-ReLU network, depth {depth}, small start: the spectrum's shape is {name}",  # pragma: no mutate
+        "|lg cond10 - lg cond10(prediction)|",  # pragma: no mutate
+        abs(lg_exact - pred),
+        tol,
+        crit,
+        nontrivial=abs(lg_masked - lg_theorem1),
+        nontrivial_what="|lg cond10(masked) - lg cond10(Theorem 1)|",  # pragma: no mutate
+        nontrivial_min=tol,
+        lines=[  # pragma: no mutate
+            f"cond10: exact {10**lg_exact:.4f}; masked Eq. 19 {10**lg_masked:.4f}; "  # pragma: no mutate
+            f"Theorem 1 (any relu'(0)) {10**lg_theorem1:.4f}; linear network at the start "  # pragma: no mutate
+            f"{10**lg_linear:.4f}"  # pragma: no mutate
+        ],
+    )
+    res.values.update(cond10=10**lg_exact, cond10_masked=10**lg_masked, cond10_theorem1=10**lg_theorem1, drift=drift)
+    return res
+
+
 # ------------------------------------------------------------------------------------------
 # Claims (see resnet_nb.book.ledger)
 # ------------------------------------------------------------------------------------------
@@ -436,18 +518,31 @@ def claim_relu_kink(falsify: bool = False) -> Check:
 
 @claims.claim(
     "li-thm1-relu-experiments",
-    source="Li et al., abstract ('with or without nonlinearities')",
-    statement=r"At the small starting point of the experiments, $\lambda_{\max}$ of a 2-shortcut network "
-    r"with ReLU at mid is the largest singular value of Eq. 19 with the start's ReLU masks, "
-    r"which is neither Theorem 1's value with $\mathrm{relu}'(0) = 1$ nor with $1/2$.",
+    source="Li et al., remark after Theorem 1 (ReLU listed as satisfying its assumptions) and Eq. 12's value",
+    statement=r"At the small starting point of the experiments, the Hessian of a 2-shortcut network "
+    r"with ReLU at mid is the masked Eq. 19: $\lambda_{\max}$ is its largest singular value, and the "
+    r"spectrum's shape (the scale-free $|\lambda|_{\max}/|\lambda|_{(10\%)}$) is the masked one, not "
+    r"Theorem 1's $\pm\sigma_k(M)$ under any convention for $\mathrm{relu}'(0)$. Theorem 1 holds in "
+    r"form at this start (flat in depth, entry li-thm1-relu-depth), not in value.",
     verdict="fails as printed",
-    printed="Theorem 1 describes shortcut networks with or without nonlinearities",
-    falsifier=r"$\lambda_{\max} = \sigma_{\max}(M)/2$ (Theorem 1 with $\mathrm{relu}'(0) = 1/2$)",
+    printed=r"ReLU satisfies the assumptions of Theorem 1, so at the zero start the Hessian's "
+    r"eigenvalues are Eq. 12's $\pm\sigma_k(M)$ (with $\mathrm{relu}'(0)$ as the factor)",
+    falsifier=r"the masked spectrum is $c\cdot(\pm\sigma_k(M))$ for some $c$ (Theorem 1 with "
+    r"$\mathrm{relu}'(0) = c$), tested scale-free: $|\lambda|_{\max}/|\lambda|_{(10\%)}$ of the exact "
+    r"Hessian equals that of $\pm\sigma_k(M)$, whatever $c$",
     where=WHERE,
     falsifier_kind=PLAUSIBLE,
 )
 def claim_relu_experiments(falsify: bool = False) -> Check:
-    return relu_start_check(depth=4, n_per_class=100, prediction="half" if falsify else "masked")
+    if falsify:
+        return relu_shape_check(depth=4, n_per_class=100, prediction="scaled")
+    return all_of(
+        "2-shortcut-ReLU network, depth 4, small start: the masked Eq. 19 in value and in shape",  # pragma: no mutate
+        [
+            relu_start_check(depth=4, n_per_class=100, prediction="masked"),
+            relu_shape_check(depth=4, n_per_class=100, prediction="masked"),
+        ],
+    )
 
 
 @claims.claim(
@@ -461,8 +556,9 @@ def claim_relu_experiments(falsify: bool = False) -> Check:
     r"that criterion allows.",
     verdict="holds",
     falsifier=r"the depth invariance read in Eq. 12's statistic $|\lambda|_{\max}/|\lambda|_{\min}$: "
-    r"the same flatness comparison run on it (it exceeds the criterion by about its "
-    r"run-to-run spread over the 10 seeds, so single draws of neighbouring depths overlap)",
+    r"the same flatness comparison run on it. Fragile: it is rejected by about one run-to-run "
+    r"spread over the 10 seeds, so single draws of neighbouring depths overlap; and the "
+    r"flat cond10 itself creeps up with depth (the check prints the rise from depth 2 to 96)",
     where=WHERE,
     falsifier_kind=PLAUSIBLE,
 )
