@@ -21,11 +21,6 @@ def stats():
     return mnist().stats()
 
 
-def sv_M():
-    s = stats()
-    return torch.linalg.svdvals(s.Sxx - s.Syx).numpy()
-
-
 def loss_book(W, Sxx, Syx, trSyy):
     return 0.5 * np.trace(W @ Sxx @ W.T) - np.trace(W @ Syx.T) + 0.5 * trSyy
 
@@ -91,12 +86,21 @@ def nuc_root(W):
 # label -> (the book's solution, [(a wrong answer, the mistake it must be named as), ...]); answers
 # are thunks returning the arguments of check()
 CASES = {
-    "ex-notation-depth": (lambda: (16, 4800), [(lambda: (48, 4800), "units-are-matrices"), (lambda: (16, 1600), "one-matrix-per-unit")]),
+    "ex-notation-depth": (
+        lambda: (16, 4800),
+        [(lambda: (48, 4800), "units-are-matrices"), (lambda: (16, 1600), "one-matrix-per-unit")],
+    ),
     "ex-notation-loss": (
         lambda: (loss_book, {"linear", "quadratic"}),
         [
             (lambda: (lambda W, Sxx, Syx, t: 2 * loss_book(W, Sxx, Syx, t), {"linear", "quadratic"}), "factor-2"),
-            (lambda: (lambda W, Sxx, Syx, t: 0.5 * np.trace(W @ Sxx @ W.T) - np.trace(W @ Syx) + 0.5 * t, {"linear"}), "linear-transposed"),
+            (
+                lambda: (
+                    lambda W, Sxx, Syx, t: 0.5 * np.trace(W @ Sxx @ W.T) - np.trace(W @ Syx) + 0.5 * t,
+                    {"linear"},
+                ),
+                "linear-transposed",
+            ),
             (lambda: (loss_book, {"linear"}), "quadratic-fixed"),
             (lambda: (loss_book, {"linear", "quadratic", "constant"}), "constant-changes"),
         ],
@@ -107,14 +111,20 @@ CASES = {
     ),
     "hm-ex-scalar": (
         lambda: (lambda g, l: math.exp(g / l) - 1, 2),
-        [(lambda: (lambda g, l: g / l, 2), "linearised"), (lambda: (lambda g, l: math.exp(g / l) - 1, 12), "three-gamma")],
+        [
+            (lambda: (lambda g, l: g / l, 2), "linearised"),
+            (lambda: (lambda g, l: math.exp(g / l) - 1, 12), "three-gamma"),
+        ],
     ),
     "hm-ex-pi": (
         lambda: (lambda l: 2 * math.sin(math.pi / (2 * l)),),
         [(lambda: (lambda l: math.pi / l,), "bound"), (lambda: (lambda l: 2 * math.sin(math.pi / l),), "full-angle")],
     ),
     "hm-ex-whiten": (lambda: (0.5**3 / 1.0,), [(lambda: (8.0,), "inverted"), (lambda: (0.5**6,), "exponent")]),
-    "hm-ex-tight": (lambda: (tight_book,), [(lambda: (tight_plus,), "sign"), (lambda: (tight_top,), "largest-eigenvector")]),
+    "hm-ex-tight": (
+        lambda: (tight_book,),
+        [(lambda: (tight_plus,), "sign"), (lambda: (tight_top,), "largest-eigenvector")],
+    ),
     "hm-ex-margin": (
         lambda: (np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 1.0]]),),
         [
@@ -123,15 +133,25 @@ CASES = {
             (lambda: (np.array([[1.0, 0.0], [2.0, 0.0]]),), "shape"),
         ],
     ),
-    "hm-ex-count": (lambda: (lambda n, k: math.ceil(n / k),), [(lambda: (lambda n, k: n // k,), "floor"), (lambda: (lambda n, k: n,), "greedy")]),
+    "hm-ex-count": (
+        lambda: (lambda n, k: math.ceil(n / k),),
+        [(lambda: (lambda n, k: n // k,), "floor"), (lambda: (lambda n, k: n,), "greedy")],
+    ),
     "ex-t1-singular": (
         lambda: (lambda M, U: M @ U.T,),
         [(lambda: (lambda M, U: U @ M.T,), "transposed"), (lambda: (lambda M, U: M @ U,), "no-transpose")],
     ),
-    "ex-t1-growth": (lambda: (cbar("book"),), [(lambda: (cbar("eigvals"),), "unsymmetrised"), (lambda: (cbar("norm"),), "spectral-norm")]),
+    "ex-t1-growth": (
+        lambda: (cbar("book"),),
+        [(lambda: (cbar("eigvals"),), "unsymmetrised"), (lambda: (cbar("norm"),), "spectral-norm")],
+    ),
     "ex-t1-order3": (
         lambda: (chain_value(), "moved"),
-        [(lambda: (chain_value(True), "moved"), "transposed-index"), (lambda: (-chain_value(), "moved"), "sign"), (lambda: (chain_value(), "chain"), "lemma1")],
+        [
+            (lambda: (chain_value(True), "moved"), "transposed-index"),
+            (lambda: (-chain_value(), "moved"), "sign"),
+            (lambda: (chain_value(), "chain"), "lemma1"),
+        ],
     ),
     "ex-t1-saddle": (
         lambda: (lambda lam, e, lr, t: 0.5 * lam * (e * (1 - lr * lam) ** t) ** 2,),
@@ -140,12 +160,24 @@ CASES = {
             (lambda: (lambda lam, e, lr, t: 0.5 * lam * e**2 * (1 - lr * lam) ** t,), "not-squared"),
         ],
     ),
-    "ex-t1d-orth": (lambda: (plain_hessian("I"),), [(lambda: (plain_hessian("0"),), "at-zero"), (lambda: (plain_hessian("I")[:100, :100],), "shape")]),
-    "ex-t1d-sign": (lambda: (int(np.argmin(SIGNS)), SIGNS), [(lambda: (int(np.argmax(SIGNS)), SIGNS), "argmax"), (lambda: (0, SIGNS), "none-flipped")]),
-    "ex-lim-relu-gain": (lambda: (1.25, True), [(lambda: (2.0, True), "no-relu"), (lambda: (1.125, True), "three-halvings"), (lambda: (1.25, False), "grows")]),
+    "ex-t1d-orth": (
+        lambda: (plain_hessian("I"),),
+        [(lambda: (plain_hessian("0"),), "at-zero"), (lambda: (plain_hessian("I")[:100, :100],), "shape")],
+    ),
+    "ex-t1d-sign": (
+        lambda: (int(np.argmin(SIGNS)), SIGNS),
+        [(lambda: (int(np.argmax(SIGNS)), SIGNS), "argmax"), (lambda: (0, SIGNS), "none-flipped")],
+    ),
+    "ex-lim-relu-gain": (
+        lambda: (1.25, True),
+        [(lambda: (2.0, True), "no-relu"), (lambda: (1.125, True), "three-halvings"), (lambda: (1.25, False), "grows")],
+    ),
     "ex-fig5-zero": (
         lambda: (lg_p10,),
-        [(lambda: (lambda sv: np.log10(sv[-1] / sv[0]),), "theorem-ratio"), (lambda: (lambda sv: np.log10(sv[-1] / sv[1]),), "second-smallest")],
+        [
+            (lambda: (lambda sv: np.log10(sv[-1] / sv[0]),), "theorem-ratio"),
+            (lambda: (lambda sv: np.log10(sv[-1] / sv[1]),), "second-smallest"),
+        ],
     ),
     "ex-fig5-scale": (lambda: (2, 1), [(lambda: (1, 2), "swapped"), (lambda: (2, 2), "same-power")]),
     "ex-dyn-balance": (
@@ -155,13 +187,22 @@ CASES = {
             (lambda: (lambda W: np.linalg.norm(W - np.eye(len(W)), ord="nuc"),), "no-root"),
         ],
     ),
-    "ex-dyn-flat": (lambda: (lambda L: 1 - 1 / L,), [(lambda: (lambda L: 1 / L,), "inverse"), (lambda: (lambda L: 0.5,), "half")]),
+    "ex-dyn-flat": (
+        lambda: (lambda L: 1 - 1 / L,),
+        [(lambda: (lambda L: 1 / L,), "inverse"), (lambda: (lambda L: 0.5,), "half")],
+    ),
     "ex-dyn-lr": (lambda: (False, 200), [(lambda: (False, 5000), "inverted"), (lambda: (True, 200), "path-depends")]),
-    "ex-learn-plateaus": (lambda: (LOSS_I, LOSS_0), [(lambda: (LOSS_0, LOSS_I), "swapped"), (lambda: (2 * LOSS_I, 2 * LOSS_0), "half-missing")]),
+    "ex-learn-plateaus": (
+        lambda: (LOSS_I, LOSS_0),
+        [(lambda: (LOSS_0, LOSS_I), "swapped"), (lambda: (2 * LOSS_I, 2 * LOSS_0), "half-missing")],
+    ),
     "ex-learn-collapse": (lambda: (one_step_loss(),), [(lambda: (LOSS_I,), "identity"), (lambda: (0.0,), "wrong")]),
     "ex-learn-escape": (
         lambda: (math.log(10) / math.log(1 + 0.1 * SIG), 10),
-        [(lambda: (math.log(10) / (0.1 * SIG), 10), "linearised"), (lambda: (math.log(10) / math.log(1 + 0.1 * SIG), 100), "squared")],
+        [
+            (lambda: (math.log(10) / (0.1 * SIG), 10), "linearised"),
+            (lambda: (math.log(10) / math.log(1 + 0.1 * SIG), 100), "squared"),
+        ],
     ),
     "ex-fig2-init-norm": (
         lambda: (lambda co, ci, k: (2 * co, 2 * co * ci * k * k * (2 / (k * k * ci)) ** 2),),
@@ -172,7 +213,10 @@ CASES = {
     ),
     "ex-fig2-scale-invariance": (
         lambda: (lambda eta, W, g: eta**2 * (g**2).sum(),),
-        [(lambda: (lambda eta, W, g: eta * (g**2).sum(),), "eta-not-squared"), (lambda: (lambda eta, W, g: 2 * eta**2 * (g**2).sum(),), "factor-2")],
+        [
+            (lambda: (lambda eta, W, g: eta * (g**2).sum(),), "eta-not-squared"),
+            (lambda: (lambda eta, W, g: 2 * eta**2 * (g**2).sum(),), "factor-2"),
+        ],
     ),
 }
 

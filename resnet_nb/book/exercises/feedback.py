@@ -232,5 +232,7 @@ def log(fb: Feedback) -> None:
     path = os.environ.get("RESNET_NB_GRADE_LOG")
     if path:
         with open(path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"label": fb.label, "passed": fb.passed, "mistake": fb.mistake, "message": fb.message}) + "\n")
-
+            fh.write(
+                json.dumps({"label": fb.label, "passed": fb.passed, "mistake": fb.mistake, "message": fb.message})
+                + "\n"
+            )

@@ -113,7 +113,8 @@ register(
             "linear-sign": "Expanding ||Y - WX||^2 gives the cross term with a minus sign.",
             "quadratic-order": "The quadratic term is tr(W Sxx W^T): Sxx sits between W and its transpose.",
             "constant-changes": "tr Syy involves only the targets; flipping an input leaves it alone.",
-            "quadratic-fixed": "Sxx changes too: flipping x_i flips row and column i of Sxx (the diagonal entry stays).",
+            "quadratic-fixed": "Sxx changes too: flipping x_i flips row and column i of Sxx "
+            "(the diagonal entry stays).",
             "linear-fixed": "Syx changes too: flipping x_i flips column i of Syx.",
         },
         args=("loss_from_stats", "changed"),
@@ -194,7 +195,8 @@ register(
         {
             "linearised": "gamma / l is only the first-order approximation; the exact optimum is larger.",
             "forgot-one": "a_i is the factor minus one: 1 + a_i = ... .",
-            "three-gamma": "3 gamma is where the inequality certainly holds; the question is the first l where it does.",
+            "three-gamma": "3 gamma is where the inequality certainly holds; "
+            "the question is the first l where it does.",
             "one": "Check l = 1 again: compare e^4 - 1 with 4 pi + 12.",
         },
         rubric=(
@@ -226,9 +228,7 @@ def _pi(norm_at_depth) -> None:
 register(
     Spec(
         "hm-ex-pi",
-        "def norm_at_depth(l):\n"
-        '    """|||A||| of the construction for R = -I_2 with l factors."""\n'
-        "    ...",
+        'def norm_at_depth(l):\n    """|||A||| of the construction for R = -I_2 with l factors."""\n    ...',
         _pi,
         {
             "bound": "pi / l bounds it from above; each factor's norm is exactly ||Q^(1/l) - I|| for a rotation.",
@@ -320,7 +320,8 @@ register(
             "sign": "With A_i = +tau I each factor is (1 + tau) I: the gradient is larger than the bound's worst case.",
             "zero-error": "At E = 0 both sides vanish; take a nonzero error e v^T.",
             "largest-eigenvector": "v must be an eigenvector for the smallest eigenvalue of Sigma, not the largest.",
-            "not-tight": "At your point the gradient is strictly larger than the corrected bound: find where it is tight.",
+            "not-tight": "At your point the gradient is strictly larger than the corrected bound: "
+            "find where it is tight.",
         },
         rubric=(
             "each factor is (1 - tau) I, so df/dA_i = 2 (1 - tau)^(l-1) E Sigma",
@@ -364,7 +365,8 @@ register(
         _margin,
         {
             "duplicate": "Two of your points coincide; the points must be distinct.",
-            "on-circle": "All your points have the same norm, so by the identity of the first part no margin is negative.",
+            "on-circle": "All your points have the same norm, so by the identity of the first part "
+            "no margin is negative.",
             "no-negative": "Every margin is still non-negative: a point's margin drops below zero when another point "
             "lies further out, roughly in its direction.",
         },

@@ -165,8 +165,8 @@ def _saddle(predicted) -> None:
 register(
     Spec(
         "ex-t1-saddle",
-        "def predicted(lam_min, eps, lr, t):\n"
-        '    """The quadratic model\'s loss change after t steps from w = eps v (v for lam_min < 0)."""\n'
+        "def predicted(lam, eps, lr, t):\n"
+        '    """The quadratic model\'s loss change after t steps from eps v (v: eigenvector of lam < 0)."""\n'
         "    ...",
         _saddle,
         {
@@ -199,7 +199,7 @@ def hessian_linear_np(net, W) -> np.ndarray:
 register(
     Spec(
         "ex-t1d-orth",
-        "H_plain = ...  # the Hessian of the plain network ShortcutNetwork(10, 1, 4, shortcut=False) at the identity",
+        "# the Hessian of the plain network ShortcutNetwork(10, 1, 4, shortcut=False) at the identity\nH_plain = ...",
         _orth,
         {"at-zero": "The plain network is compared at the identity, not at zero."},
         rubric=("L_res(W) = L_plain(I + W)", "a shift of the argument leaves second derivatives unchanged"),
@@ -442,7 +442,8 @@ register(
     Spec(
         "ex-dyn-lr",
         "norm_at_loss_changes = ...  # True or False: does the norm at a given loss change with the rate?\n"
-        "same_path_epochs = ...  # epochs at the book's rate that cover the path of 1,000 epochs at the small one",
+        "# epochs at the book's rate that cover the path of 1,000 epochs at the small one\n"
+        "same_path_epochs = ...",
         _lr,
         {
             "path-depends": "With small steps the path follows gradient flow; the rate sets only the speed along it.",
@@ -483,7 +484,11 @@ def _collapse(loss_after_one_step) -> None:
     compare(
         loss_after_one_step,
         float(res.losses[1]),
-        {"identity": float(loss_end_to_end(I, _stats())), "start": float(res.losses[0]), "minimum": optimum(_stats())[1]},
+        {
+            "identity": float(loss_end_to_end(I, _stats())),
+            "start": float(res.losses[0]),
+            "minimum": optimum(_stats())[1],
+        },
         rtol=1e-3,
     )
 
@@ -494,7 +499,8 @@ register(
         "loss_after_one_step = ...  # the loss of an orthogonal network of depth 16 after one step at rate 1",
         _collapse,
         {
-            "identity": "After one step at rate 1 the matrices are no longer orthogonal: the term (1 - eta) W_l cancels.",
+            "identity": "After one step at rate 1 the matrices are no longer orthogonal: "
+            "the term (1 - eta) W_l cancels.",
             "start": "That is the loss before the step.",
             "minimum": "One step does not reach L_min: look at what the product of 16 copies of Syx does.",
         },
@@ -528,7 +534,8 @@ register(
     Spec(
         "ex-learn-escape",
         "extra_epochs_2 = ...  # predicted epochs that each tenfold smaller scale adds (2-shortcut, rate 0.1)\n"
-        "factor_3 = ...  # predicted factor by which the escape time grows per tenfold smaller scale (3-shortcut)",
+        "# predicted factor by which the escape time grows per tenfold smaller scale (3-shortcut)\n"
+        "factor_3 = ...",
         _escape,
         {
             "linearised": "Growth by (1 + eta sigma) per step: use its logarithm, not its first-order expansion.",
