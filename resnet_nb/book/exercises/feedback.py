@@ -214,25 +214,46 @@ def hint(label: str, key: str) -> str:
     return spec(label).hints.get(key) or GENERIC_HINTS[key]
 
 
-def check(label: str, *answer) -> Feedback:
-    """Check the answer to exercise ``label``; see the answer cell for what to pass."""
+def verdict(label: str, *answer) -> Feedback:
+    """The feedback on ``answer`` without logging it (see :func:`check`)."""
     s = spec(label)
     try:
         if not answer or is_blank(answer):
             raise Mismatch("unanswered")
         note = s.run(*answer)
-        fb = Feedback(label, True, None, note or "")
+        return Feedback(label, True, None, note or "")
     except Mismatch as m:
-        fb = Feedback(label, False, m.key, hint(label, m.key) + m.detail)
+        return Feedback(label, False, m.key, hint(label, m.key) + m.detail)
+
+
+def check(label: str, *answer) -> Feedback:
+    """Check the answer to exercise ``label``; see the answer cell for what to pass."""
+    fb = verdict(label, *answer)
     log(fb)
     return fb
 
 
-def log(fb: Feedback) -> None:
+def grade_check(label: str, answer) -> Feedback:
+    """The grader's check cell: ``answer`` is a function returning the arguments of :func:`check`,
+    so that an answer whose cell failed, was skipped or was deleted is a verdict, not an error."""
+    spec(label)
+    try:
+        args = answer()
+    except NameError as exc:
+        fb = Feedback(label, False, "undefined", f"The answer is not defined ({exc}): its cell failed or is missing.")
+    except Exception as exc:  # noqa: BLE001 - whatever the student's names hold
+        fb = Feedback(label, False, "error", f"{GENERIC_HINTS['error']} ({type(exc).__name__}: {exc}).")
+    else:
+        fb = verdict(label, *args)
+    log(fb, graded=True)
+    return fb
+
+
+def log(fb: Feedback, graded: bool = False) -> None:
+    """Append ``fb`` to the file named by ``RESNET_NB_GRADE_LOG`` (if set); ``graded`` marks the
+    grader's own check cells, the only ones a grade counts."""
     path = os.environ.get("RESNET_NB_GRADE_LOG")
     if path:
+        row = {"label": fb.label, "passed": fb.passed, "mistake": fb.mistake, "message": fb.message, "graded": graded}
         with open(path, "a", encoding="utf-8") as fh:
-            fh.write(
-                json.dumps({"label": fb.label, "passed": fb.passed, "mistake": fb.mistake, "message": fb.message})
-                + "\n"
-            )
+            fh.write(json.dumps(row) + "\n")
