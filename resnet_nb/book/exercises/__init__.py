@@ -8,4 +8,15 @@ graders' rubrics; :data:`UNCHECKED` says why the others have no check.
 from resnet_nb.book.exercises.feedback import GENERIC_HINTS, Feedback, check, grade_check, hint, spec, specs
 from resnet_nb.book.exercises.rubrics import RUBRICS, UNCHECKED, rubric
 
-__all__ = ["GENERIC_HINTS", "RUBRICS", "UNCHECKED", "Feedback", "check", "grade_check", "hint", "rubric", "spec", "specs"]
+__all__ = [
+    "GENERIC_HINTS",
+    "RUBRICS",
+    "UNCHECKED",
+    "Feedback",
+    "check",
+    "grade_check",
+    "hint",
+    "rubric",
+    "spec",
+    "specs",
+]

@@ -26,6 +26,7 @@ GENERIC_HINTS = {
     "type": "The answer has the wrong kind: the answer cell says what to give (a number, an array, a function).",
     "shape": "The shape is wrong",
     "not-finite": "The answer contains NaN or infinity.",
+    "returned-none": "Your function returns None: replace its ... by the computation and end it with return.",
     "sign": "The size is right but the sign is wrong: check which way the quantity points (or a minus sign).",
     "factor-2": "Off by a factor of two: look for a missing or extra 1/2 (or a 2 from a derivative).",
     "transposed": "This is the transpose of the right matrix: check which index is the row.",
@@ -86,7 +87,7 @@ def is_blank(answer) -> bool:
     """True for an answer left as the template's ``...`` (also inside a tuple, list or dict)."""
     if answer is Ellipsis or answer is None:
         return True
-    if isinstance(answer, tuple | list):
+    if isinstance(answer, tuple | list | set | frozenset):
         return any(is_blank(a) for a in answer)
     if isinstance(answer, dict):
         return any(is_blank(a) for a in answer.values())
@@ -150,9 +151,12 @@ def call(fn, *args):
     if not callable(fn):
         raise Mismatch("type", " (a function was expected)")
     try:
-        return fn(*args)
+        out = fn(*args)
     except Exception as exc:  # noqa: BLE001 - a student's code may raise anything
         raise Mismatch("error", f" ({type(exc).__name__}: {exc}).") from None
+    if out is None:
+        raise Mismatch("returned-none")
+    return out
 
 
 def compare_function(
