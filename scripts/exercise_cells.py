@@ -13,6 +13,11 @@ the student edition, which drops the solution, shows them right under the statem
 
 Both are also tagged ``remove-cell``: the site shows the statement and the folded solution, not an
 empty answer; the notebooks (JupyterLab, downloads, the student edition's sources) keep them.
+
+On the site the check's hints appear inside the folded solution, after it: a block between the
+comment lines ``% check hints <label>`` and ``% end check hints`` at the end of a ``{solution}``
+directive, or a Markdown cell (id ``ex-hints-<label>``) just before a gated solution's
+``{solution-end}``. The student edition drops them with the solution.
 The grader (``scripts/teach/grade.py``) finds the cells by these ids and tags.
 Only these cells are written; every other cell, and its id, is left as it is.
 """
@@ -90,6 +95,34 @@ def cells_for(spec, opening: str = "") -> list[dict]:
     return [code("answer", ANSWER_TAG, answer_source(spec, opening)), code("check", CHECK_TAG, check_source(spec))]
 
 
+HINTS_START, HINTS_END = "% check hints ", "% end check hints"
+# the block and the blank line written before it, so that removing it restores the text exactly
+HINTS_BLOCK = re.compile(r"\n% check hints \S+[^\n]*\n.*?^% end check hints\n", re.MULTILINE | re.DOTALL)
+
+
+def hints_block(spec) -> str:
+    items = "".join(f"- {h}\n" for h in spec.hints.values())
+    return (
+        f"{HINTS_START}{spec.label} (written by scripts/exercise_cells.py from resnet_nb.book.exercises)\n"
+        "**In the notebook** the answer cell under this exercise has a check. Besides a wrong shape, "
+        "sign, factor of two or transpose, it recognises these mistakes and answers:\n\n"
+        f"{items}{HINTS_END}\n"
+    )
+
+
+def with_hints(text: str, label: str, block: str) -> str:
+    """``text`` with ``block`` before the closing fence of the ``{solution}`` of ``label``."""
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        m = re.match(r"^(`{3,})\{solution\}\s+(\S+)", line)
+        if not m or m.group(2) != label:
+            continue
+        close = re.compile(rf"^{m.group(1)}\s*$")
+        j = next(k for k in range(i + 1, len(lines)) if close.match(lines[k]))
+        return "".join(lines[:j]) + "\n" + block + "".join(lines[j:])
+    raise ValueError(f"no {{solution}} block of {label}")
+
+
 def solution_end(cells: list[dict], label: str) -> int | None:
     """Index of the cell that closes the solution of ``label`` (None if it has none)."""
     for i, cell in enumerate(cells):
@@ -109,7 +142,10 @@ def solution_end(cells: list[dict], label: str) -> int | None:
 def place(nb: dict, specs: dict) -> int:
     """Insert or refresh the cells of every checked exercise of ``nb``; returns the cells written."""
     cells = nb["cells"]
-    ours = {c.get("id") for s in specs.values() for c in cells_for(s)}
+    ours = {c.get("id") for s in specs.values() for c in cells_for(s)} | {f"ex-hints-{lab}" for lab in specs}
+    for cell in cells:  # the hints written into solutions are rewritten below
+        if cell["cell_type"] == "markdown" and HINTS_START in _source(cell):
+            cell["source"] = HINTS_BLOCK.sub("", _source(cell)).splitlines(keepends=True)
     said = openings(cells)
     cells[:] = [c for c in cells if c.get("id") not in ours]
     labels = [lab for c in cells if c["cell_type"] == "markdown" for lab in LABEL.findall(_source(c))]
@@ -123,6 +159,12 @@ def place(nb: dict, specs: dict) -> int:
         # after the closing cell and after the cells already placed there for later labels of it
         cells[end + 1 : end + 1] = cells_for(specs[label], said.get(label, ""))
         written += 2
+        block = hints_block(specs[label])
+        if "{solution-end}" in _source(cells[end]):  # gated: a cell inside the gate, before its end
+            hint_cell = {"cell_type": "markdown", "id": f"ex-hints-{label}", "metadata": {}}
+            cells.insert(end, dict(hint_cell, source=block.splitlines(keepends=True)))
+        else:
+            cells[end]["source"] = with_hints(_source(cells[end]), label, block).splitlines(keepends=True)
     return written
 
 

@@ -4,6 +4,7 @@ scripts/teach/assignment.py)."""
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 
@@ -74,7 +75,7 @@ def test_the_student_edition_keeps_the_answer_cells_and_drops_the_solutions(tmp_
         nb = json.loads(path.read_text())
         ids = [c.get("id", "") for c in nb["cells"]]
         text = "".join(src(c) for c in nb["cells"])
-        assert "{solution" not in text
+        assert "{solution" not in text and "check hints" not in text
         labels = [i[len("ex-answer-") :] for i in ids if i.startswith("ex-answer-")]
         assert labels and all(f"ex-check-{lab}" in ids for lab in labels)
         for lab in labels:  # the statement comes before its answer cell
@@ -110,3 +111,24 @@ def test_every_exercise_of_the_book_is_checked_or_has_a_reason():
     assert len(stated) == 30
     assert stated == set(exercises.specs()) | set(exercises.UNCHECKED)
     assert labels >= stated
+
+
+@pytest.mark.parametrize("label", sorted(exercises.specs()))
+def test_the_site_shows_the_checks_hints_inside_the_folded_solution(label):
+    spec = exercises.spec(label)
+    for nb in chapters().values():
+        cells = nb["cells"]
+        end = exercise_cells.solution_end(cells, label)
+        if end is None:
+            continue
+        if "{solution-end}" in src(cells[end]):  # gated: the hint cell is the gate's last cell
+            assert cells[end - 1]["id"] == f"ex-hints-{label}"
+            text = src(cells[end - 1])
+        else:  # inside the {solution} directive, before its closing fence
+            opening = re.search(rf"^(`{{3,}})\{{solution\}} {label}\b", src(cells[end]), re.MULTILINE)
+            body = src(cells[end])[opening.end() :]
+            fence = re.search(rf"^{opening.group(1)}\s*$", body, re.MULTILINE)
+            text = body[: fence.start()]
+        assert all(h in text for h in spec.hints.values())
+        return
+    raise AssertionError(f"no chapter has a solution of {label}")
