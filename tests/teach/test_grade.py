@@ -12,7 +12,7 @@ from resnet_nb.core import paths
 from scripts.teach import assignment, grade
 
 ROOT = paths.ROOT
-LIMIT, CELL_LIMIT = 30.0, 10.0
+LIMIT, CELL_LIMIT = 60.0, 15.0
 
 RIGHT = {
     "ex-notation-depth": "units = 16\nparams = 4800",
@@ -79,7 +79,7 @@ def graded(tmp_path_factory):
         (folder / name / "lecture-1.ipynb").write_text(json.dumps(sub))
     (folder / "fay.ipynb").write_text("{not json")
     start = time.monotonic()
-    grade.grade(folder, tmp / "out", LIMIT, CELL_LIMIT, jobs=3)
+    grade.grade(folder, tmp / "out", LIMIT, CELL_LIMIT, jobs=6)
     return tmp / "out", time.monotonic() - start
 
 
@@ -144,4 +144,4 @@ def test_reports_name_crashes_and_time_limits(graded):
 
 def test_the_whole_run_takes_well_under_two_minutes(graded):
     _, seconds = graded
-    assert seconds < 100
+    assert seconds < 110  # the submissions run side by side: about the time limit, not five times it
