@@ -142,6 +142,8 @@ def execute(path: Path, workdir: Path, cell_limit: float) -> None:
         allow_errors=True,
         kernel_name="python3",
         resources={"metadata": {"path": str(workdir)}},
+        # saved after every cell, so that a run killed at the time limit still shows its errors
+        on_cell_executed=lambda **_: nbformat.write(nb, path),
     )
     try:
         client.execute()
@@ -190,9 +192,12 @@ def run_one(nb_path: Path, specs: dict, limit: float, cell_limit: float) -> dict
                     for o in cell.get("outputs", []):
                         if o.get("output_type") == "error":
                             first = _source(cell).strip().splitlines()[:1] or [""]
-                            result["errors"].append(
-                                f"{o.get('ename')}: {str(o.get('evalue'))[:200]} (cell: {first[0][:60]})"
+                            what = (
+                                f"a cell ran past the limit of {cell_limit:g} s per cell and was interrupted"
+                                if o.get("ename") == "KeyboardInterrupt"
+                                else f"{o.get('ename')}: {str(o.get('evalue'))[:200]}"
                             )
+                            result["errors"].append(f"{what} (cell: {first[0][:60]})")
             except ValueError:
                 pass
         if log.exists():

@@ -140,6 +140,7 @@ def test_reports_name_crashes_and_time_limits(graded):
     eve = (out / "reports" / "eve.md").read_text()
     assert "ZeroDivisionError" in dee and "run stopped" in dee
     assert "time limit" in eve and dee.startswith("# dee: 3 of 7")
+    assert "was interrupted (cell: while True:" in eve  # the first loop, stopped at the cell limit
 
 
 def test_the_whole_run_takes_well_under_two_minutes(graded):
