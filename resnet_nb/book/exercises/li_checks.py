@@ -25,7 +25,7 @@ from resnet_nb.core.train import gradient_descent
 from resnet_nb.experiments import fig3
 from resnet_nb.experiments.common import initial_weights, mnist, network
 from resnet_nb.li.limitations.variance import predicted_gain
-from resnet_nb.li.theorem1.definition5 import order_n_closed_form, param_index
+from resnet_nb.li.theorem1.definition5 import mixed_partial, order_n_closed_form, param_index
 from resnet_nb.li.theorem1.hessian_at_zero import eq21_A, eq25_B, eq28_A
 
 F64 = torch.float64
@@ -123,8 +123,11 @@ def _order3(value, zero) -> None:
     compare(value, order_n_closed_form(net, _stats(), chain), {"transposed-index": M[7, 4]}, rtol=1e-8)
     if zero not in ("chain", "moved"):
         raise Mismatch("type", ' Say which one is zero: "chain" or "moved".')
-    moved_covers = False  # unit 1 lacks its third matrix and unit 2 has only that one: no unit is covered
-    if (zero == "moved") == moved_covers:
+    f = hessians.loss_function(net, _stats())
+    w0 = torch.zeros(net.num_params, dtype=F64)
+    moved = [param_index(net, 1, 2, 4, 1), *chain[1:]]
+    values = {"chain": mixed_partial(f, w0, chain), "moved": mixed_partial(f, w0, moved)}
+    if abs(values[zero]) > 1e-12 * max(1.0, *map(abs, values.values())):
         raise Mismatch("lemma1")
 
 
