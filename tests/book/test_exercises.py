@@ -153,6 +153,10 @@ CASES = {
             (lambda: (chain_value(), "chain"), "lemma1"),
         ],
     ),
+    "ex-t1-sigmoid": (
+        lambda: (True, True, False),
+        [(lambda: (True, True, True), "units_equal"), (lambda: (False, True, False), "couplings_vanish")],
+    ),
     "ex-t1-saddle": (
         lambda: (lambda lam, e, lr, t: 0.5 * lam * (e * (1 - lr * lam) ** t) ** 2,),
         [

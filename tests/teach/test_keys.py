@@ -15,7 +15,7 @@ def test_a_checked_exercise_lists_its_hints_and_rubric_in_the_key():
 
 
 def test_an_unchecked_exercise_says_why_and_gives_its_rubric():
-    text = BeautifulSoup(build.grading_html("ex-t1-sigmoid"), "html.parser").get_text()
-    assert "No automatic check" in text and exercises.UNCHECKED["ex-t1-sigmoid"] in text
-    assert exercises.rubric("ex-t1-sigmoid")[0] in text
-    assert build.checked_note("ex-t1-sigmoid") == ""
+    text = BeautifulSoup(build.grading_html("hm-ex-largest"), "html.parser").get_text()
+    assert "No automatic check" in text and exercises.UNCHECKED["hm-ex-largest"] in text
+    assert exercises.rubric("hm-ex-largest")[0] in text
+    assert build.checked_note("hm-ex-largest") == ""

@@ -25,7 +25,13 @@ from resnet_nb.core.train import gradient_descent
 from resnet_nb.experiments import fig3
 from resnet_nb.experiments.common import initial_weights, mnist, network
 from resnet_nb.li.limitations.variance import predicted_gain
-from resnet_nb.li.theorem1.definition5 import mixed_partial, order_n_closed_form, param_index
+from resnet_nb.li.theorem1.definition5 import (
+    mixed_partial,
+    order_n_closed_form,
+    param_index,
+    shifted_sigmoid,
+    subsample,
+)
 from resnet_nb.li.theorem1.hessian_at_zero import eq21_A, eq25_B, eq28_A
 
 F64 = torch.float64
@@ -151,6 +157,57 @@ def _quadratic_model(lam, eps, lr, t):
     for _ in range(int(t)):
         x = x - lr * lam * x  # gradient descent on 1/2 lam x^2
     return 0.5 * lam * x**2
+
+
+@functools.cache
+def _sigmoid_blocks() -> dict:
+    """What the Hessian at 0 of a 2-shortcut network (R = 2) with a sigmoid at post shows."""
+    net = ShortcutNetwork(10, 2, 2, post=shifted_sigmoid())
+    H = hessians.hessian(net, torch.zeros(net.shape, dtype=F64), subsample(mnist(), every=25))
+    q = net.d**2
+
+    def block(a, b):
+        return H[a * q : (a + 1) * q, b * q : (b + 1) * q]
+
+    scale = float(H.abs().max())
+    return {
+        "couplings_vanish": float(H[: 2 * q, 2 * q :].abs().max()) < 1e-12 * scale,
+        "same_matrix_vanish": max(float(block(k, k).abs().max()) for k in range(4)) < 1e-12 * scale,
+        "units_equal": float((block(1, 0) - block(3, 2)).abs().max()) < 1e-9 * scale,
+    }
+
+
+def _sigmoid(couplings_vanish, same_matrix_vanish, units_equal) -> None:
+    got = {"couplings_vanish": couplings_vanish, "same_matrix_vanish": same_matrix_vanish, "units_equal": units_equal}
+    if not all(isinstance(v, bool | np.bool_) for v in got.values()):
+        raise Mismatch("type", " Each answer is True or False.")
+    truth = _sigmoid_blocks()
+    for key in ("couplings_vanish", "same_matrix_vanish", "units_equal"):
+        if bool(got[key]) != truth[key]:
+            raise Mismatch(key)
+
+
+register(
+    Spec(
+        "ex-t1-sigmoid",
+        "# True or False, for the Hessian at 0 with a sigmoid at post:\n"
+        "couplings_vanish = ...  # the blocks coupling the two units are zero\n"
+        "same_matrix_vanish = ...  # the blocks of a matrix with itself are zero\n"
+        "units_equal = ...  # the off-diagonal block A of unit 1 equals that of unit 2",
+        _sigmoid,
+        {
+            "couplings_vanish": "Lemma 1 needs only sigma_mid(0) = 0, which still holds: which partials can survive?",
+            "same_matrix_vanish": "A second derivative in one matrix alone covers no unit of two matrices.",
+            "units_equal": "sigma_post(0) = 1/2: an idle unit adds a constant, so the second unit sees another input.",
+        },
+        rubric=(
+            "Lemma 1 still holds (sigma_mid(0) = 0): no unit-coupling blocks, no same-matrix blocks",
+            "sigma_post(0) = 1/2 != 0: each idle unit adds (1/2) 1 to the signal",
+            "unit 2 sees x + (1/2) 1, so the two units' blocks A differ: Lemma 2's translation invariance is lost",
+        ),
+        args=("couplings_vanish", "same_matrix_vanish", "units_equal"),
+    )
+)
 
 
 def _saddle(predicted) -> None:

@@ -1,5 +1,5 @@
 """Graders' rubrics of the exercises without an automatic check, and why they have none
-(book/hardt_ma_expressivity.ipynb, book/theorem1.ipynb, book/exp_initial_point.ipynb,
+(book/hardt_ma_expressivity.ipynb, book/exp_initial_point.ipynb,
 book/exp_fig2_analog.ipynb); the checked exercises carry their rubric in their spec.
 """
 
@@ -9,8 +9,6 @@ from __future__ import annotations
 UNCHECKED = {
     "hm-ex-largest": "a proof with no number to compute (every instance of the statement is true, so a student's "
     "example cannot be wrong in a checkable way); graded by the rubric",
-    "ex-t1-sigmoid": "the answer is an explanation of which blocks of Eq. 11 survive and why, read off a Hessian "
-    "the solution's code prints; graded by the rubric",
     "ex-fig5-growth": "a reading of the committed table in words (which quantity moves with depth, why the Xavier "
     "points stop being measurements); graded by the rubric",
     "ex-fig2-no-bn": "a training run of a minute whose verdict is an observation with two cautions; graded by the "
@@ -23,11 +21,6 @@ RUBRICS = {
         "Cauchy-Schwarz: <z, h> <= ||z|| ||h|| <= ||z||^2 for the point z of largest norm",
         "equality in both steps forces h = z, excluded by distinctness, so the margin is positive",
         "a surrogate q with ||q|| = s <= ||z|| / 2 gives ||z||^2 - <z, q> >= ||z||^2 / 2 > 0",
-    ),
-    "ex-t1-sigmoid": (
-        "Lemma 1 still holds (sigma_mid(0) = 0): no unit-coupling blocks, no same-matrix blocks",
-        "sigma_post(0) = 1/2 != 0: each idle unit adds (1/2) 1 to the signal",
-        "unit 2 sees x + (1/2) 1, so the two units' blocks A differ: Lemma 2's translation invariance is lost",
     ),
     "ex-fig5-growth": (
         "orthogonal and 1-shortcut: the 10th percentile stays put, |lambda|max grows in proportion to depth",
