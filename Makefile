@@ -27,7 +27,8 @@ unexport MPLBACKEND
 NOTEBOOKS := $(sort $(wildcard book/*.ipynb))
 
 .PHONY: help setup venv assets chromium book book-build test test-unit test-notebooks lint \
-        test-slow test-browser test-student student clean mutation lab lab-prepare test-lab teach test-teach
+        test-slow test-browser test-student student clean mutation lab lab-prepare test-lab teach test-teach \
+        assignments grade
 
 help:
 	@echo "make book     - set up .venv and assets, build the site into _build/html"
@@ -38,6 +39,7 @@ help:
 	@echo "make lab      - set up .venv only (no book build) and open JupyterLab on lab/full,"
 	@echo "                a working copy of the chapters that git ignores (MyST rendered)"
 	@echo "make lab EDITION=student - the same on lab/student: the chapters without solutions"
+	@echo "make grade SUBMISSIONS=dir - run and score students' notebooks: _build/grades/scores.csv, reports/"
 	@echo "make teach    - course materials into _build/teach: book PDF, exercise sheets, keys, slides"
 	@echo "make test-lab - the JupyterLab browser test (two chapters run in Chromium)"
 	@echo "make test-teach - the checks of _build/teach (answers in the keys, no '??')"
@@ -178,6 +180,21 @@ teach: setup chromium
 
 test-teach:
 	$(BIN)/python -m pytest tests/teach -p no:cacheprovider -q
+
+# Exercises that answer back: one notebook per lecture with its problems' answer and check cells
+# (_build/teach/assignments), and the grader: every notebook under SUBMISSIONS run in isolation
+# with a time limit (GRADE_LIMIT seconds per notebook, GRADE_CELL_LIMIT per cell), scores in
+# _build/grades/scores.csv and details.csv, a report per student in _build/grades/reports/.
+GRADE_LIMIT ?= 900
+GRADE_CELL_LIMIT ?= 300
+GRADE_JOBS ?= 1
+assignments: venv
+	$(BIN)/python -m scripts.teach.assignment
+
+grade: venv
+	@if [ -z "$(SUBMISSIONS)" ]; then echo "usage: make grade SUBMISSIONS=folder"; exit 2; fi
+	$(BIN)/python -m scripts.teach.grade "$(SUBMISSIONS)" --limit $(GRADE_LIMIT) \
+	  --cell-limit $(GRADE_CELL_LIMIT) --jobs $(GRADE_JOBS)
 
 # The mutation audit (mutmut, configured in setup.cfg; CONTRIBUTING.md, "Mutation testing"):
 # resumable, writes results/mutation/report.md. Every mutant takes hours on two cores;

@@ -10,9 +10,13 @@ Writes
 * ``lecture-<n>-exercises.pdf`` and ``lecture-<n>-key.pdf``: the chosen problem set of each
   lecture (``scripts/teach/problems.yml``, the same list as the teachers' page) with
   difficulty marks, and a separate answer key with the book's solutions;
-* ``slides/lecture-<n>.html``: reveal.js slides (served offline from ``slides/vendor/``) made
-  of the chapters' key statements (theorem, lemma, proposition and definition boxes) and a
-  few of their figures, ending with the problem set;
+* ``slides/lecture-<n>.html``: reveal.js slides (served offline from ``slides/vendor/``) that
+  follow the lecture's plan on the teachers' page (``book/teaching.md``): per row a titled slide
+  with its minutes and what to show, the statement boxes the row names (titled once, without
+  sphinx-proof's doubled "Lemma 3 (Lemma 2 of ...)"), the key figure where the row shows one, and
+  after a chapter's last row the exercises of the problem set from it; then the problem set;
+* the keys add, under each solution, the hints of the notebook's check and the grader's rubric
+  (``resnet_nb.book.exercises``); the sheets say which problems are checked in the notebook;
 * ``src/``: the HTML each PDF was printed from, and ``manifest.json`` (what was written).
 
 Nothing is fetched but reveal.js, once, from the npm registry (``npm pack``) into
@@ -28,6 +32,7 @@ import html
 import http.server
 import json
 import os
+import re
 import shutil
 import subprocess
 import tarfile
@@ -214,9 +219,10 @@ def sheet_html(lecture: dict, found: dict, key: bool) -> str:
                 '<div class="solution-text"><strong>Solution.</strong> '
                 + (ex["solution"] or "<em>NO SOLUTION IN THE BOOK</em>")
                 + "</div>"
+                + grading_html(prob["label"])
             )
         else:
-            body += '<div class="answer-space"></div>'
+            body += checked_note(prob["label"]) + '<div class="answer-space"></div>'
         items.append(
             f'<div class="problem" id="{prob["label"]}"><h3>Problem {k} '
             f'<span title="difficulty {d} of 3">{STARS[d]}</span> ({WORDS[d]})</h3>'
@@ -233,6 +239,39 @@ def sheet_html(lecture: dict, found: dict, key: bool) -> str:
         "the live notebook (<code>make lab</code>).</p>" + "".join(items)
     )
     return document(body, head_parts("full"), title_=f"Lecture {lecture['number']}: {kind}")
+
+
+def grading_html(label: str) -> str:
+    """For the key: what the notebook's check recognises (each mistake's hint) and the rubric."""
+    from resnet_nb.book import exercises
+
+    parts = []
+    if label in exercises.specs():
+        spec = exercises.spec(label)
+        hints = "".join(f"<li>{html.escape(h)}</li>" for h in spec.hints.values())
+        parts.append(
+            "<p><strong>Check in the notebook.</strong> <code>exercises.check</code> computes the answer "
+            "and names these mistakes (besides a wrong shape, sign, factor of two or transpose):</p>"
+            f"<ul>{hints}</ul>"
+        )
+    else:
+        parts.append(f"<p><strong>No automatic check:</strong> {html.escape(exercises.UNCHECKED[label])}.</p>")
+    steps = exercises.rubric(label)
+    if steps:
+        parts.append("<p><strong>Rubric</strong> (the steps a grader looks for):</p><ol>")
+        parts.append("".join(f"<li>{html.escape(s)}</li>" for s in steps) + "</ol>")
+    return f'<div class="grading">{"".join(parts)}</div>'
+
+
+def checked_note(label: str) -> str:
+    from resnet_nb.book import exercises
+
+    if label not in exercises.specs():
+        return ""
+    return (
+        '<p class="teach-meta"><em>In the notebook: write the answer in the cell under the exercise '
+        "and run the check beneath it.</em></p>"
+    )
 
 
 # ------------------------------------------------------------------------------------------
@@ -258,41 +297,149 @@ def reveal_dist() -> Path:
     return target
 
 
-def key_slides(ch: str, img_dir: Path, max_figures: int = 2) -> list[str]:
+def lecture_plan(number: int, text: str | None = None) -> list[dict]:
+    """The rows of lecture ``number``'s plan on the teachers' page (book/teaching.md): minutes,
+    section (Markdown), what to show, and the chapters the section links."""
+    text = text if text is not None else (ROOT / "book" / "teaching.md").read_text(encoding="utf-8")
+    m = re.search(rf"^\*\*Lecture {number}:[^\n]*\n\n((?:\|[^\n]*\n)+)", text, re.MULTILINE)
+    if not m:
+        raise SystemExit(f"teach: the teachers' page has no plan for lecture {number}")
+    rows, chapters = [], []
+    for line in m.group(1).splitlines()[2:]:  # after the header and its rule
+        minutes, section, what = (c.strip() for c in line.strip().strip("|").split("|"))
+        linked = re.findall(r"\{doc\}`[^`<]*<([^>`]+)>`", section)
+        same = section.startswith("same")
+        chapters = linked or (chapters if same else [])
+        # "same: Lemma 2.4 ..." continues the previous row's chapter: its title names the chapter
+        title_ = rows[-1]["title"].split(":")[0] + section[len("same") :] if same and rows else section
+        rows.append(
+            {
+                "minutes": minutes,
+                "section": section,
+                "title": title_[:1].upper() + title_[1:],
+                "what": what,
+                "chapters": list(chapters),
+            }
+        )
+    return rows
+
+
+def plain(markdown: str) -> str:
+    """A plan cell as HTML: roles by their text, ``$x$`` as MathJax inline math."""
+    text = re.sub(r"\{[a-z:]+\}`([^`<]*?)\s*(?:<[^>`]*>)?`", r"\1", markdown)
+    text = html.escape(text, quote=False)
+    return re.sub(r"\$([^$]+)\$", r"\\(\1\\)", text)
+
+
+def box_title(kind: str, head: str) -> str:
+    """A statement's slide title without the doubled label: sphinx-proof writes
+    "Lemma 3 (Lemma 2 of Li et al. (translation invariance))" for a box titled "Lemma 2 of Li et al.
+    (translation invariance)"; the slide says the title once, with the kind only where the title
+    does not start with one."""
+    head = " ".join(head.split())
+    m = re.match(rf"^{kind}\s*[\d.]*\s*(?:\((?P<title>.*)\))?\s*$", head, re.IGNORECASE | re.DOTALL)
+    title = (m.group("title") or "").strip() if m else head
+    if not title:
+        return kind.title()
+    if re.match(rf"^({'|'.join(BOX_KINDS)})\b", title, re.IGNORECASE):
+        return title
+    return f"{kind.title()}: {title}"
+
+
+def statement_boxes(ch: str) -> list[dict]:
     art = article(f"book/{ch}")
     unlink(art)
-    slides = [f'<section data-background-color="#f3f6fa"><h2>{html.escape(title(f"book/{ch}"))}</h2></section>']
+    boxes = []
     for box in art.select("div.proof"):
         kinds = [c for c in box.get("class", []) if c in BOX_KINDS]
         if not kinds:
             continue
         head = box.select_one(".admonition-title")
         body = box.select_one("section") or box
-        text = body.get_text(" ", strip=True)
-        size = "small" if len(text) > 700 else ""
-        slides.append(
-            f'<section class="{size}"><div class="box {kinds[0]}"><h3>'
-            f"{head.decode_contents() if head else kinds[0].title()}</h3>"
-            f"{body.decode_contents()}</div></section>"
+        boxes.append(
+            {
+                "kind": kinds[0],
+                "title": box_title(kinds[0], head.get_text(" ", strip=True) if head else kinds[0]),
+                "html": body.decode_contents(),
+                "size": len(body.get_text(" ", strip=True)),
+            }
         )
-    figures = 0
+    return boxes
+
+
+def chapter_figures(ch: str) -> list[dict]:
+    art = article(f"book/{ch}")
+    out = []
     for img in art.select("div.cell_output img"):
-        if figures >= max_figures:
-            break
-        src = img.get("src", "")
-        if src.startswith("data:"):
-            new = src
-        else:
-            path = (SITE / "book" / src).resolve()
-            if not src or not path.is_file():
-                continue
-            shutil.copy(path, img_dir / path.name)
-            new = f"img/{path.name}"
-        heading = img.find_previous(["h2", "h3"])
+        heading = img.find_previous(["h2", "h3", "h1"])
         caption = heading.get_text(" ", strip=True).rstrip("#¶ ") if heading else ""
-        slides.append(f'<section><h3>{html.escape(caption)}</h3><img class="fig" src="{new}"></section>')
-        figures += 1
+        out.append({"src": img.get("src", ""), "caption": caption})
+    return out
+
+
+def figure_slide(fig: dict, title_: str, img_dir: Path) -> str | None:
+    src = fig["src"]
+    if src.startswith("data:"):
+        new = src
+    else:
+        path = (SITE / "book" / src).resolve()
+        if not src or not path.is_file():
+            return None
+        shutil.copy(path, img_dir / path.name)
+        new = f"img/{path.name}"
+    return f'<section><h3>{title_}</h3><img class="fig" src="{new}"></section>'
+
+
+REF = re.compile(r"\b(Theorem|Lemma|Proposition|Definition)s?\s+([\d.]*\d)(?:\s+and\s+([\d.]*\d))?")
+
+
+def row_slides(row: dict, used: set, img_dir: Path) -> list[str]:
+    """A plan row: its title slide (section, minutes, what to show), its statements, its figure."""
+    title_ = plain(row["title"])
+    slides = [
+        f'<section data-background-color="#f3f6fa"><h2>{title_}</h2>'
+        f'<p class="plan">{html.escape(row["minutes"])} minutes. Show: {plain(row["what"])}</p></section>'
+    ]
+    if not row["chapters"]:
+        return slides
+    ch = row["chapters"][0]
+    boxes = statement_boxes(ch)
+    tail = row["section"].split(":", 1)[1] if ":" in row["section"] else row["section"]
+    wanted = [(k, n) for k, *ns in REF.findall(plain(tail)) for n in ns if n]
+    chosen = [
+        b
+        for b in boxes
+        if (ch, b["title"]) not in used
+        and any(re.search(rf"\b{k}\s+{re.escape(n)}(?![.\d]*\d)", b["title"]) for k, n in wanted)
+    ]
+    if not chosen:
+        chosen = [b for b in boxes if (ch, b["title"]) not in used][:1]
+    for b in chosen:
+        used.add((ch, b["title"]))
+        size = "small" if b["size"] > 700 else ""
+        slides.append(
+            f'<section class="{size}"><h3>{html.escape(b["title"])}</h3>'
+            f'<div class="box {b["kind"]}">{b["html"]}</div></section>'
+        )
+    shown = row["what"] + " " + row["section"]
+    if re.search(r"figure", shown, re.IGNORECASE):
+        figs = chapter_figures(ch)
+        number = re.search(r"Figure\s+(\d+)", shown)
+        if number:
+            figs = [f for f in figs if f"Figure {number.group(1)}" in f["caption"]] or figs
+        for fig in figs:
+            made = figure_slide(fig, f"{title_}: {html.escape(fig['caption'])}" if fig["caption"] else title_, img_dir)
+            if made:
+                slides.append(made)
+                break
     return slides
+
+
+def exercise_slide(prob: dict, ex: dict) -> str:
+    return (
+        f'<section class="small"><h3>Exercise to set {STARS[prob["difficulty"]]}: '
+        f'{html.escape(ex["number"])}</h3><div class="box exercise">{ex["exercise"]}</div></section>'
+    )
 
 
 SLIDE_CSS = """
@@ -306,16 +453,29 @@ SLIDE_CSS = """
 .reveal img.fig { max-height: 520px; max-width: 95%; }
 .reveal .caption-number { font-weight: bold; }
 .reveal li { font-size: 0.8em; }
+.reveal p.plan { font-size: 0.7em; color: #444; }
+.reveal .box.exercise { border-color: #b35900; }
 """
 
 
-def slides_html(lecture: dict, found: dict, img_dir: Path, mathjax: str) -> str:
+def slides_html(lecture: dict, found: dict, img_dir: Path, mathjax: str, plan: list[dict] | None = None) -> str:
+    """reveal.js slides following the lecture's plan on the teachers' page: per row a titled
+    slide with the minutes and what to show, the statements it names, its key figure where the
+    plan shows one, and after the last row of a chapter the exercises of the problem set from it."""
+    plan = plan if plan is not None else lecture_plan(lecture["number"])
     sections = [
         f"<section><h2>Lecture {lecture['number']}</h2><h3>{html.escape(lecture['title'])}</h3>"
         "<p>Why residual networks train</p></section>"
     ]
-    for ch in lecture["chapters"]:
-        sections += key_slides(ch, img_dir)
+    last = {ch: i for i, row in enumerate(plan) for ch in row["chapters"]}
+    used, set_ = set(), set()
+    for i, row in enumerate(plan):
+        sections += row_slides(row, used, img_dir)
+        for prob in lecture["problems"]:
+            ch = found[prob["label"]]["chapter"]
+            if prob["label"] not in set_ and last.get(ch) == i:
+                sections.append(exercise_slide(prob, found[prob["label"]]))
+                set_.add(prob["label"])
     items = "".join(
         f"<li>{STARS[p['difficulty']]} {html.escape(found[p['label']]['number'])}: "
         f"{html.escape(found[p['label']]['chapter_title'])}</li>"
