@@ -2,11 +2,12 @@
 
 For each notebook given (default: every chapter in book/), prints:
 
-- visible words: markdown text outside dropdown admonitions / ``{dropdown}`` / ``{toggle}``
-  blocks and outside cells tagged ``remove-cell`` / ``hide-cell`` / ``remove-input`` (a markdown
-  cell with ``remove-input`` is hidden), each ``{eval}`` role and each ``$...$`` formula counted
-  as one word; plus the text/plain and text/markdown outputs of code cells whose output is
-  shown, when the notebook is stored with outputs;
+- visible words (issue 29's definition: every paragraph and list item a reader sees before any
+  click, captions and admonitions included; code cells, cell outputs and tables left out):
+  markdown text outside dropdown admonitions / ``{dropdown}`` / ``{toggle}`` blocks, outside
+  Markdown tables and headings, and outside cells tagged ``remove-cell`` / ``hide-cell`` /
+  ``remove-input`` (a markdown cell with ``remove-input`` is hidden), each ``{eval}`` role and
+  each ``$...$`` formula counted as one word;
 - visible code lines: non-blank source lines of code cells that are not tagged remove-input,
   hide-input, remove-cell or hide-cell;
 - plumbing lines among them: a line with ``show.``, ``assert``, ``display(``, ipywidgets or
@@ -19,8 +20,8 @@ For each notebook given (default: every chapter in book/), prints:
   (``![..](..)``, ``{figure}``, ``{image}``, ``<img``).
 
 Targets (issue 22): words before the first figure <= ~120 (plus the title), no visible code
-before it, plumbing <= 5% of visible code lines, visible words <= 4,000. The estimate ignores
-outputs in a notebook stored without them; the browser test (tests/browser) measures the built
+before it, plumbing <= 5% of visible code lines, visible words <= 4,000. The estimate leaves cell
+outputs out, as the definition does; the browser test (tests/browser) measures the built
 page.
 
 Usage: python scripts/reading_stats.py [book/NAME.ipynb ...] [--json]
@@ -102,6 +103,8 @@ def strip_folded(md: str) -> str:
 
 
 def count_words(md: str) -> int:
+    md = re.sub(r"^\s*\|.*$", " ", md, flags=re.M)  # Markdown tables
+    md = re.sub(r"^\s*#{1,6}\s.*$", " ", md, flags=re.M)  # headings
     md = re.sub(r"\$\$.*?\$\$", " F ", md, flags=re.S)
     md = re.sub(r"\$[^$\n]+\$", " F ", md)
     md = re.sub(r"\{eval\}`[^`]*`", " N ", md)
@@ -112,21 +115,6 @@ def count_words(md: str) -> int:
     md = re.sub(r"\]\([^)]*\)", "] ", md)  # link targets
     md = re.sub(r"^\s*\(([\w-]+)\)=\s*$", " ", md, flags=re.M)  # labels
     return len(WORD.findall(md))
-
-
-def _output_text(cell) -> str:
-    out = []
-    for o in cell.get("outputs", []):
-        data = o.get("data", {})
-        if o.get("output_type") == "stream":
-            out.append("".join(o.get("text", "")))
-        elif "text/markdown" in data:
-            out.append("".join(data["text/markdown"]))
-        elif "text/html" in data:
-            out.append(re.sub(r"<[^>]+>", " ", "".join(data["text/html"])))
-        elif "text/plain" in data and not any(k in data for k in FIG_MIME):
-            out.append("".join(data["text/plain"]))
-    return "\n".join(out)
 
 
 def _makes_figure(cell, has_outputs: bool) -> bool:
@@ -169,8 +157,6 @@ def stats(path) -> dict:
                 lines = [ln for ln in _src(cell).splitlines() if ln.strip()]
                 c = len(lines)
                 p = sum(bool(PLUMBING.search(ln)) for ln in lines)
-            if has_outputs and not tags & HIDDEN_OUTPUT:
-                w += count_words(_output_text(cell))
         if before is None and _makes_figure(cell, has_outputs):
             before = {"words": words, "code lines": code}
         words, code, plumbing = words + w, code + c, plumbing + p

@@ -241,6 +241,9 @@ def test_bibliography_labels_are_author_year():
     labels = [e.label for e in find_plugin("pybtex.style.formatting", "authoryear")().format_bibliography(bib)]
     assert "Hardt & Ma 2016" in labels and "Li et al. 2016" in labels
     assert len(labels) == len(set(labels))  # equal labels get a, b
+    # the two He et al. 2016 papers are told apart inline too, where the citation prints the year
+    years = {key: bib.entries[key].fields["year"] for key in ("he2016deep", "he2016identity")}
+    assert len(set(years.values())) == 2, years
 
 
 def _specs(spec):

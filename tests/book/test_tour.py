@@ -2,7 +2,8 @@
 must lead somewhere, and the tour must stay a ten-minute read.
 
 * every ledger entry the tour or the introduction names is linked to its own entry, as raw HTML
-  ``<a href="claims.html#claim-<id>"><id></a>`` (a ``{doc}`` link would open the top of the ledger
+  ``<a href="claims.html#claim-<id>"><id></a>`` or, in captions, as a numbered evidence link
+  ``<a href="claims.html#claim-<id>" title="<id>">1</a>`` (a ``{doc}`` link would open the top of the ledger
   page), and is a declared claim (a renamed or removed claim would otherwise leave a dead link);
 * every figure caption of the tour links its chapter and at least one ledger entry;
 * every chapter it links with ``{doc}`` is in ``_toc.yml``;
@@ -29,7 +30,7 @@ TOUR = ROOT / "book" / "tour.ipynb"
 INTRO = ROOT / "book" / "intro.md"
 DOC = re.compile(r"\{doc\}`([^`<]*?)\s*<([^>]+)>`|\{doc\}`([^`<]+)`")
 ROLE = re.compile(r"\{[a-z:]+\}`[^`]*`")
-ANCHOR = re.compile(r'<a href="([^"]*)">([^<]*)</a>')
+ANCHOR = re.compile(r'<a href="([^"]*)"(?: title="([^"]*)")?>([^<]*)</a>')
 LEDGER_HREF = re.compile(r"claims\.html#claim-(.+)")
 
 
@@ -47,12 +48,16 @@ def _toc_files():
 
 
 def _ledger_links(text):
-    """The claim ids of the raw-HTML ledger links in ``text``; asserts each shows its own id."""
+    """The claim ids of the raw-HTML ledger links in ``text``; asserts each shows its own id, either
+    as its text or, for a short evidence link ("1", "2", ...), as its tooltip."""
     ids = []
-    for href, shown in ANCHOR.findall(text):
+    for href, title, shown in ANCHOR.findall(text):
         m = LEDGER_HREF.fullmatch(href)
         assert m, f"a raw link that is not a ledger entry: {href}"
-        assert shown == m.group(1), f"the link to {m.group(1)} shows {shown!r}"
+        named = title or shown
+        assert named == m.group(1), f"the link to {m.group(1)} names {named!r}"
+        if title:
+            assert shown.isdigit(), f"the evidence link to {title} shows {shown!r}, not a number"
         ids.append(m.group(1))
     return ids
 

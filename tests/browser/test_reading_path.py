@@ -2,9 +2,10 @@
 
 For each page of _toc.yml the test loads the page in headless Chromium and measures:
 
-* visible words: the words of the article a reader sees without opening anything: text outside
-  closed ``<details>`` (folded code cells, dropdown admonitions, checks' bodies) and outside
-  hidden elements; code, scripts and charts left out, each typeset formula counted as one word;
+* visible words (issue 29's definition): the words of every paragraph and list item a reader sees
+  without opening anything, captions and admonitions included; code cells, cell outputs and
+  tables left out, and so is the body of a closed ``<details>`` (folded code cells, dropdown
+  admonitions, checks' bodies) or a hidden element; each typeset formula counts as one word;
 * the top of the first figure (an ``img``, an ``svg`` of at least 100 x 60 px that is not a
   formula or an icon, a ``canvas``, or a kernel-free chart), in px from the top of the page;
 * visible code lines (non-blank lines of code cells and code blocks shown open), and how many of
@@ -64,14 +65,18 @@ async (plumbing) => {
              + 'textarea, .prev-next-area, button';
   // words
   let words = 0;
+  // the reader's words: paragraphs, list items and captions (admonitions included), outside
+  // code cells, cell outputs and tables; a closed dropdown's body does not count
+  const prose = 'p, li, figcaption, dt, dd';
+  const notProse = skip + ', .cell_output, .output, table, .cell_input';
   const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const el = n.parentElement;
-    if (!el || el.closest(skip) || !visible(el)) continue;
+    if (!el || !el.closest(prose) || el.closest(notProse) || !visible(el)) continue;
     words += (n.textContent.match(/[A-Za-z0-9\\u00C0-\\u024F]+(?:['’.,-][A-Za-z0-9]+)*/g) || []).length;
   }
   for (const m of article.querySelectorAll('mjx-container')) {
-    if (!m.parentElement.closest('pre, code') && visible(m)) words += 1;
+    if (m.parentElement.closest(prose) && !m.parentElement.closest(notProse) && visible(m)) words += 1;
   }
   // first figure
   const scrollY = window.scrollY;
