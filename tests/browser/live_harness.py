@@ -13,6 +13,7 @@ What a test of an explorer does with it::
     assert_cases_match(diffs)
     times = redraw_times(page, "theorem1-hessian", [{"n": 2, "R": 32}, ...])
     record_times("theorem1-hessian", times)          # results/live/redraw_times.json
+    save_still(page_at_default, "theorem1-hessian")  # book/live/theorem1-hessian.png
 
 ``open_explorer(..., mutate=[(old, new)])`` rewrites the explorer's JavaScript as the browser
 receives it (``old`` must occur exactly once), so a test can show that a plausible slip in the
@@ -37,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[2]
 OWN = ROOT / "scripts" / "site_static"
 VENDOR = ROOT / ".cache" / "site-static" / "vendor"
 TIMES = ROOT / "results" / "live" / "redraw_times.json"
+STILLS = ROOT / "book" / "live"
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -197,6 +199,36 @@ def redraw_times(page, name: str, states: list[dict], repeats: int = 3) -> list[
         )
         out.append({"state": state, "ms": ms[len(ms) // 2]})
     return out
+
+
+LIVE_LIMIT_KB = 300  # the live code (and data) an explorer adds to its page, gzipped
+
+
+def live_weight_kb(read, name: str) -> dict[str, float]:
+    """Gzipped kB of what a page with explorer ``name`` loads for it: live.js, live-<name>.js, the
+    libraries live.js lists, and <name>.data.json. ``read(path)`` returns the bytes of a path
+    under ``_static/`` (or None when there is no such file)."""
+    import gzip
+    import re
+
+    js = read("vendor/live.js")
+    paths = ["vendor/live.js", f"vendor/live-{name}.js", f"live/{name}.data.json"]
+    paths += ["vendor/" + p for p in re.findall(r'path: "([^"]+)"', js.decode() if js else "")]
+    out = {}
+    for p in paths:
+        body = read(p)
+        if body is not None:
+            out[p] = len(gzip.compress(body, compresslevel=6)) / 1000
+    return out
+
+
+def save_still(page, name: str) -> Path:
+    """Screenshot the explorer (its controls and figure) into book/live/<name>.png: the still that
+    the chapter's Markdown shows to readers without JavaScript, in the PDF and on slides."""
+    STILLS.mkdir(parents=True, exist_ok=True)
+    path = STILLS / f"{name}.png"
+    page.locator(f'[data-live="{name}"]').screenshot(path=str(path))
+    return path
 
 
 def machine() -> dict:
