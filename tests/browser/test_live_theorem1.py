@@ -15,12 +15,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from live_harness import (  # noqa: F401 (fixtures)
+from live_harness import (
+    LIVE_LIMIT_KB,
     cases,
     failures,
-    LIVE_LIMIT_KB,
-    live_browser,
-    live_site,
     live_weight_kb,
     open_explorer,
     record_times,
@@ -67,7 +65,10 @@ def test_page_matches_the_package_on_every_case(page, live_site):
     labels = {r["label"] for r in rows}
     assert any(lbl.startswith("autograd") for lbl in labels) and any(lbl.startswith("closed form") for lbl in labels)
     worst = max(rows, key=lambda r: r["rel"])
-    print(f"{len(labels)} cases, {len(rows)} comparisons; largest relative difference {worst['rel']:.2e} ({worst['label']}, {worst['key']})")
+    print(
+        f"{len(labels)} cases, {len(rows)} comparisons; largest relative difference "
+        f"{worst['rel']:.2e} ({worst['label']}, {worst['key']})"
+    )
     assert not failures(rows), failures(rows)[:5]
 
 
@@ -128,8 +129,8 @@ def test_explorer_fits_the_width(live_browser, live_site, width):
     p = open_explorer(live_browser, live_site, NAME, width=width)
     try:
         over = p.evaluate(
-            """() => { const r = document.querySelector('[data-live]');
-                       return [r.scrollWidth - r.clientWidth, document.documentElement.scrollWidth - window.innerWidth]; }"""
+            """() => { const r = document.querySelector('[data-live]'), doc = document.documentElement;
+                       return [r.scrollWidth - r.clientWidth, doc.scrollWidth - window.innerWidth]; }"""
         )
         assert over[0] <= 1 and over[1] <= 1, f"horizontal overflow at {width} px: {over}"
         for sel in ("select", "input[type=range]", ".rn-live-reset"):

@@ -21,9 +21,9 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
-import shutil
 import math
 import pkgutil
+import shutil
 from pathlib import Path
 from types import ModuleType
 
