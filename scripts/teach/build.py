@@ -14,7 +14,8 @@ Writes
   follow the lecture's plan on the teachers' page (``book/teaching.md``): per row a titled slide
   with its minutes and what to show, the statement boxes the row names (titled once, without
   sphinx-proof's doubled "Lemma 3 (Lemma 2 of ...)"), the key figure where the row shows one, and
-  after a chapter's last row the exercises of the problem set from it; then the problem set;
+  after a chapter's last row the exercises of the problem set from it; the still of each live
+  explorer of a row's chapter (its default setting); then the problem set;
 * the keys add, under each solution, the hints of the notebook's check and the grader's rubric
   (``resnet_nb.book.exercises``); the sheets say which problems are checked in the notebook;
 * ``src/``: the HTML each PDF was printed from, and ``manifest.json`` (what was written).
@@ -432,7 +433,24 @@ def row_slides(row: dict, used: set, img_dir: Path) -> list[str]:
             if made:
                 slides.append(made)
                 break
+    slides += explorer_stills(ch, used, img_dir)
     return slides
+
+
+def explorer_stills(ch: str, used: set, img_dir: Path) -> list[str]:
+    """The still (default setting) of each live explorer of the chapter, once per lecture."""
+    out = []
+    for img in article(f"book/{ch}").select("[data-live] img"):
+        path = (SITE / "book" / img.get("src", "")).resolve()
+        if (ch, path.name) in used or not path.is_file():
+            continue
+        used.add((ch, path.name))
+        shutil.copy(path, img_dir / path.name)
+        out.append(
+            f"<section><h3>Live in the book: {html.escape(img.get('alt', ''))}</h3>"
+            f'<img class="fig" src="img/{path.name}"></section>'
+        )
+    return out
 
 
 def exercise_slide(prob: dict, ex: dict) -> str:
