@@ -150,6 +150,9 @@ def theorem32_construction(
         raise ValueError(f"labels must be < r = {r}, got {labels.max()}")
     check_choice("selection", selection, ["paper", "greedy"])
     k = min(d, math.ceil(6 * math.log(max(n, 2)))) if k is None else check_int("k", k)  # ceil(6 ln 2) = 5 at least
+    # exact comparison first: separation's Gram formula rounds, and may see identical points apart
+    if n > 1 and np.unique(X, axis=1).shape[1] < n:
+        raise ValueError("X has two identical points: they cannot be given different outputs")
     rng = np.random.default_rng(seed)
     A0 = rng.standard_normal((k, d)) / math.sqrt(k)
     H = A0 @ X
@@ -179,7 +182,7 @@ def theorem32_construction(
             idx = unmoved[:k]
         else:
             mg = rowmin[unmoved]
-            order = np.argsort(-mg)
+            order = np.argsort(-mg, kind="stable")  # ties: the lower index first, on every CPU
             idx = unmoved[order[:k]]
             idx = idx[mg[order[:k]] > 0]
             if idx.size == 0:
@@ -311,7 +314,7 @@ def construction_steps(n: int = 6, r: int = 3, seed: int = 3) -> dict:
     unmoved = np.arange(n)
     while unmoved.size:
         mg = margins(H, unmoved)
-        order = np.argsort(-mg)[:2]
+        order = np.argsort(-mg, kind="stable")[:2]
         idx = unmoved[order][mg[order] > 0]
         U, V, b, rep = lemma_block(H, idx, Q[:, labels[idx]], k=2)
         centres.append(U[: idx.size].copy())
