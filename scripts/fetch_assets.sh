@@ -18,13 +18,15 @@ DEST="$ROOT/.cache/site-static/vendor"
 # MathJax's tex-chtml component, its woff2 fonts and the few TeX extensions its autoloader may
 # request (no widget manager: saved widgets become snapshots at build time, see
 # scripts/offline_site.py); Font Awesome's css and woff2/woff fonts; vega, vega-lite and vega-embed for
-# the kernel-free charts of resnet_nb/experiments/views.py (Altair 6 emits Vega-Lite 6 specs).
+# the kernel-free charts of resnet_nb/experiments/views.py (Altair 6 emits Vega-Lite 6 specs);
+# ml-matrix's browser build for the live explorers (scripts/site_static/live.js).
 PACKAGES=(
   "mathjax@3.2.2 mathjax"
   "font-awesome@4.7.0 font-awesome"
   "vega@6.2.0 vega"
   "vega-lite@6.4.1 vega-lite"
   "vega-embed@7.1.0 vega-embed"
+  "ml-matrix@6.15.1 ml-matrix"
 )
 # TeX extensions that MathJax's autoloader fetches on first use of one of their macros
 # (\boldsymbol, \cancel, \color, \bbox, \bra/\ket, \enclose, \href/\class, \unicode). The
@@ -90,6 +92,9 @@ for entry in "${PACKAGES[@]}"; do
     vega|vega-lite|vega-embed)
       cp "$tmp/package/build/$folder.min.js" "$DEST/$folder/"
       ;;
+    ml-matrix)
+      cp "$tmp/package/matrix.umd.js" "$tmp/package/LICENSE" "$DEST/$folder/"
+      ;;
   esac
   cp "$tmp/package/package.json" "$DEST/$folder/package.json"
   rm -rf "$tmp"
@@ -98,7 +103,8 @@ done
 # Files that must exist for the site to work offline; fail loudly if a package changed layout.
 for f in mathjax/es5/tex-chtml.js mathjax/es5/output/chtml/fonts/woff-v2/MathJax_Main-Regular.woff \
          font-awesome/css/font-awesome.min.css font-awesome/fonts/fontawesome-webfont.woff2 \
-         vega/vega.min.js vega-lite/vega-lite.min.js vega-embed/vega-embed.min.js; do
+         vega/vega.min.js vega-lite/vega-lite.min.js vega-embed/vega-embed.min.js \
+         ml-matrix/matrix.umd.js; do
   [[ -s "$DEST/$f" ]] || { echo "fetch_assets: missing $DEST/$f" >&2; exit 1; }
 done
 copy_own_files

@@ -7,6 +7,8 @@
  *    resnet_nb.experiments.views) in a <script type="application/json">. If the page has any,
  *    vega, vega-lite and vega-embed are loaded from _static/vendor/ (only on such pages) and
  *    each chart is rendered in the browser, with its controls.
+ * Live explorers: a page with an element carrying data-live="<name>" loads vendor/live.js,
+ *    which mounts the explorer (see the header of live.js).
  */
 (function () {
   "use strict";
@@ -57,7 +59,15 @@
     }).catch(function (err) { console.error(String(err)); });
   }
 
-  function start() { startCharts(); }
+  // --- live explorers: pages with a [data-live] element load live.js (see its header) --------
+  function startLive() {
+    if (!document.querySelector("[data-live]")) { return; }
+    var s = document.createElement("script");
+    s.src = vendor + "live.js";
+    document.head.appendChild(s);
+  }
+
+  function start() { startCharts(); startLive(); }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start);
   } else {

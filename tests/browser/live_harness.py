@@ -1,0 +1,210 @@
+"""The browser harness of the live explorers (scripts/site_static/live*.js).
+
+It needs no built book: :func:`live_site` (a session fixture) assembles a small site in a
+temporary folder from ``scripts/site_static`` (the explorers' own code, fresh), the vendored
+libraries in ``.cache/site-static/vendor`` (``make assets``) and the package's exports
+(``resnet_nb.book.live.write_all``), with one page ``<name>.html`` per explorer holding
+``<div data-live="<name>">``, and serves it on localhost.
+
+What a test of an explorer does with it::
+
+    page = open_explorer(browser, live_site, "theorem1-hessian")          # mounted
+    diffs = run_cases(page, "theorem1-hessian", cases("theorem1-hessian"))  # page vs package
+    assert_cases_match(diffs)
+    times = redraw_times(page, "theorem1-hessian", [{"n": 2, "R": 32}, ...])
+    record_times("theorem1-hessian", times)          # results/live/redraw_times.json
+
+``open_explorer(..., mutate=[(old, new)])`` rewrites the explorer's JavaScript as the browser
+receives it (``old`` must occur exactly once), so a test can show that a plausible slip in the
+page's computation fails the comparison.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import http.server
+import json
+import os
+import platform
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+OWN = ROOT / "scripts" / "site_static"
+VENDOR = ROOT / ".cache" / "site-static" / "vendor"
+TIMES = ROOT / "results" / "live" / "redraw_times.json"
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{name}</title>
+<link rel="stylesheet" href="_static/vendor/book.css">
+<script defer src="_static/vendor/book.js"></script>
+</head><body><main style="max-width: 820px; margin: 0 auto; padding: 8px">
+<div data-live="{name}"><p>saved view (what a reader without JavaScript sees)</p></div>
+</main></body></html>
+"""
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep pytest's output clean
+        pass
+
+
+@pytest.fixture(scope="session")
+def live_site(tmp_path_factory):
+    """URL of a small site with one page per explorer (see the module docstring)."""
+    from resnet_nb.book.live import explorers, write_all
+
+    if not (VENDOR / "ml-matrix" / "matrix.umd.js").is_file():
+        pytest.skip(f"no vendored libraries in {VENDOR}: run `make assets` first")
+    site = tmp_path_factory.mktemp("live-site")
+    static = site / "_static"
+    shutil.copytree(VENDOR, static / "vendor")
+    for f in OWN.iterdir():  # the hand-written files, fresh from the working tree
+        if f.is_file():
+            shutil.copy(f, static / "vendor" / f.name)
+    write_all(static / "live")
+    for name in explorers():
+        (site / f"{name}.html").write_text(PAGE.format(name=name), encoding="utf-8")
+    handler = functools.partial(_Quiet, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def cases(site_url: str, name: str) -> list[dict]:
+    """The cases the site serves for explorer ``name`` (written by the package's exporter)."""
+    from urllib.request import urlopen
+
+    with urlopen(f"{site_url}/_static/live/{name}.cases.json") as r:
+        return json.loads(r.read())
+
+
+def open_explorer(browser, site_url: str, name: str, mutate=(), width: int = 1280, fragment: str = ""):
+    """A new page showing explorer ``name`` at ``width`` px, after it has mounted.
+
+    ``mutate``: pairs (old, new) replaced in ``live-<name>.js`` as the browser receives it."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    if mutate:
+        source = (OWN / f"live-{name}.js").read_text(encoding="utf-8")
+        for old, new in mutate:
+            if source.count(old) != 1:
+                raise ValueError(f"mutation target {old!r} occurs {source.count(old)} times in live-{name}.js")
+            source = source.replace(old, new)
+
+        def serve(route):
+            route.fulfill(status=200, content_type="application/javascript", body=source)
+
+        page.route(f"**/live-{name}.js", serve)
+    page.goto(f"{site_url}/{name}.html{fragment}")
+    page.wait_for_function("() => window.resnetLive && window.resnetLive.ready", timeout=30_000)
+    page.evaluate("() => window.resnetLive.ready")
+    if errors:
+        raise AssertionError(f"the page of {name} raised: {errors}")
+    page.live_errors = errors
+    return page
+
+
+_COMPARE = """([name, cases]) => {
+  const num = (v) => v === "inf" ? Infinity : v === "-inf" ? -Infinity : v;
+  const flat = (v) => Array.isArray(v) ? v.flatMap(flat) : [num(v)];
+  const shape = (v) => Array.isArray(v) ? [v.length].concat(v.length ? shape(v[0]) : []) : [];
+  const out = [];
+  for (const c of cases) {
+    let got;
+    try { got = window.resnetLive.compute[name](c.input); }
+    catch (e) { out.push({label: c.label, key: "(threw)", rel: Infinity, rtol: c.rtol, error: String(e)}); continue; }
+    for (const key of Object.keys(c.output)) {
+      const want = c.output[key], have = got[key];
+      if (have === undefined || JSON.stringify(shape(want)) !== JSON.stringify(shape(have))) {
+        out.push({label: c.label, key, rel: Infinity, rtol: c.rtol,
+                  error: "shape " + JSON.stringify(shape(have)) + " for " + JSON.stringify(shape(want))});
+        continue;
+      }
+      const a = flat(have), b = flat(want);
+      let diff = 0, scale = 0;
+      for (let i = 0; i < b.length; i++) {
+        if (b[i] === a[i]) continue;  // equal infinities too
+        diff = Math.max(diff, Number.isFinite(b[i]) ? Math.abs(a[i] - b[i]) : Infinity);
+      }
+      for (const v of b) if (Number.isFinite(v)) scale = Math.max(scale, Math.abs(v));
+      const rel = diff === 0 ? 0 : (scale > 0 ? diff / scale : Infinity);
+      out.push({label: c.label, key, rel: Number.isNaN(rel) ? Infinity : rel, rtol: c.rtol, n: b.length});
+    }
+  }
+  return out;
+}"""
+
+
+def run_cases(page, name: str, case_list: list[dict]) -> list[dict]:
+    """Run the page's ``resnetLive.compute[name]`` on every case; one row per compared output key:
+    ``{label, key, rel, rtol}`` with ``rel = max |page - package| / max |package|`` (Infinity on a
+    missing key, a shape mismatch, NaN or an exception)."""
+    rows = page.evaluate(_COMPARE, [name, case_list])
+    for r in rows:  # JSON has no Infinity: playwright returns it as a float inf already
+        r["rel"] = float(r["rel"]) if r["rel"] is not None else float("inf")
+    return rows
+
+
+def failures(rows: list[dict]) -> list[dict]:
+    """The rows whose relative difference exceeds their tolerance."""
+    return [r for r in rows if not r["rel"] <= r["rtol"]]
+
+
+def assert_cases_match(rows: list[dict]) -> None:
+    bad = failures(rows)
+    assert rows, "no case was compared"
+    assert not bad, "page differs from the package: " + "; ".join(
+        f"{r['label']} [{r['key']}]: rel {r['rel']:.3g} > {r['rtol']:.0e} {r.get('error', '')}" for r in bad[:8]
+    )
+
+
+def redraw_times(page, name: str, states: list[dict], repeats: int = 3) -> list[dict]:
+    """Move the controls to each state (as a reader would: the explorer redraws once per move) and
+    return ``{state, ms}`` with the median of ``repeats`` redraws, as performance.now() measured."""
+    out = []
+    for state in states:
+        ms = sorted(
+            page.evaluate("([n, s]) => window.resnetLive.mounted[n].redraw(s)", [name, state]) for _ in range(repeats)
+        )
+        out.append({"state": state, "ms": ms[len(ms) // 2]})
+    return out
+
+
+def machine() -> dict:
+    """The machine the times were measured on."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "system": f"{platform.system()} {platform.release()}"}
+
+
+def record_times(name: str, rows: list[dict], browser_version: str = "") -> None:
+    """Write the measured redraw times of explorer ``name`` into results/live/redraw_times.json
+    (other explorers' entries are kept), with the machine and the date; the performance appendix
+    shows them."""
+    data = json.loads(TIMES.read_text()) if TIMES.is_file() else {}
+    data[name] = {
+        "measured": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": machine() | {"browser": browser_version},
+        "redraws": rows,
+    }
+    TIMES.parent.mkdir(parents=True, exist_ok=True)
+    TIMES.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
