@@ -6,7 +6,7 @@ The page runs :func:`~resnet_nb.hardt_ma.relu.theorem32.theorem32_construction` 
 defaults) on the reader's points: in the plane ``d = 2``, so the width is ``k = 2``. Its random numbers
 (the projection ``A0`` from ``default_rng(seed)``, the surrogates' directions from
 ``default_rng(seed + 1)``) come from :func:`normals`, exported with the page; everything else the page
-computes itself. :func:`explore` is what the page shows; :func:`cases` the cross-check's cases.
+computes itself. :func:`explore` is what the page shows; :func:`export_cases` the cross-check's cases.
 """
 
 from __future__ import annotations
@@ -18,8 +18,11 @@ from resnet_nb.hardt_ma.relu.network import as_points, parameter_count
 from resnet_nb.hardt_ma.relu.theorem32 import construction_steps, theorem32_construction
 
 NAME = "hm-theorem32"
+EXPLORERS = (NAME,)
+#: The cross-check's tolerance, relative to the largest entry of each output.
+RTOL = 1e-9
 
-__all__ = ["NAME", "SEEDS", "CLASSES", "normals", "presets", "explore", "cases", "page_data"]
+__all__ = ["EXPLORERS", "SEEDS", "CLASSES", "normals", "presets", "explore", "export_cases", "export_data"]
 
 #: The draws of the projection the reader can choose (``seed``), and the most labels.
 SEEDS = range(10)
@@ -64,10 +67,12 @@ def presets() -> dict:
 
 
 def explore(X, labels, seed: int = 0) -> dict:
-    """Everything the explorer shows: the projection ``A0``, the surrogates ``Q``, the points after the
-    projection and after every block (``states``), every block's ``U, V, b``, the points it moves
-    (``idx``, in the order of its units) and their margins, the last block, the outputs, the parameter
-    count; or, where the package refuses, its reason (``refusal``)."""
+    """Everything the explorer shows: the projection ``A0``, the surrogates ``Q`` and their ``radius``,
+    the points after the projection and after every block (``states``), every block's ``U``, ``V``,
+    ``b``, the points it moves (``idx``, -1 for an unused unit) and their ``margins``; the last
+    block, the outputs, the parameter count, the smallest margin; or, where the package refuses,
+    its reason (``refusal``). A block's units are listed in the order of the points they move (the
+    order of a block's units does not change what it computes)."""
     X = as_points("X", X)
     labels = np.asarray(labels)
     try:
@@ -75,27 +80,40 @@ def explore(X, labels, seed: int = 0) -> dict:
     except ValueError as err:
         return dict(refusal=str(err))
     states = net.trajectory(X)
-    blocks = []
+    Us, Vs, bs, idxs, mgs = [], [], [], [], []
     for (U, V, b), H, mg in zip(net.blocks, states, rep["block_margins"]):
-        used = np.flatnonzero(np.abs(U).sum(1) > 0)  # unused units: U row 0, b = -1
-        idx = [int(np.flatnonzero((H.T == U[a]).all(1))[0]) for a in used]
-        blocks.append(dict(U=U.tolist(), V=V.tolist(), b=b.tolist(), idx=idx, margins=mg.tolist()))
+        used = np.flatnonzero(np.abs(U).sum(1) > 0)  # an unused unit: U row 0, b = -1
+        idx = np.array([np.flatnonzero((H.T == U[a]).all(1))[0] for a in used])
+        order = np.concatenate([used[np.argsort(idx)], np.arange(used.size, len(U))])
+        Us.append(U[order])
+        Vs.append(V[:, order])
+        bs.append(b[order])
+        idxs.append(np.concatenate([np.sort(idx), -np.ones(len(U) - used.size, dtype=int)]).tolist())
+        mgs.append([*mg[np.argsort(idx)].tolist(), *[None] * (len(U) - used.size)])
     Ul, Vl, bl = net.last
+    count = parameter_count(net)
     return dict(
         k=rep["k"],
         r=rep["r"],
         n=rep["n"],
-        A0=net.A0.tolist(),
+        A0=net.A0,
         radius=rep["radius"],
-        Q=Ul.T.tolist(),
-        states=[H.tolist() for H in states],
-        blocks=blocks,
-        last=dict(U=Ul.tolist(), V=Vl.tolist(), b=bl.tolist()),
-        outputs=net(X).tolist(),
-        params=parameter_count(net),
+        Q=Ul.T,
+        states=np.array(states),
+        U=np.array(Us),
+        V=np.array(Vs),
+        b=np.array(bs),
+        idx=idxs,
+        margins=mgs,
+        last_U=Ul,
+        last_V=Vl,
+        last_b=bl,
+        outputs=net(X),
+        trainable=count["trainable"],
+        residual=count["residual"],
+        last_params=count["last"],
+        projection=count["projection"],
         min_margin=rep["min_margin"],
-        moved_error=rep["moved_error"],
-        fixed_error=rep["fixed_error"],
     )
 
 
@@ -103,10 +121,10 @@ def _random_case(rng, n: int, r: int):
     return _grid(rng.uniform(-1, 1, (2, n))), rng.integers(0, r, n)
 
 
-def cases() -> list[dict]:
-    """The cross-check's cases, ``dict(name, input=dict(X, labels, seed), output)``: every preset at
-    seeds 0 and 3, random points (n from 1 to 48, up to 6 labels, every seed), sets of pairs
-    ``x, -x`` (tied margins), and refusals."""
+def export_cases() -> dict:
+    """The cross-check's cases, ``{NAME: [dict(label, input=dict(X, labels, seed), output, rtol)]}``:
+    every preset at seeds 0 and 3, random points (n from 1 to 48, up to 6 labels, several seeds),
+    sets of pairs ``x, -x`` (tied margins), and a refusal."""
     out = []
     for name, (X, y) in presets().items():
         for seed in (0, 3):
@@ -121,15 +139,19 @@ def cases() -> list[dict]:
     X, y = _random_case(rng, 10, 2)
     X[:, 7] = X[:, 2]
     out.append(("identical points, different labels", X, y, 1))
-    return [
-        dict(name=name, input=dict(X=X.tolist(), labels=y.tolist(), seed=seed), output=explore(X, y, seed))
-        for name, X, y, seed in out
-    ]
+    return {
+        NAME: [
+            dict(label=name, input=dict(X=X, labels=y, seed=seed), output=explore(X, y, seed), rtol=RTOL)
+            for name, X, y, seed in out
+        ]
+    }
 
 
-def page_data() -> dict:
+def export_data() -> dict:
     """The data the page loads: the random numbers (:func:`normals`) and the presets."""
-    return dict(
-        normals=normals(),
-        presets={k: dict(X=X.tolist(), labels=y.tolist()) for k, (X, y) in presets().items()},
-    )
+    return {
+        NAME: dict(
+            normals=normals(),
+            presets={k: dict(X=X, labels=y) for k, (X, y) in presets().items()},
+        )
+    }
