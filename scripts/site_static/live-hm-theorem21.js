@@ -8,6 +8,7 @@
 
   const TOL_ANGLE = 1e-12; // rotation_root: a Schur sub-diagonal at most this is a real eigenvalue
   const TOL_NEEDED = 1e-15; // theorem21_construction: gamma or theta at most this needs no factor
+  const MAX_REFLECTION = 20; // negativeFactorisation: the most factors spent on diag(-1, 1)
 
   function eye() {
     return [
@@ -219,7 +220,8 @@
     ];
     const isD = RD[0][0] === 1 && RD[0][1] === 0 && RD[1][0] === 0 && RD[1][1] === 1;
     let best = null;
-    for (let m = 1; m < (isD ? l + 1 : l); m++) {
+    // at most MAX_REFLECTION factors for D: beyond, 1 - (1 + delta) loses delta to rounding
+    for (let m = 1; m < Math.min(isD ? l + 1 : l, MAX_REFLECTION + 1); m++) {
       // m = l only when R is D itself
       const A = reflectionFactorisation(m).concat(m < l ? construction(RD, l - m).A : []);
       const v = Math.max(...A.map(spectralNorm));

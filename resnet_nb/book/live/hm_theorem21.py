@@ -38,6 +38,11 @@ __all__ = ["EXPLORERS", "target", "negative_factorisation", "explore", "export_c
 DEFAULTS = dict(angle=150.0, stretch=0.5, axis=30.0, sign=1, l=12)
 
 
+#: At most this many factors for D: beyond, the crossing factor's ``1 - (1 + delta)`` loses all of
+#: ``delta`` (about ``2^-(m-1)``) to rounding, and the product is no longer ``D``.
+MAX_REFLECTION = 20
+
+
 def _rot(t: float) -> np.ndarray:
     return np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
 
@@ -56,7 +61,7 @@ def target(angle: float, stretch: float, axis: float, sign: int) -> np.ndarray:
 def negative_factorisation(R, l: int) -> tuple[np.ndarray, int]:
     """An explicit factorisation of ``R`` with ``det R < 0`` into ``l`` factors: ``D = diag(-1, 1)`` in
     ``m`` factors (applied first), ``R D`` in ``l - m`` by the construction, ``m`` in ``1 .. l - 1`` (and
-    ``l`` when ``R = D``) the first with the smallest ``|||A|||``; at ``l = 1`` the one factor ``R - I``.
+    ``l`` when ``R = D``), at most :data:`MAX_REFLECTION`, the first with the smallest ``|||A|||``; at ``l = 1`` the one factor ``R - I``.
     Returns ``(A, m)``."""
     R = as_square("R", R)
     l = check_int("l", l)
@@ -66,7 +71,7 @@ def negative_factorisation(R, l: int) -> tuple[np.ndarray, int]:
         return (R - np.eye(2))[None], 1
     RD = R @ np.diag([-1.0, 1.0])
     best = None
-    for m in range(1, l + 1 if np.array_equal(RD, np.eye(2)) else l):  # m = l: R is D itself
+    for m in range(1, min(l + 1 if np.array_equal(RD, np.eye(2)) else l, MAX_REFLECTION + 1)):  # m = l: R = D
         rest = theorem21_construction(RD, l - m)[0] if m < l else np.zeros((0, 2, 2))
         A = np.concatenate([reflection_factorisation(m), rest])
         v = float(np.linalg.norm(A, ord=2, axis=(1, 2)).max())
@@ -131,7 +136,10 @@ CASES = (
     + [(f"angle 100, stretch 1.2, l = {l}", _controls(100.0, 1.2, 60.0, 1, l)) for l in (1, 2, 3, 4, 7, 20, 64)]
     + [(f"angle {a}", _controls(a, 0.3, 10.0, 1, 9)) for a in (180.0, -180.0, 179.0, -179.0, 0.0, 1.0)]
     + [(f"stretch {s}, l = {l}", _controls(0.0, s, 45.0, 1, l)) for s, l in ((3.0, 2), (3.0, 9), (0.05, 5))]
-    + [(f"reflection {a}, l = {l}", _controls(a, s, 75.0, -1, l)) for a, s, l in ((40.0, 0.7, 6), (-120.0, 2.0, 32))]
+    + [
+        (f"reflection {a}, stretch {s}, l = {l}", _controls(a, s, 75.0, -1, l))
+        for a, s, l in ((40.0, 0.7, 6), (-120.0, 2.0, 32), (180.0, 0.0, 64), (180.0, 0.0, 8))
+    ]
 )
 
 

@@ -182,7 +182,7 @@ def theorem32_construction(
             idx = unmoved[:k]
         else:
             mg = rowmin[unmoved]
-            order = np.argsort(-mg, kind="stable")  # ties: the lower index first, on every CPU
+            order = np.argsort(-mg)
             idx = unmoved[order[:k]]
             idx = idx[mg[order[:k]] > 0]
             if idx.size == 0:
@@ -314,7 +314,7 @@ def construction_steps(n: int = 6, r: int = 3, seed: int = 3) -> dict:
     unmoved = np.arange(n)
     while unmoved.size:
         mg = margins(H, unmoved)
-        order = np.argsort(-mg, kind="stable")[:2]
+        order = np.argsort(-mg)[:2]
         idx = unmoved[order][mg[order] > 0]
         U, V, b, rep = lemma_block(H, idx, Q[:, labels[idx]], k=2)
         centres.append(U[: idx.size].copy())
