@@ -377,6 +377,7 @@
 
     let points = null;
     let applied = null; // the preset the points came from
+    let reload = false; // set by Reset: the preset's points again
     let lastState = api.state;
     const hashPts = new URLSearchParams(window.location.hash.replace(/^#/, "")).get("hm-theorem32.pts");
     if (hashPts !== null) {
@@ -395,8 +396,7 @@
       "click",
       (e) => {
         if (e.target && e.target.classList && e.target.classList.contains("rn-live-reset") && !tools.contains(e.target)) {
-          applied = null;
-          storePoints(false);
+          reload = true;
         }
       },
       true,
@@ -506,10 +506,13 @@
 
     function draw(state) {
       lastState = state;
-      if (points === null || applied !== state.preset) {
-        if (points === null || applied !== null) points = presetPoints(state.preset);
-        if (applied !== null && applied !== state.preset) storePoints(false);
+      if (points === null || reload || applied !== state.preset) {
+        // first draw, Reset, or another preset: the preset's points (a linked setting's own points
+        // were read before the first draw)
+        points = presetPoints(state.preset);
+        if (applied !== null) storePoints(false);
         applied = state.preset;
+        reload = false;
       }
       size = Math.max(240, Math.min(340, fig.clientWidth ? Math.floor(fig.clientWidth / 2) - 14 : 320));
       const X = [points.map((p) => p[0]), points.map((p) => p[1])];

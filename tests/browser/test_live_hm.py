@@ -1,0 +1,127 @@
+"""The live explorers of Hardt & Ma's Theorems 2.1 and 3.2 in Chromium: the page's numbers are the
+package's (every exported case to a relative 1e-9), a plausible slip in the page's code is caught, the
+reader's controls and points work, and the redraw times are recorded for the performance appendix.
+
+Runs on the harness's small site (tests/browser/live_harness.py): `make assets`, no book build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from live_harness import (
+    assert_cases_match,
+    cases,
+    failures,
+    live_site,  # noqa: F401 (a fixture)
+    open_explorer,
+    record_times,
+    redraw_times,
+    run_cases,
+)
+from test_site import CHROMIUM, CHROMIUM_FLAGS
+
+T21, T32 = "hm-theorem21", "hm-theorem32"
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium`")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def _report(rows, name):
+    worst = max(rows, key=lambda r: r["rel"])
+    print(f"{name}: {len({r['label'] for r in rows})} cases, largest relative difference {worst['rel']:.2e} ({worst['label']}, {worst['key']})")
+
+
+def test_theorem21_page_computes_the_packages_factors_norms_and_determinants(chromium, live_site):
+    page = open_explorer(chromium, live_site, T21)
+    rows = run_cases(page, T21, cases(live_site, T21))
+    _report(rows, T21)
+    assert_cases_match(rows)
+    assert {r["key"] for r in rows} >= {"A", "norms", "bound_iclr", "p", "refusal", "running_dets"}
+
+
+def test_theorem32_page_computes_the_packages_blocks_states_and_parameter_count(chromium, live_site):
+    page = open_explorer(chromium, live_site, T32)
+    rows = run_cases(page, T32, cases(live_site, T32))
+    _report(rows, T32)
+    assert_cases_match(rows)
+    assert {r["key"] for r in rows} >= {"U", "V", "b", "idx", "states", "outputs", "trainable", "refusal"}
+
+
+def test_a_dropped_rotation_factor_in_the_page_fails_the_cross_check(chromium, live_site):
+    slip = ("for (let i = 0; i < q; i++) A.push(F);", "for (let i = 1; i < q; i++) A.push(F);")
+    page = open_explorer(chromium, live_site, T21, mutate=[slip])
+    bad = failures(run_cases(page, T21, cases(live_site, T21)))
+    assert any(r["key"] == "A" for r in bad) and any(r["key"] == "running_dets" for r in bad)
+
+
+def test_a_transposed_block_in_the_page_fails_the_cross_check(chromium, live_site):
+    slip = ("U[a][0] = H[0][i];\n      U[a][1] = H[1][i];", "U[0][a] = H[0][i];\n      U[1][a] = H[1][i];")
+    page = open_explorer(chromium, live_site, T32, mutate=[slip])
+    bad = failures(run_cases(page, T32, cases(live_site, T32)))
+    assert any(r["key"] == "U" for r in bad) and any(r["key"] == "states" for r in bad)
+
+
+def test_a_linked_setting_opens_with_a_reflection_and_explains_why_nothing_goes_below_one(chromium, live_site):
+    page = open_explorer(chromium, live_site, T21, fragment=f"#{T21}.sign=-1&{T21}.stretch=0&{T21}.angle=180&{T21}.l=8")
+    state = page.evaluate(f"() => window.resnetLive.mounted['{T21}'].state()")
+    assert state["sign"] == -1 and state["l"] == 8
+    text = page.inner_text(f"[data-live='{T21}'] .rn-live-figure")
+    assert "positive determinant" in text and "numerical search" in text
+    page.click(f"[data-live='{T21}'] .rn-live-reset")
+    assert page.evaluate(f"() => window.resnetLive.mounted['{T21}'].state()")["sign"] == 1
+    assert "#" not in page.url or f"{T21}." not in page.url.split("#", 1)[1]
+
+
+def test_a_click_adds_a_point_a_shift_click_removes_it_and_reset_restores_the_preset(chromium, live_site):
+    page = open_explorer(chromium, live_site, T32)
+    root = f"[data-live='{T32}']"
+
+    def count():
+        return int(page.inner_text(f"{root} figcaption").split(";")[-1].split()[0])
+
+    assert count() == 6
+    box = page.locator(f"{root} canvas").first.bounding_box()
+    x, y = box["x"] + 0.8 * box["width"], box["y"] + 0.2 * box["height"]
+    page.mouse.click(x, y)
+    assert count() == 7 and f"{T32}.pts=" in page.url
+    page.keyboard.down("Shift")
+    page.mouse.click(x, y)
+    page.keyboard.up("Shift")
+    assert count() == 6
+    page.select_option(f"{root} select[data-key='preset']", "identical")
+    assert "identical" in page.inner_text(f"{root} .rn-live-figure")
+    page.click(f"{root} .rn-live-controls .rn-live-reset")
+    assert count() == 6 and "trainable parameters" in page.inner_text(f"{root} .rn-live-figure")
+
+
+def test_both_explorers_fit_a_phone_screen(chromium, live_site):
+    for name in (T21, T32):
+        page = open_explorer(chromium, live_site, name, width=390)
+        over = page.evaluate(f"() => {{ const r = document.querySelector(\"[data-live='{name}']\"); return r.scrollWidth - r.clientWidth; }}")
+        assert over <= 1, f"{name} overflows by {over} px at 390 px"
+
+
+def test_redraw_times_are_measured_and_recorded(chromium, live_site):
+    version = chromium.version
+    page = open_explorer(chromium, live_site, T21)
+    states = [{"l": 64, "sign": 1}, {"l": 64, "sign": -1}, {"angle": 180, "stretch": 3, "l": 32, "sign": 1}, {"l": 12, "sign": 1}]
+    t21 = redraw_times(page, T21, states)
+    record_times(T21, t21, version)
+    page = open_explorer(chromium, live_site, T32)
+    t32 = redraw_times(page, T32, [{"preset": p} for p in ("figure", "rings", "grid", "clusters")] + [{"preset": "grid", "step": 3}])
+    record_times(T32, t32, version)
+    for name, rows in ((T21, t21), (T32, t32)):
+        print(name, ", ".join(f"{r['state']}: {r['ms']:.1f} ms" for r in rows))
+    assert all(r["ms"] > 0 for r in t21 + t32)
