@@ -370,7 +370,8 @@
       const o = compute(state);
       const l = o.l;
       const ks = o.norms.map((_, i) => i + 1);
-      const W = Math.min(380, Math.max(260, fig.clientWidth ? fig.clientWidth / 2 - 12 : 360));
+      const W = Math.floor(Math.min(380, Math.max(260, fig.clientWidth ? fig.clientWidth / 2 - 12 : 360)));
+      left.style.width = right.style.width = W + "px"; // the captions wrap under their panel
       const span = [0.5, l + 0.5];
       live.plot.lines(left, {
         series: [

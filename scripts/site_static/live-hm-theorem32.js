@@ -370,10 +370,10 @@
     clear.type = "button";
     tools.appendChild(undo);
     tools.appendChild(clear);
+    fig.appendChild(text);
     fig.appendChild(left);
     fig.appendChild(right);
     fig.appendChild(tools);
-    fig.appendChild(text);
 
     let points = null;
     let applied = null; // the preset the points came from
@@ -515,6 +515,7 @@
         reload = false;
       }
       size = Math.max(240, Math.min(340, fig.clientWidth ? Math.floor(fig.clientWidth / 2) - 14 : 320));
+      left.style.width = right.style.width = size + "px"; // the captions wrap under their panel
       const X = [points.map((p) => p[0]), points.map((p) => p[1])];
       const labels = points.map((p) => p[2]);
       const o = compute({ X: X, labels: labels, seed: Number(state.seed) });
