@@ -8,20 +8,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import live_harness
 import pytest
-from live_harness import (
-    assert_cases_match,
-    cases,
-    failures,
-    live_site,  # noqa: F401 (a fixture)
-    open_explorer,
-    record_times,
-    redraw_times,
-    run_cases,
-)
+from live_harness import assert_cases_match, cases, failures, open_explorer, record_times, redraw_times, run_cases
 from test_site import CHROMIUM, CHROMIUM_FLAGS
 
 T21, T32 = "hm-theorem21", "hm-theorem32"
+live_site = live_harness.live_site  # the harness's small site (a session fixture)
+OVERFLOW = (
+    "(name) => { const r = document.querySelector(`[data-live='${name}']`); return r.scrollWidth - r.clientWidth; }"
+)
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +36,8 @@ def chromium():
 
 def _report(rows, name):
     worst = max(rows, key=lambda r: r["rel"])
-    print(f"{name}: {len({r['label'] for r in rows})} cases, largest relative difference {worst['rel']:.2e} ({worst['label']}, {worst['key']})")
+    count = len({r["label"] for r in rows})
+    print(f"{name}: {count} cases, largest relative difference {worst['rel']:.2e} ({worst['label']}, {worst['key']})")
 
 
 def test_theorem21_page_computes_the_packages_factors_norms_and_determinants(chromium, live_site):
@@ -104,23 +101,31 @@ def test_a_click_adds_a_point_a_shift_click_removes_it_and_reset_restores_the_pr
     assert "identical" in page.inner_text(f"{root} .rn-live-figure")
     page.click(f"{root} .rn-live-controls .rn-live-reset")
     assert count() == 6 and "trainable parameters" in page.inner_text(f"{root} .rn-live-figure")
+    assert page.live_errors == []  # no script error on the way
 
 
 def test_both_explorers_fit_a_phone_screen(chromium, live_site):
     for name in (T21, T32):
         page = open_explorer(chromium, live_site, name, width=390)
-        over = page.evaluate(f"() => {{ const r = document.querySelector(\"[data-live='{name}']\"); return r.scrollWidth - r.clientWidth; }}")
+        over = page.evaluate(OVERFLOW, name)
         assert over <= 1, f"{name} overflows by {over} px at 390 px"
 
 
 def test_redraw_times_are_measured_and_recorded(chromium, live_site):
     version = chromium.version
     page = open_explorer(chromium, live_site, T21)
-    states = [{"l": 64, "sign": 1}, {"l": 64, "sign": -1}, {"angle": 180, "stretch": 3, "l": 32, "sign": 1}, {"l": 12, "sign": 1}]
+    states = [
+        {"l": 64, "sign": 1},
+        {"l": 64, "sign": -1},
+        {"angle": 180, "stretch": 3, "l": 32, "sign": 1},
+        {"l": 12, "sign": 1},
+    ]
     t21 = redraw_times(page, T21, states)
     record_times(T21, t21, version)
     page = open_explorer(chromium, live_site, T32)
-    t32 = redraw_times(page, T32, [{"preset": p} for p in ("figure", "rings", "grid", "clusters")] + [{"preset": "grid", "step": 3}])
+    t32 = redraw_times(
+        page, T32, [{"preset": p} for p in ("figure", "rings", "grid", "clusters")] + [{"preset": "grid", "step": 3}]
+    )
     record_times(T32, t32, version)
     for name, rows in ((T21, t21), (T32, t32)):
         print(name, ", ".join(f"{r['state']}: {r['ms']:.1f} ms" for r in rows))

@@ -60,9 +60,9 @@ def target(angle: float, stretch: float, axis: float, sign: int) -> np.ndarray:
 
 def negative_factorisation(R, l: int) -> tuple[np.ndarray, int]:
     """An explicit factorisation of ``R`` with ``det R < 0`` into ``l`` factors: ``D = diag(-1, 1)`` in
-    ``m`` factors (applied first), ``R D`` in ``l - m`` by the construction, ``m`` in ``1 .. l - 1`` (and
-    ``l`` when ``R = D``), at most :data:`MAX_REFLECTION`, the first with the smallest ``|||A|||``; at ``l = 1`` the one factor ``R - I``.
-    Returns ``(A, m)``."""
+    ``m`` factors (applied first), ``R D`` in ``l - m`` by the construction. ``m`` runs over ``1 .. l - 1``
+    (and ``l`` when ``R = D``), at most :data:`MAX_REFLECTION`, and is the first with the smallest
+    ``|||A|||``; at ``l = 1`` the one factor is ``R - I``. Returns ``(A, m)``."""
     R = as_square("R", R)
     l = check_int("l", l)
     if R.shape != (2, 2) or np.linalg.det(R) >= 0:

@@ -50,7 +50,9 @@ def presets() -> dict:
     clusters = centres[:, np.repeat(np.arange(3), 10)] + 0.15 * rng.standard_normal((2, 30))
     inner = 2 * np.pi * np.arange(8) / 8
     outer = 2 * np.pi * (np.arange(12) + 0.5) / 12
-    rings = np.hstack([0.4 * np.vstack([np.cos(inner), np.sin(inner)]), 0.9 * np.vstack([np.cos(outer), np.sin(outer)])])
+    rings = np.hstack(
+        [0.4 * np.vstack([np.cos(inner), np.sin(inner)]), 0.9 * np.vstack([np.cos(outer), np.sin(outer)])]
+    )
     g = np.arange(-0.75, 0.76, 0.3)
     gx, gy = np.meshgrid(g, g)
     gi, gj = np.meshgrid(np.arange(6), np.arange(6))
