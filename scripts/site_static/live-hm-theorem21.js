@@ -332,12 +332,21 @@
   }
 
   // --- the figure ---------------------------------------------------------------------------
-  const COL = { factor: "#1f77b4", iclr: "#d62728", summary: "#9467bd", one: "#555", det: "#2ca02c", cross: "#ff7f0e" };
+  const COL = {
+    factor: "#1f77b4",
+    iclr: "#d62728",
+    summary: "#9467bd",
+    one: "#555",
+    det: "#2ca02c",
+    cross: "#ff7f0e",
+    search: "#8c564b",
+  };
 
   function fmt(x, d) {
     if (x === null || x === undefined || Number.isNaN(x)) return "–";
     if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";
     const a = Math.abs(x);
+    if (a < 5e-13) return (0).toFixed(d === undefined ? 3 : d); // a rounding residue, e.g. sin(pi)
     if (a !== 0 && (a < 1e-3 || a >= 1e5)) return x.toExponential(2).replace("-", "−");
     return x.toFixed(d === undefined ? 3 : d).replace("-", "−");
   }
@@ -364,6 +373,9 @@
     fig.appendChild(text);
     fig.appendChild(left);
     fig.appendChild(right);
+    const paths = el("figure");
+    const capP = el("figcaption");
+    fig.appendChild(paths);
     const search = (api.data && api.data.search) || {};
 
     function draw(state) {
@@ -372,14 +384,18 @@
       const ks = o.norms.map((_, i) => i + 1);
       const W = Math.floor(Math.min(380, Math.max(260, fig.clientWidth ? fig.clientWidth / 2 - 12 : 360)));
       left.style.width = right.style.width = W + "px"; // the captions wrap under their panel
+      paths.style.width = W + "px";
       const span = [0.5, l + 0.5];
+      const found = o.refusal && Number(state.stretch) === 0 ? search[String(l)] : null;
+      const normSeries = [
+        { x: ks, y: o.norms, label: "‖A_i‖", color: COL.factor, points: true },
+        { x: span, y: [o.bound_iclr, o.bound_iclr], label: "ICLR bound", color: COL.iclr },
+        { x: span, y: [o.bound_summary, o.bound_summary], label: "summary bound", color: COL.summary },
+        { x: span, y: [1, 1], label: "1", color: COL.one },
+      ];
+      if (found) normSeries.push({ x: ks, y: found.norms, label: "package's search", color: COL.search, points: true });
       live.plot.lines(left, {
-        series: [
-          { x: ks, y: o.norms, label: "‖A_i‖", color: COL.factor, points: true },
-          { x: span, y: [o.bound_iclr, o.bound_iclr], label: "ICLR bound", color: COL.iclr },
-          { x: span, y: [o.bound_summary, o.bound_summary], label: "summary bound", color: COL.summary },
-          { x: span, y: [1, 1], label: "1", color: COL.one },
-        ],
+        series: normSeries,
         xlabel: "factor i (applied first: 1)",
         ylabel: "norm",
         ymin: 0,
@@ -400,8 +416,40 @@
         width: W,
         height: 240,
       });
+      // every factor's path t -> det(I + t A_i) = 1 + t tr A_i + t^2 det A_i on [0, 1]
+      const ts = Array.from({ length: 41 }, (_, i) => i / 40);
+      const crossing = o.A.map((Ai) => detPathZero(Ai) !== null);
+      const pathSeries = [];
+      const seen = [false, false];
+      o.A.forEach((Ai, i) => {
+        const tr = Ai[0][0] + Ai[1][1];
+        const dA = Ai[0][0] * Ai[1][1] - Ai[0][1] * Ai[1][0];
+        const c = crossing[i] ? 1 : 0;
+        pathSeries.push({
+          x: ts,
+          y: ts.map((t) => 1 + t * tr + t * t * dA),
+          color: c ? COL.cross : COL.factor,
+          label: seen[c] ? undefined : c ? "a factor that crosses 0" : "a factor (stays > 0)",
+        });
+        seen[c] = true;
+      });
+      pathSeries.push({ x: [0, 1], y: [0, 0], color: COL.one });
+      live.plot.lines(paths, {
+        series: pathSeries,
+        xlabel: "t",
+        ylabel: "det(I + t A_i)",
+        width: W,
+        height: 240,
+      });
       left.appendChild(capL);
       right.appendChild(capR);
+      paths.appendChild(capP);
+      const nCross = crossing.filter(Boolean).length;
+      capP.textContent =
+        "Each factor's determinant along t ↦ I + tA_i: " +
+        (nCross
+          ? nCross + " crosses zero at some t ≤ 1, so −1/t is an eigenvalue of that A_i and ‖A_i‖ ≥ 1/t ≥ 1."
+          : "none crosses zero, as none can when ‖A_i‖ < 1.");
       capL.textContent =
         "Every factor's norm ‖A_i‖ (dots) against the printed bounds at γ = " + fmt(o.gamma) + ", ℓ = " + l +
         " (lines) and against 1.";
@@ -422,11 +470,7 @@
           fmt(o.bound_iclr, 4) + " (ratio " + fmt(o.norm / o.bound_iclr, 2) + "), summary bound " +
           fmt(o.bound_summary, 4) + ". The product equals R up to " + fmt(o.product_error) + ".";
       } else {
-        let worst = 0;
-        o.norms.forEach((v, i) => {
-          if (o.factor_dets[i] <= 0 && v > o.norms[worst]) worst = i;
-          if (o.factor_dets[worst] > 0 && o.factor_dets[i] <= 0) worst = i;
-        });
+        const worst = Math.max(0, o.factor_dets.findIndex((d) => d <= 0)); // the factor that crosses
         const t = detPathZero(o.A[worst]);
         p2.textContent =
           "det R < 0, and the package refuses: “" + o.refusal + "”. Why: along t ↦ I + tA the determinant " +
@@ -436,8 +480,7 @@
           o.reflection_factors + " factor(s). Its factor " + (worst + 1) + " has det(I + A) = " +
           fmt(o.factor_dets[worst]) + (t !== null ? "; I + tA is singular at t = " + fmt(t, 4) + ", so ‖A‖ ≥ 1/t = " + fmt(1 / t, 4) : "") +
           "; |||A||| = " + fmt(o.norm, 4) + ".";
-        const found = search[String(l)];
-        if (found && Number(state.stretch) === 0) {
+        if (found) {
           const p3 = el("p");
           p3.textContent =
             "R is a reflection (stretch 0), orthogonally similar to diag(−1, 1). The package's numerical search " +
