@@ -6,72 +6,63 @@ Runs on the harness's small site (tests/browser/live_harness.py): `make assets`,
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import live_harness
-import pytest
 from live_harness import assert_cases_match, cases, failures, open_explorer, record_times, redraw_times, run_cases
-from test_site import CHROMIUM, CHROMIUM_FLAGS
 
 T21, T32 = "hm-theorem21", "hm-theorem32"
-live_site = live_harness.live_site  # the harness's small site (a session fixture)
+live_site = live_harness.live_site  # the harness's small site and its Chromium (session fixtures)
+live_browser = live_harness.live_browser
 OVERFLOW = (
     "(name) => { const r = document.querySelector(`[data-live='${name}']`); return r.scrollWidth - r.clientWidth; }"
 )
 
 
-@pytest.fixture(scope="module")
-def chromium():
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium`")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
 def _report(rows, name):
     worst = max(rows, key=lambda r: r["rel"])
+    finite = [r for r in rows if r["rel"] < float("inf")]
+    if finite and finite != rows:
+        w = max(finite, key=lambda r: r["rel"])
+        print(f"{name}: largest finite difference {w['rel']:.2e} ({w['label']}, {w['key']})")
     count = len({r["label"] for r in rows})
     print(f"{name}: {count} cases, largest relative difference {worst['rel']:.2e} ({worst['label']}, {worst['key']})")
 
 
-def test_theorem21_page_computes_the_packages_factors_norms_and_determinants(chromium, live_site):
-    page = open_explorer(chromium, live_site, T21)
+def test_theorem21_page_computes_the_packages_factors_norms_and_determinants(live_browser, live_site):
+    page = open_explorer(live_browser, live_site, T21)
     rows = run_cases(page, T21, cases(live_site, T21))
     _report(rows, T21)
     assert_cases_match(rows)
     assert {r["key"] for r in rows} >= {"A", "norms", "bound_iclr", "p", "refusal", "running_dets"}
 
 
-def test_theorem32_page_computes_the_packages_blocks_states_and_parameter_count(chromium, live_site):
-    page = open_explorer(chromium, live_site, T32)
+def test_theorem32_page_computes_the_packages_blocks_states_and_parameter_count(live_browser, live_site):
+    page = open_explorer(live_browser, live_site, T32)
     rows = run_cases(page, T32, cases(live_site, T32))
     _report(rows, T32)
     assert_cases_match(rows)
     assert {r["key"] for r in rows} >= {"U", "V", "b", "idx", "states", "outputs", "trainable", "refusal"}
 
 
-def test_a_dropped_rotation_factor_in_the_page_fails_the_cross_check(chromium, live_site):
+def test_a_dropped_rotation_factor_in_the_page_fails_the_cross_check(live_browser, live_site):
     slip = ("for (let i = 0; i < q; i++) A.push(F);", "for (let i = 1; i < q; i++) A.push(F);")
-    page = open_explorer(chromium, live_site, T21, mutate=[slip])
+    page = open_explorer(live_browser, live_site, T21, mutate=[slip])
     bad = failures(run_cases(page, T21, cases(live_site, T21)))
+    _report(bad, f"{T21} with a dropped factor, failing rows {len(bad)}")
     assert any(r["key"] == "A" for r in bad) and any(r["key"] == "running_dets" for r in bad)
 
 
-def test_a_transposed_block_in_the_page_fails_the_cross_check(chromium, live_site):
+def test_a_transposed_block_in_the_page_fails_the_cross_check(live_browser, live_site):
     slip = ("U[a][0] = H[0][i];\n      U[a][1] = H[1][i];", "U[0][a] = H[0][i];\n      U[1][a] = H[1][i];")
-    page = open_explorer(chromium, live_site, T32, mutate=[slip])
+    page = open_explorer(live_browser, live_site, T32, mutate=[slip])
     bad = failures(run_cases(page, T32, cases(live_site, T32)))
+    _report(bad, f"{T32} with a transposed block, failing rows {len(bad)}")
     assert any(r["key"] == "U" for r in bad) and any(r["key"] == "states" for r in bad)
 
 
-def test_a_linked_setting_opens_with_a_reflection_and_explains_why_nothing_goes_below_one(chromium, live_site):
-    page = open_explorer(chromium, live_site, T21, fragment=f"#{T21}.sign=-1&{T21}.stretch=0&{T21}.angle=180&{T21}.l=8")
+def test_a_linked_setting_opens_with_a_reflection_and_explains_why_nothing_goes_below_one(live_browser, live_site):
+    page = open_explorer(
+        live_browser, live_site, T21, fragment=f"#{T21}.sign=-1&{T21}.stretch=0&{T21}.angle=180&{T21}.l=8"
+    )
     state = page.evaluate(f"() => window.resnetLive.mounted['{T21}'].state()")
     assert state["sign"] == -1 and state["l"] == 8
     text = page.inner_text(f"[data-live='{T21}'] .rn-live-figure")
@@ -81,8 +72,8 @@ def test_a_linked_setting_opens_with_a_reflection_and_explains_why_nothing_goes_
     assert "#" not in page.url or f"{T21}." not in page.url.split("#", 1)[1]
 
 
-def test_a_click_adds_a_point_a_shift_click_removes_it_and_reset_restores_the_preset(chromium, live_site):
-    page = open_explorer(chromium, live_site, T32)
+def test_a_click_adds_a_point_a_shift_click_removes_it_and_reset_restores_the_preset(live_browser, live_site):
+    page = open_explorer(live_browser, live_site, T32)
     root = f"[data-live='{T32}']"
 
     def count():
@@ -104,16 +95,16 @@ def test_a_click_adds_a_point_a_shift_click_removes_it_and_reset_restores_the_pr
     assert page.live_errors == []  # no script error on the way
 
 
-def test_both_explorers_fit_a_phone_screen(chromium, live_site):
+def test_both_explorers_fit_a_phone_screen(live_browser, live_site):
     for name in (T21, T32):
-        page = open_explorer(chromium, live_site, name, width=390)
+        page = open_explorer(live_browser, live_site, name, width=390)
         over = page.evaluate(OVERFLOW, name)
         assert over <= 1, f"{name} overflows by {over} px at 390 px"
 
 
-def test_redraw_times_are_measured_and_recorded(chromium, live_site):
-    version = chromium.version
-    page = open_explorer(chromium, live_site, T21)
+def test_redraw_times_are_measured_and_recorded(live_browser, live_site):
+    version = live_browser.version
+    page = open_explorer(live_browser, live_site, T21)
     states = [
         {"l": 64, "sign": 1},
         {"l": 64, "sign": -1},
@@ -122,7 +113,7 @@ def test_redraw_times_are_measured_and_recorded(chromium, live_site):
     ]
     t21 = redraw_times(page, T21, states)
     record_times(T21, t21, version)
-    page = open_explorer(chromium, live_site, T32)
+    page = open_explorer(live_browser, live_site, T32)
     t32 = redraw_times(
         page, T32, [{"preset": p} for p in ("figure", "rings", "grid", "clusters")] + [{"preset": "grid", "step": 3}]
     )
