@@ -440,9 +440,47 @@
       });
       return best;
     }
+    // by keyboard: the panel takes focus; Enter adds a point (at the selected one, moved 0.1 right),
+    // the arrows move the selected point by 0.01 (0.1 with Shift), [ and ] select, Delete removes
+    let selected = -1;
+    function onKey(e) {
+      const step = e.shiftKey ? 0.1 : 0.01;
+      const moves = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] };
+      if (selected >= points.length) selected = points.length - 1;
+      if (e.key === "Enter") {
+        const base = selected >= 0 ? points[selected] : [0.4, 0.4];
+        points.push([snap(base[0] + 0.1), snap(base[1]), Number(lastState.label)]);
+        selected = points.length - 1;
+      } else if (moves[e.key] && selected >= 0) {
+        const p = points[selected];
+        p[0] = snap(p[0] + moves[e.key][0]);
+        p[1] = snap(p[1] + moves[e.key][1]);
+      } else if ((e.key === "]" || e.key === "[") && points.length) {
+        selected = (selected + (e.key === "]" ? 1 : points.length - 1)) % points.length;
+        redraw();
+        e.preventDefault();
+        return;
+      } else if ((e.key === "Delete" || e.key === "Backspace") && selected >= 0) {
+        points.splice(selected, 1);
+        selected = Math.min(selected, points.length - 1);
+      } else {
+        return;
+      }
+      e.preventDefault();
+      edited();
+    }
     function attach(c) {
       if (c.dataset.hm32) return;
       c.dataset.hm32 = "1";
+      c.tabIndex = 0;
+      c.setAttribute("role", "application");
+      c.setAttribute(
+        "aria-label",
+        "Your points. Enter adds a point, the arrow keys move the selected point, [ and ] select another, Delete removes it.",
+      );
+      c.addEventListener("keydown", onKey);
+      c.addEventListener("focus", redraw); // the selected point's ring
+      c.addEventListener("blur", redraw);
       c.style.touchAction = "none";
       c.style.cursor = "crosshair";
       c.addEventListener("pointerdown", (e) => {
@@ -455,11 +493,13 @@
         }
         if (j >= 0) {
           drag = j;
+          selected = j;
           c.setPointerCapture(e.pointerId);
           return;
         }
         const [x, y] = fromPx(px, py);
         points.push([snap(x), snap(y), Number(lastState.label)]);
+        selected = points.length - 1;
         edited();
       });
       c.addEventListener("pointermove", (e) => {
@@ -524,8 +564,16 @@
       attach(ctxL.canvas);
       frame(ctxL);
       drawPoints(ctxL, X, labels, toPx);
+      if (selected >= 0 && selected < points.length && document.activeElement === ctxL.canvas) {
+        const [sx, sy] = toPx(points[selected][0], points[selected][1]);
+        ctxL.strokeStyle = "#000";
+        ctxL.beginPath();
+        ctxL.arc(sx, sy, 8, 0, 2 * Math.PI);
+        ctxL.stroke();
+      }
       capL.textContent =
-        "Your points x (click to add with the chosen label, drag to move, shift-click to remove); " +
+        "Your points x (click to add with the chosen label, drag to move, shift-click to remove; or by " +
+        "keyboard: Enter, arrows, [ ], Delete); " +
         points.length + " points.";
       // right: the hidden plane after block j
       const ctxR = canvas(right, size);

@@ -9,6 +9,8 @@ from __future__ import annotations
 import live_harness
 from live_harness import assert_cases_match, cases, failures, open_explorer, record_times, redraw_times, run_cases
 
+from resnet_nb.book.live import hm_theorem21 as h21
+
 T21, T32 = "hm-theorem21", "hm-theorem32"
 live_site = live_harness.live_site  # the harness's small site and its Chromium (session fixtures)
 live_browser = live_harness.live_browser
@@ -68,7 +70,7 @@ def test_a_linked_setting_opens_with_a_reflection_and_explains_why_nothing_goes_
     text = page.inner_text(f"[data-live='{T21}'] .rn-live-figure")
     assert "positive determinant" in text and "numerical search" in text
     page.click(f"[data-live='{T21}'] .rn-live-reset")
-    assert page.evaluate(f"() => window.resnetLive.mounted['{T21}'].state()")["sign"] == 1
+    assert page.evaluate(f"() => window.resnetLive.mounted['{T21}'].state()") == h21.DEFAULTS
     assert "#" not in page.url or f"{T21}." not in page.url.split("#", 1)[1]
 
 
@@ -79,6 +81,13 @@ def test_a_click_adds_a_point_a_shift_click_removes_it_and_reset_restores_the_pr
     def count():
         return int(page.inner_text(f"{root} figcaption").split(";")[-1].split()[0])
 
+    def last_point():
+        from urllib.parse import parse_qs, urlsplit
+
+        pts = parse_qs(urlsplit(page.url).fragment)[f"{T32}.pts"][0]
+        x, y, _ = pts.split("~")[-1].split("_")
+        return int(x), int(y)
+
     assert count() == 6
     box = page.locator(f"{root} canvas").first.bounding_box()
     x, y = box["x"] + 0.8 * box["width"], box["y"] + 0.2 * box["height"]
@@ -87,6 +96,14 @@ def test_a_click_adds_a_point_a_shift_click_removes_it_and_reset_restores_the_pr
     page.keyboard.down("Shift")
     page.mouse.click(x, y)
     page.keyboard.up("Shift")
+    assert count() == 6
+    page.locator(f"{root} canvas").first.focus()  # the same by keyboard
+    page.keyboard.press("Enter")
+    assert count() == 7
+    before = last_point()
+    page.keyboard.press("Shift+ArrowUp")
+    assert last_point() == (before[0], before[1] + 10)  # in hundredths
+    page.keyboard.press("Delete")
     assert count() == 6
     page.select_option(f"{root} select[data-key='preset']", "identical")
     assert "identical" in page.inner_text(f"{root} .rn-live-figure")
