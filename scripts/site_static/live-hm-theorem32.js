@@ -279,6 +279,7 @@
   const PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf"];
   const GRID = 100; // points snap to a 0.01 grid, as the exported cases do
   const EXTENT = 1.2; // the input panel shows [-1.2, 1.2]^2
+  const MAX_POINTS = 100; // beyond, the page says so instead of adding (the construction is O(n^3))
 
   const WHY = [
     ["identical points", "Two points sit at the same place: no network gives them different outputs. Drag one away."],
@@ -381,7 +382,7 @@
     let lastState = api.state;
     const hashPts = new URLSearchParams(window.location.hash.replace(/^#/, "")).get("hm-theorem32.pts");
     if (hashPts !== null) {
-      points = decode(hashPts);
+      points = decode(hashPts).slice(0, MAX_POINTS);
       applied = api.state.preset;
     }
     function storePoints(custom) {
@@ -407,6 +408,11 @@
     const fromPx = (px, py) => [((px - size / 2) / (size / 2)) * EXTENT, (-(py - size / 2) / (size / 2)) * EXTENT];
     const snap = (v) => Math.round(Math.max(-1, Math.min(1, v)) * GRID) / GRID;
 
+    function room() {
+      if (points.length < MAX_POINTS) return true;
+      api.tooLarge("At most " + MAX_POINTS + " points here: remove one first (the construction's cost grows like n³).");
+      return false;
+    }
     function edited() {
       storePoints(true);
       redraw();
@@ -448,6 +454,7 @@
       const moves = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] };
       if (selected >= points.length) selected = points.length - 1;
       if (e.key === "Enter") {
+        if (!room()) return;
         const base = selected >= 0 ? points[selected] : [0.4, 0.4];
         points.push([snap(base[0] + 0.1), snap(base[1]), Number(lastState.label)]);
         selected = points.length - 1;
@@ -498,6 +505,7 @@
           return;
         }
         const [x, y] = fromPx(px, py);
+        if (!room()) return;
         points.push([snap(x), snap(y), Number(lastState.label)]);
         selected = points.length - 1;
         edited();
@@ -636,6 +644,8 @@
           ? "The points after the projection h = A0 x (stars: the labels' surrogates); dashed: the first block's units and moves."
           : "After block " + j + " of " + B + ": moved points sit on their label's surrogate (star)" +
             (j < B ? "; dashed: block " + (j + 1) + "'s units and moves." : "; the last block maps each star to its one-hot label.");
+      let vmax = 0;
+      for (const Vb of o.V) for (const row of Vb) for (const v of row) vmax = Math.max(vmax, Math.abs(v));
       let fit = 0;
       o.outputs.forEach((row, c) => row.forEach((v, i) => (fit = Math.max(fit, Math.abs(v - (labels[i] === c ? 1 : 0))))));
       const p = el("p");
@@ -643,7 +653,8 @@
         "n = " + o.n + " points, r = " + o.r + " labels, width k = 2: " + B + " residual blocks (⌈n/k⌉ = " +
         Math.ceil(o.n / 2) + "), " + o.trainable + " trainable parameters = " + B + " × (2k² + k) + (rk + r² + r) = " +
         o.residual + " + " + o.last_params + " (and the fixed projection A0, " + o.projection + " numbers). " +
-        "Smallest margin " + fmt(o.min_margin) + "; every output within " + fmt(fit) + " of its one-hot label.";
+        "Smallest margin " + fmt(o.min_margin) + " (the entries of V grow like 1/margin: largest " + fmt(vmax) +
+        "); every output within " + fmt(fit) + " of its one-hot label.";
       text.appendChild(p);
     }
     return { draw: draw };

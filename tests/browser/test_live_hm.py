@@ -7,6 +7,7 @@ Runs on the harness's small site (tests/browser/live_harness.py): `make assets`,
 from __future__ import annotations
 
 import live_harness
+import numpy as np
 from live_harness import assert_cases_match, cases, failures, open_explorer, record_times, redraw_times, run_cases
 
 from resnet_nb.book.live import hm_theorem21 as h21
@@ -131,9 +132,17 @@ def test_redraw_times_are_measured_and_recorded(live_browser, live_site):
     t21 = redraw_times(page, T21, states)
     record_times(T21, t21, version)
     page = open_explorer(live_browser, live_site, T32)
-    t32 = redraw_times(
-        page, T32, [{"preset": p} for p in ("figure", "rings", "grid", "clusters")] + [{"preset": "grid", "step": 3}]
-    )
+    presets = [{"preset": p} for p in ("figure", "rings", "grid", "clusters")]
+    t32 = redraw_times(page, T32, [*presets, {"preset": "grid", "step": 3}])
+    # the most points the page takes (100), from a linked setting: 96 random points of 4 labels
+    rng = np.random.default_rng(96)
+    cells = rng.choice(201 * 201, 96, replace=False)  # distinct points
+    xy, labels = np.stack([cells // 201 - 100, cells % 201 - 100], 1), rng.integers(0, 4, 96)
+    pts = "~".join(f"{x}_{y}_{c}" for (x, y), c in zip(xy, labels))
+    page = open_explorer(live_browser, live_site, T32, fragment=f"#{T32}.pts={pts}")
+    assert "96 points" in page.inner_text(f"[data-live='{T32}'] figcaption")
+    assert "trainable parameters" in page.inner_text(f"[data-live='{T32}'] .rn-live-figure")
+    t32 += [dict(r, state={**r["state"], "points": 96}) for r in redraw_times(page, T32, [{"step": 64}, {"seed": 1}])]
     record_times(T32, t32, version)
     for name, rows in ((T21, t21), (T32, t32)):
         print(name, ", ".join(f"{r['state']}: {r['ms']:.1f} ms" for r in rows))
