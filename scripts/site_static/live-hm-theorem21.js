@@ -468,7 +468,7 @@
           "The construction spends p = " + o.p + " factors on the stretch P^(1/p) and q = " + o.q +
           " on the rotation Q^(1/q) (R = QP). Largest factor |||A||| = " + fmt(o.norm, 4) + ", ICLR bound " +
           fmt(o.bound_iclr, 4) + " (ratio " + fmt(o.norm / o.bound_iclr, 2) + "), summary bound " +
-          fmt(o.bound_summary, 4) + ". The product equals R up to " + fmt(o.product_error) + ".";
+          fmt(o.bound_summary, 4) + ". The product equals R up to " + o.product_error.toExponential(1).replace("-", "−") + ".";
       } else {
         const worst = Math.max(0, o.factor_dets.findIndex((d) => d <= 0)); // the factor that crosses
         const t = detPathZero(o.A[worst]);

@@ -6,18 +6,34 @@ Runs on the harness's small site (tests/browser/live_harness.py): `make assets`,
 
 from __future__ import annotations
 
-import live_harness
 import numpy as np
-from live_harness import assert_cases_match, cases, failures, open_explorer, record_times, redraw_times, run_cases
+import pytest
+from live_harness import (
+    LIVE_LIMIT_KB,
+    cases,
+    failures,
+    live_weight_kb,
+    open_explorer,
+    record_times,
+    redraw_times,
+    run_cases,
+    save_still,
+)
 
 from resnet_nb.book.live import hm_theorem21 as h21
 
 T21, T32 = "hm-theorem21", "hm-theorem32"
-live_site = live_harness.live_site  # the harness's small site and its Chromium (session fixtures)
-live_browser = live_harness.live_browser
 OVERFLOW = (
     "(name) => { const r = document.querySelector(`[data-live='${name}']`); return r.scrollWidth - r.clientWidth; }"
 )
+
+
+def assert_cases_match(rows):
+    bad = failures(rows)
+    assert rows, "no case was compared"
+    assert not bad, "page differs from the package: " + "; ".join(
+        f"{r['label']} [{r['key']}]: rel {r['rel']:.3g} > {r['rtol']:.0e} {r.get('error', '')}" for r in bad[:8]
+    )
 
 
 def _report(rows, name):
@@ -77,6 +93,8 @@ def test_a_linked_setting_opens_with_a_reflection_and_explains_why_nothing_goes_
 
 def test_a_click_adds_a_point_a_shift_click_removes_it_and_reset_restores_the_preset(live_browser, live_site):
     page = open_explorer(live_browser, live_site, T32)
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
     root = f"[data-live='{T32}']"
 
     def count():
@@ -110,7 +128,7 @@ def test_a_click_adds_a_point_a_shift_click_removes_it_and_reset_restores_the_pr
     assert "identical" in page.inner_text(f"{root} .rn-live-figure")
     page.click(f"{root} .rn-live-controls .rn-live-reset")
     assert count() == 6 and "trainable parameters" in page.inner_text(f"{root} .rn-live-figure")
-    assert page.live_errors == []  # no script error on the way
+    assert errors == []  # no script error on the way
 
 
 def test_both_explorers_fit_a_phone_screen(live_browser, live_site):
@@ -147,3 +165,37 @@ def test_redraw_times_are_measured_and_recorded(live_browser, live_site):
     for name, rows in ((T21, t21), (T32, t32)):
         print(name, ", ".join(f"{r['state']}: {r['ms']:.1f} ms" for r in rows))
     assert all(r["ms"] > 0 for r in t21 + t32)
+
+
+@pytest.mark.parametrize("name", [T21, T32])
+def test_still_of_the_default_setting_shows_the_figure(live_browser, live_site, name):
+    from PIL import Image
+
+    page = open_explorer(live_browser, live_site, name)
+    try:
+        path = save_still(page, name)
+    finally:
+        page.close()
+    colours = Image.open(path).convert("RGB").getcolors(maxcolors=1 << 20) or []
+    reds = sum(c for c, (r, g, b) in colours if r > g + 60 and r > b + 60)
+    blues = sum(c for c, (r, g, b) in colours if b > r + 60 and b > g + 30)
+    # 2.1: the factors' norms (blue) under the ICLR bound (red); 3.2: points of the labels 0 and 1
+    assert reds > 50 and blues > 50, (reds, blues)
+
+
+@pytest.mark.parametrize("name", [T21, T32])
+def test_live_code_stays_under_its_weight_limit(live_site, name):
+    from urllib.error import HTTPError
+    from urllib.request import urlopen
+
+    def read(path):
+        try:
+            with urlopen(f"{live_site}/_static/{path}") as r:
+                return r.read()
+        except HTTPError:
+            return None
+
+    kb = live_weight_kb(read, name)
+    assert {"vendor/live.js", f"vendor/live-{name}.js", f"live/{name}.data.json"} <= set(kb)
+    print(f"live code of {name}: " + ", ".join(f"{p} {v:.1f} kB" for p, v in kb.items()))
+    assert sum(kb.values()) <= LIVE_LIMIT_KB, kb
