@@ -199,3 +199,25 @@ def test_live_code_stays_under_its_weight_limit(live_site, name):
     assert {"vendor/live.js", f"vendor/live-{name}.js", f"live/{name}.data.json"} <= set(kb)
     print(f"live code of {name}: " + ", ".join(f"{p} {v:.1f} kB" for p, v in kb.items()))
     assert sum(kb.values()) <= LIVE_LIMIT_KB, kb
+
+
+@pytest.mark.parametrize("chapter, name", [("hardt_ma_linear", T21), ("hardt_ma_expressivity", T32)])
+def test_chapter_page_mounts_the_explorer_and_matches_the_package(browser, site_url, chapter, name):
+    """On the built chapter (``make book``): the explorer replaces its still, requests nothing outside
+    the site, and its computation agrees with the cases the build wrote."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    outside, errors = [], []
+    page.on("request", lambda r: None if r.url.startswith((site_url, "data:")) else outside.append(r.url))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"{site_url}/book/{chapter}.html")
+        page.wait_for_function("() => window.resnetLive && window.resnetLive.ready", timeout=30_000)
+        page.evaluate("() => window.resnetLive.ready")
+        root = page.locator(f'[data-live="{name}"]')
+        assert root.locator(".rn-live-figure canvas").count() >= 2
+        assert not root.locator("img").first.is_visible()  # the still, kept for readers without JavaScript
+        rows = run_cases(page, name, cases(site_url, name))
+    finally:
+        page.close()
+    assert not outside and not errors, (outside, errors)
+    assert_cases_match(rows)
