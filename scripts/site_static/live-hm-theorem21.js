@@ -1,5 +1,5 @@
-// live-hm-theorem21.js: Hardt & Ma, Theorem 2.1, computed in the page: the factorisation R = (I + A_l) ... (I + A_1) of a
-// 2 x 2 target with det R > 0, built as resnet_nb.hardt_ma.linear.theorem21.theorem21_construction
+// live-hm-theorem21.js: Hardt & Ma, Theorem 2.1, computed in the page: the factorisation
+// R = (I + A_l) ... (I + A_1) of a 2 x 2 target with det R > 0, built as resnet_nb.hardt_ma.linear.theorem21.theorem21_construction
 // builds it (split "best"), and, for det R < 0, an explicit factorisation through a reflection
 // (resnet_nb.book.live.hm_theorem21.negative_factorisation) whose first factors cross the singular
 // matrices. Matrices are arrays of rows, [[a, b], [c, d]].
