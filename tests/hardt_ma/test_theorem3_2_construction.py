@@ -380,3 +380,13 @@ def test_default_width_is_6_ln_n_at_most_d():
     X = unit_norm_columns(rng.standard_normal((10, 1)))
     net, _ = theorem32_construction(X, [0])  # one point: the width of n = 2, ceil(6 ln 2) = 5
     assert net.A0.shape == (5, 10) and np.abs(net(X) - 1).max() < 1e-12
+
+
+def test_identical_points_are_refused_whatever_the_rounding_of_their_gram_matrix():
+    # separation's Gram formula rounds differently per BLAS kernel; the exact check must catch every pair
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        X = np.round(rng.uniform(-1, 1, (2, 6)), 2)
+        X[:, 4] = X[:, 1]
+        with pytest.raises(ValueError, match=r"\bidentical points\b"):
+            theorem32_construction(X, np.arange(6) % 2)

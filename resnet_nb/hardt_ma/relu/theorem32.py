@@ -150,6 +150,9 @@ def theorem32_construction(
         raise ValueError(f"labels must be < r = {r}, got {labels.max()}")
     check_choice("selection", selection, ["paper", "greedy"])
     k = min(d, math.ceil(6 * math.log(max(n, 2)))) if k is None else check_int("k", k)  # ceil(6 ln 2) = 5 at least
+    # exact comparison first: separation's Gram formula rounds, and may see identical points apart
+    if n > 1 and np.unique(X, axis=1).shape[1] < n:
+        raise ValueError("X has two identical points: they cannot be given different outputs")
     rng = np.random.default_rng(seed)
     A0 = rng.standard_normal((k, d)) / math.sqrt(k)
     H = A0 @ X
