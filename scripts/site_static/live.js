@@ -22,7 +22,8 @@
  *   the times are kept in resnetLive.times[name]. Throwing resnetLive.TooLarge(message) from
  *   draw or compute shows the message in the page instead of a figure.
  *
- *   Helpers: resnetLive.plot.{heatmap, lines} (canvas), resnetLive.lib["ml-matrix"] after
+ *   Helpers: resnetLive.plot.{heatmap, lines} (canvas), resnetLive.linalg.{eigvalsh(a, n),
+ *   percentile(sorted, q)} (float64, values only), resnetLive.lib["ml-matrix"] after
  *   loading, resnetLive.compute[name] (the registered pure functions), resnetLive.ready
  *   (a promise: every explorer on the page mounted), resnetLive.mounted[name] ({redraw(state),
  *   state(), reset()}).
@@ -271,6 +272,106 @@
     return ready;
   }
 
+  // --- linear algebra ----------------------------------------------------------------------
+  /* eigvalsh(a, n): the eigenvalues, ascending, of the symmetric n x n matrix a (row-major
+     array, read-only). Householder tridiagonalisation and implicit QL, the algorithm of
+     ml-matrix's EigenvalueDecomposition (JAMA's tred2/tql2) without the eigenvectors, which
+     makes it about six times faster (n = 400: 70 ms against 520 ms in node 20). */
+  function eigvalsh(A, n) {
+    const a = Float64Array.from(A);
+    const d = new Float64Array(n), e = new Float64Array(n);
+    // tred1 on the lower triangle, rows i = n-1 .. 1 (JAMA's tred2 without the accumulation)
+    for (let j = 0; j < n; j++) d[j] = a[(n - 1) * n + j];
+    for (let i = n - 1; i > 0; i--) {
+      let scale = 0, h = 0;
+      for (let k = 0; k < i; k++) scale += Math.abs(d[k]);
+      if (scale === 0) {
+        e[i] = d[i - 1];
+        for (let j = 0; j < i; j++) { d[j] = a[(i - 1) * n + j]; a[i * n + j] = 0; a[j * n + i] = 0; }
+      } else {
+        for (let k = 0; k < i; k++) { d[k] /= scale; h += d[k] * d[k]; }
+        let f = d[i - 1];
+        let g = Math.sqrt(h);
+        if (f > 0) g = -g;
+        e[i] = scale * g;
+        h -= f * g;
+        d[i - 1] = f - g;
+        for (let j = 0; j < i; j++) e[j] = 0;
+        for (let j = 0; j < i; j++) {
+          f = d[j];
+          a[j * n + i] = f;
+          g = e[j] + a[j * n + j] * f;
+          for (let k = j + 1; k <= i - 1; k++) { g += a[k * n + j] * d[k]; e[k] += a[k * n + j] * f; }
+          e[j] = g;
+        }
+        f = 0;
+        for (let j = 0; j < i; j++) { e[j] /= h; f += e[j] * d[j]; }
+        const hh = f / (h + h);
+        for (let j = 0; j < i; j++) e[j] -= hh * d[j];
+        for (let j = 0; j < i; j++) {
+          f = d[j]; g = e[j];
+          for (let k = j; k <= i - 1; k++) a[k * n + j] -= (f * e[k] + g * d[k]);
+          d[j] = a[(i - 1) * n + j];
+          a[i * n + j] = 0;
+        }
+      }
+      d[i] = h;
+    }
+    // diagonal of the tridiagonal matrix (JAMA keeps it in d after the accumulation loop)
+    for (let j = 0; j < n; j++) d[j] = a[j * n + j];
+    // tql1
+    for (let i = 1; i < n; i++) e[i - 1] = e[i];
+    e[n - 1] = 0;
+    let f = 0, tst1 = 0;
+    const eps = Math.pow(2, -52);
+    for (let l = 0; l < n; l++) {
+      tst1 = Math.max(tst1, Math.abs(d[l]) + Math.abs(e[l]));
+      let m = l;
+      while (m < n) { if (Math.abs(e[m]) <= eps * tst1) break; m++; }
+      if (m > l) {
+        let iter = 0;
+        do {
+          if (++iter > 60) throw new Error("eigvalsh: no convergence");
+          let g = d[l];
+          let p = (d[l + 1] - g) / (2 * e[l]);
+          let r = Math.hypot(p, 1);
+          if (p < 0) r = -r;
+          d[l] = e[l] / (p + r);
+          d[l + 1] = e[l] * (p + r);
+          const dl1 = d[l + 1];
+          let h = g - d[l];
+          for (let i = l + 2; i < n; i++) d[i] -= h;
+          f += h;
+          p = d[m];
+          let c = 1, c2 = c, c3 = c, el1 = e[l + 1], s = 0, s2 = 0;
+          for (let i = m - 1; i >= l; i--) {
+            c3 = c2; c2 = c; s2 = s;
+            g = c * e[i]; h = c * p;
+            r = Math.hypot(p, e[i]);
+            e[i + 1] = s * r;
+            s = e[i] / r; c = p / r;
+            p = c * d[i] - s * g;
+            d[i + 1] = h + s * (c * g + s * d[i]);
+          }
+          p = -s * s2 * c3 * el1 * e[l] / dl1;
+          e[l] = s * p;
+          d[l] = c * p;
+        } while (Math.abs(e[l]) > eps * tst1);
+      }
+      d[l] += f;
+      e[l] = 0;
+    }
+    return Array.from(d).sort((x, y) => x - y);
+  }
+
+  /* percentile(sorted, q): numpy's default ("linear") percentile of an ascending array. */
+  function percentile(sorted, q) {
+    var pos = (sorted.length - 1) * q / 100;
+    var lo = Math.floor(pos), hi = Math.min(lo + 1, sorted.length - 1);
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+  }
+  live.linalg = {eigvalsh: eigvalsh, percentile: percentile};
+
   // --- plotting helpers (canvas) -----------------------------------------------------------
   function canvasFor(parent, cls, cssWidth, cssHeight) {
     var c = parent.querySelector("canvas." + cls);
@@ -296,21 +397,35 @@
     return end.map(function (e) { return Math.round(255 * (1 - a) + e * a); });
   }
 
+  var lutCache = null;
+  function palette() {  // 256 colours of diverging(), RGBA, index 0 = -1, 255 = +1
+    if (!lutCache) {
+      lutCache = new Uint8ClampedArray(4 * 256);
+      for (var k = 0; k < 256; k++) {
+        var c = diverging(k / 127.5 - 1);
+        lutCache.set([c[0], c[1], c[2], 255], 4 * k);
+      }
+    }
+    return lutCache;
+  }
+
   var plot = {
-    /* heatmap(parent, {rows, cols, value(i, j), scale, size, title, grid}) draws one pixel
-       block per entry on a canvas of about `size` css px, colours value/scale on a diverging
-       map, and lines every `grid` entries (the unit blocks). */
+    /* heatmap(parent, {rows, cols, value(i, j), scale, size, grid, unitGrid}) draws one pixel
+       block per entry (square matrices) on a canvas of `size` css px, colours value/scale on a
+       diverging map (blue < 0 < red), thin lines every `grid` entries and thick lines every
+       `unitGrid` entries (lines closer than 2 px are left out). */
     heatmap: function (parent, o) {
       var size = o.size || 320;
       var ctx = canvasFor(parent, o.cls || "rn-live-heatmap", size, size);
       var w = o.cols, h = o.rows;
-      var img = ctx.createImageData(w, h);
-      var s = o.scale > 0 ? o.scale : 1;
+      var img = ctx.createImageData(w, h), px = img.data;
+      var s = o.scale > 0 ? o.scale : 1, lut = palette();
       for (var i = 0; i < h; i++) {
         for (var j = 0; j < w; j++) {
-          var c = diverging(o.value(i, j) / s);
+          var t = o.value(i, j) / s;
+          var c = 4 * Math.round(127.5 * (1 + (t > 1 ? 1 : t < -1 ? -1 : t)));
           var k = 4 * (i * w + j);
-          img.data[k] = c[0]; img.data[k + 1] = c[1]; img.data[k + 2] = c[2]; img.data[k + 3] = 255;
+          px[k] = lut[c]; px[k + 1] = lut[c + 1]; px[k + 2] = lut[c + 2]; px[k + 3] = 255;
         }
       }
       var tmp = document.createElement("canvas");
@@ -319,21 +434,25 @@
       ctx.imageSmoothingEnabled = false;
       ctx.clearRect(0, 0, size, size);
       ctx.drawImage(tmp, 0, 0, size, size);
-      if (o.grid && o.grid < w) {
-        ctx.strokeStyle = "rgba(0,0,0,0.35)";
-        ctx.lineWidth = 1;
-        for (var g = o.grid; g < w; g += o.grid) {
-          var x = Math.round(g * size / w) + 0.5;
+      [[o.grid, "rgba(0,0,0,0.25)", 1], [o.unitGrid, "rgba(0,0,0,0.8)", 2]].forEach(function (g) {
+        if (!g[0] || g[0] >= w || size * g[0] / w < 2) { return; }
+        ctx.strokeStyle = g[1];
+        ctx.lineWidth = g[2];
+        for (var k = g[0]; k < w; k += g[0]) {
+          var x = Math.round(k * size / w) + 0.5;
           ctx.beginPath(); ctx.moveTo(x, 0); ctx.lineTo(x, size); ctx.stroke();
           ctx.beginPath(); ctx.moveTo(0, x); ctx.lineTo(size, x); ctx.stroke();
         }
-      }
+      });
+      ctx.lineWidth = 1;
       ctx.strokeStyle = "#444";
       ctx.strokeRect(0.5, 0.5, size - 1, size - 1);
       return ctx.canvas;
     },
     /* lines(parent, {series: [{x: [], y: [], label, color, points}], xlabel, ylabel, logy,
-       width, height, title}) draws lines with axes and a legend. Non-finite points are skipped. */
+       width, height, title, xmin, xmax, ymin, legendAt: [fx, fy], empty}) draws lines (or
+       points) with axes and a legend (at fractions fx, fy of the plot area; default top
+       right). Non-finite points are skipped; with no point at all it writes `empty`. */
     lines: function (parent, o) {
       var W = o.width || 360, H = o.height || 240;
       var ctx = canvasFor(parent, o.cls || "rn-live-lines", W, H);
@@ -350,7 +469,11 @@
       ctx.font = "11px sans-serif";
       ctx.fillStyle = "#222";
       if (o.title) { ctx.fillText(o.title, m.l, 13); }
-      if (!xs.length) { return ctx.canvas; }
+      if (!xs.length) {
+        ctx.strokeStyle = "#ccc"; ctx.strokeRect(m.l, m.t, W - m.l - m.r, H - m.t - m.b);
+        ctx.textAlign = "center"; ctx.fillText(o.empty || "", (m.l + W - m.r) / 2, H / 2);
+        return ctx.canvas;
+      }
       var x0 = o.xmin !== undefined ? o.xmin : Math.min.apply(null, xs);
       var x1 = o.xmax !== undefined ? o.xmax : Math.max.apply(null, xs);
       var y0 = Math.min.apply(null, ys), y1 = Math.max.apply(null, ys);
@@ -393,9 +516,11 @@
           });
         }
         if (s.label) {
+          var lx = o.legendAt ? m.l + o.legendAt[0] * (W - m.l - m.r) : W - m.r - 120;
+          var ly = o.legendAt ? m.t + o.legendAt[1] * (H - m.t - m.b) : m.t + 4;
           ctx.textAlign = "left";
-          ctx.fillRect(W - m.r - 120, m.t + 4 + 14 * k, 10, 3);
-          ctx.fillText(s.label, W - m.r - 106, m.t + 9 + 14 * k);
+          ctx.fillRect(lx, ly + 14 * k, 10, 3);
+          ctx.fillText(s.label, lx + 14, ly + 5 + 14 * k);
         }
       });
       return ctx.canvas;

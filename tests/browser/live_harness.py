@@ -82,6 +82,22 @@ def live_site(tmp_path_factory):
         server.server_close()
 
 
+@pytest.fixture(scope="session")
+def live_browser():
+    """One headless Chromium for the live tests (needs no built book, unlike conftest's)."""
+    from playwright.sync_api import sync_playwright
+    from test_site import CHROMIUM, CHROMIUM_FLAGS
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing: install it with `make chromium`")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
 def cases(site_url: str, name: str) -> list[dict]:
     """The cases the site serves for explorer ``name`` (written by the package's exporter)."""
     from urllib.request import urlopen

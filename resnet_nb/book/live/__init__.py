@@ -18,8 +18,10 @@ Modules are discovered with :mod:`pkgutil`: adding a module is all it takes. The
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
+import shutil
 import math
 import pkgutil
 from pathlib import Path
@@ -27,7 +29,9 @@ from types import ModuleType
 
 import numpy as np
 
-__all__ = ["modules", "explorers", "to_json", "write_all"]
+from resnet_nb.core.paths import CACHE, ROOT
+
+__all__ = ["modules", "explorers", "to_json", "write_all", "source_key"]
 
 
 def modules() -> list[ModuleType]:
@@ -91,10 +95,38 @@ def _check_cases(name: str, cases) -> None:
             raise ValueError(f"case {i} of explorer {name!r} lacks {sorted(missing)}")
 
 
-def write_all(outdir, cases: bool = True) -> list[Path]:
+def source_key() -> str:
+    """A hash of the package's sources and the lock: the exports change only when it does."""
+    h = hashlib.sha256()
+    files = sorted((ROOT / "resnet_nb").rglob("*.py")) + [ROOT / "requirements.txt"]
+    for f in files:
+        if f.is_file():
+            h.update(str(f.relative_to(ROOT)).encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def write_all(outdir, cases: bool = True, cache: bool = True) -> list[Path]:
     """Write ``<name>.data.json`` (when the module exports data) and, with ``cases``,
-    ``<name>.cases.json`` for every explorer into ``outdir``; returns the paths written."""
+    ``<name>.cases.json`` for every explorer into ``outdir``; returns the paths written.
+
+    With ``cache`` the files are computed once per :func:`source_key` into
+    ``<CACHE>/live/<key>/`` (some exports diagonalise Hessians of thousands of parameters)
+    and copied from there."""
     outdir = Path(outdir)
+    if cache:
+        store = CACHE / "live" / (source_key() + ("" if cases else "-data"))
+        if not (store / "complete").is_file():
+            if store.exists():
+                shutil.rmtree(store)
+            write_all(store, cases=cases, cache=False)
+            (store / "complete").write_text("")
+        outdir.mkdir(parents=True, exist_ok=True)
+        written = []
+        for f in sorted(store.glob("*.json")):
+            shutil.copy(f, outdir / f.name)
+            written.append(outdir / f.name)
+        return written
     outdir.mkdir(parents=True, exist_ok=True)
     written = []
     for mod in modules():
