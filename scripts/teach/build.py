@@ -12,7 +12,7 @@ Writes
   difficulty marks, and a separate answer key with the book's solutions;
 * ``slides/lecture-<n>.html``: reveal.js slides (served offline from ``slides/vendor/``) made
   of the chapters' key statements (theorem, lemma, proposition and definition boxes) and a
-  few of their figures, ending with the problem set;
+  few of their figures, the stills of their live explorers, ending with the problem set;
 * ``src/``: the HTML each PDF was printed from, and ``manifest.json`` (what was written).
 
 Nothing is fetched but reveal.js, once, from the npm registry (``npm pack``) into
@@ -292,6 +292,15 @@ def key_slides(ch: str, img_dir: Path, max_figures: int = 2) -> list[str]:
         caption = heading.get_text(" ", strip=True).rstrip("#¶ ") if heading else ""
         slides.append(f'<section><h3>{html.escape(caption)}</h3><img class="fig" src="{new}"></section>')
         figures += 1
+    # each live explorer's still (its default setting), saved in the chapter under its data-live div
+    for img in art.select("[data-live] img"):
+        path = (SITE / "book" / img.get("src", "")).resolve()
+        if path.is_file():
+            shutil.copy(path, img_dir / path.name)
+            slides.append(
+                f"<section><h3>Live in the book: {html.escape(img.get('alt', ''))}</h3>"
+                f'<img class="fig" src="img/{path.name}"></section>'
+            )
     return slides
 
 

@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from live_harness import live_browser, live_site  # noqa: F401 (the live explorers' fixtures)
 from test_site import CHROMIUM, CHROMIUM_FLAGS, SHOTS, SITE, _GzipHandler
 
 

@@ -6,7 +6,8 @@ agree to a relative 1e-9; three plausible slips in the page's code (a transposed
 without its permutation, whitened data assumed) must each fail that comparison. The controls
 work by keyboard, keep their state in the URL fragment, reset, fit a phone's width, and a case
 the page cannot compute is said in the page. The redraw times of control moves are written to
-results/live/redraw_times.json (shown in book/performance.ipynb).
+results/live/redraw_times.json (shown in book/performance.ipynb), and the still of the default
+setting to book/live/theorem1-hessian.png (the chapter's view without JavaScript, PDF, slides).
 """
 
 from __future__ import annotations
@@ -14,15 +15,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from live_harness import (  # noqa: F401 (fixtures)
+from live_harness import (
+    LIVE_LIMIT_KB,
     cases,
     failures,
-    live_browser,
-    live_site,
+    live_weight_kb,
     open_explorer,
     record_times,
     redraw_times,
     run_cases,
+    save_still,
 )
 
 NAME = "theorem1-hessian"
@@ -63,7 +65,10 @@ def test_page_matches_the_package_on_every_case(page, live_site):
     labels = {r["label"] for r in rows}
     assert any(lbl.startswith("autograd") for lbl in labels) and any(lbl.startswith("closed form") for lbl in labels)
     worst = max(rows, key=lambda r: r["rel"])
-    print(f"{len(labels)} cases, {len(rows)} comparisons; largest relative difference {worst['rel']:.2e} ({worst['label']}, {worst['key']})")
+    print(
+        f"{len(labels)} cases, {len(rows)} comparisons; largest relative difference "
+        f"{worst['rel']:.2e} ({worst['label']}, {worst['key']})"
+    )
     assert not failures(rows), failures(rows)[:5]
 
 
@@ -124,8 +129,8 @@ def test_explorer_fits_the_width(live_browser, live_site, width):
     p = open_explorer(live_browser, live_site, NAME, width=width)
     try:
         over = p.evaluate(
-            """() => { const r = document.querySelector('[data-live]');
-                       return [r.scrollWidth - r.clientWidth, document.documentElement.scrollWidth - window.innerWidth]; }"""
+            """() => { const r = document.querySelector('[data-live]'), doc = document.documentElement;
+                       return [r.scrollWidth - r.clientWidth, doc.scrollWidth - window.innerWidth]; }"""
         )
         assert over[0] <= 1 and over[1] <= 1, f"horizontal overflow at {width} px: {over}"
         for sel in ("select", "input[type=range]", ".rn-live-reset"):
@@ -166,3 +171,37 @@ def test_redraw_times_are_recorded(live_browser, live_site):
     print(json.dumps(rows))
     # never frozen: every move redraws well within a second even on a loaded machine
     assert max(r["ms"] for r in rows) < 1000, rows
+
+
+def test_still_of_the_default_setting_draws_the_figure(live_browser, live_site):
+    from PIL import Image
+
+    p = open_explorer(live_browser, live_site, NAME)
+    try:
+        assert p.evaluate(f"() => window.resnetLive.mounted['{NAME}'].state().R") == 3
+        path = save_still(p, NAME)
+    finally:
+        p.close()
+    img = Image.open(path).convert("RGB")
+    colours = img.getcolors(maxcolors=1 << 20) or []
+    reds = sum(c for c, (r, g, b) in colours if r > g + 60 and r > b + 60)
+    blues = sum(c for c, (r, g, b) in colours if b > r + 60)
+    # the heat map's positive and negative entries are both on the still
+    assert reds > 100 and blues > 100, (reds, blues)
+
+
+def test_live_code_stays_under_its_weight_limit(live_site):
+    from urllib.error import HTTPError
+    from urllib.request import urlopen
+
+    def read(path):
+        try:
+            with urlopen(f"{live_site}/_static/{path}") as r:
+                return r.read()
+        except HTTPError:
+            return None
+
+    kb = live_weight_kb(read, NAME)
+    assert {"vendor/live.js", f"vendor/live-{NAME}.js", f"live/{NAME}.data.json"} <= set(kb)
+    print(f"live code of {NAME}: " + ", ".join(f"{p} {v:.1f} kB" for p, v in kb.items()))
+    assert sum(kb.values()) <= LIVE_LIMIT_KB, kb

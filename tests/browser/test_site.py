@@ -698,3 +698,27 @@ def test_site_weight():
         + "; largest files: "
         + ", ".join(f"{p} {s / MB:.1f} MB" for s, p in sorted(files, reverse=True)[:6])
     )
+
+
+def test_live_explorers_add_at_most_300_kb_gzip_to_their_pages():
+    """Every built page with a live explorer (data-live) loads at most LIVE_LIMIT_KB gzipped kB
+    of live code, libraries and data per explorer (tests/browser/live_harness.py)."""
+    from live_harness import LIVE_LIMIT_KB, live_weight_kb
+
+    if not (SITE / "index.html").is_file():
+        pytest.skip(f"no built site at {SITE}: run `make book` first")
+    static = SITE / "_static"
+
+    def read(path):
+        f = static / path
+        return f.read_bytes() if f.is_file() else None
+
+    found = {}
+    for page in SITE.rglob("*.html"):
+        for name in set(re.findall(r'data-live="([^"]+)"', page.read_text(encoding="utf-8", errors="replace"))):
+            found[(page.relative_to(SITE).as_posix(), name)] = live_weight_kb(read, name)
+    if not found:
+        pytest.skip("no page of the built site holds a live explorer")
+    for (page, name), kb in found.items():
+        assert f"vendor/live-{name}.js" in kb, f"{page}: no code for the explorer {name}"
+        assert sum(kb.values()) <= LIVE_LIMIT_KB, f"{page}: {name} loads {sum(kb.values()):.0f} kB gzip: {kb}"

@@ -21,9 +21,9 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
-import shutil
 import math
 import pkgutil
+import shutil
 from pathlib import Path
 from types import ModuleType
 
@@ -95,13 +95,15 @@ def _check_cases(name: str, cases) -> None:
             raise ValueError(f"case {i} of explorer {name!r} lacks {sorted(missing)}")
 
 
-def source_key() -> str:
-    """A hash of the package's sources and the lock: the exports change only when it does."""
+def source_key(root=ROOT) -> str:
+    """A hash of the package's sources and the lock under ``root``: the exports change only
+    when it does."""
+    root = Path(root)
     h = hashlib.sha256()
-    files = sorted((ROOT / "resnet_nb").rglob("*.py")) + [ROOT / "requirements.txt"]
+    files = sorted((root / "resnet_nb").rglob("*.py")) + [root / "requirements.txt"]
     for f in files:
         if f.is_file():
-            h.update(str(f.relative_to(ROOT)).encode())
+            h.update(str(f.relative_to(root)).encode())
             h.update(f.read_bytes())
     return h.hexdigest()[:16]
 

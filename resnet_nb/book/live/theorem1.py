@@ -168,7 +168,9 @@ def export_cases() -> dict:
                 st = synthetic_moments(rho)
                 H = hessian_zero(n, R, "synthetic", rho, method="autograd")
                 inp = {"n": n, "R": R, "data": "synthetic", "rho": rho, "dense": True}
-                cases.append(_case(f"autograd, synthetic rho={rho}, n={n}, R={R}", inp, _outputs(n, R, st, spectrum(H), H)))
+                cases.append(
+                    _case(f"autograd, synthetic rho={rho}, n={n}, R={R}", inp, _outputs(n, R, st, spectrum(H), H))
+                )
     # 2. autograd on MNIST's moments, one unit of n = 1 and n = 2
     mn = mnist_moments()
     for n in (1, 2):
