@@ -15,9 +15,9 @@
  * The Hessian-vector product H v is the derivative of this gradient along v, written out by the
  * product rule (forward mode over the analytic gradient: exact, no finite differences). The
  * sharpness is the top eigenvalue from Lanczos with full reorthogonalisation, stopped when the
- * Ritz residual |beta_k s_k| is below 1e-11 times the largest Ritz value (the eigenvalue is then
- * within that residual of an eigenvalue of H), or when the Krylov space is exhausted; the small
- * tridiagonal eigenproblems are solved by ml-matrix's symmetric eigensolver.
+ * Ritz pair's residual is below 1e-11 times the spectrum's scale (the eigenvalue is then within
+ * that residual of an eigenvalue of H), or when the Krylov space is exhausted; the small
+ * tridiagonal eigenproblems are solved by bisection and inverse iteration (hand-written, O(k)).
  *
  * Random starts in the page come from a seeded generator of this file (mulberry32 + Box-Muller):
  * the same distributions as resnet_nb.core.init (Xavier N(0, 1/d), Haar orthogonal by QR with a
@@ -171,67 +171,112 @@
   // --- Lanczos for the top eigenvalue -----------------------------------------------------------
   function dot(a, b) { var s = 0; for (var i = 0; i < a.length; i++) { s += a[i] * b[i]; } return s; }
 
-  function mlMatrix() {
-    var lib = (typeof window !== "undefined" && window.resnetLive && window.resnetLive.lib["ml-matrix"]) ||
-      (typeof globalThis !== "undefined" && globalThis.mlMatrix);
-    if (!lib) { throw new Error("ml-matrix is not loaded"); }
-    return lib;
+  /* The top eigenpair of the symmetric tridiagonal matrix T (diagonal alpha, off-diagonal beta,
+     k = alpha.length): theta by bisection on Sturm counts (to rounding), its eigenvector x by two
+     steps of inverse iteration (Gaussian elimination with partial pivoting on T - theta I), and
+     |T x - theta x|. Hand-written: ml-matrix solves dense problems only, at O(k^3) a call. */
+  function tridiagTop(alpha, beta) {
+    var k = alpha.length, lo = Infinity, hi = -Infinity;
+    for (var i = 0; i < k; i++) {  // Gershgorin bounds
+      var rad = (i > 0 ? Math.abs(beta[i - 1]) : 0) + (i < k - 1 ? Math.abs(beta[i]) : 0);
+      lo = Math.min(lo, alpha[i] - rad); hi = Math.max(hi, alpha[i] + rad);
+    }
+    var span = Math.max(hi - lo, Math.abs(hi), 1e-300);
+    var above = function (x) {  // number of eigenvalues greater than x (Sturm sequence)
+      var q = 1, count = 0;
+      for (var j = 0; j < k; j++) {
+        q = alpha[j] - x - (j > 0 ? beta[j - 1] * beta[j - 1] / q : 0);
+        if (q === 0) { q = 1e-300 * span; }
+        if (q > 0) { count++; }
+      }
+      return count;
+    };
+    while (hi - lo > 4e-16 * span) {  // the top eigenvalue lies in (lo, hi]
+      var mid = 0.5 * (lo + hi);
+      if (mid <= lo || mid >= hi) { break; }
+      if (above(mid) >= 1) { lo = mid; } else { hi = mid; }
+    }
+    var theta = hi, x = new Float64Array(k).fill(1);
+    for (var it = 0; it < 2; it++) { x = tridiagSolve(alpha, beta, theta + 1e-14 * span, x); }
+    var nx = Math.sqrt(dot(x, x)), res = 0;
+    for (var j2 = 0; j2 < k; j2++) { x[j2] /= nx; }
+    for (var j3 = 0; j3 < k; j3++) {
+      var tx = alpha[j3] * x[j3] + (j3 > 0 ? beta[j3 - 1] * x[j3 - 1] : 0) + (j3 < k - 1 ? beta[j3] * x[j3 + 1] : 0);
+      res += (tx - theta * x[j3]) * (tx - theta * x[j3]);
+    }
+    return {theta: theta, last: x[k - 1], res: Math.sqrt(res), big: Math.max(Math.abs(theta), span)};
+  }
+  /* Solve (T - sigma I) y = b for tridiagonal T by Gaussian elimination with partial pivoting. */
+  function tridiagSolve(alpha, beta, sigma, b) {
+    var k = alpha.length, tiny = 1e-300;
+    var d = new Float64Array(k), u = new Float64Array(k), u2 = new Float64Array(k), l = new Float64Array(k);
+    var piv = new Uint8Array(k), y = Float64Array.from(b);
+    for (var i = 0; i < k; i++) { d[i] = alpha[i] - sigma; u[i] = i < k - 1 ? beta[i] : 0; }
+    var sub = Float64Array.from(beta);
+    for (var j = 0; j < k - 1; j++) {
+      if (Math.abs(sub[j]) > Math.abs(d[j])) {  // swap rows j and j + 1
+        piv[j] = 1;
+        var t0 = d[j]; d[j] = sub[j]; sub[j] = t0;
+        var t1 = u[j]; u[j] = d[j + 1]; d[j + 1] = t1;
+        u2[j] = u[j + 1]; u[j + 1] = 0;
+        var t2 = y[j]; y[j] = y[j + 1]; y[j + 1] = t2;
+        // row j is now [d[j], u[j], u2[j]], row j+1 is [sub[j], d[j+1], u[j+1]] (sub[j] the old d[j])
+      }
+      if (d[j] === 0) { d[j] = tiny; }
+      l[j] = sub[j] / d[j];
+      d[j + 1] -= l[j] * u[j];
+      if (piv[j]) { u[j + 1] -= l[j] * u2[j]; }
+      y[j + 1] -= l[j] * y[j];
+    }
+    if (d[k - 1] === 0) { d[k - 1] = tiny; }
+    var x = new Float64Array(k);
+    for (var i2 = k - 1; i2 >= 0; i2--) {
+      var v = y[i2];
+      if (i2 + 1 < k) { v -= u[i2] * x[i2 + 1]; }
+      if (i2 + 2 < k) { v -= u2[i2] * x[i2 + 2]; }
+      x[i2] = v / d[i2];
+    }
+    return x;
   }
 
-  /* The largest eigenvalue of the tridiagonal matrix (alpha, beta) and the last component of its
-     eigenvector, by ml-matrix's symmetric eigensolver. */
-  function ritzTop(alpha, beta) {
-    var k = alpha.length, lib = mlMatrix(), rows = [];
-    for (var i = 0; i < k; i++) {
-      var row = new Array(k).fill(0);
-      row[i] = alpha[i];
-      if (i > 0) { row[i - 1] = beta[i - 1]; }
-      if (i < k - 1) { row[i + 1] = beta[i]; }
-      rows.push(row);
-    }
-    var evd = new lib.EigenvalueDecomposition(new lib.Matrix(rows), {assumeSymmetric: true});
-    var ev = evd.realEigenvalues, best = 0, big = 0;
-    for (var j = 0; j < k; j++) {
-      if (ev[j] > ev[best]) { best = j; }
-      big = Math.max(big, Math.abs(ev[j]));
-    }
-    return {theta: ev[best], last: evd.eigenvectorMatrix.get(k - 1, best), big: big};
-  }
-
-  var RTOL = 1e-11;
+  var RTOL = 1e-11, QBUF = {P: 0, Q: null};
   /* The largest eigenvalue of the symmetric P x P operator `apply` (v -> H v, written into `out`).
-     Lanczos from a fixed pseudo-random start with full reorthogonalisation (two passes); the Ritz
-     pair is checked at iterations 6, 8, 10, 13, 17, ... (about 1.25 times apart) and accepted when
-     |beta_k s_k| <= 1e-11 * max |Ritz value|, or when the Krylov space is exhausted (beta ~ 0, or
-     k = P: then the Ritz values are eigenvalues). */
+     Lanczos from a fixed pseudo-random start with full reorthogonalisation (a second pass when the
+     first removed more than half of the vector's norm); the Ritz pair (theta, Q x) is accepted when
+     its residual sqrt(|T x - theta x|^2 + (beta_k x_k)^2) is at most 1e-11 times the spectrum's scale
+     (theta is then within that distance of an eigenvalue of H), or when the Krylov space is exhausted
+     (beta ~ 0, or k = P: then the Ritz values are eigenvalues). */
   function topEigenvalue(apply, P) {
-    var rng = mulberry32(7919), Q = new Float64Array(P * P), alpha = [], beta = [];
+    if (QBUF.P !== P) { QBUF = {P: P, Q: new Float64Array(P * P)}; }
+    var rng = mulberry32(7919), Q = QBUF.Q, alpha = [], beta = [];
     var w = new Float64Array(P), q = Q.subarray(0, P), nq = 0;
     for (var i = 0; i < P; i++) { q[i] = rng() - 0.5; nq += q[i] * q[i]; }
     nq = Math.sqrt(nq);
     for (var i2 = 0; i2 < P; i2++) { q[i2] /= nq; }
-    var scale = 0, check = Math.min(6, P);
+    var scale = 0;
     for (var k = 0; k < P; k++) {
       q = Q.subarray(k * P, (k + 1) * P);
       apply(q, w);
       var a = dot(w, q);
       alpha.push(a);
-      for (var pass = 0; pass < 2; pass++) {  // full reorthogonalisation, twice
+      var before = Math.sqrt(dot(w, w));
+      for (var pass = 0; pass < 2; pass++) {  // full reorthogonalisation
         for (var j = 0; j <= k; j++) {
           var o = j * P, c = 0;
           for (var t = 0; t < P; t++) { c += w[t] * Q[o + t]; }
           for (var t1 = 0; t1 < P; t1++) { w[t1] -= c * Q[o + t1]; }
         }
+        var after = Math.sqrt(dot(w, w));
+        if (after > 0.5 * before) { break; }  // "twice is enough" (Kahan, Parlett)
+        before = after;
       }
       var b = Math.sqrt(dot(w, w));
       scale = Math.max(scale, Math.abs(a), b);
       var last = k === P - 1 || b <= 1e-14 * Math.max(scale, 1e-300);
-      if (last || k + 1 === check) {
-        check = Math.max(k + 3, Math.ceil(1.25 * (k + 1)));
-        var rz = ritzTop(alpha, beta);
-        if (last || Math.abs(b * rz.last) <= RTOL * Math.max(rz.big, 1e-300)) {
-          return {value: rz.theta, iterations: k + 1, residual: last ? 0 : Math.abs(b * rz.last)};
-        }
+      var rz = tridiagTop(alpha, beta);
+      var res = Math.sqrt(rz.res * rz.res + b * rz.last * b * rz.last);
+      if (last || res <= RTOL * Math.max(rz.big, 1e-300)) {
+        return {value: rz.theta, iterations: k + 1, residual: last ? rz.res : res};
       }
       beta.push(b);
       var next = Q.subarray((k + 1) * P, (k + 2) * P);
@@ -403,7 +448,7 @@
   };
   var MAX_P = 400;       // weights the page trains (d = 4: depth up to 25)
   var SAMPLES = 60;      // sharpness samples per run: every step up to 60 steps, then evenly spaced
-  var FIRST = 4;         // the first drawing has every FIRST-th sample; the others follow in slices
+  var FIRST_MS = 50;     // the first drawing has the sharpness samples computed within this time
   var SLICE_MS = 30;     // longest slice of the refinement between two paints
   var COLORS = {loss: "#1f77b4", sharp: "#d62728", edge: "#555"};
 
@@ -464,8 +509,13 @@
       var swap = W; W = Wn; Wn = swap;
     }
     samples = samples.filter(function (s) { return s in snaps; });
-    var order = samples.filter(function (s, k) { return k % FIRST === 0; })
-      .concat(samples.filter(function (s, k) { return k % FIRST !== 0; }));
+    // coarse to fine: the first and last samples, then every 32nd, 16th, ..., so that whatever
+    // prefix is computed first covers the whole run evenly
+    var order = [], seen = {};
+    [0, samples.length - 1].forEach(function (k) { if (k >= 0 && !seen[k]) { seen[k] = true; order.push(samples[k]); } });
+    for (var stride = 32; stride >= 1; stride /= 2) {
+      for (var k = 0; k < samples.length; k += stride) { if (!seen[k]) { seen[k] = true; order.push(samples[k]); } }
+    }
     return {net: net, stats: stats, ws: ws, lr: lr, Lmin: set.Lmin, steps: steps, losses: losses, diverged: diverged,
             samples: samples, snaps: snaps, order: order, done: 0, sharp: {}};
   }
@@ -565,8 +615,7 @@
         run = null;
         left.innerHTML = ""; right.innerHTML = ""; readout.textContent = "";
         run = runFor(state, liveApi.data);
-        var firstPass = Math.ceil(run.samples.length / FIRST);
-        while (run.done < firstPass) { refine(run, 0); }
+        refine(run, FIRST_MS);
         cursor = last();
         paint();
         if (run.diverged >= 0) {
@@ -580,5 +629,5 @@
     };
   }
 
-  window.resnetLive.register(NAME, {compute: compute, controls: controls, libs: ["ml-matrix"], data: true, mount: mount});
+  window.resnetLive.register(NAME, {compute: compute, controls: controls, data: true, mount: mount});
 })();
