@@ -14,12 +14,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from live_harness import (  # noqa: F401 (fixtures)
+from live_harness import (
     LIVE_LIMIT_KB,
     cases,
     failures,
-    live_browser,
-    live_site,
     live_weight_kb,
     open_explorer,
     record_times,
@@ -125,8 +123,8 @@ def test_explorer_fits_the_width(live_browser, live_site, width):
     p = open_explorer(live_browser, live_site, NAME, width=width)
     try:
         over = p.evaluate(
-            """() => { const r = document.querySelector('[data-live]');
-                       return [r.scrollWidth - r.clientWidth, document.documentElement.scrollWidth - window.innerWidth]; }"""
+            """() => { const r = document.querySelector('[data-live]'), e = document.documentElement;
+                       return [r.scrollWidth - r.clientWidth, e.scrollWidth - window.innerWidth]; }"""
         )
         assert over[0] <= 1 and over[1] <= 1, f"horizontal overflow at {width} px: {over}"
         for sel in ("select", "input[type=range]", ".rn-live-reset", ".rn-live-player button"):

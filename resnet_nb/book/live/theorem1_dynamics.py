@@ -111,7 +111,8 @@ def case(label, shortcut, d, n, R, lr, scheme, seed, data_name, whole_hessian, s
     inp.update(sharpness_at=list(sharp_at), hessian=whole_hessian)
     # two comparisons of the same run: the curve at the tolerance of a training run, the rest
     # (one point's linear algebra) at float64's
-    curve = dict(label=f"{label}: loss over {steps} steps", input=inp, output=dict(loss=out.pop("loss")), rtol=CURVE_RTOL)
+    loss = dict(loss=out.pop("loss"))
+    curve = dict(label=f"{label}: loss over {steps} steps", input=inp, output=loss, rtol=CURVE_RTOL)
     algebra = dict(label=f"{label}: sharpness, gradient, Hessian", input=inp, output=out, rtol=ALGEBRA_RTOL)
     return [curve, algebra]
 
