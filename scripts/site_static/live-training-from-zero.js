@@ -448,7 +448,7 @@
   };
   var MAX_P = 400;       // weights the page trains (d = 4: depth up to 25)
   var SAMPLES = 60;      // sharpness samples per run: every step up to 60 steps, then evenly spaced
-  var FIRST_MS = 50;     // the first drawing has the sharpness samples computed within this time
+  var FIRST_MS = 35;     // the first drawing has the sharpness samples computed within this time
   var SLICE_MS = 30;     // longest slice of the refinement between two paints
   var COLORS = {loss: "#1f77b4", sharp: "#d62728", edge: "#555"};
 
