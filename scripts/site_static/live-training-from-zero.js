@@ -540,7 +540,7 @@
       bar.appendChild(b);
       return b;
     }
-    var toStart = button("⏮ step 0", "back to step 0");
+    var toStart = button("◂◂ step 0", "back to step 0");
     var play = button("▶ play", "play the run step by step");
     var stepB = button("step ▸", "one step forward");
     var readout = document.createElement("div");
@@ -575,7 +575,8 @@
         title: "sharpness against 2/η"});
       var text = "";
       if (gaps.length) {
-        text = "step " + shown + ": loss − L_min = " + fmtNum(gaps[gaps.length - 1]);
+        var gap = gaps[gaps.length - 1];
+        text = "step " + shown + ": loss − L_min " + (gap <= floor ? "≤ " + fmtNum(floor) + " (rounding)" : "= " + fmtNum(gap));
         if (sy.length) { text += ", λmax = " + fmtNum(sy[sy.length - 1]) + " (step " + sx[sx.length - 1] + ")"; }
         text += ", 2/η = " + fmtNum(edge);
       }

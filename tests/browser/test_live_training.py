@@ -137,7 +137,7 @@ def test_explorer_fits_the_width(live_browser, live_site, width):
 def test_play_and_step_move_through_the_run(live_browser, live_site):
     p = open_explorer(live_browser, live_site, NAME, fragment=f"#{NAME}.steps=50")
     try:
-        p.click("text=⏮ step 0")
+        p.click("text=◂◂ step 0")
         assert p.locator(".rn-live-readout").text_content().startswith("step 0:")
         p.click("text=step ▸")
         assert p.locator(".rn-live-readout").text_content().startswith("step 1:")
