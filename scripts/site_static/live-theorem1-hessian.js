@@ -202,7 +202,7 @@
   }
 
   // --- the figure --------------------------------------------------------------------------
-  function panel(parent, cls, caption) {
+  function panel(parent, cls, caption, width) {
     var fig = parent.querySelector("figure." + cls);
     if (!fig) {
       fig = document.createElement("figure");
@@ -212,6 +212,7 @@
       parent.appendChild(fig);
     }
     fig.lastChild.textContent = caption;
+    if (width) { fig.style.width = width + "px"; }
     return fig.firstChild;
   }
 
@@ -234,14 +235,15 @@
       var n = input.n, R = input.R;
       var mom = moments(input), d = mom.d, q = d * d, P = R * n * q;
       var blk = blocks(n, mom);
-      var width = Math.max(200, Math.min(330, root.clientWidth - 24));
+      var avail = root.clientWidth - 24;  // two panels a row where they fit, one on a phone
+      var width = Math.floor(Math.max(200, Math.min(330, avail >= 560 ? (avail - 16) / 2 : avail)));
 
       // heat map: every entry for small sizes, one cell per d^2 x d^2 block beyond
       var f = entry(n, q, blk), scale = 0, a, b;
       ["A", "B"].forEach(function (k) {
         if (blk[k]) { blk[k].forEach(function (row) { row.forEach(function (v) { scale = Math.max(scale, Math.abs(v)); }); }); }
       });
-      var mapBox = panel(fig, "rn-t1-map", "");
+      var mapBox = panel(fig, "rn-t1-map", "", width);
       if (P <= FULL_MAP_MAX) {
         live.plot.heatmap(mapBox, {rows: P, cols: P, value: f, scale: scale, size: width,
           grid: q, unitGrid: n * q});
@@ -260,7 +262,7 @@
       var cache = caches[key] = caches[key] || {};
 
       // spectrum
-      var specBox = panel(fig, "rn-t1-spec", "");
+      var specBox = panel(fig, "rn-t1-spec", "", width);
       var eigs = null, note = "";
       try { eigs = eigsCached(n, R, mom, blk, cache); }
       catch (e) {
@@ -292,7 +294,7 @@
       });
       var c10 = eigs && eigs.length === P ? cond10(eigs) : (precomputed(input, R) || {}).cond10;
       if (n <= 2 && c10 !== undefined && isFinite(c10)) { series.push({x: [n * R], y: [c10], color: "#000", points: true, label: "this setting"}); }
-      live.plot.lines(panel(fig, "rn-t1-depth", "cond10 = |λ|max / |λ|(10%) against depth L = nR (log scale)"),
+      live.plot.lines(panel(fig, "rn-t1-depth", "cond10 = |λ|max / |λ|(10%) against depth L = nR (log scale)", width),
         {series: series, xlabel: "depth L = nR", ylabel: "cond10", logy: true, width: width, height: 220, xmin: 0,
          ymin: 1, legendAt: [0.62, 0.55]});
 

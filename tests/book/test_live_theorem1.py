@@ -59,7 +59,7 @@ def test_one_shortcut_units_do_not_decouple():
 
 def test_autograd_and_kronecker_hessians_agree_on_every_small_case(cases):
     small = [c for c in cases if "H" in c["output"]]
-    assert {c["input"]["n"] for c in small} == {1, 2, 3}
+    assert {c["input"]["n"] for c in small} == {1, 2} and min(c["input"]["R"] for c in small) >= 2
     for c in small:
         inp = c["input"]
         H = lt.hessian_zero(inp["n"], inp["R"], inp["data"], inp["rho"])

@@ -232,7 +232,8 @@ def machine() -> dict:
                 break
     except OSError:
         pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "system": f"{platform.system()} {platform.release()}"}
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None  # shared machines vary
+    return {"cpu": cpu, "cores": os.cpu_count(), "system": f"{platform.system()} {platform.release()}", "load": load}
 
 
 def record_times(name: str, rows: list[dict], browser_version: str = "") -> None:

@@ -119,6 +119,9 @@ def write_all(outdir, cases: bool = True, cache: bool = True) -> list[Path]:
     if cache:
         store = CACHE / "live" / (source_key() + ("" if cases else "-data"))
         if not (store / "complete").is_file():
+            for old in store.parent.glob("*"):  # exports of older sources
+                if old.is_dir() and not old.name.startswith(store.name.split("-")[0]):
+                    shutil.rmtree(old)
             if store.exists():
                 shutil.rmtree(store)
             write_all(store, cases=cases, cache=False)
