@@ -48,7 +48,7 @@ BOOK = ROOT / "book"
 LAB = ROOT / "lab"
 MANIFEST = ".lab-manifest.json"
 # Besides the notebooks: the Markdown pages, the bibliography and the quote lists.
-EXTRA = ("*.md", "references.bib", "favicon.svg", "quotes/*.yml")
+EXTRA = ("*.md", "references.bib", "favicon.svg", "quotes/*.yml", "live/*.png")
 
 
 def _build_student():
@@ -161,6 +161,13 @@ def _sign(path: Path) -> None:
     NotebookNotary().sign(nb)
 
 
+def _write(path: Path, content: str | bytes) -> None:
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+
+
 def prepare(edition: str = "full", dest: Path | None = None, quiet: bool = False) -> Path:
     """Create or refresh the working copy ``lab/<edition>/``; returns its path."""
     if edition not in ("full", "student"):
@@ -185,6 +192,9 @@ def prepare(edition: str = "full", dest: Path | None = None, quiet: bool = False
             nb = live_notebook(src, edition, macros)
             content = json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
             new_hash = source_hash(nb)
+        elif src.suffix == ".png":  # the live explorers' stills, shown by the chapters' Markdown
+            content = src.read_bytes()
+            new_hash = hashlib.sha256(content).hexdigest()
         else:
             content = src.read_text(encoding="utf-8")
             if edition == "student" and src.suffix == ".md":
@@ -208,13 +218,13 @@ def prepare(edition: str = "full", dest: Path | None = None, quiet: bool = False
                 counts["unchanged"] += 1
                 continue
             side = target.with_name(target.stem + ".new" + target.suffix)
-            side.write_text(content, encoding="utf-8")
+            _write(side, content)
             if side.suffix == ".ipynb":
                 _sign(side)
             say(f"lab: kept your edited {rel}; the chapter changed, its new version is {side.relative_to(dest)}")
             counts[state] += 1
             continue  # the manifest keeps the old hash: the file is still the student's
-        target.write_text(content, encoding="utf-8")
+        _write(target, content)
         if target.suffix == ".ipynb":
             _sign(target)
         manifest[rel] = new_hash
