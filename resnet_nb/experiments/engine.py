@@ -264,7 +264,7 @@ def _code_of(path: str):
             and isinstance(body[0].value, ast.Constant)
             and isinstance(body[0].value.value, str)
         ):
-            body[0] = ast.Pass()
+            del body[0]  # a docstring is prose, not code
         if isinstance(node, ast.Import):
             imports.update(a.name for a in node.names if a.name.startswith("resnet_nb"))
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("resnet_nb") and not node.level:
@@ -308,8 +308,14 @@ def source_fingerprint(module) -> str | None:
 
 def code_identity(module) -> dict:
     """What a record of ``module`` must have been made by to be reused: the fingerprint of the
-    figure's source (:func:`source_fingerprint`) and the torch and numpy versions."""
+    figure's source (:func:`source_fingerprint`) and the torch and numpy versions. A figure
+    that computes from another figure's items (``SHARES_RECORDS_WITH``, e.g. fig8 from fig6)
+    is judged by the code of that figure, whose records it reads."""
     import torch
+
+    owner = getattr(module, "SHARES_RECORDS_WITH", None)
+    if owner in FIGURES:
+        module = importlib.import_module(FIGURES[owner])
 
     return {
         "module": getattr(module, "__name__", None),
