@@ -39,6 +39,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from resnet_nb.experiments.cluster import EngineError, check_scheduler_address, connect_scheduler, run_on_dask
+from resnet_nb.experiments.identity import code_identity, code_mismatch, record_summary, source_fingerprint
 from resnet_nb.experiments.progress import Progress, item_cost, seconds_per_cost
 from resnet_nb.experiments.records import (  # the store and its reader, re-exported
     DAMAGE,
@@ -220,130 +222,6 @@ def check_device(device) -> str:
 #: the most worker processes ``jobs`` may ask for
 MAX_JOBS = 256
 
-#: modules of the package that store, schedule or describe results but compute none: a change in
-#: them does not change a record's rows, so they are left out of a figure's source fingerprint
-_NOT_COMPUTING = (
-    "resnet_nb.experiments.engine",
-    "resnet_nb.experiments.records",
-    "resnet_nb.experiments.progress",
-    "resnet_nb.core.claims",
-    "resnet_nb.core.paths",
-)
-_FINGERPRINTS: dict = {}
-
-
-class EngineError(RuntimeError):
-    """A run that cannot go on (a store it cannot write, a Dask scheduler lost); the message
-    names what was wrong and says what was kept."""
-
-
-def _module_file(name: str):
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError):
-        return None
-    origin = getattr(spec, "origin", None)
-    return origin if origin and origin.endswith(".py") else None
-
-
-def _code_of(path: str):
-    """The module's code without its docstrings and comments (an AST dump), and the names of
-    the ``resnet_nb`` modules it imports."""
-    import ast
-
-    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
-    imports = set()
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if (
-            isinstance(body, list)
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            del body[0]  # a docstring is prose, not code
-        if isinstance(node, ast.Import):
-            imports.update(a.name for a in node.names if a.name.startswith("resnet_nb"))
-        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("resnet_nb") and not node.level:
-            imports.add(node.module)
-            imports.update(f"{node.module}.{a.name}" for a in node.names)
-    return ast.dump(tree, annotate_fields=False), imports
-
-
-def source_fingerprint(module) -> str | None:
-    """SHA-256 of the code of a figure's module and of every ``resnet_nb`` module it imports,
-    directly or not (their code without docstrings and comments, so that a prose edit keeps
-    the records), leaving out the store's own modules. None for a module without a source file."""
-    import hashlib
-
-    path = getattr(module, "__file__", None)
-    if not path or not str(path).endswith(".py"):
-        return None
-    cache_key = (str(path), os.stat(path).st_mtime_ns)
-    if cache_key in _FINGERPRINTS:
-        return _FINGERPRINTS[cache_key]
-    seen, parts, queue = set(), [], [(getattr(module, "__name__", "figure"), str(path))]
-    while queue:
-        name, file = queue.pop()
-        if file in seen:
-            continue
-        seen.add(file)
-        code, imports = _code_of(file)
-        parts.append((name, code))
-        for imp in sorted(imports):
-            if imp in _NOT_COMPUTING or imp.startswith("resnet_nb.book"):
-                continue
-            f = _module_file(imp)
-            if f is not None and f not in seen:
-                queue.append((imp, f))
-    digest = hashlib.sha256()
-    for name, code in sorted(parts):
-        digest.update(f"{name}\n{code}\n".encode())
-    _FINGERPRINTS[cache_key] = digest.hexdigest()
-    return _FINGERPRINTS[cache_key]
-
-
-def code_identity(module) -> dict:
-    """What a record of ``module`` must have been made by to be reused: the fingerprint of the
-    figure's source (:func:`source_fingerprint`) and the torch and numpy versions. A figure
-    that computes from another figure's items (``SHARES_RECORDS_WITH``, e.g. fig8 from fig6)
-    is judged by the code of that figure, whose records it reads."""
-    import torch
-
-    owner = getattr(module, "SHARES_RECORDS_WITH", None)
-    if owner in FIGURES:
-        module = importlib.import_module(FIGURES[owner])
-
-    return {
-        "module": getattr(module, "__name__", None),
-        "source_sha256": source_fingerprint(module),
-        "torch": torch.__version__,
-        "numpy": np.__version__,
-    }
-
-
-def code_mismatch(body: dict, expected: dict) -> str:
-    """Why the record ``body`` was not made by ``expected`` (:func:`code_identity`): a text
-    naming what differs, or ``""`` when the record may be reused."""
-    prov = body.get("provenance") if isinstance(body.get("provenance"), dict) else {}
-    versions = prov.get("versions") if isinstance(prov.get("versions"), dict) else {}
-    code = prov.get("code") if isinstance(prov.get("code"), dict) else {}
-    why = []
-    if expected.get("source_sha256") is not None:
-        had = code.get("source_sha256")
-        if had is None:
-            why.append("made by code of unknown source (no fingerprint in the record)")
-        elif had != expected["source_sha256"]:
-            why.append(f"made by other code of {expected.get('module')} (source {had[:10]}, now {expected['source_sha256'][:10]})")
-    for lib in ("torch", "numpy"):
-        had = versions.get(lib)
-        if had != expected[lib]:
-            why.append(f"{lib} {had} (now {expected[lib]})")
-    return "; ".join(why)
-
 
 def _worker_init():
     """Each worker process computes on one thread (the processes share the cores), and ends
@@ -373,7 +251,7 @@ def _worker_init():
     threading.Thread(target=watch, daemon=True, name="watch-parent").start()
 
 
-#: what :func:`_compute_item` returns for an item another run is computing
+#: what :func:`compute_item` returns for an item another run is computing
 BUSY = "busy"
 
 
@@ -397,7 +275,7 @@ def _claim(store_dir, item: dict, block: bool):
     return fd
 
 
-def _compute_item(module_name: str, item: dict, device: str, store_dir, expected=None, block=True):
+def compute_item(module_name: str, item: dict, device: str, store_dir, expected=None, block=True):
     """Run one item (in a worker process) and store its record; return (rows, wall time,
     provenance), or :data:`BUSY` when another run holds the item and ``block`` is False.
 
@@ -564,7 +442,7 @@ def run_items(
             todo.append(item)
             continue
         stored[key] = body["rows"]
-        meta[key] = _record_summary(body["provenance"])
+        meta[key] = record_summary(body["provenance"])
     strays = _strays(store_dir, {item_key(i) for i in items}) if store_dir is not None else []
     if strays and compute:
         for name, _ in strays:
@@ -596,10 +474,10 @@ def run_items(
     for k, (rows, _, prov) in new_rows.items():
         stored[k] = rows
         if prov is not None:
-            meta[k] = _record_summary(prov)
+            meta[k] = record_summary(prov)
         elif store_dir is not None:  # read back from a record another run wrote meanwhile
             body = read_record(store_dir, next(i for i in todo if item_key(i) == k), move=False)
-            meta[k] = _record_summary(body["provenance"]) if body else {}
+            meta[k] = record_summary(body["provenance"]) if body else {}
     table = _table(items, stored)
     table.attrs.update(missing=0, damaged=damaged, outdated=outdated, stale=stale, records=meta)
     return table
@@ -611,22 +489,6 @@ def _table(items, stored) -> pd.DataFrame:
         k = item_key(item)
         rows.extend(dict(r, item_key=k) for r in stored.get(k, []))
     return pd.DataFrame(rows)
-
-
-def _record_summary(prov) -> dict:
-    """What the provenance of a table says about one record: where and with what it was made."""
-    prov = prov if isinstance(prov, dict) else {}
-    git = prov.get("git") if isinstance(prov.get("git"), dict) else {}
-    versions = prov.get("versions") if isinstance(prov.get("versions"), dict) else {}
-    code = prov.get("code") if isinstance(prov.get("code"), dict) else {}
-    return {
-        "commit": git.get("commit"),
-        "package_modified": git.get("package_modified"),
-        "torch": versions.get("torch"),
-        "numpy": versions.get("numpy"),
-        "source_sha256": code.get("source_sha256"),
-        "wall_time_s": prov.get("wall_time_s"),
-    }
 
 
 def run(module, config: dict | None = None, device: str = "cpu", progress: bool = True, store=None) -> pd.DataFrame:
@@ -669,7 +531,7 @@ def _report(store_dir, damaged: list, outdated: list, strays: list, compute: boo
             say(f"  {name}: {why}")
 
 
-def _importable_name(module, what: str) -> str:
+def importable_name(module, what: str) -> str:
     """The module's import name, which another process can import to reach the same module."""
     name = getattr(module, "__name__", None)
     try:
@@ -712,7 +574,7 @@ def _run_parallel(module, todo, device, store_dir, jobs, expected, bar) -> dict:
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    name = _importable_name(module, "jobs > 1")
+    name = importable_name(module, "jobs > 1")
     if device != "cpu" and jobs > 1:
         raise ValueError("jobs > 1 runs several processes on the CPU; use jobs=1 with a GPU")
     out = {}
@@ -728,7 +590,7 @@ def _run_parallel(module, todo, device, store_dir, jobs, expected, bar) -> dict:
             while queue or running:
                 while queue and len(running) < jobs and (not queue[0][1] or not running):
                     item, block = queue.pop(0)
-                    running[pool.submit(_compute_item, name, item, device, store, expected, block)] = item
+                    running[pool.submit(compute_item, name, item, device, store, expected, block)] = item
                     bar.start(item)
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
                 for fut in finished:
@@ -745,118 +607,6 @@ def _run_parallel(module, todo, device, store_dir, jobs, expected, bar) -> dict:
                 fut.cancel()
             raise
     return out
-
-
-def run_on_dask(module, todo, device, store_dir, scheduler, bar=None) -> dict:
-    """Run the items ``todo`` on a Dask cluster; return ``{item key: (rows, wall, provenance)}``.
-
-    Each item is one task. The worker that runs it writes its record to ``store_dir`` made
-    absolute here (a folder every worker reaches, e.g. a shared file system, spares the
-    transfer), and the client writes every record it receives that it does not find in its own
-    store: the records land in the client's store whatever the workers' working folders. Dask
-    reschedules the task of a worker that is lost mid-item on another worker (its records
-    already written are kept), up to the scheduler's ``allowed-failures``. Losing the
-    scheduler raises :class:`EngineError` (finished records are kept; rerun to resume). Needs
-    the optional extra ``distributed`` (``pip install 'resnet_nb[dask]'``).
-    """
-    from concurrent.futures import CancelledError
-
-    try:
-        from distributed import Client, as_completed
-    except ImportError:
-        raise ImportError(
-            "scheduler= needs the optional package 'distributed' (pip install 'resnet_nb[dask]')"
-        ) from None
-    name = _importable_name(module, "a Dask run")
-    own = not isinstance(scheduler, Client)
-    client = connect_scheduler(scheduler) if own else scheduler
-    address = getattr(client, "scheduler", None) and client.scheduler.address
-    store = None if store_dir is None else str(Path(store_dir).resolve())
-    try:
-        queue = sorted(todo, key=lambda i: -item_cost(module, i))
-        expected = code_identity(module)
-        futures = {}
-        for item in queue:
-            fut = client.submit(
-                _compute_item,
-                name,
-                item,
-                device,
-                store,
-                expected,
-                True,
-                pure=False,
-                key=f"{name.rsplit('.', 1)[-1]}-{item_key(item)}",
-            )
-            futures[fut] = item
-            if bar is not None:
-                bar.start(item)
-        out = {}
-        try:
-            for fut in as_completed(list(futures)):
-                item = futures[fut]
-                rows, wall, prov = fut.result()
-                if store is not None and prov is not None and inspect_record(store, item)[0] is None:
-                    write_record(store, item, rows, prov)  # the worker's folder is not the client's
-                out[item_key(item)] = (rows, wall, prov)
-                if bar is not None:
-                    bar.finish(item, wall, computed=prov is not None)
-        except (CancelledError, OSError, TimeoutError) as exc:
-            reason = str(exc).split("\n")[0][:200] or type(exc).__name__
-            raise EngineError(
-                f"lost the Dask scheduler at {address} ({type(exc).__name__}: {reason}); "
-                f"{len(out)} of {len(queue)} items of this run are stored, run the same command to resume"
-            ) from None
-        return out
-    finally:
-        if own:
-            client.close()
-
-
-def check_scheduler_address(address) -> str:
-    """``address`` if it is a Dask scheduler address ``tcp://host:port`` (or ``tls://``), else
-    ValueError naming it and what is wrong."""
-    import re
-
-    if not isinstance(address, str):
-        raise ValueError(f"scheduler must be an address like tcp://host:8786, got {address!r}")
-    m = re.fullmatch(r"(?:(tcp|tls)://)?(\[[0-9a-fA-F:]+\]|[A-Za-z0-9_.-]+):([^:/]*)/?", address.strip())
-    if not address.strip():
-        raise ValueError("scheduler must be an address like tcp://host:8786, got ''")
-    if "://" in address and not address.startswith(("tcp://", "tls://")):
-        raise ValueError(f"scheduler {address!r}: unknown scheme {address.split('://')[0]!r} (use tcp:// or tls://)")
-    if m is None:
-        raise ValueError(f"scheduler {address!r} is not an address like tcp://host:8786 (host and port)")
-    if not m.group(3).isdigit() or not 1 <= int(m.group(3)) <= 65535:
-        raise ValueError(f"scheduler {address!r}: the port must be a number from 1 to 65535, got {m.group(3)!r}")
-    return address.strip() if m.group(1) else f"tcp://{address.strip()}"
-
-
-def connect_scheduler(address, timeout_s: float = 10.0):
-    """A ``distributed.Client`` connected to the scheduler at ``address`` (checked first by
-    :func:`check_scheduler_address`); ValueError naming the address if it cannot be reached
-    within ``timeout_s`` seconds, ImportError if distributed is not installed."""
-    address = check_scheduler_address(address)
-    try:
-        from distributed import Client
-    except ImportError:
-        raise ImportError(
-            "--scheduler needs the optional package 'distributed' (pip install 'resnet_nb[dask]')"
-        ) from None
-    import logging
-
-    quiet = logging.getLogger("distributed")
-    level = quiet.level
-    quiet.setLevel(logging.CRITICAL)
-    try:
-        return Client(address, timeout=timeout_s)
-    except (OSError, TimeoutError) as exc:
-        raise ValueError(
-            f"cannot reach the Dask scheduler at {address} within {timeout_s:g} s "
-            f"({type(exc).__name__}); is it running, and is the address right?"
-        ) from None
-    finally:
-        quiet.setLevel(level)
 
 
 def reproduce_variant(
@@ -920,7 +670,7 @@ def write_summary(
     meta = table.attrs.get("records")
     if meta is None:  # a table not made by run_items: read its records' provenance
         bodies = {item_key(b["item"]): b for b in iter_records(records_dir) if isinstance(b.get("item"), dict)}
-        meta = {k: _record_summary(bodies[k].get("provenance")) for k in keys if k in bodies}
+        meta = {k: record_summary(bodies[k].get("provenance")) for k in keys if k in bodies}
     meta = {k: meta.get(k, {}) for k in keys}
     by_commit: dict = {}
     by_versions: dict = {}

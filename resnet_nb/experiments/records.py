@@ -224,7 +224,7 @@ def read_record(store_dir, item: dict, damaged: list | None = None, move: bool =
 
 def is_record_name(name: str) -> bool:
     """Whether ``name`` is the file name of a record (``<20 hex digits>.json``)."""
-    stem, dot, ext = name.partition(".")
+    stem, _, ext = name.partition(".")
     return ext == "json" and len(stem) == 20 and all(c in "0123456789abcdef" for c in stem)
 
 

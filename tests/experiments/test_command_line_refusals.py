@@ -74,7 +74,8 @@ def test_a_read_only_records_folder_is_refused_before_any_item_runs(tmp_path):
     code = (
         "import sys, fake_figure; from resnet_nb.experiments import engine; from resnet_nb import __main__ as cli;"
         "engine.FIGURES['figfake'] = 'fake_figure';"
-        f"sys.exit(cli.main(['reproduce', 'figfake', '--jobs', '1', '--no-progress', '--out', {str(tmp_path / 'out')!r}]))"
+        "sys.exit(cli.main(['reproduce', 'figfake', '--jobs', '1', '--no-progress', '--out', "
+        f"{str(tmp_path / 'out')!r}]))"
     )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE), str(ROOT)]))
     try:

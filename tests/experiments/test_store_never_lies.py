@@ -14,7 +14,7 @@ import pytest
 
 from resnet_nb.experiments import engine
 
-FIGURE_SOURCE = '''
+FIGURE_SOURCE = """
 SCALES = {"default": {"xs": [1, 2, 3]}}
 CALLS = []
 
@@ -29,7 +29,7 @@ def run_one(item, device="cpu"):
 
 
 FACTOR = 2
-'''
+"""
 
 
 @pytest.fixture
@@ -92,7 +92,7 @@ def test_a_prose_edit_of_the_figure_keeps_its_records(tmp_path, source_figure):
     module, path = source_figure
     store = tmp_path / "records"
     engine.run_items(module, module.SCALES["default"], store_dir=store, progress=False)
-    _edit(path, "def run_one(item, device=\"cpu\"):\n", "def run_one(item, device=\"cpu\"):\n    \"\"\"Prose.\"\"\"\n")
+    _edit(path, 'def run_one(item, device="cpu"):\n', 'def run_one(item, device="cpu"):\n    """Prose."""\n')
     module = importlib.reload(module)
     engine.run_items(module, module.SCALES["default"], store_dir=store, progress=False)
     assert module.CALLS == []
