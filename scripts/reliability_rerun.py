@@ -30,7 +30,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -126,7 +125,9 @@ class Box:
     def store(self, name, seconds="0") -> Path:
         """A finished figtiny store under ``name``; returns its records folder."""
         out = self.path(name)
-        r = self.run("reproduce", "figtiny", "--jobs", "1", "--no-progress", "--out", str(out), env={"FIGTINY_SECONDS": seconds})
+        r = self.run(
+            "reproduce", "figtiny", "--jobs", "1", "--no-progress", "--out", str(out), env={"FIGTINY_SECONDS": seconds}
+        )
         assert r["rc"] == 0, r["err"]
         return out / "figtiny" / "default" / "records"
 
@@ -249,7 +250,12 @@ def section_a(box: Box, cases):
         box.store("a18")
         r = box.run("reproduce", "figtiny", "figtiny", "--collect", "--no-progress", "--out", str(box.path("a18")))
         ok = r["rc"] == 0 and r["out"].count("figtiny (default) ->") == 1 and "Traceback" not in r["err"]
-        yield "a18", "`reproduce figtiny figtiny --collect`", "ok" if ok else "silent", f"rc {r['rc']}, one summary: {ok}"
+        yield (
+            "a18",
+            "`reproduce figtiny figtiny --collect`",
+            "ok" if ok else "silent",
+            f"rc {r['rc']}, one summary: {ok}",
+        )
 
 
 def section_b(box: Box, cases):
@@ -277,7 +283,16 @@ def section_b(box: Box, cases):
     if "b08" in cases:
         (bad / "ofile_inside").mkdir(exist_ok=True)
         (bad / "ofile_inside" / "figtiny").write_text("x")
-        r = box.run("reproduce", "figtiny", "--jobs", "1", "--no-progress", "--out", str(bad / "ofile_inside"), env={"FIGTINY_LOG": str(bad / "b08.log")})
+        r = box.run(
+            "reproduce",
+            "figtiny",
+            "--jobs",
+            "1",
+            "--no-progress",
+            "--out",
+            str(bad / "ofile_inside"),
+            env={"FIGTINY_LOG": str(bad / "b08.log")},
+        )
         v = err_verdict(r, "not a writable folder")
         if v[0] == "clear" and (bad / "b08.log").exists():
             v = ("silent", "refused, but only after computing items")
@@ -286,7 +301,17 @@ def section_b(box: Box, cases):
         rec = bad / "rorec" / "figtiny" / "default" / "records"
         rec.mkdir(parents=True, exist_ok=True)
         rec.chmod(0o555)
-        r = box.run("reproduce", "figtiny", "--jobs", "1", "--no-progress", "--out", str(bad / "rorec"), nodac=True, env={"FIGTINY_LOG": str(bad / "b09.log")})
+        r = box.run(
+            "reproduce",
+            "figtiny",
+            "--jobs",
+            "1",
+            "--no-progress",
+            "--out",
+            str(bad / "rorec"),
+            nodac=True,
+            env={"FIGTINY_LOG": str(bad / "b09.log")},
+        )
         rec.chmod(0o755)
         v = err_verdict(r, "not a writable folder")
         if v[0] == "clear" and (bad / "b09.log").exists():
@@ -297,7 +322,12 @@ def section_b(box: Box, cases):
         out = bad / "with space" / "ü ñ 图"
         r = box.run("reproduce", "figtiny", "--jobs", "2", "--no-progress", "--out", str(out))
         ok = r["rc"] == 0 and table_of(out) == table_of(ref.parents[2])
-        yield "b10", "--out with spaces and unicode, --jobs 2", "ok" if ok else "silent", f"rc {r['rc']}, table identical: {ok}"
+        yield (
+            "b10",
+            "--out with spaces and unicode, --jobs 2",
+            "ok" if ok else "silent",
+            f"rc {r['rc']}, table identical: {ok}",
+        )
     if "b11" in cases:
         r = box.run("reproduce", "figtiny", "--jobs", "99999999999999999999", "--out", str(bad / "b11"))
         yield "b11", "--jobs 99999999999999999999", *err_verdict(r, "jobs must be")
@@ -327,10 +357,22 @@ class Cluster:
         cwd.mkdir(exist_ok=True)
         q = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": box.env, "cwd": cwd}
         self.scheduler = subprocess.Popen(
-            [PY, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(self.port), "--no-dashboard"], **q
+            [
+                PY,
+                "-m",
+                "distributed.cli.dask_scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--no-dashboard",
+            ],
+            **q,
         )
         self.workers = [
-            subprocess.Popen([PY, "-m", "distributed.cli.dask_worker", self.address, "--nthreads", "1", "--no-nanny"], **q)
+            subprocess.Popen(
+                [PY, "-m", "distributed.cli.dask_worker", self.address, "--nthreads", "1", "--no-nanny"], **q
+            )
             for _ in range(n)
         ]
         from distributed import Client
@@ -362,7 +404,9 @@ def section_c(box: Box, cases):
         "c05": "",
     }
     if "c01" in cases:
-        r = box.run("reproduce", "figtiny", "--no-progress", "--out", str(bad / "c01"), "--scheduler", "tcp://127.0.0.1:1")
+        r = box.run(
+            "reproduce", "figtiny", "--no-progress", "--out", str(bad / "c01"), "--scheduler", "tcp://127.0.0.1:1"
+        )
         v = err_verdict(r, "cannot reach the Dask scheduler at tcp://127.0.0.1:1")
         yield "c01", "--scheduler tcp://127.0.0.1:1 (nobody there)", v[0], f"{v[1]} ({r['s']:.0f} s)"
     for case, addr in malformed.items():
@@ -376,7 +420,9 @@ def section_c(box: Box, cases):
     for case, addr in (("c06", "tcp://127.0.0.1:1"), ("c07", "bogus:::")):
         if case in cases:
             box.store("c67")
-            r = box.run("reproduce", "figtiny", "--collect", "--no-progress", "--out", str(box.path("c67")), "--scheduler", addr)
+            r = box.run(
+                "reproduce", "figtiny", "--collect", "--no-progress", "--out", str(box.path("c67")), "--scheduler", addr
+            )
             yield case, f"--collect --scheduler {addr} on a finished store", *err_verdict(r, "scheduler")
 
 
@@ -391,26 +437,60 @@ def section_dask(box: Box, cases):
         if "c08" in cases:
             cwd = box.path("relcwd")
             cwd.mkdir(exist_ok=True)
-            r = box.run("reproduce", "figtiny", "--no-progress", "--scheduler", cluster.address, "--out", "relout", cwd=cwd)
+            r = box.run(
+                "reproduce", "figtiny", "--no-progress", "--scheduler", cluster.address, "--out", "relout", cwd=cwd
+            )
             mine = rows_of(cwd / "relout" / "figtiny" / "default" / "records")
-            prov = json.loads((cwd / "relout" / "figtiny" / "default" / "provenance.json").read_text()) if r["rc"] == 0 else {}
-            ok = r["rc"] == 0 and mine == reference and prov.get("items") == 12 and not (box.path("dask") / "relout").exists()
+            prov = (
+                json.loads((cwd / "relout" / "figtiny" / "default" / "provenance.json").read_text())
+                if r["rc"] == 0
+                else {}
+            )
+            ok = (
+                r["rc"] == 0
+                and mine == reference
+                and prov.get("items") == 12
+                and not (box.path("dask") / "relout").exists()
+            )
             note = f"rc {r['rc']}, {len(mine)} records in the client's store, provenance items {prov.get('items')}"
             yield "c08", "relative --out with a scheduler whose workers run elsewhere", "ok" if ok else "silent", note
         if "k1" in cases:
             out = box.path("dask9a")
             r = box.run("reproduce", "figtiny", "--no-progress", "--scheduler", cluster.address, "--out", str(out))
-            ok = r["rc"] == 0 and rows_of(out / "figtiny" / "default" / "records") == reference and table_of(out) == table_of(ref.parents[2])
-            yield "k1", "a run on the cluster", "ok" if ok else "silent", f"rc {r['rc']}, rows and table identical to local: {ok}"
+            ok = (
+                r["rc"] == 0
+                and rows_of(out / "figtiny" / "default" / "records") == reference
+                and table_of(out) == table_of(ref.parents[2])
+            )
+            yield (
+                "k1",
+                "a run on the cluster",
+                "ok" if ok else "silent",
+                f"rc {r['rc']}, rows and table identical to local: {ok}",
+            )
         if "k2" in cases:
             out = box.path("dask9k")
             rec = out / "figtiny" / "default" / "records"
-            p = box.popen("reproduce", "figtiny", "--no-progress", "--scheduler", cluster.address, "--out", str(out), env={"FIGTINY_SECONDS": "0.5"})
+            p = box.popen(
+                "reproduce",
+                "figtiny",
+                "--no-progress",
+                "--scheduler",
+                cluster.address,
+                "--out",
+                str(out),
+                env={"FIGTINY_SECONDS": "0.5"},
+            )
             wait_records(rec, 3)
             cluster.workers[0].kill()
             o, e = p.communicate(timeout=300)
             ok = p.returncode == 0 and rows_of(rec) == reference and "Traceback" not in e
-            yield "k2", "kill -9 one of two workers after 3 records", "ok" if ok else "silent", f"rc {p.returncode}, rows identical: {ok}"
+            yield (
+                "k2",
+                "kill -9 one of two workers after 3 records",
+                "ok" if ok else "silent",
+                f"rc {p.returncode}, rows identical: {ok}",
+            )
             cluster.stop()
             cluster = Cluster(box)
         for case, sig in (("k3", signal.SIGTERM), ("k4", signal.SIGKILL)):
@@ -418,7 +498,16 @@ def section_dask(box: Box, cases):
                 continue
             out = box.path(f"dask9{case}")
             rec = out / "figtiny" / "default" / "records"
-            p = box.popen("reproduce", "figtiny", "--no-progress", "--scheduler", cluster.address, "--out", str(out), env={"FIGTINY_SECONDS": "0.7"})
+            p = box.popen(
+                "reproduce",
+                "figtiny",
+                "--no-progress",
+                "--scheduler",
+                cluster.address,
+                "--out",
+                str(out),
+                env={"FIGTINY_SECONDS": "0.7"},
+            )
             wait_records(rec, 3)
             cluster.scheduler.send_signal(sig)
             try:
@@ -436,7 +525,12 @@ def section_dask(box: Box, cases):
                 r = box.run("reproduce", "figtiny", "--no-progress", "--scheduler", cluster.address, "--out", str(out))
                 same = all((rec / n).stat().st_mtime_ns == t for n, t in kept.items())
                 ok = r["rc"] == 0 and same and rows_of(rec) == reference
-                yield "k3r", "rerun on a new cluster after k3", "ok" if ok else "silent", f"rc {r['rc']}, {len(kept)} kept untouched: {same}, rows identical: {ok}"
+                yield (
+                    "k3r",
+                    "rerun on a new cluster after k3",
+                    "ok" if ok else "silent",
+                    f"rc {r['rc']}, {len(kept)} kept untouched: {same}, rows identical: {ok}",
+                )
     finally:
         cluster.stop()
 
@@ -457,7 +551,12 @@ def section_i(box: Box, cases):
         o, e = p.communicate(timeout=60)
         tmp = list(rec.glob(".tmp-*"))
         ok = p.returncode == 130 and "run the same command to resume" in e and not tmp and "Traceback" not in e
-        yield "i1", "SIGINT during a --jobs 1 run", "clear" if ok else "silent", f"rc {p.returncode}, {len(list(rec.glob('*.json')))} records, .tmp left: {len(tmp)}"
+        yield (
+            "i1",
+            "SIGINT during a --jobs 1 run",
+            "clear" if ok else "silent",
+            f"rc {p.returncode}, {len(list(rec.glob('*.json')))} records, .tmp left: {len(tmp)}",
+        )
     if "i2" in cases:
         p = box.popen("reproduce", "figtiny", "--jobs", "1", "--no-progress", "--out", str(out), env=slow)
         n0 = len(list(rec.glob("*.json")))
@@ -466,7 +565,12 @@ def section_i(box: Box, cases):
         p.communicate(timeout=60)
         n = len(list(rec.glob("*.json")))
         ok = n >= n0 + 2 and not list(rec.glob(".tmp-*"))
-        yield "i2", "SIGKILL during the resumed run", "ok" if ok else "silent", f"{n0} -> {n} records, no .tmp left: {ok}"
+        yield (
+            "i2",
+            "SIGKILL during the resumed run",
+            "ok" if ok else "silent",
+            f"{n0} -> {n} records, no .tmp left: {ok}",
+        )
     if "i3" in cases:
         p = box.popen("reproduce", "figtiny", "--jobs", "2", "--no-progress", "--out", str(out), env=slow)
         n0 = len(list(rec.glob("*.json")))
@@ -477,7 +581,12 @@ def section_i(box: Box, cases):
         time.sleep(2)
         orphans = [k for k in kids if alive(k)]
         ok = p.returncode == 130 and "resume" in e and not orphans and "Traceback" not in e
-        yield "i3", "SIGINT to the whole group, --jobs 2", "clear" if ok else "silent", f"rc {p.returncode}, orphans {len(orphans)}"
+        yield (
+            "i3",
+            "SIGINT to the whole group, --jobs 2",
+            "clear" if ok else "silent",
+            f"rc {p.returncode}, orphans {len(orphans)}",
+        )
     if "i4" in cases:
         p = box.popen("reproduce", "figtiny", "--jobs", "2", "--no-progress", "--out", str(out), env=slow)
         n0 = len(list(rec.glob("*.json")))
@@ -485,13 +594,19 @@ def section_i(box: Box, cases):
         os.kill(p.pid, signal.SIGINT)
         o, e = p.communicate(timeout=60)
         ok = p.returncode == 130 and "resume" in e and "Traceback" not in e
-        yield "i4", "SIGINT to the main process only, --jobs 2", "clear" if ok else "silent", f"rc {p.returncode}: {first_line(e)}"
+        yield (
+            "i4",
+            "SIGINT to the main process only, --jobs 2",
+            "clear" if ok else "silent",
+            f"rc {p.returncode}: {first_line(e)}",
+        )
     if "i6" in cases:
         orph = box.path("orph9")
         orec = orph / "figtiny" / "default" / "records"
-        p = box.popen("reproduce", "figtiny", "--jobs", "2", "--no-progress", "--out", str(orph), env={"FIGTINY_SECONDS": "3"})
+        p = box.popen(
+            "reproduce", "figtiny", "--jobs", "2", "--no-progress", "--out", str(orph), env={"FIGTINY_SECONDS": "3"}
+        )
         deadline = time.time() + 120
-        kids = []
         while time.time() < deadline and len([k for k in children(p.pid) if alive(k)]) < 3:
             time.sleep(0.2)
         time.sleep(2)
@@ -504,13 +619,24 @@ def section_i(box: Box, cases):
             os.kill(k, signal.SIGKILL)
         r = box.run("reproduce", "figtiny", "--jobs", "2", "--no-progress", "--out", str(orph))
         ok = not orphans and r["rc"] == 0 and rows_of(orec) == reference
-        yield "i6", "kill -9 of the main process only, --jobs 2", "ok" if ok else "silent", f"{len(kids)} child processes, alive 5 s later: {len(orphans)}; resume rows identical: {rows_of(orec) == reference}"
+        yield (
+            "i6",
+            "kill -9 of the main process only, --jobs 2",
+            "ok" if ok else "silent",
+            f"{len(kids)} child processes, alive 5 s later: {len(orphans)}; "
+            f"resume rows identical: {rows_of(orec) == reference}",
+        )
     if "i5" in cases:
         kept = {q.name: q.stat().st_mtime_ns for q in rec.glob("*.json")}
         r = box.run("reproduce", "figtiny", "--jobs", "1", "--no-progress", "--out", str(out))
         same = all((rec / n).stat().st_mtime_ns == t for n, t in kept.items())
         ok = r["rc"] == 0 and same and rows_of(rec) == reference and table_of(out) == table_of(ref.parents[2])
-        yield "i5", "final resume", "ok" if ok else "silent", f"{len(kept)} earlier records untouched: {same}; rows and table identical: {ok}"
+        yield (
+            "i5",
+            "final resume",
+            "ok" if ok else "silent",
+            f"{len(kept)} earlier records untouched: {same}; rows and table identical: {ok}",
+        )
 
 
 # --- section 3: damaged store -------------------------------------------------------------------
@@ -568,13 +694,25 @@ def section_d(box: Box, cases):
             _rewrite(p, lambda b: b["rows"][0].update(cond=new))
 
     plan = {
-        "d-a": ("truncated to half", lambda rec: (rec / names[0]).write_text((rec / names[0]).read_text()[:200]), names[0]),
+        "d-a": (
+            "truncated to half",
+            lambda rec: (rec / names[0]).write_text((rec / names[0]).read_text()[:200]),
+            names[0],
+        ),
         "d-b": ("a number edited, old checksum kept", lambda rec: cond_edit(rec, 17997.918), names[1]),
         "d-d": ("checksum replaced by zeros", lambda rec: _rewrite_checksum(rec / names[3]), names[3]),
         "d-e": ("a record deleted", lambda rec: (rec / names[4]).unlink(), None),
-        "d-h": ("format 2 with a valid checksum", lambda rec: _rewrite(rec / names[5], lambda b: b.update(format=2)), names[5]),
+        "d-h": (
+            "format 2 with a valid checksum",
+            lambda rec: _rewrite(rec / names[5], lambda b: b.update(format=2)),
+            names[5],
+        ),
         "d-i": ("zero length", lambda rec: (rec / names[6]).write_text(""), names[6]),
-        "d-k": ("replaced by the sound record of another item", lambda rec: (rec / names[7]).write_bytes((rec / names[8]).read_bytes()), names[7]),
+        "d-k": (
+            "replaced by the sound record of another item",
+            lambda rec: (rec / names[7]).write_bytes((rec / names[8]).read_bytes()),
+            names[7],
+        ),
         "d-l": ("one byte set to 0xff", lambda rec: _poke(rec / names[9]), names[9]),
         "d-m": ("one digit of rows changed", lambda rec: _digit(rec / names[10]), names[10]),
     }
@@ -588,7 +726,12 @@ def section_d(box: Box, cases):
         r = box.run("reproduce", "figtiny", "--jobs", "1", "--no-progress", "--out", str(out))
         accepted = "2.9448358184492176" in table_of(out).decode()
         v = "silent" if accepted else "clear"
-        yield "d-c", "a number edited with the checksum recomputed (a forgery)", v, f"rc {r['rc']}, forged number in table.csv: {accepted}"
+        yield (
+            "d-c",
+            "a number edited with the checksum recomputed (a forgery)",
+            v,
+            f"rc {r['rc']}, forged number in table.csv: {accepted}",
+        )
     if "d-f" in cases:
         out, rec = fresh("d-f")
 
@@ -598,7 +741,14 @@ def section_d(box: Box, cases):
             (rec / "0000000000copyofrec.json").write_bytes((rec / names[2]).read_bytes())
             (rec / ".tmp-leftover.json").write_bytes((rec / names[2]).read_bytes())
 
-        c = judged("d-f", "stray.json, notes.txt, a copy of a record, a .tmp leftover", out, rec, strays, "0000000000copyofrec.json")
+        c = judged(
+            "d-f",
+            "stray.json, notes.txt, a copy of a record, a .tmp leftover",
+            out,
+            rec,
+            strays,
+            "0000000000copyofrec.json",
+        )
         prov = json.loads((out / "figtiny" / "default" / "provenance.json").read_text())
         if c[2] == "clear" and prov["items"] != 12:
             c = (*c[:2], "silent", f"provenance items {prov['items']}")
@@ -612,11 +762,29 @@ def section_d(box: Box, cases):
         r = box.run("reproduce", "figtiny", "--collect", "--no-progress", "--out", str(out))
         after = {p: p.read_bytes() for p in rec.rglob("*") if p.is_file()}
         unchanged = snap == after
-        v = "ok" if unchanged and names[5] in r["err"] and "Traceback" not in r["err"] else ("lost" if not unchanged else "silent")
-        yield "d-collect", "--collect on a damaged store", v, f"store unchanged: {unchanged}, damaged named: {names[5] in r['err']}, rc {r['rc']}"
+        v = (
+            "ok"
+            if unchanged and names[5] in r["err"] and "Traceback" not in r["err"]
+            else ("lost" if not unchanged else "silent")
+        )
+        yield (
+            "d-collect",
+            "--collect on a damaged store",
+            v,
+            f"store unchanged: {unchanged}, damaged named: {names[5] in r['err']}, rc {r['rc']}",
+        )
     if "d01" in cases:
         out, rec = fresh("d01")
-        yield judged("d01", "a record mode 000 (no DAC caps)", out, rec, lambda rec: (rec / names[1]).chmod(0), names[1], nodac=True, expect_rows=False)
+        yield judged(
+            "d01",
+            "a record mode 000 (no DAC caps)",
+            out,
+            rec,
+            lambda rec: (rec / names[1]).chmod(0),
+            names[1],
+            nodac=True,
+            expect_rows=False,
+        )
         for p in (rec / "quarantine").glob("*"):
             p.chmod(0o644)
     if "d02" in cases:
@@ -656,7 +824,14 @@ def section_d(box: Box, cases):
             body["provenance"]["git"] = {"commit": "0123456789abcdef0123456789abcdef01234567", "package_modified": True}
             body["provenance"]["versions"]["torch"] = "1.0.0"
 
-        c = judged("d06", "2 records of another commit and torch 1.0.0", out, rec, lambda rec: [_rewrite(rec / n, older) for n in names[:2]], names[0])
+        c = judged(
+            "d06",
+            "2 records of another commit and torch 1.0.0",
+            out,
+            rec,
+            lambda rec: [_rewrite(rec / n, older) for n in names[:2]],
+            names[0],
+        )
         prov = json.loads((out / "figtiny" / "default" / "provenance.json").read_text())
         listed = set(prov.get("outdated_records", [])) == set(names[:2])
         yield (*c[:3], c[3] + f"; provenance lists them as outdated: {listed}")
@@ -693,13 +868,27 @@ def section_x(box: Box, cases):
         out = box.path(f"conc_{case}")
         log = box.path(f"conc_{case}.log")
         env = {"FIGTINY_SECONDS": "0.3", "FIGTINY_LOG": str(log)}
-        ps = [box.popen("reproduce", "figtiny", "--jobs", "1", "--no-progress", "--out", str(out), env=env) for _ in range(2)]
+        ps = [
+            box.popen("reproduce", "figtiny", "--jobs", "1", "--no-progress", "--out", str(out), env=env)
+            for _ in range(2)
+        ]
         res = [p.communicate(timeout=300) for p in ps]
         starts = Counter(line.split()[1] for line in log.read_text().splitlines())
         twice = sum(1 for n in starts.values() if n > 1)
         rec = out / "figtiny" / "default" / "records"
-        ok = all(p.returncode == 0 for p in ps) and rows_of(rec) == reference and twice == 0 and not any("Traceback" in e for _, e in res)
-        yield case, "two runs on one --out at once", "ok" if ok else "silent", f"rc {[p.returncode for p in ps]}, items computed twice: {twice}, rows identical: {rows_of(rec) == reference}"
+        ok = (
+            all(p.returncode == 0 for p in ps)
+            and rows_of(rec) == reference
+            and twice == 0
+            and not any("Traceback" in e for _, e in res)
+        )
+        yield (
+            case,
+            "two runs on one --out at once",
+            "ok" if ok else "silent",
+            f"rc {[p.returncode for p in ps]}, items computed twice: {twice}, "
+            f"rows identical: {rows_of(rec) == reference}",
+        )
     if "x4" in cases:
         folder = box.path("stress")
         folder.mkdir(exist_ok=True)
@@ -711,11 +900,21 @@ def section_x(box: Box, cases):
             "    except Exception as exc: bad += 1\n"
             "print(bad)\n"
         )
-        ps = [subprocess.Popen([PY, "-c", code, str(folder)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=box.env) for _ in range(2)]
+        ps = [
+            subprocess.Popen(
+                [PY, "-c", code, str(folder)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=box.env
+            )
+            for _ in range(2)
+        ]
         res = [p.communicate(timeout=600) for p in ps]
         bad = sum(int(o.strip() or 0) for o, _ in res)
         tb = any("Traceback" in e for _, e in res)
-        yield "x4", "two processes call write_summary 300 times each", "traceback" if tb or bad else "ok", f"{bad} of 600 calls failed"
+        yield (
+            "x4",
+            "two processes call write_summary 300 times each",
+            "traceback" if tb or bad else "ok",
+            f"{bad} of 600 calls failed",
+        )
     if "x5" in cases:
         folder = box.path("stress5")
         folder.mkdir(exist_ok=True)
@@ -732,7 +931,12 @@ def section_x(box: Box, cases):
                 reads += 1
                 if p.read_text().count("\n") != 2001:
                     partial += 1
-        yield "x5", "a reader of table.csv while a writer loops", "ok" if reads and not partial else "silent", f"{partial} of {reads} reads empty or partial"
+        yield (
+            "x5",
+            "a reader of table.csv while a writer loops",
+            "ok" if reads and not partial else "silent",
+            f"{partial} of {reads} reads empty or partial",
+        )
 
 
 def section_r(box: Box, cases, real: bool):
@@ -743,7 +947,12 @@ def section_r(box: Box, cases, real: bool):
             ra = box.run("reproduce", "fig7", "--jobs", "1", "--no-progress", "--out", str(a), timeout=900)
             rb = box.run("reproduce", "fig7", "--jobs", "2", "--no-progress", "--out", str(b / "ü ñ"), timeout=900)
             same = ra["rc"] == 0 and rb["rc"] == 0 and table_of(a, "fig7") == table_of(b / "ü ñ", "fig7")
-            yield "r1", "fig7 (real): --jobs 1 vs --jobs 2 into a unicode path", "ok" if same else "silent", f"rc {ra['rc']}/{rb['rc']}, table.csv byte-identical: {same}"
+            yield (
+                "r1",
+                "fig7 (real): --jobs 1 vs --jobs 2 into a unicode path",
+                "ok" if same else "silent",
+                f"rc {ra['rc']}/{rb['rc']}, table.csv byte-identical: {same}",
+            )
         else:
             yield "r1", "fig7 (real) --jobs 1 vs 2", "skipped", "--skip-real"
     pairs = {
@@ -809,7 +1018,6 @@ def main(argv=None) -> int:
         if case in results:
             what, verdict, note = results[case]
             print(f"| {case} | {what} | {note.replace('|', '/')} | {verdict} |")
-    counts = Counter(v for _, v, _ in results.values())
     print("\n| verdict | count | cases |\n|---|---|---|")
     for v in ("clear", "ok", "silent", "traceback", "lost", "hang", "skipped"):
         names = [c for c in ORDER if c in results and results[c][1] == v]
