@@ -199,6 +199,11 @@ def main(argv=None) -> int:
         check_folders(figures, args.scale, out, args.collect)
         if args.scheduler is not None:
             client = engine.connect_scheduler(args.scheduler)
+            # distributed logs a lost scheduler as an error with a traceback on stderr; the
+            # command line says it in one line (engine.EngineError) and what was kept
+            import logging
+
+            logging.getLogger("distributed").setLevel(logging.CRITICAL)
     except (ValueError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

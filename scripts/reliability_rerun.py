@@ -95,7 +95,7 @@ class Box:
             prefix = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--"]
         return [*prefix, PY, "-c", CLI, *args]
 
-    def run(self, *args, timeout=120, cwd=None, nodac=False, env=None):
+    def run(self, *args, timeout=400, cwd=None, nodac=False, env=None):
         t0 = time.time()
         try:
             p = subprocess.run(
@@ -120,6 +120,9 @@ class Box:
             cwd=cwd or self.base,
             env=dict(self.env, **(env or {})),
             start_new_session=True,
+            # a background shell starts its children with SIGINT ignored: restore the default,
+            # so that Python turns SIGINT into KeyboardInterrupt as in a terminal
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
 
     def store(self, name, seconds="0") -> Path:
@@ -667,7 +670,7 @@ def section_d(box: Box, cases):
         damage(rec)
         before = contents(rec)
         args = ["reproduce", "figtiny", "--jobs", "1", "--no-progress", "--out", str(out)]
-        r = box.run(*args, *(["--collect"] if collect else []), nodac=nodac, timeout=60)
+        r = box.run(*args, *(["--collect"] if collect else []), nodac=nodac, timeout=400)
         gone = lost(before, rec)
         if r["hang"]:
             return case, what, "hang", f"no answer in {r['s']:.0f} s"
