@@ -203,7 +203,9 @@ def main(argv=None) -> int:
             # command line says it in one line (engine.EngineError) and what was kept
             import logging
 
-            logging.getLogger("distributed").setLevel(logging.CRITICAL)
+            for name in ["distributed", *logging.root.manager.loggerDict]:
+                if name.startswith("distributed"):
+                    logging.getLogger(name).setLevel(logging.CRITICAL)
     except (ValueError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

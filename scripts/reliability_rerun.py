@@ -525,7 +525,10 @@ def section_dask(box: Box, cases):
             cluster = Cluster(box)
             if case == "k3" and "k3r" in cases:
                 kept = {q.name: q.stat().st_mtime_ns for q in rec.glob("*.json")}
-                r = box.run("reproduce", "figtiny", "--no-progress", "--scheduler", cluster.address, "--out", str(out))
+                r = box.run(
+                    "reproduce", "figtiny", "--no-progress", "--scheduler", cluster.address, "--out", str(out)
+                )
+                box.path("k3r.err").write_text(r["err"])
                 same = all((rec / n).stat().st_mtime_ns == t for n, t in kept.items())
                 ok = r["rc"] == 0 and same and rows_of(rec) == reference
                 yield (
@@ -615,7 +618,7 @@ def section_i(box: Box, cases):
         time.sleep(2)
         kids = [k for k in children(p.pid) if alive(k)]
         os.kill(p.pid, signal.SIGKILL)
-        p.communicate(timeout=30)
+        p.wait(30)  # not communicate(): an orphan would hold the pipes open
         time.sleep(5)
         orphans = [k for k in kids if alive(k)]
         for k in orphans:

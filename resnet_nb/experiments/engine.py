@@ -223,15 +223,15 @@ def check_device(device) -> str:
 MAX_JOBS = 256
 
 
-def _worker_init():
-    """Each worker process computes on one thread (the processes share the cores), and ends
-    when the process that started it ends, however it ends (no orphan left computing)."""
+def _worker_init(parent: int | None = None):
+    """Each worker process ends when the process that started it (``parent``) ends, however it
+    ends (no orphan left computing), and computes on one thread (the processes share the cores).
+
+    The watch is set up first, before torch is imported: a parent killed while its workers are
+    still starting leaves none behind."""
     import threading
 
-    import torch
-
-    torch.set_num_threads(1)
-    parent = os.getppid()
+    parent = os.getppid() if parent is None else parent
     try:  # Linux: the kernel kills this process when its parent dies
         import ctypes
         import signal
@@ -239,7 +239,7 @@ def _worker_init():
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
-    if os.getppid() != parent:
+    if os.getppid() != parent:  # the parent died before the watch was set up
         os._exit(1)
 
     def watch():
@@ -249,6 +249,9 @@ def _worker_init():
                 os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="watch-parent").start()
+    import torch
+
+    torch.set_num_threads(1)
 
 
 #: what :func:`compute_item` returns for an item another run is computing
@@ -584,7 +587,9 @@ def _run_parallel(module, todo, device, store_dir, jobs, expected, bar) -> dict:
     queue = [(i, False) for i in sorted(todo, key=lambda i: -item_cost(module, i))]
     store = None if store_dir is None else str(store_dir)
     ctx = mp.get_context("spawn")  # a fresh interpreter: no forked torch thread pools
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init) as pool:
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),)
+    ) as pool:
         running = {}
         try:
             while queue or running:
