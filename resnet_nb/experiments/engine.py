@@ -212,10 +212,18 @@ def check_device(device) -> str:
     if not isinstance(device, str) or not (device == "cpu" or device.startswith("cuda")):
         raise ValueError(f"device must be 'cpu' or 'cuda' (or 'cuda:N'), got {device!r}")
     if device.startswith("cuda"):
+        import re
+
         import torch
 
+        m = re.fullmatch(r"cuda(?::(\d+))?", device)
+        if m is None:
+            raise ValueError(f"device must be 'cpu' or 'cuda' (or 'cuda:N' with N a number), got {device!r}")
         if not torch.cuda.is_available():
             raise ValueError(f"device {device!r} was asked for but torch sees no CUDA device")
+        n = torch.cuda.device_count()
+        if m.group(1) is not None and int(m.group(1)) >= n:
+            raise ValueError(f"device {device!r}: torch sees {n} CUDA device(s), numbered from 0")
     return device
 
 

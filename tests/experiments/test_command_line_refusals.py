@@ -2,6 +2,7 @@
 what was wrong and a non-zero exit, before any item runs (cases of the reliability review)."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -146,3 +147,17 @@ def test_a_write_failure_mid_run_is_one_line_and_keeps_the_finished_items(figfak
     err = capsys.readouterr().err
     assert "No space left on device" in err and "run the same command to resume" in err
     assert len(list((tmp_path / "figfake" / "default" / "records").glob("*.json"))) == 2
+
+
+@pytest.mark.parametrize(
+    "device, named",
+    [("cudafoo", "cuda:N"), ("cuda:abc", "cuda:N"), ("cuda:-1", "cuda:N"), ("cuda ", "cuda:N"), ("cuda:2", "2 CUDA")],
+)
+def test_a_malformed_or_absent_cuda_device_is_refused_where_cuda_exists(monkeypatch, device, named):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # review case a11 (a static finding)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    with pytest.raises(ValueError, match=re.escape(named)):
+        engine.check_device(device)
+    assert engine.check_device("cuda:1") == "cuda:1" and engine.check_device("cuda") == "cuda"
