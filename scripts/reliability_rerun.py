@@ -525,9 +525,7 @@ def section_dask(box: Box, cases):
             cluster = Cluster(box)
             if case == "k3" and "k3r" in cases:
                 kept = {q.name: q.stat().st_mtime_ns for q in rec.glob("*.json")}
-                r = box.run(
-                    "reproduce", "figtiny", "--no-progress", "--scheduler", cluster.address, "--out", str(out)
-                )
+                r = box.run("reproduce", "figtiny", "--no-progress", "--scheduler", cluster.address, "--out", str(out))
                 box.path("k3r.err").write_text(r["err"])
                 same = all((rec / n).stat().st_mtime_ns == t for n, t in kept.items())
                 ok = r["rc"] == 0 and same and rows_of(rec) == reference
