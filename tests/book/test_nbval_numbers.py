@@ -81,3 +81,48 @@ def test_cell_outputs_are_reconciled_in_streams_and_rich_outputs_only_at_the_sam
     assert out[0]["text"] == "err 2.2e-16\n"
     assert out[1]["data"] == {"text/plain": "3.0e-37", "text/html": "<td>3.0e-17</td>"}
     assert test[0]["text"] == "err 4.4e-16\n"  # the outputs given are not changed
+
+
+def _notebook(path, printed, stored):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell(f"print({printed!r})", execution_count=1)
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=stored + "\n")]
+    nb.cells = [cell]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(path))
+
+
+@pytest.mark.parametrize(
+    "stored, printed, passes",
+    [("err 2.2e-16", "err 4.4e-16", True), ("gradient norm 1.2e-66", "gradient norm 1.2e-16", False)],
+)
+def test_nbval_with_the_books_settings_passes_a_residue_and_fails_a_one_digit_change(tmp_path, stored, printed, passes):
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("nbval")
+    _notebook(tmp_path / "chapter.ipynb", printed, stored)
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--nbval",
+        "--nbval-sanitize-with",
+        str(ROOT / "tests" / "nbval_sanitize.cfg"),
+    ]
+    cmd += [
+        "-p",
+        "conftest",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--rootdir",
+        str(tmp_path),
+        str(tmp_path / "chapter.ipynb"),
+    ]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert (p.returncode == 0) is passes, p.stdout[-2000:]
