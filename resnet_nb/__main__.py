@@ -43,7 +43,8 @@ def _parser() -> argparse.ArgumentParser:
         "--jobs",
         type=int,
         default=None,
-        help=f"worker processes, one thread each (default: every core, {os.cpu_count()} here)",
+        help=f"worker processes, one thread each, at most {engine.MAX_JOBS} "
+        f"(default: every core, {os.cpu_count()} here)",
     )
     r.add_argument(
         "--scheduler",
@@ -54,6 +55,12 @@ def _parser() -> argparse.ArgumentParser:
         "go to --out, which every worker must be able to reach",
     )
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
+    r.add_argument(
+        "--keep-stale",
+        action="store_true",
+        help="reuse records made by other code of the figure or other torch/numpy versions "
+        "(listed as stale in provenance.json) instead of setting them aside and recomputing them",
+    )
     r.add_argument(
         "--collect",
         action="store_true",
@@ -71,6 +78,8 @@ def _store_name(module, figure):
 
 def check_out(out) -> Path:
     """Create ``out`` if needed and make sure files can be written there; else ValueError."""
+    if not str(out).strip():
+        raise ValueError("--out must name a folder, got an empty name")
     out = Path(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -81,38 +90,30 @@ def check_out(out) -> Path:
     return out
 
 
-def reproduce(
-    figure: str,
-    scale: str,
-    device: str,
-    out,
-    progress: bool = True,
-    collect: bool = False,
-    jobs: int = 1,
-    scheduler=None,
-) -> Path:
-    """Run (or resume) one figure at one scale; return the folder of its results.
-
-    ``collect``: compute nothing, summarise the records finished so far."""
+def _folders(figure: str, scale: str, out):
+    """The folder of ``figure``'s table and the folder of its records."""
     module = engine.load_figure(figure)
-    config = engine.get_config(module, scale)
-    folder = Path(out) / figure / scale
-    records = Path(out) / _store_name(module, figure) / scale / "records"
-    t0 = time.perf_counter()
-    table = engine.run_items(
-        module,
-        config,
-        store_dir=records,
-        device=device,
-        progress=progress,
-        compute=not collect,
-        jobs=jobs,
-        scheduler=scheduler,
-    )
-    if table.empty:
-        raise LookupError(f"{figure} ({scale}): no finished records under {records}")
-    wall = time.perf_counter() - t0
-    engine.write_summary(folder, figure, scale, config, table, device, wall, records)
+    return Path(out) / figure / scale, Path(out) / _store_name(module, figure) / scale / "records"
+
+
+def check_folders(figures, scale: str, out, collect: bool) -> None:
+    """Before any item runs: each figure's folder (and, unless collecting, its records folder)
+    is a writable folder; else ValueError naming it."""
+    for figure in figures:
+        try:
+            folder, records = _folders(figure, scale, out)
+        except ImportError:
+            continue  # reported when the figure's turn comes
+        for f in (folder,) if collect else (folder, records):
+            try:
+                check_out(f)
+            except ValueError as exc:
+                raise ValueError(f"{figure}: {exc}".replace("--out ", "the folder ")) from None
+
+
+def _write_figure(folder: Path, figure: str, table) -> None:
+    import io
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -125,8 +126,47 @@ def reproduce(
     ax = experiment_figures.plot(figure, table) if figure in experiment_figures.PLOTS else None
     if ax is not None:
         fig = np.ravel(np.asarray(ax, dtype=object))[0].figure
-        fig.savefig(folder / "figure.png", dpi=110, bbox_inches="tight")
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
         plt.close(fig)
+        engine.write_atomic(folder / "figure.png", buf.getvalue())
+
+
+def reproduce(
+    figure: str,
+    scale: str,
+    device: str,
+    out,
+    progress: bool = True,
+    collect: bool = False,
+    jobs: int = 1,
+    scheduler=None,
+    keep_stale: bool = False,
+) -> Path:
+    """Run (or resume) one figure at one scale; return the folder of its results.
+
+    ``collect``: compute nothing and change nothing in the store, summarise the records
+    finished so far."""
+    module = engine.load_figure(figure)
+    config = engine.get_config(module, scale)
+    folder, records = _folders(figure, scale, out)
+    t0 = time.perf_counter()
+    table = engine.run_items(
+        module,
+        config,
+        store_dir=records,
+        device=device,
+        progress=progress,
+        compute=not collect,
+        jobs=jobs,
+        scheduler=scheduler,
+        keep_stale=keep_stale,
+    )
+    if table.empty:
+        raise LookupError(f"{figure} ({scale}): no finished records under {records}")
+    wall = time.perf_counter() - t0
+    engine.write_summary(folder, figure, scale, config, table, device, wall, records)
+    _write_figure(folder, figure, table)
     return folder
 
 
@@ -143,41 +183,80 @@ def main(argv=None) -> int:
                 n = len(module.configurations(module.SCALES[scale]))
                 print(f"{name} --scale {scale}: {n} work items")
         return 0
+    figures = list(engine.FIGURES) if "all" in args.figures else list(dict.fromkeys(args.figures))
+    client = None
     try:
         device = engine.check_device(args.device)
         jobs = engine.check_jobs(args.jobs)
         if device != "cpu":
             jobs = 1
+        if args.scheduler is not None and args.collect:
+            raise ValueError("--collect computes nothing, so it takes no --scheduler")
+        if args.scheduler is not None:
+            engine.check_scheduler_address(args.scheduler)
         check_out(args.out)
-    except ValueError as exc:
+        out = Path(args.out).resolve()  # the workers of a cluster may run in other folders
+        check_folders(figures, args.scale, out, args.collect)
+        if args.scheduler is not None:
+            client = engine.connect_scheduler(args.scheduler)
+            # distributed logs a lost scheduler as an error with a traceback on stderr; the
+            # command line says it in one line (engine.EngineError) and what was kept
+            import logging
+
+            for name in ["distributed", *logging.root.manager.loggerDict]:
+                if name.startswith("distributed"):
+                    logging.getLogger(name).setLevel(logging.CRITICAL)
+    except (ValueError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    figures = list(engine.FIGURES) if "all" in args.figures else list(dict.fromkeys(args.figures))
-    for figure in figures:
-        try:
-            folder = reproduce(
-                figure,
-                args.scale,
-                device,
-                args.out,
-                progress=not args.no_progress,
-                collect=args.collect,
-                jobs=jobs,
-                scheduler=args.scheduler,
-            )
-        except KeyboardInterrupt:
-            print(
-                f"\ninterrupted during {figure}; finished items are stored, run the same command to resume",
-                file=sys.stderr,
-            )
-            return 130
-        except ImportError as exc:
-            print(f"{figure}: skipped, its module is not available ({exc})", file=sys.stderr)
-            continue
-        except LookupError as exc:
-            print(f"{figure}: skipped, {exc}", file=sys.stderr)
-            continue
-        print(f"{figure} ({args.scale}) -> {folder}")
+    produced, failed = 0, 0
+    try:
+        for figure in figures:
+            try:
+                folder = reproduce(
+                    figure,
+                    args.scale,
+                    device,
+                    out,
+                    progress=not args.no_progress,
+                    collect=args.collect,
+                    jobs=jobs,
+                    scheduler=client,
+                    keep_stale=args.keep_stale,
+                )
+            except KeyboardInterrupt:
+                print(
+                    f"\ninterrupted during {figure}; finished items are stored, run the same command to resume",
+                    file=sys.stderr,
+                )
+                return 130
+            except ImportError as exc:
+                print(f"{figure}: skipped, its module is not available ({exc})", file=sys.stderr)
+                continue
+            except LookupError as exc:
+                print(f"{figure}: skipped, {exc}", file=sys.stderr)
+                failed += 1
+                continue
+            except engine.EngineError as exc:
+                print(f"error: {figure}: {exc}", file=sys.stderr)
+                return 1
+            except OSError as exc:
+                name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+                print(
+                    f"error: {figure}: cannot write{name}: {exc.strerror or exc}; finished items are stored, "
+                    "run the same command to resume once it is fixed",
+                    file=sys.stderr,
+                )
+                return 1
+            produced += 1
+            print(f"{figure} ({args.scale}) -> {folder}")
+    finally:
+        if client is not None:
+            client.close()
+    if failed or not produced:
+        what = "collected" if args.collect else "produced"
+        print(f"error: {failed or len(figures)} figure(s) requested, nothing {what} for them", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -6,7 +6,9 @@ Both folders hold the execution records that ``scripts/exec_cache.py`` writes
 (``.cache/exec/<chapter>.json``, NEW defaults to this checkout's). For every chapter the text
 each cell prints (plain text, HTML, Markdown, streams) and every inline ``{eval}`` value are put
 in order, the volatile parts are masked with the rules of ``tests/nbval_sanitize.cfg`` (memory
-addresses, random ids, timings), images are left out, and the two sequences are compared. A
+addresses, random ids, timings), rounding residues below 1e-12 are reconciled as nbval does
+(``tests/nbval_numbers.py``: at most one order of magnitude apart), images are left out, and
+the two sequences are compared. A
 restructuring of the code that changes no number leaves no difference; the script prints each
 difference it finds and exits 1 if there is one.
 """
@@ -21,6 +23,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from nbval_numbers import reconcile  # noqa: E402
+
 TEXT = ("text/plain", "text/html", "text/markdown", "text/latex")
 # The Matplotlib repr of a figure names its size only; the picture itself is not compared.
 FIGURE = re.compile(r"<Figure size [^>]*>")
@@ -58,6 +63,21 @@ def printed(record: dict, rules) -> list[str]:
     return lines
 
 
+def reconciled(a: list[str], b: list[str]) -> list[str]:
+    """``b`` with each line's rounding residues reconciled against the line of ``a`` it stands
+    for (lines paired by a diff that ignores the residues' digits)."""
+    masked = [[RESIDUE.sub("R", x) for x in lines] for lines in (a, b)]
+    out = list(b)
+    for tag, i0, i1, j0, j1 in difflib.SequenceMatcher(None, *masked, autojunk=False).get_opcodes():
+        if tag == "equal" or (tag == "replace" and i1 - i0 == j1 - j0):
+            for i, j in zip(range(i0, i1), range(j0, j1)):
+                out[j] = reconcile(a[i], b[j])
+    return out
+
+
+RESIDUE = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)[eE]-\d+(?![\w.])")
+
+
 def main(argv: list[str]) -> int:
     if not argv or len(argv) > 2:
         print(__doc__, file=sys.stderr)
@@ -72,7 +92,7 @@ def main(argv: list[str]) -> int:
             print(f"{path.stem}: not in {new}, not compared")
             continue
         a = printed(json.loads(path.read_text()), rules)
-        b = printed(json.loads(other.read_text()), rules)
+        b = reconciled(a, printed(json.loads(other.read_text()), rules))
         diff = list(difflib.unified_diff(a, b, "before", "after", lineterm="", n=1))
         print(
             f"{path.stem}: {len(a)} printed lines, "

@@ -14,9 +14,11 @@ bar and a remaining-time estimate. With a store folder, each finished item is wr
 record file ``<key>.json`` where ``key`` is a hash of the item; the file is written to a
 temporary name and moved into place with ``os.replace`` (atomic on POSIX), and it carries a
 SHA-256 checksum of its content. On the next call a record whose checksum matches is read back
-instead of recomputed; a record that is truncated, corrupt, or belongs to another item is
-deleted and its item redone. A run that is killed therefore resumes at the first unfinished
-item and never loses finished ones.
+instead of recomputed, if it was made by the same code (the figure's source, torch, numpy:
+:func:`code_identity`); a record that is damaged, made by other code, or belongs to another
+item is reported by name, moved to the store's ``quarantine/`` folder (never deleted) and its
+item redone. A run that is killed therefore resumes at the first unfinished item and never
+loses finished ones; two runs on one store never compute the same item (a lock per item).
 
 Every record holds its provenance (git commit, package versions, machine, device, wall
 time) beside its rows; :func:`write_summary` gathers a whole configuration into
@@ -37,21 +39,27 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from resnet_nb.experiments.cluster import EngineError, check_scheduler_address, connect_scheduler, run_on_dask
+from resnet_nb.experiments.identity import code_identity, code_mismatch, record_summary, source_fingerprint
 from resnet_nb.experiments.progress import Progress, item_cost, seconds_per_cost
 from resnet_nb.experiments.records import (  # the store and its reader, re-exported
     DAMAGE,
+    QUARANTINE,
     RECORD_FORMAT,
     canonical_json,
     committed_records,
     inspect_file,
     inspect_record,
+    is_record_name,
     item_key,
     iter_records,
     jsonable,
     load_results,
+    quarantine,
     read_record,
     record_checksum,
     results_dir,
+    write_atomic,
     write_record,
 )
 
@@ -84,6 +92,15 @@ __all__ = [
     "load_results",
     "run_on_dask",
     "check_device",
+    "check_store",
+    "check_scheduler_address",
+    "connect_scheduler",
+    "code_identity",
+    "code_mismatch",
+    "source_fingerprint",
+    "quarantine",
+    "EngineError",
+    "MAX_JOBS",
 ]
 
 #: figure name -> module implementing it
@@ -195,61 +212,133 @@ def check_device(device) -> str:
     if not isinstance(device, str) or not (device == "cpu" or device.startswith("cuda")):
         raise ValueError(f"device must be 'cpu' or 'cuda' (or 'cuda:N'), got {device!r}")
     if device.startswith("cuda"):
+        import re
+
         import torch
 
+        m = re.fullmatch(r"cuda(?::(\d+))?", device)
+        if m is None:
+            raise ValueError(f"device must be 'cpu' or 'cuda' (or 'cuda:N' with N a number), got {device!r}")
         if not torch.cuda.is_available():
             raise ValueError(f"device {device!r} was asked for but torch sees no CUDA device")
+        n = torch.cuda.device_count()
+        if m.group(1) is not None and int(m.group(1)) >= n:
+            raise ValueError(f"device {device!r}: torch sees {n} CUDA device(s), numbered from 0")
     return device
 
 
-def _worker_init():
-    """Each worker process computes on one thread (the processes share the cores)."""
+#: the most worker processes ``jobs`` may ask for
+MAX_JOBS = 256
+
+
+def _worker_init(parent: int | None = None):
+    """Each worker process ends when the process that started it (``parent``) ends, however it
+    ends (no orphan left computing), and computes on one thread (the processes share the cores).
+
+    The watch is set up first, before torch is imported: a parent killed while its workers are
+    still starting leaves none behind."""
+    import threading
+
+    parent = os.getppid() if parent is None else parent
+    try:  # Linux: the kernel kills this process when its parent dies
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the parent died before the watch was set up
+        os._exit(1)
+
+    def watch():
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="watch-parent").start()
     import torch
 
     torch.set_num_threads(1)
 
 
-def _compute_item(module_name: str, item: dict, device: str, store_dir):
-    """Run one item in a worker process and store its record; return (rows, wall time).
+#: what :func:`compute_item` returns for an item another run is computing
+BUSY = "busy"
 
-    An item whose sound record is already in the store is read back, not computed again: a
-    cluster that reruns a task whose result it lost (a worker gone after writing the record)
-    costs nothing and changes nothing."""
-    if store_dir is not None:
+
+def _claim(store_dir, item: dict, block: bool):
+    """An exclusive lock on ``item`` in ``store_dir`` (``.locks/<key>.lock``, ``flock``), so that
+    two runs on one store never compute the same item at once; the lock goes with its process,
+    however that process ends. Returns the open descriptor (close it to release), or None when
+    another process holds it and ``block`` is False."""
+    import fcntl
+
+    folder = Path(store_dir) / ".locks"
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / f"{item_key(item)}.lock", os.O_CREAT | os.O_RDWR, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    except OSError:  # a file system without locks: go on unlocked
+        pass
+    return fd
+
+
+def compute_item(module_name: str, item: dict, device: str, store_dir, expected=None, block=True):
+    """Run one item (in a worker process) and store its record; return (rows, wall time,
+    provenance), or :data:`BUSY` when another run holds the item and ``block`` is False.
+
+    An item whose sound record (made by the ``expected`` code) is already in the store is read
+    back, not computed again: a cluster that reruns a task whose result it lost, or a second run
+    on the same store, costs nothing and changes nothing."""
+    module = importlib.import_module(module_name)
+    if store_dir is None:
+        return _run_and_store(module, item, device, None)
+    fd = _claim(store_dir, item, block)
+    if fd is None:
+        return BUSY
+    try:
         body, _ = inspect_record(store_dir, item)
-        if body is not None:
-            return body["rows"], 0.0
-    return _run_and_store(importlib.import_module(module_name), item, device, store_dir)
+        if body is not None and not code_mismatch(body, expected or code_identity(module)):
+            return body["rows"], 0.0, None
+        return _run_and_store(module, item, device, store_dir)
+    finally:
+        os.close(fd)
 
 
 def _run_and_store(module, item: dict, device: str, store_dir):
-    """Run one item, write its record (with ``store_dir``); return (rows, wall time)."""
+    """Run one item, write its record (with ``store_dir``); return (rows, wall time, provenance)."""
     t0 = time.perf_counter()
     new = module.run_one(item, device=device)
     wall = time.perf_counter() - t0
     new = json.loads(canonical_json(new))  # the rows exactly as they will be read back
+    ident = code_identity(module)
+    prov = dict(
+        provenance(device),
+        code={"module": ident["module"], "source_sha256": ident["source_sha256"]},
+        wall_time_s=round(wall, 3),
+        finished_utc=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    )
     if store_dir is not None:
-        prov = dict(
-            provenance(device),
-            wall_time_s=round(wall, 3),
-            finished_utc=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        )
         write_record(store_dir, item, new, prov)
-    return new, wall
+    return new, wall, prov
 
 
 def record_item(store_dir, item: dict, compute) -> list:
     """The rows of one work item of a result set kept outside a figure's run (``fig3_sharpness``,
     ``fig8/dense``, ``hm_conv``): read back from its sound record in ``store_dir``, else
     ``compute()`` (a list of row dicts) is called and its rows stored with :func:`provenance`,
-    the wall time and the finishing time. A damaged record is deleted and redone (reported, as
-    in :func:`run_items`), so an interrupted set resumes with the items it had not finished."""
+    the wall time and the finishing time. A damaged record is moved to the store's
+    ``quarantine/`` folder and redone (reported, as in :func:`run_items`), so an interrupted set
+    resumes with the items it had not finished."""
     damaged: list = []
     body = read_record(store_dir, item, damaged)
     if body is not None:
         return body["rows"]
     if damaged:
-        _report_damaged(store_dir, damaged, redo=True)
+        _report(store_dir, damaged, [], [], compute=True)
     t0 = time.perf_counter()
     rows = json.loads(canonical_json(compute()))  # the rows exactly as they will be read back
     prov = dict(
@@ -262,12 +351,45 @@ def record_item(store_dir, item: dict, compute) -> list:
 
 
 def check_jobs(jobs) -> int:
-    """``jobs`` as a positive int (None: every core)."""
+    """``jobs`` as an int from 1 to :data:`MAX_JOBS` (None: every core)."""
     if jobs is None:
-        return os.cpu_count() or 1
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
+        return min(os.cpu_count() or 1, MAX_JOBS)
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
+        raise ValueError(f"jobs must be an integer from 1 to {MAX_JOBS}, got {jobs!r}")
     return jobs
+
+
+def check_store(store_dir) -> Path:
+    """Create the record folder ``store_dir`` if needed and make sure a record can be written
+    there, before any item runs; else ValueError naming the folder."""
+    import tempfile
+
+    store_dir = Path(store_dir)
+    try:
+        store_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=store_dir, prefix=".write-test-"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"the record folder {str(store_dir)!r} is not writable: {exc.strerror or exc}") from None
+    return store_dir
+
+
+def _strays(store_dir, keys) -> list:
+    """The entries of ``store_dir`` that are neither a record of one of ``keys`` nor a sound
+    record of another item under its own name (another configuration sharing the store), nor
+    the store's own hidden files and ``quarantine/``: ``[(name, reason)]``."""
+    out = []
+    try:
+        names = sorted(os.listdir(store_dir))
+    except OSError:
+        return out
+    for name in names:
+        if name.startswith(".") or name == QUARANTINE or (name.endswith(".json") and name[:-5] in keys):
+            continue
+        body, reason = inspect_file(Path(store_dir) / name)
+        if body is None or not is_record_name(name):
+            out.append((name, f"stray ({reason or 'foreign'})" if name.endswith(".json") else "stray (not a record)"))
+    return out
 
 
 def run_items(
@@ -280,16 +402,25 @@ def run_items(
     compute: bool = True,
     jobs: int = 1,
     scheduler=None,
+    keep_stale: bool = False,
 ) -> pd.DataFrame:
     """Run every work item of ``config`` (or the given ``items``) and return the tidy table.
 
     With ``store_dir``, finished items are read back from their records and new ones are
     written as they finish (see the module docstring); without it nothing is written.
-    ``compute=False`` only collects the stored records (unfinished items are left out; the
-    table's ``attrs["missing"]`` counts them). ``jobs > 1`` runs items in that many worker
-    processes (one thread each) over the same store; the rows come back in item order
-    whatever order the items finish in. The table has one column ``item_key`` tying each row
-    to its record.
+    A record is reused only if it was made by the same code (:func:`code_identity`: the
+    figure's source, torch, numpy); otherwise it is reported by name, moved to the store's
+    ``quarantine/`` folder and its item redone, or with ``keep_stale=True`` reused and listed
+    as stale (``table.attrs["stale"]``). Damaged records and stray files are reported and moved
+    to ``quarantine/``; nothing is deleted.
+
+    ``compute=False`` only collects the stored records and changes nothing in the store
+    (unfinished, damaged and outdated items are left out; ``attrs["missing"]`` counts them).
+    ``jobs > 1`` runs items in that many worker processes (one thread each) over the same
+    store; the rows come back in item order whatever order the items finish in. Two runs on one
+    store never compute the same item at once (a lock per item). The table has one column
+    ``item_key`` tying each row to its record; ``attrs["records"]`` holds each record's
+    provenance summary (commit, versions, wall time).
 
     ``scheduler`` (the address of a Dask scheduler, ``"tcp://host:8786"``, or a
     ``distributed.Client``) runs the items on that Dask cluster instead, through
@@ -298,20 +429,40 @@ def run_items(
     device = check_device(device)
     jobs = check_jobs(jobs)
     items = module.configurations(config) if items is None else items
-    stored, todo, damaged = {}, [], []
+    expected = code_identity(module)
+    if store_dir is not None and compute:
+        check_store(store_dir)
+    stored, meta, todo, damaged, outdated, stale = {}, {}, [], [], [], []
     for item in items:
-        body = read_record(store_dir, item, damaged) if store_dir is not None else None
-        if body is None:
+        body, reason = inspect_record(store_dir, item) if store_dir is not None else (None, "missing")
+        key = item_key(item)
+        why = code_mismatch(body, expected) if body is not None else ""
+        if body is not None and why and keep_stale:
+            stale.append((f"{key}.json", why))
+        elif body is not None and why:
+            outdated.append((f"{key}.json", why))
+            if compute:
+                quarantine(Path(store_dir) / f"{key}.json", "outdated")
             todo.append(item)
-        else:
-            stored[item_key(item)] = body["rows"]
-    if damaged:
-        _report_damaged(store_dir, damaged, redo=compute)
+            continue
+        if body is None:
+            if reason in DAMAGE:
+                damaged.append((f"{key}.json", reason))
+                if compute:
+                    quarantine(Path(store_dir) / f"{key}.json", reason)
+            todo.append(item)
+            continue
+        stored[key] = body["rows"]
+        meta[key] = record_summary(body["provenance"])
+    strays = _strays(store_dir, {item_key(i) for i in items}) if store_dir is not None else []
+    if strays and compute:
+        for name, _ in strays:
+            quarantine(Path(store_dir) / name, "stray")
+    if damaged or outdated or strays:
+        _report(store_dir, damaged, outdated, strays, compute)
     if not compute:
-        rows = [dict(r, item_key=k) for k, rs in stored.items() for r in rs]
-        table = pd.DataFrame(rows)
-        table.attrs["missing"] = len(todo)
-        table.attrs["damaged"] = damaged
+        table = _table(items, stored)
+        table.attrs.update(missing=len(todo), damaged=damaged, outdated=outdated, stale=stale, records=meta)
         return table
     name = getattr(module, "__name__", "experiment").rsplit(".", 1)[-1]
     done = [i for i in items if item_key(i) in stored]
@@ -326,23 +477,29 @@ def run_items(
         if scheduler is not None and todo:
             new_rows = run_on_dask(module, todo, device, store_dir, scheduler, bar)
         elif jobs == 1 or len(todo) <= 1:
-            for item in todo:
-                bar.start(item)
-                new, wall = _run_and_store(module, item, device, store_dir)
-                new_rows[item_key(item)] = new
-                bar.finish(item, wall)
+            new_rows = _run_sequential(module, todo, device, store_dir, expected, bar)
         else:
-            new_rows = _run_parallel(module, todo, device, store_dir, jobs, bar)
+            new_rows = _run_parallel(module, todo, device, store_dir, jobs, expected, bar)
     finally:
         bar.close()
+    for k, (rows, _, prov) in new_rows.items():
+        stored[k] = rows
+        if prov is not None:
+            meta[k] = record_summary(prov)
+        elif store_dir is not None:  # read back from a record another run wrote meanwhile
+            body = read_record(store_dir, next(i for i in todo if item_key(i) == k), move=False)
+            meta[k] = record_summary(body["provenance"]) if body else {}
+    table = _table(items, stored)
+    table.attrs.update(missing=0, damaged=damaged, outdated=outdated, stale=stale, records=meta)
+    return table
+
+
+def _table(items, stored) -> pd.DataFrame:
     rows = []
     for item in items:
         k = item_key(item)
-        rows.extend(dict(r, item_key=k) for r in (stored[k] if k in stored else new_rows[k]))
-    table = pd.DataFrame(rows)
-    table.attrs["missing"] = 0
-    table.attrs["damaged"] = damaged
-    return table
+        rows.extend(dict(r, item_key=k) for r in stored.get(k, []))
+    return pd.DataFrame(rows)
 
 
 def run(module, config: dict | None = None, device: str = "cpu", progress: bool = True, store=None) -> pd.DataFrame:
@@ -356,19 +513,36 @@ def run(module, config: dict | None = None, device: str = "cpu", progress: bool 
     return run_items(module, config, store_dir=store, device=device, progress=progress)
 
 
-def _report_damaged(store_dir, damaged: list, redo: bool) -> None:
-    """Say on stderr which stored records were damaged (and are redone or left missing)."""
+def _report(store_dir, damaged: list, outdated: list, strays: list, compute: bool) -> None:
+    """Say on stderr, by name, which stored files were not used and where they went."""
     import sys
 
-    what = "redone" if redo else "left out (collect only)"
-    counts = {r: sum(1 for _, x in damaged if x == r) for r in DAMAGE}
-    summary = ", ".join(f"{n} {r}" for r, n in counts.items() if n)
-    print(f"{store_dir}: {len(damaged)} damaged record(s) deleted and {what}: {summary}", file=sys.stderr, flush=True)
-    for name, reason in damaged:
-        print(f"  {name}: {reason}", file=sys.stderr, flush=True)
+    def say(text):
+        print(text, file=sys.stderr, flush=True)
+
+    where = f"moved to {Path(store_dir) / QUARANTINE}" if compute else "left in place (collect changes nothing)"
+    if damaged:
+        counts = {r: sum(1 for _, x in damaged if x == r) for r in DAMAGE}
+        summary = ", ".join(f"{n} {r}" for r, n in counts.items() if n)
+        what = "redone" if compute else "left out"
+        say(f"{store_dir}: {len(damaged)} damaged record(s) {where} and {what}: {summary}")
+        for name, reason in damaged:
+            say(f"  {name}: {reason}")
+    if outdated:
+        what = "redone" if compute else "left out"
+        say(
+            f"{store_dir}: {len(outdated)} record(s) made by other code or versions {where} and {what} "
+            "(--keep-stale reuses them and lists them as stale):"
+        )
+        for name, why in outdated:
+            say(f"  {name}: {why}")
+    if strays:
+        say(f"{store_dir}: {len(strays)} file(s) that are not records of this configuration, {where}:")
+        for name, why in strays:
+            say(f"  {name}: {why}")
 
 
-def _importable_name(module, what: str) -> str:
+def importable_name(module, what: str) -> str:
     """The module's import name, which another process can import to reach the same module."""
     name = getattr(module, "__name__", None)
     try:
@@ -379,35 +553,68 @@ def _importable_name(module, what: str) -> str:
     return name
 
 
-def _run_parallel(module, todo, device, store_dir, jobs, bar) -> dict:
+def _run_sequential(module, todo, device, store_dir, expected, bar) -> dict:
+    """Run ``todo`` one after another in this process; an item another run holds is left for
+    the end, then waited for and read back (or computed, if that run did not finish it)."""
+    out, queue, deferred = {}, list(todo), []
+    while queue or deferred:
+        block = not queue
+        item = queue.pop(0) if queue else deferred.pop(0)
+        fd = _claim(store_dir, item, block) if store_dir is not None else None
+        if store_dir is not None and fd is None:
+            deferred.append(item)
+            continue
+        try:
+            if store_dir is not None:
+                body, _ = inspect_record(store_dir, item)
+                if body is not None and not code_mismatch(body, expected):
+                    out[item_key(item)] = (body["rows"], 0.0, body["provenance"])
+                    bar.finish(item, 0.0, computed=False)
+                    continue
+            bar.start(item)
+            out[item_key(item)] = res = _run_and_store(module, item, device, store_dir)
+            bar.finish(item, res[1])
+        finally:
+            if fd is not None:
+                os.close(fd)
+    return out
+
+
+def _run_parallel(module, todo, device, store_dir, jobs, expected, bar) -> dict:
     """Run ``todo`` in ``jobs`` worker processes; records are written by the workers."""
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    name = _importable_name(module, "jobs > 1")
+    name = importable_name(module, "jobs > 1")
     if device != "cpu" and jobs > 1:
         raise ValueError("jobs > 1 runs several processes on the CPU; use jobs=1 with a GPU")
     out = {}
+    jobs = min(jobs, len(todo))
     # Start the longest items first, so that the last process to finish is not left alone with
-    # the largest item.
-    queue = sorted(todo, key=lambda i: -item_cost(module, i))
+    # the largest item; an item another run holds goes to the end and is then waited for.
+    queue = [(i, False) for i in sorted(todo, key=lambda i: -item_cost(module, i))]
+    store = None if store_dir is None else str(store_dir)
     ctx = mp.get_context("spawn")  # a fresh interpreter: no forked torch thread pools
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init) as pool:
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),)
+    ) as pool:
         running = {}
         try:
             while queue or running:
-                while queue and len(running) < jobs:
-                    item = queue.pop(0)
-                    running[
-                        pool.submit(_compute_item, name, item, device, None if store_dir is None else str(store_dir))
-                    ] = item
+                while queue and len(running) < jobs and (not queue[0][1] or not running):
+                    item, block = queue.pop(0)
+                    running[pool.submit(compute_item, name, item, device, store, expected, block)] = item
                     bar.start(item)
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
                 for fut in finished:
                     item = running.pop(fut)
-                    new, wall = fut.result()
-                    out[item_key(item)] = new
-                    bar.finish(item, wall)
+                    res = fut.result()
+                    if res == BUSY:
+                        bar.requeue(item)
+                        queue.append((item, True))
+                        continue
+                    out[item_key(item)] = res
+                    bar.finish(item, res[1], computed=res[2] is not None)
         except BaseException:
             for fut in running:
                 fut.cancel()
@@ -415,58 +622,24 @@ def _run_parallel(module, todo, device, store_dir, jobs, bar) -> dict:
     return out
 
 
-def run_on_dask(module, todo, device, store_dir, scheduler, bar=None) -> dict:
-    """Run the items ``todo`` on a Dask cluster; return ``{item key: rows}``.
-
-    Each item is one task: the worker that runs it writes its record to ``store_dir`` (which
-    must therefore be a folder every worker can reach, e.g. a shared file system on a Slurm
-    cluster), exactly as a local worker process does. Dask reschedules the task of a worker that
-    is lost mid-item on another worker (its records already written are kept, and only its
-    unfinished item runs again), up to the scheduler's ``allowed-failures``. Needs the optional
-    extra ``distributed`` (``pip install 'resnet_nb[dask]'``).
-    """
-    try:
-        from distributed import Client, as_completed
-    except ImportError:
-        raise ImportError(
-            "scheduler= needs the optional package 'distributed' (pip install 'resnet_nb[dask]')"
-        ) from None
-    name = _importable_name(module, "a Dask run")
-    own = not isinstance(scheduler, Client)
-    client = Client(scheduler) if own else scheduler
-    store = None if store_dir is None else str(store_dir)
-    try:
-        queue = sorted(todo, key=lambda i: -item_cost(module, i))
-        futures = {}
-        for item in queue:
-            fut = client.submit(
-                _compute_item, name, item, device, store, pure=False, key=f"{name.rsplit('.', 1)[-1]}-{item_key(item)}"
-            )
-            futures[fut] = item
-            if bar is not None:
-                bar.start(item)
-        out = {}
-        for fut in as_completed(list(futures)):
-            item = futures[fut]
-            new, wall = fut.result()
-            out[item_key(item)] = new
-            if bar is not None:
-                bar.finish(item, wall)
-        return out
-    finally:
-        if own:
-            client.close()
-
-
 def reproduce_variant(
-    module, name: str, config: dict, scale: str, out=None, compute: bool = True, progress: bool = True
+    module,
+    name: str,
+    config: dict,
+    scale: str,
+    out=None,
+    compute: bool = True,
+    progress: bool = True,
+    keep_stale: bool = False,
 ) -> pd.DataFrame:
     """Run (or resume) a variant of a figure (e.g. ``fig10_he``, another configuration of the
     same module) into ``<out>/<name>/<scale>/``: records, ``table.csv`` and ``provenance.json``,
     as the command line does for a figure. ``compute=False`` collects finished items only."""
     folder = results_dir(name, scale, out)
     t0 = time.perf_counter()
-    table = run_items(module, config, store_dir=folder / "records", progress=progress, compute=compute)
+    table = run_items(
+        module, config, store_dir=folder / "records", progress=progress, compute=compute, keep_stale=keep_stale
+    )
     write_summary(folder, name, scale, config, table, "cpu", time.perf_counter() - t0, folder / "records")
     return table
 
@@ -496,29 +669,51 @@ def get_config(module, scale="default", **overrides) -> dict:
 def write_summary(
     out_dir, figure: str, scale: str, config: dict, table: pd.DataFrame, device: str, wall_time_s: float, records_dir
 ) -> dict:
-    """Write ``table.csv`` and ``provenance.json`` of a finished configuration into ``out_dir``."""
+    """Write ``table.csv`` and ``provenance.json`` of a configuration into ``out_dir``, each
+    atomically (a reader never sees a part; two writers never share a temporary name).
+
+    The provenance counts the items of the table only (never stray files), and says which
+    records came from which commit and with which torch and numpy (``records_by_commit``,
+    ``records_by_versions``), which were reused although made by other code (``stale_records``,
+    with ``--keep-stale``), and which were not used (``outdated_records``, ``damaged_records``).
+    """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    table.to_csv(out_dir / "table.csv", index=False)
-    items_wall = []
-    for body in iter_records(records_dir):
-        try:
-            items_wall.append(body["provenance"]["wall_time_s"])
-        except (KeyError, TypeError):
-            pass
+    keys = list(dict.fromkeys(table["item_key"])) if "item_key" in table.columns else []
+    meta = table.attrs.get("records")
+    if meta is None:  # a table not made by run_items: read its records' provenance
+        bodies = {item_key(b["item"]): b for b in iter_records(records_dir) if isinstance(b.get("item"), dict)}
+        meta = {k: record_summary(bodies[k].get("provenance")) for k in keys if k in bodies}
+    meta = {k: meta.get(k, {}) for k in keys}
+    by_commit: dict = {}
+    by_versions: dict = {}
+    for k, m in meta.items():
+        commit = m.get("commit") or "unknown"
+        if m.get("package_modified"):
+            commit += " (modified)"
+        by_commit.setdefault(commit, []).append(k)
+        v = f"torch {m.get('torch')}, numpy {m.get('numpy')}"
+        by_versions[v] = by_versions.get(v, 0) + 1
+    walls = [float(m["wall_time_s"]) for m in meta.values() if isinstance(m.get("wall_time_s"), (int, float))]
+    missing = int(table.attrs.get("missing", 0))
+    stale = [n for n, _ in table.attrs.get("stale", [])]
     prov = dict(
         provenance(device),
         figure=figure,
         scale=scale,
         config=config,
-        items=len(items_wall),
-        items_wall_time_s=round(float(sum(items_wall)), 1),
-        missing_items=int(table.attrs.get("missing", 0)),
-        complete=int(table.attrs.get("missing", 0)) == 0,
+        items=len(keys),
+        items_wall_time_s=round(float(sum(walls)), 1),
+        missing_items=missing,
+        complete=missing == 0,
+        records_by_commit=by_commit,
+        records_by_versions=by_versions,
+        stale_records=stale,
+        outdated_records=[n for n, _ in table.attrs.get("outdated", [])],
+        damaged_records=[f"{n} ({r})" for n, r in table.attrs.get("damaged", [])],
         this_invocation_wall_time_s=round(wall_time_s, 1),
         written_utc=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     )
-    tmp = out_dir / ".provenance.json.tmp"
-    tmp.write_text(json.dumps(prov, indent=1, sort_keys=True, default=jsonable))
-    os.replace(tmp, out_dir / "provenance.json")
+    write_atomic(out_dir / "table.csv", table.to_csv(index=False))
+    write_atomic(out_dir / "provenance.json", json.dumps(prov, indent=1, sort_keys=True, default=jsonable))
     return prov

@@ -124,15 +124,25 @@ class Progress:
             self.pending.discard(k)
             self.running[k] = time.perf_counter()
 
-    def finish(self, item, wall):
+    def finish(self, item, wall, computed: bool = True):
+        """``item`` is done; ``computed=False``: it was read back (another run had finished it),
+        so its wall time says nothing about the seconds per unit of cost."""
         with self.lock:
             k = item_key(item)
             self.running.pop(k, None)
             self.pending.discard(k)
-            self.run_wall += wall
-            self.run_cost += self.cost[k]
+            if computed:
+                self.run_wall += wall
+                self.run_cost += self.cost[k]
         self.bar.update(round(self.cost[k], 3))
         self.refresh()
+
+    def requeue(self, item):
+        """``item`` was started but is not being computed (another run holds it): pending again."""
+        with self.lock:
+            k = item_key(item)
+            self.running.pop(k, None)
+            self.pending.add(k)
 
     def refresh(self):
         self.bar.set_postfix_str(self.text(), refresh=True)

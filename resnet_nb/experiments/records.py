@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -31,9 +32,13 @@ __all__ = [
     "item_key",
     "record_checksum",
     "write_record",
+    "write_atomic",
+    "QUARANTINE",
     "inspect_file",
     "inspect_record",
+    "quarantine",
     "read_record",
+    "is_record_name",
     "iter_records",
     "records_table",
     "committed_records",
@@ -95,42 +100,85 @@ def write_record(store_dir, item: dict, rows: list, prov: dict) -> Path:
     return target
 
 
+def write_atomic(path, data) -> Path:
+    """Write ``data`` (str or bytes) to ``path`` through a uniquely named temporary file in the
+    same folder and ``os.replace``: a reader sees the old file or the new one, never a part, and
+    two writers at once never share a temporary name."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".tmp-{path.name}-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode() if isinstance(data, str) else data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
 #: why a stored record was not used (see :func:`inspect_record`)
-DAMAGE = ("truncated", "tampered", "stale", "foreign")
+DAMAGE = ("truncated", "corrupt", "tampered", "stale", "newer", "foreign", "unreadable", "not a file")
+
+#: the folder inside a store where records that cannot be used are set aside, never deleted
+QUARANTINE = "quarantine"
 
 
 def inspect_file(path):
     """``(body, None)`` for a sound record file; ``(None, reason)`` otherwise.
 
-    ``reason`` is ``"missing"`` (no file), ``"truncated"`` (not complete JSON, e.g. a write cut
-    short), ``"tampered"`` (its checksum does not match its content), ``"stale"`` (written in
-    another record format) or ``"foreign"`` (its name is not the key of the item it holds).
-    Nothing is deleted.
+    ``reason`` is ``"missing"`` (no file), ``"not a file"`` (a folder, a FIFO, a device where the
+    record should be: it is never opened), ``"unreadable"`` (the file cannot be read, e.g. no
+    permission), ``"truncated"`` (a JSON text cut short, e.g. a write cut short or an empty
+    file), ``"corrupt"`` (not UTF-8 or not JSON), ``"tampered"`` (its checksum does not match
+    its content), ``"stale"`` (written in an older record format), ``"newer"`` (written in a
+    newer record format, by a newer version of this package) or ``"foreign"`` (its name is not
+    the key of the item it holds). Nothing is changed.
     """
     path = Path(path)
-    if not path.exists():
-        return None, "missing"
     try:
-        rec = json.loads(path.read_text())
-    except (ValueError, UnicodeDecodeError):
-        return None, "truncated"
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None, "missing"
+    except OSError:
+        return None, "unreadable"
+    if not stat.S_ISREG(st.st_mode):
+        return None, "not a file"
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError:
+        return None, "unreadable"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, "corrupt"
+    try:
+        rec = json.loads(text)
+    except ValueError:
+        # a record is one JSON object: a text that stops before its closing brace was cut short
+        return None, "corrupt" if text.rstrip().endswith("}") else "truncated"
     try:
         body = rec["body"]
         if rec["checksum"] != record_checksum(body):
             return None, "tampered"
-        if body.get("format") != RECORD_FORMAT:
-            return None, "stale"
+        fmt = body.get("format")
+        if fmt != RECORD_FORMAT:
+            return None, "newer" if isinstance(fmt, int) and fmt > RECORD_FORMAT else "stale"
         if path.stem != item_key(body["item"]):
             return None, "foreign"
     except (KeyError, TypeError, AttributeError, ValueError):
-        return None, "truncated"
+        return None, "corrupt"
     return body, None
 
 
 def inspect_record(store_dir, item: dict):
     """``(body, None)`` for a sound record of ``item`` in ``store_dir``; ``(None, reason)``
     otherwise, with the reasons of :func:`inspect_file` (``"foreign"``: the file of ``item``'s
-    key holds another item). Nothing is deleted.
+    key holds another item). Nothing is changed.
     """
     body, reason = inspect_file(Path(store_dir) / f"{item_key(item)}.json")
     if body is not None and canonical_json(body["item"]) != canonical_json(item):
@@ -138,44 +186,74 @@ def inspect_record(store_dir, item: dict):
     return body, reason
 
 
-def read_record(store_dir, item: dict, damaged: list | None = None):
-    """The stored record body of ``item``, or ``None`` if absent, truncated, tampered, stale
-    or foreign (see :func:`inspect_record`).
+def quarantine(path, reason: str) -> Path:
+    """Move ``path`` (a record file, or whatever stands in its place) into the ``quarantine/``
+    folder of its store as ``<name>.<reason>[.<n>]``, so that its item can be redone while
+    nothing stored is lost. Returns the new path."""
+    path = Path(path)
+    folder = path.parent / QUARANTINE
+    folder.mkdir(exist_ok=True)
+    tag = "".join(c if c.isalnum() else "-" for c in reason)[:40]
+    target = folder / f"{path.name}.{tag}"
+    n = 1
+    while os.path.lexists(target):
+        n += 1
+        target = folder / f"{path.name}.{tag}.{n}"
+    os.rename(path, target)
+    return target
 
-    A damaged record is deleted so that it is redone; with a list ``damaged``, the pair
-    ``(file name, reason)`` is appended to it, so that the caller can say what it redid.
+
+def read_record(store_dir, item: dict, damaged: list | None = None, move: bool = True):
+    """The stored record body of ``item``, or ``None`` if absent or damaged (see
+    :func:`inspect_record`).
+
+    A damaged record is moved into the store's ``quarantine/`` folder (:func:`quarantine`) so
+    that its item is redone and nothing is deleted; ``move=False`` changes nothing. With a list
+    ``damaged``, the pair ``(file name, reason)`` is appended to it, so that the caller can say
+    what it set aside.
     """
     body, reason = inspect_record(store_dir, item)
     if reason in DAMAGE:
         path = Path(store_dir) / f"{item_key(item)}.json"
-        path.unlink()
+        if move:
+            quarantine(path, reason)
         if damaged is not None:
             damaged.append((path.name, reason))
     return body
+
+
+def is_record_name(name: str) -> bool:
+    """Whether ``name`` is the file name of a record (``<20 hex digits>.json``)."""
+    stem, _, ext = name.partition(".")
+    return ext == "json" and len(stem) == 20 and all(c in "0123456789abcdef" for c in stem)
 
 
 def iter_records(folder, strict: bool = False):
     """The bodies (item, rows, provenance) of the record files in ``folder``, in name order.
 
     The one reader of the record format outside the store itself, and a missing folder has no
-    records. By default a file that is not a complete record is skipped (nothing is checked or
-    deleted; see :func:`read_record` for that). With ``strict=True`` every file is judged by
-    :func:`inspect_file` and a damaged one (truncated, tampered, stale or foreign) is refused:
-    ``ValueError`` naming the file and the reason, for readers of committed results whose
-    numbers a chapter prints."""
+    records. Hidden files (a write in progress, ``.tmp-*``) and folders are not records. By
+    default a file that is not a complete record is skipped (nothing is checked or changed; see
+    :func:`read_record` for that). With ``strict=True`` every file is judged by
+    :func:`inspect_file` and a damaged one is refused: ``ValueError`` naming the file and the
+    reason, for readers of committed results whose numbers a chapter prints."""
     folder = Path(folder)
     if not folder.is_dir():
         return
     for p in sorted(folder.glob("*.json")):
+        if p.name.startswith("."):
+            continue
         if strict:
             body, reason = inspect_file(p)
             if body is None:
                 raise ValueError(f"damaged record {p} ({reason}): restore it (git checkout) or recompute its item")
             yield body
             continue
+        if not p.is_file():
+            continue
         try:
             body = json.loads(p.read_text())["body"]
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError, OSError):
             continue
         if isinstance(body, dict):
             yield body

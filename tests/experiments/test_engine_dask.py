@@ -55,7 +55,7 @@ def test_killed_worker_loses_no_finished_item_and_its_item_is_rerun(cluster, tmp
     import dask_figure
 
     log = tmp_path / "log"
-    config = {"xs": list(range(8)), "seconds": 0.8, "log": str(log)}
+    config = {"xs": list(range(6)), "seconds": 0.5, "log": str(log)}
     victim = sorted(cluster.run(os.getpid).values())[0]
     killed = {}
 
@@ -78,14 +78,106 @@ def test_killed_worker_loses_no_finished_item_and_its_item_is_rerun(cluster, tmp
     table = engine.run_items(dask_figure, config, store_dir=tmp_path / "records", progress=False, scheduler=cluster)
     killer.join()
     assert "running" in killed, "the victim worker never ran two items"
-    assert sorted(table["x"]) == list(range(8))
+    assert sorted(table["x"]) == list(range(6))
     assert (table["y"] == table["x"] ** 2).all()
     for item in dask_figure.configurations(config):  # every item has a sound record
         assert engine.inspect_record(tmp_path / "records", item)[1] is None
     ev = _events(log)
     starts = Counter(x for e, x, _ in ev if e == "start")
     ends = Counter(x for e, x, _ in ev if e == "end")
-    assert all(ends[x] == 1 for x in range(8))  # each item computed to the end exactly once
+    assert all(ends[x] == 1 for x in range(6))  # each item computed to the end exactly once
     assert starts[killed["running"]] == 2  # the interrupted item ran again, elsewhere
     for x in killed["finished"]:  # the victim's finished items were kept, not recomputed
         assert starts[x] == 1
+
+
+def test_records_land_in_the_clients_store_whatever_the_workers_folder(tmp_path, monkeypatch):
+    import dask_figure
+
+    (tmp_path / "workers").mkdir()
+    (tmp_path / "client").mkdir()
+    monkeypatch.syspath_prepend(str(HERE))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(HERE), *sys.path]))
+    monkeypatch.chdir(tmp_path / "workers")  # the workers start here
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+        ) as c,
+        distributed.Client(c) as client,
+    ):
+        monkeypatch.chdir(tmp_path / "client")  # review case c08: a relative store seen from the client
+        config = {"xs": [0, 1], "seconds": 0.01, "log": str(tmp_path / "log")}
+        table = engine.run_items(dask_figure, config, store_dir=Path("relout"), progress=False, scheduler=client)
+    assert table["y"].tolist() == [0, 1]
+    assert len(list((tmp_path / "client" / "relout").glob("*.json"))) == 2
+    assert not (tmp_path / "workers" / "relout").exists()
+
+
+def _free_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow  # about 40 s: a scheduler and a worker started twice
+def test_losing_the_scheduler_mid_run_is_one_line_and_a_rerun_resumes(tmp_path, monkeypatch):
+    import subprocess
+
+    import dask_figure
+
+    monkeypatch.syspath_prepend(str(HERE))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE), *sys.path]), OMP_NUM_THREADS="1")
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+    scheduler = subprocess.Popen(
+        [*dask, "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1], "--no-dashboard"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--no-nanny"],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    log = tmp_path / "log"
+    config = {"xs": list(range(8)), "seconds": 0.5, "log": str(log)}
+    store = tmp_path / "records"
+
+    def kill_scheduler_after_two_records():
+        deadline = time.time() + 90
+        while time.time() < deadline and len(list(store.glob("*.json"))) < 2:
+            time.sleep(0.05)
+        scheduler.kill()
+
+    killer = threading.Thread(target=kill_scheduler_after_two_records)
+    try:
+        client = engine.connect_scheduler(address, timeout_s=60)
+        killer.start()
+        with pytest.raises(engine.EngineError, match="lost the Dask scheduler at .*run the same command to resume"):
+            engine.run_items(dask_figure, config, store_dir=store, progress=False, scheduler=client)
+        killer.join()
+        client.close(timeout=2)
+    finally:
+        scheduler.kill()
+        worker.kill()
+        scheduler.wait(10)
+        worker.wait(10)
+    kept = {p.name: p.stat().st_mtime_ns for p in store.glob("*.json")}
+    assert len(kept) >= 2
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+        ) as c,
+        distributed.Client(c) as client,
+    ):
+        monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])
+        table = engine.run_items(dask_figure, config, store_dir=store, progress=False, scheduler=client)
+    assert sorted(table["x"]) == list(range(8))
+    assert all(store.joinpath(n).stat().st_mtime_ns == t for n, t in kept.items())  # nothing redone
+    ends = Counter(x for e, x, _ in _events(log) if e == "end")
+    assert all(ends[x] == 1 for x in range(8))

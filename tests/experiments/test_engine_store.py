@@ -49,7 +49,7 @@ def test_interrupted_run_resumes_without_losing_work(tmp_path, fake_module):
     [
         ("truncate", "truncated"),
         ("edit_number", "tampered"),
-        ("garbage", "truncated"),
+        ("garbage", "corrupt"),
         ("old_format", "stale"),
         ("foreign_item", "foreign"),
     ],
