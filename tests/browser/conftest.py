@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from live_harness import live_browser, live_site  # noqa: F401 (the live explorers' fixtures)
+from live_harness import live_browser, live_site, playwright_session  # noqa: F401 (shared fixtures)
 from test_site import CHROMIUM, CHROMIUM_FLAGS, SHOTS, SITE, _GzipHandler
 
 
@@ -75,17 +75,14 @@ def site_url():
 
 
 @pytest.fixture(scope="session")
-def browser(site_url):
-    from playwright.sync_api import sync_playwright
-
+def browser(site_url, playwright_session):
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium`")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
+    b = playwright_session.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+    try:
+        yield b
+    finally:
+        b.close()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -88,19 +88,27 @@ def live_site(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def live_browser():
-    """One headless Chromium for the live tests (needs no built book, unlike conftest's)."""
+def playwright_session():
+    """Playwright's sync API, started once per test run: a second start in the same process is
+    refused ("Sync API inside the asyncio loop"), so every browser fixture shares this one."""
     from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def live_browser(playwright_session):
+    """One headless Chromium for the live tests (needs no built book, unlike conftest's)."""
     from test_site import CHROMIUM, CHROMIUM_FLAGS
 
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} is missing: install it with `make chromium`")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
+    b = playwright_session.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+    try:
+        yield b
+    finally:
+        b.close()
 
 
 def cases(site_url: str, name: str) -> list[dict]:

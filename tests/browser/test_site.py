@@ -331,13 +331,50 @@ WIDGET_STATE = """
 }
 """
 
-# Enabled controls in the page's content that the test does not drive.
+# The live explorers on the built page: every slider and select of each is moved once (to its
+# other end, or its last option), then Reset is pressed; each move must redraw (the explorer's
+# timed redraws grow) and none may throw. tests/browser/test_live_*.py check their numbers.
+DRIVE_LIVE = """
+async () => {
+  const roots = Array.from(document.querySelectorAll('[data-live]'));
+  if (!roots.length) return {explorers: 0, moved: 0, bad: []};
+  await window.resnetLive.ready;
+  const bad = [];
+  let moved = 0;
+  for (const root of roots) {
+    const name = root.getAttribute('data-live');
+    const times = () => (window.resnetLive.times[name] || []).length;
+    for (const c of root.querySelectorAll('input[type=range], select')) {
+      if (c.disabled) continue;
+      const before = times();
+      if (c.tagName === 'SELECT') {
+        const opts = Array.from(c.options).filter(o => !o.disabled && o.value !== c.value);
+        if (!opts.length) continue;
+        c.value = opts[opts.length - 1].value;
+      } else {
+        c.value = (c.value === c.max) ? c.min : c.max;
+      }
+      c.dispatchEvent(new Event('input', {bubbles: true}));
+      c.dispatchEvent(new Event('change', {bubbles: true}));
+      await new Promise(r => setTimeout(r, 50));
+      if (times() <= before) bad.push(`${name}: moving ${c.id || c.outerHTML.slice(0, 60)} did not redraw`);
+      moved += 1;
+    }
+    const reset = Array.from(root.querySelectorAll('button')).find(b => /reset/i.test(b.textContent));
+    if (!reset) bad.push(`${name}: no Reset button`); else reset.click();
+  }
+  return {explorers: roots.length, moved: moved, bad: bad};
+}
+"""
+
+# Enabled controls in the page's content that the test does not drive (the live explorers' are
+# driven by DRIVE_LIVE above).
 UNDRIVEN_CONTROLS = """
 () => {
   const article = document.querySelector('article.bd-article') || document.querySelector('main');
   const known = 'div.animation, .rn-vega, .headerlink, button.copybtn, '
               + 'details, summary, .toggle-button, button.toggle-button, .dropdown, .sd-dropdown, '
-              + '.tippy-box, .sd-tab-set';
+              + '.tippy-box, .sd-tab-set, [data-live]';
   return Array.from(article.querySelectorAll('input, select, textarea, button, [contenteditable="true"]'))
     .filter(c => !c.hasAttribute('disabled') && !c.closest(known))
     .filter(c => { const r = c.getBoundingClientRect(); return r.width > 0 && r.height > 0; })
@@ -619,6 +656,10 @@ def test_page(name, site_url, browser, screenshot_dir):
         failures += [
             f"blank gap of {g['height']} px at y={g['top']} in section '{g['section']}' ({g['what']})" for g in gaps
         ]
+        driven = page.evaluate(DRIVE_LIVE)
+        failures += driven["bad"]
+        if driven["explorers"] and not driven["moved"]:
+            failures.append("a live explorer without a control the test could move")
         undriven = page.evaluate(UNDRIVEN_CONTROLS)
         if undriven:
             failures.append(f"enabled controls the test does not drive (so cannot show they work): {undriven[:5]}")
