@@ -9,7 +9,8 @@ nbval's own sanitizer replaces text by regular expressions, the same way in both
 float64 rounding residue (``2.22e-16`` in one run, ``4.44e-16`` in the next) cannot be matched
 that way without hiding every number of its size, so the comparison reconciles residues pair by
 pair instead (``tests/nbval_numbers.py``): two residues at the same place agree when their orders
-of magnitude are at most one apart; every other number is compared digit for digit.
+of magnitude are at most one apart; every other number is compared digit for digit. Figures
+(image/png) are compared byte for byte, except in cells tagged ``nbval-ignore-figure``.
 """
 
 import sys
@@ -34,7 +35,17 @@ if IPyNbCell is not None:
 
     _compare_outputs = IPyNbCell.compare_outputs
 
+    # Figures are compared too: nbval skips image/png unless run with nbdime, but a figure drawn
+    # from a wrong number is as wrong as the number. matplotlib's PNG (Agg, the inline backend,
+    # no timestamp in its metadata) is the same bytes for the same data and the same versions,
+    # so the two executions' images must be identical. A cell whose figure legitimately varies
+    # (wall-clock times drawn) carries the tag nbval-ignore-figure: only its images are skipped.
+    IGNORE_FIGURE = "nbval-ignore-figure"
+
     def _compare_with_residues(self, test, ref, skip_compare=None):
-        return _compare_outputs(self, reconcile_outputs(ref, test), ref, skip_compare)
+        skip = tuple(skip_compare or self.parent.skip_compare)
+        if IGNORE_FIGURE not in self.cell.get("metadata", {}).get("tags", []):
+            skip = tuple(k for k in skip if k != "image/png")
+        return _compare_outputs(self, reconcile_outputs(ref, test), ref, skip)
 
     IPyNbCell.compare_outputs = _compare_with_residues

@@ -126,3 +126,60 @@ def test_nbval_with_the_books_settings_passes_a_residue_and_fails_a_one_digit_ch
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
     assert (p.returncode == 0) is passes, p.stdout[-2000:]
+
+
+FIGURE_CELL = (
+    "%matplotlib inline\n"
+    "import matplotlib.pyplot as plt\n"
+    "fig, ax = plt.subplots(figsize=(3, 2))\n"
+    "ax.plot([0, 1, 2, 3], {ys})\n"
+    "plt.show()"
+)
+
+
+def _executed_figure_notebook(path, ys, tags=()):
+    """A one-cell chapter that draws ``ys``, executed as the book build executes it (nbclient)."""
+    import nbclient
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell(FIGURE_CELL.format(ys=list(ys)))
+    cell.metadata["tags"] = list(tags)
+    nb.cells = [cell]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    assert any("image/png" in o.get("data", {}) for o in nb.cells[0].outputs)
+    nbformat.write(nb, str(path))
+
+
+def _nbval(tmp_path, notebook):
+    import os
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "pytest", "--nbval", "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg")]
+    cmd += ["-p", "conftest", "-p", "no:cacheprovider", "-q", "--rootdir", str(tmp_path), str(notebook)]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    env.pop("MPLBACKEND", None)
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+
+
+@pytest.mark.parametrize(
+    "drawn, tags, passes",
+    [
+        ([0, 1, 4, 9], (), True),  # the same data: the same PNG bytes in the second execution
+        ([0, 1, 4, 8], (), False),  # one value of the figure's data changed: nbval sees the figure
+        ([0, 1, 4, 8], ("nbval-ignore-figure",), True),  # a cell whose figure legitimately varies
+    ],
+)
+def test_nbval_with_the_books_settings_compares_the_figures_a_cell_draws(tmp_path, drawn, tags, passes):
+    import json
+
+    pytest.importorskip("nbval")
+    notebook = tmp_path / "chapter.ipynb"
+    _executed_figure_notebook(notebook, [0, 1, 4, 9], tags)
+    nb = json.loads(notebook.read_text())
+    nb["cells"][0]["source"] = FIGURE_CELL.format(ys=drawn)  # what the second execution draws
+    notebook.write_text(json.dumps(nb))
+    p = _nbval(tmp_path, notebook)
+    assert (p.returncode == 0) is passes, p.stdout[-2000:]
