@@ -157,8 +157,18 @@ def _nbval(tmp_path, notebook):
     import subprocess
     import sys
 
-    cmd = [sys.executable, "-m", "pytest", "--nbval", "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg")]
-    cmd += ["-p", "conftest", "-p", "no:cacheprovider", "-q", "--rootdir", str(tmp_path), str(notebook)]
+    cmd = [sys.executable, "-m", "pytest", "--nbval", "--nbval-sanitize-with"]
+    cmd += [
+        str(ROOT / "tests" / "nbval_sanitize.cfg"),
+        "-p",
+        "conftest",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--rootdir",
+        str(tmp_path),
+        str(notebook),
+    ]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     env.pop("MPLBACKEND", None)
     return subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)

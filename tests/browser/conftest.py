@@ -75,7 +75,7 @@ def site_url():
 
 
 @pytest.fixture(scope="session")
-def browser(site_url, playwright_session):
+def browser(site_url, playwright_session):  # noqa: F811 (the fixture, imported above)
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium`")
     b = playwright_session.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)

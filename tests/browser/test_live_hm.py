@@ -9,10 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from live_harness import (
-    LIVE_LIMIT_KB,
     cases,
     failures,
-    live_weight_kb,
     open_explorer,
     record_times,
     redraw_times,
@@ -181,43 +179,3 @@ def test_still_of_the_default_setting_shows_the_figure(live_browser, live_site, 
     blues = sum(c for c, (r, g, b) in colours if b > r + 60 and b > g + 30)
     # 2.1: the factors' norms (blue) under the ICLR bound (red); 3.2: points of the labels 0 and 1
     assert reds > 50 and blues > 50, (reds, blues)
-
-
-@pytest.mark.parametrize("name", [T21, T32])
-def test_live_code_stays_under_its_weight_limit(live_site, name):
-    from urllib.error import HTTPError
-    from urllib.request import urlopen
-
-    def read(path):
-        try:
-            with urlopen(f"{live_site}/_static/{path}") as r:
-                return r.read()
-        except HTTPError:
-            return None
-
-    kb = live_weight_kb(read, name)
-    assert {"vendor/live.js", f"vendor/live-{name}.js", f"live/{name}.data.json"} <= set(kb)
-    print(f"live code of {name}: " + ", ".join(f"{p} {v:.1f} kB" for p, v in kb.items()))
-    assert sum(kb.values()) <= LIVE_LIMIT_KB, kb
-
-
-@pytest.mark.parametrize("chapter, name", [("hardt_ma_linear", T21), ("hardt_ma_expressivity", T32)])
-def test_chapter_page_mounts_the_explorer_and_matches_the_package(browser, site_url, chapter, name):
-    """On the built chapter (``make book``): the explorer replaces its still, requests nothing outside
-    the site, and its computation agrees with the cases the build wrote."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    outside, errors = [], []
-    page.on("request", lambda r: None if r.url.startswith((site_url, "data:")) else outside.append(r.url))
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        page.goto(f"{site_url}/book/{chapter}.html")
-        page.wait_for_function("() => window.resnetLive && window.resnetLive.ready", timeout=30_000)
-        page.evaluate("() => window.resnetLive.ready")
-        root = page.locator(f'[data-live="{name}"]')
-        assert root.locator(".rn-live-figure canvas").count() >= 2
-        assert not root.locator("img").first.is_visible()  # the still, kept for readers without JavaScript
-        rows = run_cases(page, name, cases(site_url, name))
-    finally:
-        page.close()
-    assert not outside and not errors, (outside, errors)
-    assert_cases_match(rows)

@@ -16,10 +16,8 @@ import json
 
 import pytest
 from live_harness import (
-    LIVE_LIMIT_KB,
     cases,
     failures,
-    live_weight_kb,
     open_explorer,
     record_times,
     redraw_times,
@@ -188,43 +186,3 @@ def test_still_of_the_default_setting_draws_the_figure(live_browser, live_site):
     blues = sum(c for c, (r, g, b) in colours if b > r + 60)
     # the heat map's positive and negative entries are both on the still
     assert reds > 100 and blues > 100, (reds, blues)
-
-
-def test_live_code_stays_under_its_weight_limit(live_site):
-    from urllib.error import HTTPError
-    from urllib.request import urlopen
-
-    def read(path):
-        try:
-            with urlopen(f"{live_site}/_static/{path}") as r:
-                return r.read()
-        except HTTPError:
-            return None
-
-    kb = live_weight_kb(read, NAME)
-    assert {"vendor/live.js", f"vendor/live-{NAME}.js", f"live/{NAME}.data.json"} <= set(kb)
-    print(f"live code of {NAME}: " + ", ".join(f"{p} {v:.1f} kB" for p, v in kb.items()))
-    assert sum(kb.values()) <= LIVE_LIMIT_KB, kb
-
-
-def test_chapter_page_mounts_the_explorer_and_matches_the_package(browser, site_url):
-    """On the built chapter (``make book``): the explorer replaces its still, requests nothing
-    outside the site, and its computation agrees with the cases the build wrote."""
-    p = browser.new_page(viewport={"width": 1280, "height": 900})
-    outside, errors = [], []
-    p.on(
-        "request", lambda r: None if r.url.startswith(site_url) or r.url.startswith("data:") else outside.append(r.url)
-    )
-    p.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        p.goto(f"{site_url}/book/theorem1.html")
-        p.wait_for_function("() => window.resnetLive && window.resnetLive.ready", timeout=30_000)
-        p.evaluate("() => window.resnetLive.ready")
-        root = p.locator(f'[data-live="{NAME}"]')
-        assert root.locator(".rn-live-figure canvas").count() >= 3
-        assert not root.locator("img").first.is_visible()  # the still, kept for readers without JavaScript
-        rows = run_cases(p, NAME, cases(site_url, NAME))
-    finally:
-        p.close()
-    assert not outside and not errors, (outside, errors)
-    assert rows and not failures(rows), failures(rows)[:5]

@@ -15,10 +15,8 @@ import json
 
 import pytest
 from live_harness import (
-    LIVE_LIMIT_KB,
     cases,
     failures,
-    live_weight_kb,
     open_explorer,
     record_times,
     redraw_times,
@@ -212,20 +210,3 @@ def test_still_of_the_default_setting_draws_both_curves(live_browser, live_site)
     blues = sum(c for c, (r, g, b) in colours if b > r + 60 and b > g + 20)
     # the loss curve (blue) and the sharpness (red) are both on the still
     assert reds > 100 and blues > 100, (reds, blues)
-
-
-def test_live_code_stays_under_its_weight_limit(live_site):
-    from urllib.error import HTTPError
-    from urllib.request import urlopen
-
-    def read(path):
-        try:
-            with urlopen(f"{live_site}/_static/{path}") as r:
-                return r.read()
-        except HTTPError:
-            return None
-
-    kb = live_weight_kb(read, NAME)
-    assert {"vendor/live.js", f"vendor/live-{NAME}.js", f"live/{NAME}.data.json"} <= set(kb)
-    print(f"live code of {NAME}: " + ", ".join(f"{p} {v:.1f} kB" for p, v in kb.items()))
-    assert sum(kb.values()) <= LIVE_LIMIT_KB, kb
