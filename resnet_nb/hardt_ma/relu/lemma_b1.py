@@ -343,7 +343,6 @@ def check_lemma_b1_squared(falsify: bool = False) -> Check:
     claim) or ``rho'`` (the falsifier)."""
     rho_p = 0.1
     found = squared_reading_margin_search(rho_p, seed=7)
-    h = lemma_b1_hypotheses(found["pair"], [0, 1], rho_p, "squared")
     draws = squared_reading_min_margin(2000, rho_p, np.random.default_rng(11))
     bound = rho_p if falsify else rho_p / 2
     # the search's constraints hold to 1e-12 and the margin is Lipschitz with constant about 1 in
@@ -364,7 +363,6 @@ def check_lemma_b1_squared(falsify: bool = False) -> Check:
                 values=dict(
                     min_margin=found["min_margin"],
                     violation=found["violation"],
-                    hypotheses_hold=bool(h["norms_ok"] and h["separation_ok"]),
                 ),
             ),
             Check(
