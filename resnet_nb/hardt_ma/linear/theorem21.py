@@ -433,11 +433,12 @@ def check_theorem21_bound(falsify: bool = False) -> Check:
 
 
 def det_lemma_search(d: int, power: float, starts: int = 6, seed: int = 0) -> dict:
-    """Minimise ``det(I + A) / (1 - ||A||)^power`` over ``d x d`` matrices with ``||A|| < 1 - 1e-6`` (closer to 1, ``det(I + A)`` can be as small
-    as its rounding error)
-    (adaptive Nelder-Mead, restarted once where it stops, from ``starts`` random Gaussian starts of norm uniform in ``(0.1, 0.9)``; no start is
-    a multiple of ``I``). The lemma says the minimum is at least 1 for ``power = d``. Returns the
-    smallest ratio found, the norm of its matrix and the matrix."""
+    """Minimise ``det(I + A) / (1 - ||A||)^power`` over ``d x d`` matrices with
+    ``||A|| < 1 - 1e-6`` (closer to 1, ``det(I + A)`` can be as small as its rounding error):
+    adaptive Nelder-Mead, restarted once where it stops, from ``starts`` random Gaussian starts of
+    norm uniform in ``(0.1, 0.9)`` (no start is a multiple of ``I``). The lemma says the minimum is
+    at least 1 for ``power = d``. Returns the smallest ratio found, the norm of its matrix and the
+    matrix."""
     d, starts = check_int("d", d, 1), check_int("starts", starts, 1)
     power = check_float("power", power, low=0.0)
     rng = np.random.default_rng(seed)
@@ -468,7 +469,6 @@ def det_lemma_search(d: int, power: float, starts: int = 6, seed: int = 0) -> di
     if best is None:
         raise ValueError("no start stayed inside ||A|| < 1")
     return best
-
 
 
 @claim(
@@ -531,5 +531,6 @@ def check_theorem21_det(falsify: bool = False) -> Check:
         "det(I + A) > 0 when ||A|| < 1 (so det R > 0 for every factorisation within the bound): "
         "the lemma's inequality det(I + A) >= (1 - ||A||)^d where a search finds it closest to failing",
         parts,
-        lines=lines + [f"illustration: R = -I_2 (det +1), l = {l}: the construction's |||A||| is {illus:.4f} of the bound"],
+        lines=lines
+        + [f"illustration: R = -I_2 (det +1), l = {l}: the construction's |||A||| is {illus:.4f} of the bound"],
     )
