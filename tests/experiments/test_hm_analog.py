@@ -2,6 +2,8 @@
 network, one run, the summary over seeds, Welch's interval, and the claim that no difference of
 held-out accuracy between the two initialisations is detected."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -90,9 +92,12 @@ def test_the_training_loss_difference_is_welchs_interval_of_log_losses():
 
 def test_the_paper_direction_of_training_loss_is_not_seen_in_the_analog():
     ok, paper = hm_analog.check_hm_analog_train_loss(), hm_analog.check_hm_analog_train_loss(falsify=True)
-    assert ok.passed and ok.value > 0  # the small initialisation ends higher in the mean
-    assert not paper.passed and paper.rejected_on_value and paper.value > 0
-    assert ok.values["low"] < 0  # not significant: the interval reaches below 0
+    mean, interval = ok.parts
+    assert ok.passed and mean.value > 1  # the small initialisation ends higher in the mean
+    assert not paper.passed and paper.rejected_on_value and paper.value > 1
+    assert interval.value < 1 < paper.value  # not significant: the interval of the ratio contains 1
+    assert mean.value == pytest.approx(math.exp(mean.values["diff"]))  # a ratio of geometric means
+    assert interval.value == pytest.approx(math.exp(mean.values["low"]))
 
 
 def test_the_falsifier_is_the_three_point_effect():

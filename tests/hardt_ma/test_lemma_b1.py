@@ -189,12 +189,19 @@ def test_hull_meets_b_as_a_distance_bound_but_not_as_a_squared_one():
 
 
 @pytest.mark.parametrize("rp", [0.02, 0.1, 0.3])
-def test_squared_reading_margin_bound_is_attained_at_the_extremal_configuration(rp):
-    ext = hr.squared_reading_extremal(rp)
-    h = lemma_b1_hypotheses(ext, [0, 1], rp, "squared")
-    assert h["norms_ok"] and h["separation_ok"]
-    assert margins(ext, [0])[0] == pytest.approx(rp / 2, rel=1e-9)  # polarisation: (s - 2 rho')/2
-    assert margins(ext, [0])[0] < rp  # the falsifier's bound rho' fails here
+def test_a_margin_search_under_the_squared_reading_approaches_half_rho_prime_from_above(rp):
+    found = hr.squared_reading_margin_search(rp, starts=40, seed=0)
+    assert found["violation"] <= 1e-12  # admissible up to the search's constraint tolerance
+    assert found["min_margin"] >= rp / 2 - 1e-10  # polarisation: margin >= (s - 2 rho')/2
+    assert found["min_margin"] == pytest.approx(rp / 2, abs=1e-7)  # the search reaches the bound
+    assert found["min_margin"] < rp  # the falsifier's bound rho' fails at the searched point
+
+
+def test_margin_search_rejects_bad_input_by_name():
+    with pytest.raises(ValueError, match=r"\brho_prime\b"):
+        hr.squared_reading_margin_search(0.7)
+    with pytest.raises(ValueError, match=r"\bstarts\b"):
+        hr.squared_reading_margin_search(0.1, starts=0)
 
 
 def test_random_configurations_under_the_squared_reading_keep_margin_half_rho_prime():

@@ -76,15 +76,30 @@ def test_min_max_norm_search_finds_exact_factorisations_and_respects_the_lemma()
     assert min_max_norm_search(np.diag([-1.0, 1.0]), 6, restarts=2, steps=60)["norm"] >= 1 - 1e-9
 
 
-def test_theorem21_det_check_tests_the_lemma_where_det_tends_to_zero():
+def test_theorem21_det_check_finds_the_lemma_tight_by_a_search_and_rejects_the_dropped_exponent():
     from resnet_nb.hardt_ma.linear import check_theorem21_det
 
     good = check_theorem21_det()
-    assert good.passed and "adversarial" in good.claim
-    (lemma,) = good.parts
-    assert lemma.value == pytest.approx(1.0, abs=1e-6)  # the inequality is tight at A = -t I
+    assert good.passed and "search" in good.claim
+    assert len(good.parts) == 2  # d = 2 and d = 3
+    for part in good.parts:
+        assert 1.0 - 1e-12 <= part.value < 1.0 + 1e-5  # reaches the lemma's bound 1, not below (rounding aside)
     bad = check_theorem21_det(falsify=True)
-    assert not bad.passed and not bad.parts and "needs det R > 0" in bad.claim
+    assert not bad.passed and "1 - ||A||" in bad.claim and bad.value < 0.5
+
+
+def test_det_lemma_search_is_not_started_at_the_tight_family_yet_ends_near_it():
+    from resnet_nb.hardt_ma.linear import det_lemma_search
+
+    found = det_lemma_search(2, 2.0, starts=4, seed=0)
+    A = found["A"]
+    assert found["norm"] < 1 and found["ratio"] >= 1.0 - 1e-12
+    assert np.abs(A - np.trace(A) / 2 * np.eye(2)).max() < 1e-2  # near a multiple of -I
+    assert np.trace(A) < 0
+    wrong = det_lemma_search(2, 1.0, starts=4, seed=0)  # det(I + A) >= 1 - ||A||: false
+    assert wrong["ratio"] < 1
+    with pytest.raises(ValueError, match=r"\bstarts\b"):
+        det_lemma_search(2, 2.0, starts=0)
 
 
 def test_determinant_lemma_inequality_fails_just_past_norm_one():

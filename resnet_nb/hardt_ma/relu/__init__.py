@@ -22,7 +22,7 @@ from resnet_nb.hardt_ma.relu.lemma_b1 import (
     lemma_b1_paper,
     pad_configuration,
     random_lemma_b1_configuration,
-    squared_reading_extremal,
+    squared_reading_margin_search,
     squared_reading_min_margin,
 )
 from resnet_nb.hardt_ma.relu.network import (
@@ -113,7 +113,7 @@ __all__ = [
     "check_lemma_b1",
     "check_lemma_b1_squared",
     "extremal_b1_pair",
-    "squared_reading_extremal",
+    "squared_reading_margin_search",
     "squared_reading_min_margin",
     "check_constant_width",
 ]
