@@ -437,6 +437,11 @@ def row_slides(row: dict, used: set, img_dir: Path) -> list[str]:
     return slides
 
 
+def still_title(alt: str) -> str:
+    """A still's alt text without the words the slide's own title already says."""
+    return re.sub(r"^the live explorer at its default setting:\s*", "", alt, flags=re.IGNORECASE)
+
+
 def explorer_stills(ch: str, used: set, img_dir: Path) -> list[str]:
     """The still (default setting) of each live explorer of the chapter, once per lecture."""
     out = []
@@ -447,7 +452,7 @@ def explorer_stills(ch: str, used: set, img_dir: Path) -> list[str]:
         used.add((ch, path.name))
         shutil.copy(path, img_dir / path.name)
         out.append(
-            f"<section><h3>Live in the book: {html.escape(img.get('alt', ''))}</h3>"
+            f"<section><h3>Live in the book: {html.escape(still_title(img.get('alt', '')))}</h3>"
             f'<img class="fig" src="img/{path.name}"></section>'
         )
     return out
