@@ -253,7 +253,8 @@ WHERE = ["book/theorem1.ipynb", "tests/li/test_theorem1_part1.py"]
     r"form and exceeds rounding along the aligned direction ($n = 2, 3$).",
     verdict="holds",
     falsifier=r"the order is not sharp: zero is an $n$-th order stationary point (derivatives up to "
-    r"order $n$ vanish)",
+    r"order $n$ vanish); the complement of the check's own guard that the order-$n$ derivative "
+    r"exceeds rounding, so it adds no evidence beyond that guard",
     where=WHERE,
     falsifier_kind=PLAUSIBLE,
 )
