@@ -594,7 +594,14 @@ def test_relu_depth_check_reports_the_creep_and_a_fragile_rejection(fake_mnist):
 def _synthetic_rows(means_lg, offsets_lg):
     """Rows of the ReLU depth table with lg cond = mean of the depth + offset of the seed."""
     return [
-        {"depth": dep, "seed": s, "cond": 10 ** (m + o), "cond_linear": 1.0, "cond10": 10 ** (m + o), "cond10_linear": 1.0}
+        {
+            "depth": dep,
+            "seed": s,
+            "cond": 10 ** (m + o),
+            "cond_linear": 1.0,
+            "cond10": 10 ** (m + o),
+            "cond10_linear": 1.0,
+        }
         for dep, m in means_lg.items()
         for s, o in enumerate(offsets_lg)
     ]

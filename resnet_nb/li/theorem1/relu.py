@@ -334,8 +334,7 @@ def relu_depth_check(
         )
     res = all_of(
         f"2-shortcut-ReLU (masked Eq. 19), small start: {name} depth-invariant, "  # pragma: no mutate
-        "but not Theorem 1's value"  # pragma: no mutate
-        + (" (fragile rejection)" if fragile_rejection else ""),
+        "but not Theorem 1's value" + (" (fragile rejection)" if fragile_rejection else ""),  # pragma: no mutate
         parts,
         lines,
     )
