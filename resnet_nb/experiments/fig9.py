@@ -28,7 +28,16 @@ from resnet_nb.core.train import gradient_descent
 from resnet_nb.experiments import common, engine
 from resnet_nb.experiments.common import ARCHS, depths_for, initial_weights, log_grid, mnist, mnist_optimum, network
 
-__all__ = ["SCALES", "configurations", "run_one", "summarise", "RELU", "lg_final_losses", "lg_final_loss_spread"]
+__all__ = [
+    "SCALES",
+    "configurations",
+    "run_one",
+    "summarise",
+    "RELU",
+    "lg_final_losses",
+    "lg_final_loss_spread",
+    "gap_ratio",
+]
 
 RELU = False
 SCALES = {
@@ -369,6 +378,15 @@ def lowest_gap(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: int 
         "table": g,
         "fragile": [int(d) for d in g.loc[g["fragile"], "depth"]],
     }
+
+
+def gap_ratio(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: int = 1, others=None) -> pd.DataFrame:
+    """Per depth >= ``from_depth``: how many times smaller the gap to ``loss_opt`` of ``arch`` is than
+    that of the nearest of ``others`` (default: every other architecture), from :func:`lowest_gap`.
+    ``ratio`` is the point estimate ``10**gap``; ``ratio_2se`` its lower end at two standard errors
+    of the difference of the mean lg gaps over runs, ``10**(gap - 2 se)``."""
+    g = lowest_gap(table, arch, loss_opt, from_depth=from_depth, others=others)["table"]
+    return g.assign(ratio=10 ** g["gap"], ratio_2se=10 ** (g["gap"] - 2 * g["se"]))
 
 
 #: depths from which Figure 9's comparison is read: at depth 2 the best runs of the 2-shortcut and
