@@ -12,6 +12,7 @@ import resnet_nb.li.theorem1 as t1
 from resnet_nb import Dataset, ShortcutNetwork
 from resnet_nb.core.hessians import directional_derivatives, loss_function, theorem1_blocks
 from resnet_nb.li.theorem1 import part1_check, shifted_sigmoid, taylor_remainder_check
+from resnet_nb.li.theorem1.part1 import claim_part1
 
 EPS = 2.0**-52
 
@@ -326,3 +327,13 @@ def test_part1_check_refuses_an_order_that_is_not_sharp():
     r = t1.part1_check(ShortcutNetwork(2, 2, 1), same, directions=3)
     assert not r.passed and r.parts[0].vacuous
     assert r.values["best_n"] <= r.values["tol"]
+
+
+def test_part1_ledger_falsifier_with_a_sigmoid_at_mid_fails_on_the_vanishing_low_orders():
+    # the claim holds for the linear networks; dropping sigma_mid(0) = 0 breaks order 1 at n = 2 and 3
+    assert claim_part1().passed
+    fal = claim_part1(falsify=True)
+    assert fal.rejected_on_value
+    for part in fal.parts:
+        low = part.parts[0]  # derivatives of orders 1..n-1 vanish
+        assert low.rejected_on_value and low.value > 1e6 * low.tol

@@ -589,3 +589,37 @@ def test_relu_depth_check_reports_the_creep_and_a_fragile_rejection(fake_mnist):
     # a pass is never a fragile rejection
     loose = t1.relu_depth_check((6, 2), (1, 0), statistic="cond", flat_tol=rng + spread, rows=rows)
     assert loose.parts[0].within and not loose.values["fragile_rejection"]
+
+
+def _synthetic_rows(means_lg, offsets_lg):
+    """Rows of the ReLU depth table with lg cond = mean of the depth + offset of the seed."""
+    return [
+        {
+            "depth": dep,
+            "seed": s,
+            "cond": 10 ** (m + o),
+            "cond_linear": 1.0,
+            "cond10": 10 ** (m + o),
+            "cond10_linear": 1.0,
+        }
+        for dep, m in means_lg.items()
+        for s, o in enumerate(offsets_lg)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("top_mean", "fragile"),
+    [(0.15, True), (0.5, False)],  # misses the tolerance 0.1 by 0.05 (< spread 0.1) or by 0.4 (> it)
+)
+def test_relu_depth_check_title_says_fragile_rejection_exactly_when_it_misses_by_less_than_the_seed_spread(
+    top_mean, fragile
+):
+    # two seeds at lg offsets -+0.05 sqrt(2): their sample standard deviation (ddof=1) is 0.1
+    offsets = [-0.05 * math.sqrt(2), 0.05 * math.sqrt(2)]
+    rows = _synthetic_rows({2: 1.0, 8: 1.0 + top_mean}, offsets)
+    res = t1.relu_depth_check((2, 8), (0, 1), statistic="cond", flat_tol=0.1, rows=rows)
+    assert res.values["spread"] == pytest.approx(0.1)
+    assert res.parts[0].rejected_on_value
+    assert res.values["fragile_rejection"] is fragile
+    assert ("fragile rejection" in res.claim) is fragile
+    assert any("single-run spread over seeds" in line for line in res.lines) is fragile

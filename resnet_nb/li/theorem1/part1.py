@@ -17,7 +17,7 @@ from resnet_nb.core.checks import check_choice, check_int
 from resnet_nb.core.claims import PLAUSIBLE, Check, all_of, eps_criterion
 from resnet_nb.core.hessians import directional_derivatives, hessian, loss_function
 from resnet_nb.core.networks import ShortcutNetwork, flatten, unflatten
-from resnet_nb.li.theorem1.definition5 import data_matrices, partial_scale, unfriendly_data3
+from resnet_nb.li.theorem1.definition5 import data_matrices, partial_scale, shifted_sigmoid, unfriendly_data3
 
 # ------------------------------------------------------------------------------------------
 # Part 1 and Definition 4
@@ -252,15 +252,18 @@ WHERE = ["book/theorem1.ipynb", "tests/li/test_theorem1_part1.py"]
     r"sharp: directional derivatives of orders $1..n-1$ vanish, the order-$n$ one equals its closed "
     r"form and exceeds rounding along the aligned direction ($n = 2, 3$).",
     verdict="holds",
-    falsifier=r"the order is not sharp: zero is an $n$-th order stationary point (derivatives up to "
-    r"order $n$ vanish)",
+    falsifier=r"the same with the hypothesis $\sigma_{mid}(0) = 0$ dropped: a logistic sigmoid at mid "
+    r"($\sigma(0) = 1/2$), where the order-1 derivative does not vanish, so the stated order fails "
+    r"(the other false reading, that the order is not sharp, is the complement of the check's own "
+    r"guard that the order-$n$ derivative exceeds rounding, which every passing check rejects)",
     where=WHERE,
     falsifier_kind=PLAUSIBLE,
 )
 def claim_part1(falsify: bool = False) -> Check:
     data = unfriendly_data3()
     parts = [
-        part1_check(ShortcutNetwork(3, n, 2), data, directions=4, stationary_order=n if falsify else None)
+        # the falsifier drops sigma_mid(0) = 0 (a sigmoid at mid); the statement is the linear network's
+        part1_check(ShortcutNetwork(3, n, 2, mid=shifted_sigmoid() if falsify else "identity"), data, directions=4)
         for n in (2, 3)
     ]
     return all_of(
