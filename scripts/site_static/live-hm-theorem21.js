@@ -66,21 +66,9 @@
     return (2 * (Math.sqrt(Math.PI) + Math.sqrt(3 * gamma)) ** 2) / l;
   }
 
-  // Python's format(x, ".3g"), for the package's messages.
-  function fmtG(x, digits) {
-    if (x === 0) return "0";
-    if (!isFinite(x)) return isNaN(x) ? "nan" : x > 0 ? "inf" : "-inf";
-    const e = Math.floor(Math.log10(Math.abs(Number(x.toPrecision(digits)))));
-    if (e < -4 || e >= digits) {
-      let [m, ex] = x.toExponential(digits - 1).split("e");
-      if (m.indexOf(".") >= 0) m = m.replace(/0+$/, "").replace(/\.$/, "");
-      const n = Number(ex);
-      return m + "e" + (n < 0 ? "-" : "+") + String(Math.abs(n)).padStart(2, "0");
-    }
-    let s = x.toFixed(Math.max(0, digits - 1 - e));
-    if (s.indexOf(".") >= 0) s = s.replace(/0+$/, "").replace(/\.$/, "");
-    return s;
-  }
+  // Python's format(x, ".3g") for the package's messages: live.js, resnetLive.format.g
+  const fmtG = (x, digits) => root.resnetLive.format.g(x, digits);
+
 
   function product(A) {
     let M = eye();

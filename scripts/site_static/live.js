@@ -372,6 +372,24 @@
   }
   live.linalg = {eigvalsh: eigvalsh, percentile: percentile};
 
+  /* format.g(x, digits): Python's format(x, ".<digits>g"), so that a page repeats the package's
+   * messages to the digit. */
+  function formatG(x, digits) {
+    if (x === 0) return "0";
+    if (!isFinite(x)) return isNaN(x) ? "nan" : x > 0 ? "inf" : "-inf";
+    const e = Math.floor(Math.log10(Math.abs(Number(x.toPrecision(digits)))));
+    if (e < -4 || e >= digits) {
+      let [m, ex] = x.toExponential(digits - 1).split("e");
+      if (m.indexOf(".") >= 0) m = m.replace(/0+$/, "").replace(/\.$/, "");
+      const n = Number(ex);
+      return m + "e" + (n < 0 ? "-" : "+") + String(Math.abs(n)).padStart(2, "0");
+    }
+    let s = x.toFixed(Math.max(0, digits - 1 - e));
+    if (s.indexOf(".") >= 0) s = s.replace(/0+$/, "").replace(/\.$/, "");
+    return s;
+  }
+  live.format = {g: formatG};
+
   // --- plotting helpers (canvas) -----------------------------------------------------------
   function canvasFor(parent, cls, cssWidth, cssHeight) {
     var c = parent.querySelector("canvas." + cls);

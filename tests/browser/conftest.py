@@ -3,14 +3,11 @@ count, controls driven) at the end of the run, and write it to ``<screenshots>/r
 
 from __future__ import annotations
 
-import functools
-import http.server
 import shutil
-import threading
 from pathlib import Path
 
 import pytest
-from live_harness import live_browser, live_site, playwright_session  # noqa: F401 (shared fixtures)
+from live_harness import live_browser, live_site, playwright_session, serve  # noqa: F401 (shared fixtures)
 from test_site import CHROMIUM, CHROMIUM_FLAGS, SHOTS, SITE, _GzipHandler
 
 
@@ -63,15 +60,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 def site_url():
     if not (SITE / "index.html").is_file():
         pytest.skip(f"no built site at {SITE}: run `make book` first")
-    handler = functools.partial(_GzipHandler, directory=str(SITE))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(SITE, _GzipHandler) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

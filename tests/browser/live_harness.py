@@ -22,6 +22,7 @@ page's computation fails the comparison.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import http.server
@@ -76,7 +77,14 @@ def live_site(tmp_path_factory):
     write_all(static / "live")
     for name in explorers():
         (site / f"{name}.html").write_text(PAGE.format(name=name), encoding="utf-8")
-    handler = functools.partial(_Quiet, directory=str(site))
+    with serve(site, _Quiet) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serve(directory: Path, handler_class):
+    """A local HTTP server on a free port over ``directory``; yields its URL."""
+    handler = functools.partial(handler_class, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
