@@ -8,13 +8,18 @@ the reader needs::
 
     worst = show.num(check.value, 2)        # prose: {eval}`worst`  ->  2.7e-12
     share = show.pct(0.254)                 # {eval}`share`         ->  25%
+
+A section's prose usually quotes several numbers of one result; a package function then returns
+them together as :class:`Facts`, and the chapter binds it once::
+
+    f = facts.fig10_he(paper10, paper_he)   # prose: {eval}`f.loss` at rate {eval}`f.lr`
 """
 
 from __future__ import annotations
 
 import math
 
-__all__ = ["Num", "num", "sci", "pct", "fixed", "count", "text"]
+__all__ = ["Num", "Facts", "num", "sci", "pct", "fixed", "count", "text", "verdict"]
 
 _SUP = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
 
@@ -107,3 +112,45 @@ def count(x) -> Num:
 def text(s: str) -> Text:
     """A word or phrase chosen by a computation, inserted without quotes."""
     return Text(s)
+
+
+def verdict(claim_fn) -> Text:
+    """A ledger claim's verdict as the ledger shows it: ``holds``, or ``holds, fragile`` when the
+    check's margin is below its run-to-run spread (the claim is run once to read that)."""
+    claim = getattr(claim_fn, "claim", None)
+    if claim is None:
+        raise TypeError(f"verdict expects a ledger claim function, got {claim_fn!r}")
+    return Text(claim.verdict + (", fragile" if claim_fn().fragile else ""))
+
+
+class Facts:
+    """The numbers one section's prose quotes, by name: ``{eval}`f.loss```.
+
+    Built by a package function from a result; every value is already formatted (a :class:`Num`,
+    a :class:`Text`) or is a plain value a chapter tests (a bool, a list). Reading a name the
+    result does not carry raises an ``AttributeError`` that lists the names it does carry.
+    """
+
+    def __init__(self, **values):
+        if not values:
+            raise ValueError("Facts needs at least one named value")
+        self.__dict__["_values"] = dict(values)
+
+    def __getattr__(self, name: str):
+        values = self.__dict__["_values"]
+        if name in values:
+            return values[name]
+        raise AttributeError(f"these facts carry no {name!r}; they carry {sorted(values)}")
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Facts are read-only: compute them again instead")
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._values
+
+    def __dir__(self):
+        return sorted(self._values)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self._values.items())
+        return f"Facts({inner})"
