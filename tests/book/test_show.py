@@ -18,7 +18,7 @@ def test_facts_give_each_named_value_and_its_text():
 def test_facts_name_what_they_carry_when_a_name_is_missing():
     f = show.Facts(loss=show.num(1.0))
     with pytest.raises(AttributeError, match="carry no 'lr'"):
-        f.lr
+        _ = f.lr
 
 
 def test_facts_are_read_only_and_not_empty():
