@@ -26,7 +26,7 @@ export MKL_NUM_THREADS ?= 1
 unexport MPLBACKEND
 NOTEBOOKS := $(sort $(wildcard book/*.ipynb))
 
-.PHONY: help setup venv assets chromium book book-build test test-unit test-notebooks lint \
+.PHONY: help setup venv assets chromium book book-build test test-unit test-notebooks lint text \
         test-slow test-browser test-student student clean mutation lab lab-prepare test-lab teach test-teach \
         assignments grade
 
@@ -44,6 +44,7 @@ help:
 	@echo "make test-lab - the JupyterLab browser test (two chapters run in Chromium)"
 	@echo "make test-teach - the checks of _build/teach (answers in the keys, no '??')"
 	@echo "make lint     - ruff over the package and, through nbqa, the chapters' code cells"
+	@echo "make text     - rewrite the chapters' text twins book/text/*.py from the notebooks"
 	@echo "make mutation - the mutation audit of the mathematics (hours; SAMPLE=60: a sample; not in make test)"
 	@echo "make clean    - remove _build"
 
@@ -103,13 +104,17 @@ student: setup
 # ruff over the package, tests and scripts (ruff.toml), and over the chapters' code cells
 # through nbqa (book/ruff.toml: lines of at most 100 characters); ruff's formatter; the
 # package's layers (.importlinter: core -> papers -> book, imports only downward); the code's
-# shape (scripts/check_layout.py); dead code (vulture, configured in pyproject.toml).
+# shape (scripts/check_layout.py); the chapters' caps (scripts/code_metrics.py: no function defined
+# outside exercise answers, no code cell over 25 lines) and their text twins (scripts/chapter_text.py:
+# book/text/<chapter>.py says what book/<chapter>.ipynb says); dead code (vulture, pyproject.toml).
 lint:
 	$(BIN)/ruff check resnet_nb tests scripts benchmarks
 	$(BIN)/ruff format --check resnet_nb tests scripts benchmarks $(NOTEBOOKS)
 	$(BIN)/nbqa ruff $(NOTEBOOKS)
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python scripts/check_layout.py
+	$(BIN)/python scripts/code_metrics.py --check
+	$(BIN)/python scripts/chapter_text.py --check
 	$(BIN)/python scripts/notebook_code.py .cache/notebook_code.py
 	$(BIN)/vulture
 
@@ -201,6 +206,12 @@ grade: venv
 # SAMPLE=60 runs a seeded random sample of 60 mutants per module (minutes to an hour).
 mutation: venv
 	nice -n 10 $(BIN)/python scripts/mutation_audit.py $(if $(SAMPLE),--sample $(SAMPLE))
+
+# The chapters' text twins (book/text/<chapter>.py, jupytext's percent format), rewritten from the
+# notebooks; `make lint` fails while one is stale. After editing a twin instead:
+# python scripts/chapter_text.py --to-notebook book/text/<chapter>.py
+text: venv
+	$(BIN)/python scripts/chapter_text.py
 
 clean:
 	rm -rf _build

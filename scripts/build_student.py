@@ -127,6 +127,8 @@ def main() -> int:
         shutil.rmtree(OUT)
     SRC.parent.mkdir(parents=True, exist_ok=True)
     shutil.copytree(ROOT, SRC, ignore=IGNORE, symlinks=True)
+    # the chapters' text twins hold the solutions too, and the student edition builds from the notebooks
+    shutil.rmtree(SRC / "book" / "text", ignore_errors=True)
 
     removed = 0
     for path in sorted((SRC / "book").rglob("*")):
