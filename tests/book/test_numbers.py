@@ -9,7 +9,7 @@ and math included) and of every ``book/*.md`` page is scanned for decimal number
   ``book/quotes/<chapter>.yml`` (keys value, source, context; every entry has a source).
 
 An ``{abbr}`` quote whose number is not listed fails too, and so does an ``{eval}`` whose
-content is not a bare variable name (myst-nb accepts nothing else) or whose variable no earlier
+content is not a name or a name's field (what myst-nb accepts, `_config.yml`) or whose variable no earlier
 code cell assigns (a static check: the name is an assignment target, loop variable, import or
 definition in an earlier code cell).
 
@@ -48,7 +48,10 @@ QUOTES = BOOK / "quotes"
 DECIMAL = re.compile(r"(?<![\w.])(?:\d+(?:\.\d+)?[eE][-+]?\d+|\d+\.\d+)(?![\w])")
 EVAL = re.compile(r"\{eval\}`([^`]*)`")
 ABBR = re.compile(r"\{abbr\}`([^`]*)`")
-NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_]*")
+# what myst-nb evaluates: a name or a dotted field of one (_config.yml's nb_eval_name_regex)
+NAME = re.compile(
+    yaml.safe_load((paths.ROOT / "_config.yml").read_text())["sphinx"]["config"]["nb_eval_name_regex"].strip("^$")
+)
 REF_ROLES = re.compile(r"\{(?:cite(?::[a-z]+)?|doc|ref|numref|prf:ref|eq|download|term)\}`[^`]*`")
 REF_WORDS = (
     r"(?i:Sections?|Sec\.|§|Theorems?|Lemmas?|Corollar(?:y|ies)|Propositions?|Definitions?"
@@ -116,9 +119,9 @@ def scan_markdown(text: str, assigned: set[str], quotes: set[str]) -> list[str]:
     def eval_role(m):
         name = m.group(1).strip()
         if not NAME.fullmatch(name):
-            problems.append(f"{{eval}}`{name}` is not a bare variable name (myst-nb evaluates nothing else)")
-        elif name not in assigned:
-            problems.append(f"{{eval}}`{name}`: no code cell above assigns {name}")
+            problems.append(f"{{eval}}`{name}` is not a name or a name's field (myst-nb evaluates nothing else)")
+        elif name.split(".")[0] not in assigned:
+            problems.append(f"{{eval}}`{name}`: no code cell above assigns {name.split('.')[0]}")
         return " "
 
     def abbr_role(m):
@@ -240,7 +243,10 @@ def test_scanner_flags_typed_numbers_and_accepts_eval_and_listed_quotes():
     assert scan_markdown("in math $\\lambda = 0.628$", set(), q)
     assert not scan_markdown("worst error {eval}`worst`", {"worst"}, q)
     assert scan_markdown("worst error {eval}`worst`", set(), q)  # not assigned above
-    assert scan_markdown("worst {eval}`res.value`", {"res"}, q)  # not a bare name
+    assert not scan_markdown("worst {eval}`res.value`", {"res"}, q)  # a result's field
+    assert scan_markdown("worst {eval}`res.value`", set(), q)  # res not assigned above
+    assert scan_markdown("worst {eval}`res.value()`", {"res"}, q)  # a call: myst-nb refuses it
+    assert scan_markdown("worst {eval}`res[0]`", {"res"}, q)  # indexing: refused too
     assert not scan_markdown("{abbr}`0.182 (quoted from Li et al., Table 1)`", set(), q)
     assert scan_markdown("{abbr}`0.183 (quoted from Li et al., Table 1)`", set(), q)  # not listed
     assert scan_markdown("{abbr}`0.182 (an abbreviation)`", set(), q)  # not a quote
