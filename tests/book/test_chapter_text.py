@@ -68,9 +68,17 @@ def test_a_tag_changed_in_the_twin_reaches_the_notebook():
 
 
 def test_a_new_cell_gets_a_fresh_id_and_the_old_cells_keep_theirs():
-    text = twin(small_notebook()).replace("# %% [markdown]\n# More prose.", "# %%\ny = 3\n\n# %% [markdown]\n# More prose.")
+    text = twin(small_notebook()).replace(
+        "# %% [markdown]\n# More prose.", "# %%\ny = 3\n\n# %% [markdown]\n# More prose."
+    )
     out = chapter_text.merge(small_notebook(), jupytext.reads(text, fmt=chapter_text.FORMAT))
-    assert [c.source for c in out.cells] == ["# Title\n\nA sentence with {eval}`x`.", "x = 1", "y = 3", "More prose.", "print(x + 1)"]
+    assert [c.source for c in out.cells] == [
+        "# Title\n\nA sentence with {eval}`x`.",
+        "x = 1",
+        "y = 3",
+        "More prose.",
+        "print(x + 1)",
+    ]
     assert [out.cells[i]["id"] for i in (0, 1, 3, 4)] == ids(small_notebook())
     assert out.cells[2]["id"] not in ids(small_notebook())
 
