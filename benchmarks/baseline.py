@@ -14,7 +14,7 @@ import torch
 from resnet_nb.core import hessians
 from resnet_nb.core.losses import loss_samples
 from resnet_nb.core.networks import flatten, unflatten
-from resnet_nb.experiments.common import initial_weights, mnist, network
+from resnet_nb.shared.common import initial_weights, mnist, network
 
 
 def fig9_item(item: dict, device: str = "cpu") -> list[dict]:

@@ -37,7 +37,7 @@ the paper's epochs times the measured rate per epoch; for the others in proporti
 epochs. Every paper item is then assigned to the sampled item of the same group
 (architecture, or ReLU or not) with the nearest depth, and is estimated as the time of that
 item's paper version times the ratio of their costs:
-:func:`resnet_nb.experiments.engine.item_cost` for training (linear in epochs, depth, runs and
+:func:`resnet_nb.experiments.progress.item_cost` for training (linear in epochs, depth, runs and
 learning rates; weight layers times epochs for Figure 2), ``P^3`` for Figure 5's Hessians
 (the cost of ``eigvalsh``). The ratio of a shortened sample (engine / floor) does not depend on
 this extrapolation; the paper-scale ratio does, through the weights of the items. How good
@@ -71,8 +71,9 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from resnet_nb.core import conv  # noqa: E402
-from resnet_nb.experiments import engine  # noqa: E402
-from resnet_nb.experiments.common import initial_weights, mnist, network  # noqa: E402
+from resnet_nb.experiments import engine, progress  # noqa: E402
+from resnet_nb.shared import store  # noqa: E402
+from resnet_nb.shared.common import initial_weights, mnist, network  # noqa: E402
 
 BLOWUP = 1e12  # the engine's default (train.gradient_descent)
 #: figures whose sampled items are also run with 0 epochs: an item's time is a constant (initial
@@ -427,7 +428,7 @@ def cost(figure, module, item):
         from resnet_nb.experiments import fig2
 
         return float(fig2.layers(item["blocks"], len(item["channels"]))) * item["epochs"]
-    return engine.item_cost(module, item)
+    return progress.item_cost(module, item)
 
 
 def assign(figure, plan, paper_items, sampled):
@@ -458,22 +459,22 @@ def makespan(times, costs, jobs=2):
 
 def committed_check(figure, plan, paper_items, sampled, pairs):
     """The estimator applied to the committed paper records: estimated / committed total."""
-    folder = engine.results_dir(figure, "paper") / "records"
+    folder = store.results_dir(figure, "paper") / "records"
     if not folder.is_dir():
         return None
     walls = {}
     for p in folder.glob("*.json"):
         try:
             body = json.loads(p.read_text())["body"]
-            walls[engine.item_key(body["item"])] = float(body["provenance"]["wall_time_s"])
+            walls[store.item_key(body["item"])] = float(body["provenance"]["wall_time_s"])
         except (ValueError, KeyError):
             continue
-    keys = [engine.item_key(it) for it in paper_items]
+    keys = [store.item_key(it) for it in paper_items]
     if not all(k in walls for k in keys):
         return None
     module = engine.load_figure(figure)
     # the estimator with the committed times of the sampled (whole) paper items
-    rate = [walls[engine.item_key(p)] / cost(figure, module, p) for p, _s in sampled]
+    rate = [walls[store.item_key(p)] / cost(figure, module, p) for p, _s in sampled]
     est = sum(rate[j] * cost(figure, module, it) for it, (j, _f) in zip(paper_items, pairs))
     return {
         "committed_s": sum(walls[k] for k in keys),
@@ -546,7 +547,7 @@ def measure_figure(figure, plan, repeats, log):
     pairs = assign(figure, plan, paper_items, sampled)
     est_wall = [paper_wall[j] * fac for j, fac in pairs]
     est_floor = [paper_floor[j] * fac for j, fac in pairs]
-    costs = [engine.item_cost(module, it) for it in paper_items]
+    costs = [progress.item_cost(module, it) for it in paper_items]
     items_out = []
     for i, (p, s) in enumerate(sampled):
         desc = {k: s[k] for k in ("arch", "depth", "blocks", "relu", "run", "seed", "epochs", "points") if k in s}
@@ -687,7 +688,7 @@ def hessian_build_diagnostic(repeats, log):
 
 def _git():
     """The commit and whether the package was modified: the engine's provenance routine."""
-    from resnet_nb.experiments.engine import provenance
+    from resnet_nb.shared.store import provenance
 
     return provenance()["git"]
 
@@ -804,7 +805,7 @@ def main(argv=None):
         "repeats": args.repeats,
         "machine": {
             "node": platform.node(),
-            "cpu": engine.cpu_fingerprint(),
+            "cpu": store.cpu_fingerprint(),
             "cpu_count": os.cpu_count(),
             "platform": platform.platform(),
             "torch_threads": torch.get_num_threads(),

@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE))
 HESSIAN_SCRIPT = r"""
 import json, resource, sys, time, torch
 from resnet_nb.core import hessians
-from resnet_nb.experiments.common import initial_weights, mnist, network
+from resnet_nb.shared.common import initial_weights, mnist, network
 depth, device, what = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 net = network("orthogonal", depth)
 stats = mnist().stats().to(device=device)
@@ -326,7 +326,7 @@ def _warm_up(device):
     import baseline
 
     from resnet_nb.experiments import fig5, fig9
-    from resnet_nb.experiments.common import mnist
+    from resnet_nb.shared.common import mnist
 
     mnist()
     item = fig9.configurations(
@@ -349,6 +349,7 @@ def main(argv=None):
     import torch
 
     from resnet_nb.experiments import engine
+    from resnet_nb.shared import store
 
     engine.check_device(args.device)
     _warm_up(args.device)
@@ -388,10 +389,10 @@ def main(argv=None):
             "platform": platform.platform(),
             "torch_threads": torch.get_num_threads(),
             "load_average": load,
-            "cpu": engine.cpu_fingerprint(),
+            "cpu": store.cpu_fingerprint(),
             "matmul_gflops_f64": gflops,
         },
-        "device": engine.device_description(args.device),
+        "device": store.device_description(args.device),
         "quick": args.quick,
         "torch": torch.__version__,
         "rows": rows,

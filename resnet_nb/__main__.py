@@ -15,7 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from resnet_nb.experiments import engine
+from resnet_nb.experiments import cluster, engine
+from resnet_nb.shared import store
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -129,7 +130,7 @@ def _write_figure(folder: Path, figure: str, table) -> None:
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
         plt.close(fig)
-        engine.write_atomic(folder / "figure.png", buf.getvalue())
+        store.write_atomic(folder / "figure.png", buf.getvalue())
 
 
 def reproduce(
@@ -193,14 +194,14 @@ def main(argv=None) -> int:
         if args.scheduler is not None and args.collect:
             raise ValueError("--collect computes nothing, so it takes no --scheduler")
         if args.scheduler is not None:
-            engine.check_scheduler_address(args.scheduler)
+            cluster.check_scheduler_address(args.scheduler)
         check_out(args.out)
         out = Path(args.out).resolve()  # the workers of a cluster may run in other folders
         check_folders(figures, args.scale, out, args.collect)
         if args.scheduler is not None:
-            client = engine.connect_scheduler(args.scheduler)
+            client = cluster.connect_scheduler(args.scheduler)
             # distributed logs a lost scheduler as an error with a traceback on stderr; the
-            # command line says it in one line (engine.EngineError) and what was kept
+            # command line says it in one line (cluster.EngineError) and what was kept
             import logging
 
             for name in ["distributed", *logging.root.manager.loggerDict]:
@@ -237,7 +238,7 @@ def main(argv=None) -> int:
                 print(f"{figure}: skipped, {exc}", file=sys.stderr)
                 failed += 1
                 continue
-            except engine.EngineError as exc:
+            except cluster.EngineError as exc:
                 print(f"error: {figure}: {exc}", file=sys.stderr)
                 return 1
             except OSError as exc:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 800
-TEST_FOLDERS = {"core", "li", "hardt_ma", "experiments", "book", "browser", "lab", "teach"}
+TEST_FOLDERS = {"core", "shared", "li", "hardt_ma", "experiments", "book", "browser", "lab", "teach"}
 CHAPTER = re.compile(r"book/[a-z0-9_*]+")
 ANCHORED = re.compile(r"""match\s*=\s*r?(["'])(\^|.*\$\1)""")
 

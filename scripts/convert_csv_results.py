@@ -47,9 +47,9 @@ from pandas.testing import assert_frame_equal
 
 from resnet_nb.core.paths import RESULTS
 from resnet_nb.experiments import fig3, fig8, hm_analog
-from resnet_nb.experiments.records import write_record
 from resnet_nb.hardt_ma import relu as hr
 from resnet_nb.li import dynamics
+from resnet_nb.shared.store import write_record
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = "scripts/convert_csv_results.py"

@@ -22,8 +22,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from resnet_nb.book.plotting import COLORS, LABELS, style  # noqa: E402
-from resnet_nb.experiments import common, fig5  # noqa: E402
+from resnet_nb.experiments import fig5  # noqa: E402
 from resnet_nb.hardt_ma import linear as hml  # noqa: E402
+from resnet_nb.shared import common  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "book" / "figures" / "intro_overview.png"
 

@@ -175,7 +175,7 @@ def lost(before: Counter, folder: Path) -> int:
 
 
 def rows_of(records: Path) -> dict:
-    from resnet_nb.experiments.records import item_key, iter_records
+    from resnet_nb.shared.store import item_key, iter_records
 
     return {item_key(b["item"]): b["rows"] for b in iter_records(records)}
 
@@ -649,7 +649,7 @@ def section_i(box: Box, cases):
 
 
 def _rewrite(path: Path, change):
-    from resnet_nb.experiments.records import record_checksum
+    from resnet_nb.shared.store import record_checksum
 
     rec = json.loads(path.read_text())
     change(rec["body"])

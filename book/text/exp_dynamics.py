@@ -16,7 +16,8 @@ from IPython.display import display
 from resnet_nb.book import experiment_figures as figures
 from resnet_nb.book import ledger, show, views
 from resnet_nb.experiments import engine, fig3, fig6, fig7, fig8
-from resnet_nb.experiments.common import committed
+from resnet_nb.shared import store
+from resnet_nb.shared.common import committed
 
 torch.set_num_threads(1)  # on a shared machine a second thread costs more than it gains
 rate = fig6.SCALES["paper"]["lr"]  # the book's learning rate (the paper states none)
@@ -321,7 +322,7 @@ lam0, lam1 = show.num(f1["lam_max0"], 3), show.num(f1["lam_max1"], 3)
 display(first)
 
 # %% tags=["remove-input"]
-from resnet_nb.experiments.common import mnist_optimum
+from resnet_nb.shared.common import mnist_optimum
 
 h = paper6[(paper6["kind"] == "hessian") & (paper6["arch"] == "orthogonal")]
 x = np.log10(h["loss"] - mnist_optimum())
@@ -465,7 +466,7 @@ display(zeros)
 # the paper does not state.
 
 # %% tags=["remove-input"]
-from resnet_nb.experiments.common import mnist
+from resnet_nb.shared.common import mnist
 
 relu_check = fig7.check_shortcut_better_conditioned_relu()
 resolved = fig7.resolved_runs(paper7)
@@ -604,7 +605,7 @@ names = {
     "fig6_stable": "Figure 6 (stable rate)",
     "fig7": "Figure 7",
 }
-prov = {f: engine.load_results(f, "paper")[1]["git"] for f in names}
+prov = {f: store.load_results(f, "paper")[1]["git"] for f in names}
 modified = [names[f] for f, g in prov.items() if g.get("package_modified")]
 clean = [names[f] for f, g in prov.items() if not g.get("package_modified")]
 prov_modified, prov_clean = (show.text(", ".join(v) or "none") for v in (modified, clean))
@@ -787,7 +788,7 @@ views.experiment_widget(
 # %%
 from resnet_nb.core.losses import optimum
 from resnet_nb.core.train import gradient_descent
-from resnet_nb.experiments.common import initial_weights, mnist, network
+from resnet_nb.shared.common import initial_weights, mnist, network
 
 stats = mnist().stats()
 W_star, _ = optimum(stats)

@@ -17,9 +17,10 @@ from resnet_nb.book import experiment_figures as figures
 from resnet_nb.book import plotting, show
 from resnet_nb.core import conv
 from resnet_nb.experiments import engine, fig2
+from resnet_nb.shared import store
 
 plotting.style()
-paper_table, provenance = engine.load_results("fig2", "paper")
+paper_table, provenance = store.load_results("fig2", "paper")
 pc = fig2.SCALES["paper"]
 p_depths = show.text(f"{fig2.layers(pc['blocks'][0])} to {fig2.layers(pc['blocks'][-1])}")
 p_digits, p_seeds = show.count(pc["n_train"]), show.count(len(pc["seeds"]))

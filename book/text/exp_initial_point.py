@@ -16,7 +16,7 @@ from IPython.display import display
 from resnet_nb.book import experiment_figures as figures
 from resnet_nb.book import ledger, show, views
 from resnet_nb.experiments import engine, fig5
-from resnet_nb.experiments.common import committed
+from resnet_nb.shared.common import committed
 
 torch.set_num_threads(1)  # on a shared machine a second thread costs more than it gains
 paper = committed("fig5")  # the committed paper-scale run (10 runs, depths 2 to 96)
@@ -135,7 +135,7 @@ figures.fig5_summary_view(summary)
 ax = figures.plot_fig5(table)
 
 # %% tags=["hide-input"]
-from resnet_nb.experiments.common import mnist
+from resnet_nb.shared.common import mnist
 
 stats = mnist().stats()
 sv = np.sort(np.linalg.svd((stats.Sxx - stats.Syx).numpy(), compute_uv=False))
@@ -502,7 +502,7 @@ assert per_layer > 0 and all(v > 0 for v in slopes.values())
 
 # %%
 from resnet_nb.core import hessians
-from resnet_nb.experiments.common import network
+from resnet_nb.shared.common import network
 
 sv_max, sv_min = show.fixed(sv[-1], 3), show.fixed(sv[0], 3)
 at_zero = {}

@@ -21,7 +21,8 @@ from resnet_nb.book import show, views
 from resnet_nb.core.init import SMALL_SCALE, initialise
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.experiments import engine, fig9, fig10
-from resnet_nb.experiments.common import mnist, mnist_optimum
+from resnet_nb.shared import store
+from resnet_nb.shared.common import mnist, mnist_optimum
 
 L_min = show.num(mnist_optimum(), 4)
 small_scale = show.num(SMALL_SCALE)
@@ -226,7 +227,7 @@ fig9.summarise(table9).style.hide(axis="index").format(precision=3, na_rep="–"
 axes = figures.plot_fig9(paper9)
 
 # %% tags=["remove-input", "hide-output"]
-display(Markdown(views.provenance_note(engine.load_results("fig9", "paper")[1])))
+display(Markdown(views.provenance_note(store.load_results("fig9", "paper")[1])))
 
 # %% tags=["remove-input"]
 # lg(final loss - L_min) at the best rate;
@@ -379,7 +380,7 @@ lam_min0_2 = float(eos[eos["arch"] == "2-shortcut"]["lam_min0"].mean())
 sym_ratio = show.num(abs(lam_min0_2) / r2["lam_max0"], 4)
 esc_bound = show.num(1 + 2 * abs(lam_min0_2) / r2["lam_max0"], 3)
 # the scale of the usable rate: eta_best lambda_max(0) by depth (committed Figures 5 and 9)
-rs = fig9.rate_scale(paper9, engine.load_results("fig5", "paper")[0])
+rs = fig9.rate_scale(paper9, store.load_results("fig5", "paper")[0])
 rs_lo, rs_hi = show.num(rs["eta_lam0"].min(), 2), show.num(rs["eta_lam0"].max(), 2)
 rs_grow = show.count(round(rs["lam_max0"].max() / rs["lam_max0"].min()))
 rs_steps = show.num(np.log10(rs["eta_lam0"].max() / rs["eta_lam0"].min()) / 0.5, 2)
@@ -483,7 +484,7 @@ shown_s10.style.hide(axis="index").format(precision=3, na_rep="–")
 
 # %% tags=["remove-input", "hide-output"]
 for fig in ("fig10", "fig10_he"):
-    display(Markdown(views.provenance_note(engine.load_results(fig, "paper")[1])))
+    display(Markdown(views.provenance_note(store.load_results(fig, "paper")[1])))
 
 # %% tags=["remove-input"]
 lg10 = s10.pivot(index="depth", columns="arch", values="lg_excess")
@@ -594,7 +595,7 @@ x16_best = x16.loc[x16["final_loss"].idxmin()]
 xav16_run, xav16_run_lr = show.num(x16_best["final_loss"], 3), show.num(x16_best["lr"], 3)
 he_surv_below = show.text("below" if hd.loc[k16, "lo"] < x16_best["final_loss"] else "above")
 # provenance of the He baseline, per commit
-_gits = [body["provenance"]["git"] for body in engine.committed_records("fig10_he", "paper")]
+_gits = [body["provenance"]["git"] for body in store.committed_records("fig10_he", "paper")]
 _by = {}
 for g in _gits:
     m, n = _by.get((g.get("commit") or "unknown")[:7], (0, 0))
@@ -1031,7 +1032,7 @@ exercises.check("ex-learn-plateaus", loss_I, loss_0)
 
 # %%
 from resnet_nb.core.train import gradient_descent
-from resnet_nb.experiments.common import initial_weights, network
+from resnet_nb.shared.common import initial_weights, network
 
 sv_syx = torch.linalg.svdvals(stats.Syx).numpy()
 print("singular values of Syx:", sv_syx.round(3))

@@ -353,7 +353,7 @@ assert hess7["products_over_eigvalsh"] < 2 * hess7["product_madds"] / hess7["eig
 # apart from the cost per epoch; Figure 5 takes one whole Hessian at each depth from 2 to 48;
 # Figures 6 and 7 take run 0 of each architecture with a ninth and a sixth of the epochs and the
 # same share of the Hessians. Every paper item then counts as the sampled item of its architecture
-# with the nearest depth, scaled by the engine's cost model (`engine.item_cost`; $P^3$ for the
+# with the nearest depth, scaled by the engine's cost model (`progress.item_cost`; $P^3$ for the
 # Hessians of Figure 5, weight layers times epochs for Figure 2). The last column checks the
 # choice of items on the committed paper records: the same estimator applied to the committed
 # times of the sampled items, over the committed total (from {eval}`floor_check_lo` to

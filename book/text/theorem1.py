@@ -967,11 +967,12 @@ for res in (
 
 # %% tags=["hide-input"]
 from resnet_nb.experiments import engine
+from resnet_nb.shared import store
 
 relu_start = t1.relu_start_check(depth=16)
 assert relu_start.passed
 display(relu_start)
-fig7, _ = engine.load_results("fig7", "paper")
+fig7, _ = store.load_results("fig7", "paper")
 if fig7 is not None:
     start = fig7[
         (fig7["kind"] == "hessian") & (fig7["arch"] == "2-shortcut") & (fig7["epoch"] == 0)

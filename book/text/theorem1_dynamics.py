@@ -687,7 +687,7 @@ c_range, c_tol = show.num(rlaw.value), show.num(rlaw.tol)
 r_slope = show.num(rlaw.values["slope"], 3)
 k_range, k_tol = show.num(no_R.value, 3), show.num(no_R.tol)
 # the Figure 5 ledger entry: its criterion, read from the experiment's own check
-from resnet_nb.experiments.common import committed
+from resnet_nb.shared.common import committed
 
 fig5_table = committed("fig5")
 flat = fig5.flatness(fig5_table, "2-shortcut")

@@ -25,7 +25,8 @@ from resnet_nb.book import show
 from resnet_nb.book.li_figures import plot_hessian
 from resnet_nb.book.plotting import COLORS, style
 from resnet_nb.core import hessians
-from resnet_nb.experiments import common, fig5, fig9, fig10
+from resnet_nb.experiments import fig5, fig9, fig10
+from resnet_nb.shared import common
 from resnet_nb.hardt_ma import linear as hml
 from resnet_nb.hardt_ma import relu as hmr
 

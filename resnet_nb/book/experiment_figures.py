@@ -24,8 +24,9 @@ import numpy as np
 import pandas as pd
 
 from resnet_nb.book.palette import COLORS, LABELS, label
-from resnet_nb.experiments import engine, fig2, fig3, fig5, fig6, fig8, fig9
-from resnet_nb.experiments.common import ARCHS, mnist_optimum
+from resnet_nb.experiments import fig2, fig3, fig5, fig6, fig8, fig9
+from resnet_nb.shared import store
+from resnet_nb.shared.common import ARCHS, mnist_optimum
 
 __all__ = [
     "plot",
@@ -188,7 +189,7 @@ def fig2_widget(table: pd.DataFrame | None = None, config: dict | None = None):
         for item in fig2.configurations(config):
             rows = table[(table["blocks"] == item["blocks"]) & (table["seed"] == item["seed"])]
             if len(rows):
-                cache[engine.item_key(item)] = rows.drop(columns=["item_key"], errors="ignore")
+                cache[store.item_key(item)] = rows.drop(columns=["item_key"], errors="ignore")
     options = sorted(set([1, 2, 3, 4, 6, 8]) | set(config["blocks"]))
     blocks_w = W.SelectMultiple(
         options=options,
@@ -221,7 +222,7 @@ def fig2_widget(table: pd.DataFrame | None = None, config: dict | None = None):
         cfg["milestones"] = [m for m in ms if m <= cfg["epochs"]]
         frames = []
         for item in fig2.configurations(cfg):
-            key = engine.item_key(item)
+            key = store.item_key(item)
             if key not in cache:
                 cache[key] = pd.DataFrame(fig2.run_one(item, progress=True))
             frames.append(cache[key])

@@ -9,7 +9,7 @@ kernel): every run, depth, initialisation and learning rate stored in
 
 from __future__ import annotations
 
-from resnet_nb.experiments import engine
+from resnet_nb.shared import store
 
 __all__ = ["Chart", "NETWORK", "MEAN_RUN", "color_scale", "explore"]
 
@@ -219,7 +219,7 @@ def explore(figure: str, root=None):
     }
     if figure not in figures:
         raise ValueError(f"figure must be one of {sorted(figures)}, got {figure!r}")
-    table, _ = engine.load_results(figure, "paper", root)
+    table, _ = store.load_results(figure, "paper", root)
     if table is None or len(table) == 0:
         return Markdown(f"*No committed paper-scale table of {figure}: nothing to explore.*")
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -275,7 +275,7 @@ def _explore_fig5(figure, t):
 def _explore_fig3(figure, t):
     import numpy as np
 
-    from resnet_nb.experiments.common import mnist_optimum
+    from resnet_nb.shared.common import mnist_optimum
 
     d = t[["depth", "relu", "run", "epoch", "loss", "avg_norm"]].copy()
     opt = mnist_optimum()
@@ -311,7 +311,7 @@ def _explore_fig6(figure, t):
     import numpy as np
     import pandas as pd
 
-    from resnet_nb.experiments.common import mnist_optimum
+    from resnet_nb.shared.common import mnist_optimum
 
     h = t[t["kind"] == "hessian"].copy()
     relu = bool(h["relu"].iloc[0])
@@ -355,7 +355,7 @@ def _explore_fig8(figure, t):
     import numpy as np
 
     from resnet_nb.book.palette import COLORS
-    from resnet_nb.experiments.common import mnist_optimum
+    from resnet_nb.shared.common import mnist_optimum
 
     h = t[t["kind"] == "hessian"][["arch", "run", "epoch", "loss", "index", "grad_norm"]].copy()
     h["lg_x"] = np.log10(h["loss"] - mnist_optimum())
@@ -407,7 +407,7 @@ def _explore_fig9(figure, t):
     import numpy as np
     import pandas as pd
 
-    from resnet_nb.experiments.common import mnist_optimum
+    from resnet_nb.shared.common import mnist_optimum
 
     relu = bool(t["relu"].iloc[0])
     opt = 0.0 if relu else mnist_optimum()

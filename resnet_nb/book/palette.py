@@ -2,7 +2,7 @@
 
 A leaf module (it imports nothing from the package), so that the core and paper layers may use
 it without importing the book layer: :mod:`resnet_nb.book.plotting` and
-:mod:`resnet_nb.experiments.common` re-export :data:`COLORS` and :data:`LABELS` from here, and the
+:mod:`resnet_nb.shared.common` re-export :data:`COLORS` and :data:`LABELS` from here, and the
 kernel-free charts of :mod:`resnet_nb.book.views` use the same colours through an explicit
 Vega-Lite scale. Colours are hex strings (matplotlib, Vega and CSS read them alike).
 """

@@ -9,7 +9,7 @@ from cycler import cycler
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 # colours and display names by architecture, used by every chapter: defined once in
-# resnet_nb/book/palette.py (also re-exported by resnet_nb.experiments.common)
+# resnet_nb/book/palette.py (also re-exported by resnet_nb.shared.common)
 from resnet_nb.book.palette import COLORS, CYCLE, LABELS
 
 __all__ = ["COLORS", "LABELS", "style", "draw_shortcut_unit", "heatmap", "end_to_end_singular_values"]

@@ -16,7 +16,8 @@ import copy
 from resnet_nb.book import experiment_figures
 from resnet_nb.book.explorers import explore  # the kernel-free explorers, as the chapters call them
 from resnet_nb.core import paths
-from resnet_nb.experiments import engine
+from resnet_nb.experiments import engine, progress
+from resnet_nb.shared import store
 
 __all__ = [
     "CHAPTERS",
@@ -171,7 +172,7 @@ def show_committed(figure: str, scale: str = "paper"):
     """Load a committed table and display its provenance note; returns the table (or None)."""
     from IPython.display import Markdown, display
 
-    table, prov = engine.load_results(figure, scale)
+    table, prov = store.load_results(figure, scale)
     display(Markdown(provenance_note(prov)))
     return table
 
@@ -271,7 +272,7 @@ def paper_scale_times(root=None, idle_load: float = 2.5):
             module = None
         records = root / getattr(module, "SHARES_RECORDS_WITH", figure) / "paper" / "records"
         wall, idle_n, idle_s = 0.0, 0, 0.0
-        for body in engine.iter_records(records):
+        for body in store.iter_records(records):
             pv = body["provenance"]
             wall += pv["wall_time_s"]
             load = pv.get("load_average")
@@ -305,7 +306,7 @@ def item_times(figure: str, root=None, idle_load: float = 2.5):
     module = engine.load_figure(figure)
     records = root / getattr(module, "SHARES_RECORDS_WITH", figure) / "paper" / "records"
     rows = []
-    for body in engine.iter_records(records):
+    for body in store.iter_records(records):
         pv = body["provenance"]
         load = pv.get("load_average")
         rows.append(
@@ -337,11 +338,11 @@ CHAPTERS = {
 
 
 def _cost(module, item) -> float:
-    """:func:`engine.item_cost`, scaled by the share of the 5,000 digits an item trains on when
+    """:func:`progress.item_cost`, scaled by the share of the 5,000 digits an item trains on when
     it names a subset (``n_per_class``; the default scale of the ReLU figures): their time is
     proportional to the samples, which the engine's cost leaves out."""
     share = 10 * item["n_per_class"] / 5000 if "n_per_class" in item else 1.0
-    return engine.item_cost(module, item) * share
+    return progress.item_cost(module, item) * share
 
 
 def rerun_times(root=None):
@@ -349,7 +350,7 @@ def rerun_times(root=None):
 
     Paper scale: the computation time of the committed records, summed (about half of it in
     wall time with two worker processes, ``reproduce --jobs 2``). Default scale (what the book
-    runs): an estimate, the engine's own cost model (:func:`engine.item_cost`, the one behind
+    runs): an estimate, the engine's own cost model (:func:`progress.item_cost`, the one behind
     the remaining-time display, scaled by the share of the samples an item trains on) applied to
     the default grid, with the seconds per unit of cost measured on the committed paper-scale
     records of the same figure. Minutes of one core.
@@ -367,9 +368,9 @@ def rerun_times(root=None):
         module = engine.load_figure(fig)
         shares = hasattr(module, "SHARES_RECORDS_WITH")
         p = None if paper is None or fig not in paper.index or shares else paper.loc[fig]
-        spc = engine.seconds_per_cost(module, [root / fig / "paper" / "records"])
+        spc = progress.seconds_per_cost(module, [root / fig / "paper" / "records"])
         items = module.configurations(engine.get_config(module, "default"))
-        bodies = [engine.inspect_record(root / fig / "paper" / "records", it)[0] for it in items]
+        bodies = [store.inspect_record(root / fig / "paper" / "records", it)[0] for it in items]
         if bodies and all(b is not None for b in bodies):  # the default grid is part of the paper grid
             estimate = sum(b["provenance"]["wall_time_s"] for b in bodies) / 60
             how = "measured (its records)"

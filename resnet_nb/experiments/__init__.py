@@ -6,4 +6,4 @@ Each figure module exposes ``SCALES``, ``configurations(config)`` and ``run_one(
 """
 
 from resnet_nb.experiments import engine  # noqa: F401
-from resnet_nb.experiments.engine import FIGURES, get_config, load_figure, load_results, run, run_items  # noqa: F401
+from resnet_nb.experiments.engine import FIGURES, get_config, load_figure, run, run_items  # noqa: F401

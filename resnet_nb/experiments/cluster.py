@@ -1,6 +1,6 @@
 """The Dask path of the experiment chapters' engine (book/exp_*.ipynb): the work items of a figure on
 a Dask cluster (``python -m resnet_nb reproduce ... --scheduler tcp://host:8786``), with the
-scheduler's address checked and reached before any work. :mod:`.engine` re-exports these names.
+scheduler's address checked and reached before any work.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from resnet_nb.experiments.progress import item_cost
-from resnet_nb.experiments.records import inspect_record, item_key, write_record
+from resnet_nb.shared.store import inspect_record, item_key, write_record
 
 __all__ = ["EngineError", "run_on_dask", "check_scheduler_address", "connect_scheduler"]
 
@@ -39,6 +39,7 @@ def run_on_dask(module, todo, device, store_dir, scheduler, bar=None) -> dict:
             "scheduler= needs the optional package 'distributed' (pip install 'resnet_nb[dask]')"
         ) from None
     from resnet_nb.experiments import engine
+    from resnet_nb.experiments.identity import code_identity
 
     name = engine.importable_name(module, "a Dask run")
     own = not isinstance(scheduler, Client)
@@ -47,7 +48,7 @@ def run_on_dask(module, todo, device, store_dir, scheduler, bar=None) -> dict:
     store = None if store_dir is None else str(Path(store_dir).resolve())
     try:
         queue = sorted(todo, key=lambda i: -item_cost(module, i))
-        expected = engine.code_identity(module)
+        expected = code_identity(module)
         futures = {}
         for item in queue:
             fut = client.submit(

@@ -1,5 +1,5 @@
 """The one engine behind the figures of the experiment chapters (book/exp_*.ipynb): work items,
-a resumable result store (:mod:`.records`), a remaining-time estimate (:mod:`.progress`), provenance.
+a resumable result store (:mod:`resnet_nb.shared.store`), a remaining-time estimate (:mod:`.progress`), provenance.
 
 A figure is a module ``resnet_nb.experiments.figN`` with
 
@@ -31,33 +31,28 @@ import datetime as _dt
 import importlib
 import json
 import os
-import platform
-import subprocess
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from resnet_nb.experiments.cluster import EngineError, check_scheduler_address, connect_scheduler, run_on_dask
-from resnet_nb.experiments.identity import code_identity, code_mismatch, record_summary, source_fingerprint
+from resnet_nb.experiments.cluster import run_on_dask
+from resnet_nb.experiments.identity import code_identity, code_mismatch, record_summary
 from resnet_nb.experiments.progress import Progress, item_cost, seconds_per_cost
-from resnet_nb.experiments.records import (  # the store and its reader, re-exported
+from resnet_nb.shared.store import (
     DAMAGE,
     QUARANTINE,
-    RECORD_FORMAT,
     canonical_json,
-    committed_records,
     inspect_file,
     inspect_record,
     is_record_name,
     item_key,
     iter_records,
     jsonable,
-    load_results,
+    provenance,
     quarantine,
     read_record,
-    record_checksum,
+    report_unused,
     results_dir,
     write_atomic,
     write_record,
@@ -66,40 +61,14 @@ from resnet_nb.experiments.records import (  # the store and its reader, re-expo
 __all__ = [
     "FIGURES",
     "SCALE_NAMES",
-    "DAMAGE",
-    "RECORD_FORMAT",
-    "item_key",
-    "record_checksum",
-    "read_record",
-    "inspect_record",
-    "write_record",
-    "iter_records",
-    "inspect_file",
-    "record_item",
-    "committed_records",
-    "provenance",
-    "package_version",
-    "cpu_fingerprint",
     "run",
     "run_items",
-    "item_cost",
-    "seconds_per_cost",
-    "Progress",
     "check_jobs",
     "load_figure",
     "get_config",
     "write_summary",
-    "load_results",
-    "run_on_dask",
     "check_device",
     "check_store",
-    "check_scheduler_address",
-    "connect_scheduler",
-    "code_identity",
-    "code_mismatch",
-    "source_fingerprint",
-    "quarantine",
-    "EngineError",
     "MAX_JOBS",
 ]
 
@@ -115,96 +84,6 @@ FIGURES = {
     "fig10": "resnet_nb.experiments.fig10",
 }
 SCALE_NAMES = ("default", "paper")
-
-
-def _git_commit() -> dict:
-    from resnet_nb.core.paths import ROOT as root
-
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no", "resnet_nb"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=10,
-        ).stdout.strip()
-        return {"commit": commit or None, "package_modified": bool(dirty)}
-    except (OSError, subprocess.SubprocessError):
-        return {"commit": None, "package_modified": None}
-
-
-_STATIC_PROVENANCE = None
-
-
-def cpu_fingerprint() -> str:
-    """The CPU model and the instruction set torch's kernels use on it (e.g. ``"AMD EPYC / AVX2"``).
-
-    float32 convolution kernels round differently on different instruction sets, and SGD on a
-    convolutional network amplifies a last-bit difference into a different trajectory, so a
-    trained network is reproducible number for number only on a machine with the same
-    fingerprint (see ``tests/experiments/test_committed_results.py``)."""
-    import torch
-
-    model = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{model} / {torch.backends.cpu.get_cpu_capability()}"
-
-
-def package_version() -> str:
-    """The installed version of ``resnet_nb`` (its distribution's metadata), or ``"unknown"``."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("resnet_nb")
-    except metadata.PackageNotFoundError:
-        return "unknown"
-
-
-def provenance(device: str = "cpu") -> dict:
-    """Where and with what a number was computed: git commit, versions, machine, device."""
-    global _STATIC_PROVENANCE
-    if _STATIC_PROVENANCE is None:
-        import torch
-
-        versions = {
-            "python": platform.python_version(),
-            "torch": torch.__version__,
-            "numpy": np.__version__,
-            "pandas": pd.__version__,
-            "resnet_nb": package_version(),
-        }
-        machine = {
-            "node": platform.node(),
-            "platform": platform.platform(),
-            "processor": platform.processor() or platform.machine(),
-            "cpu_count": os.cpu_count(),
-            "torch_threads": torch.get_num_threads(),
-            "cpu": cpu_fingerprint(),
-        }
-        _STATIC_PROVENANCE = {"git": _git_commit(), "versions": versions, "machine": machine}
-    out = dict(_STATIC_PROVENANCE)
-    out["device"] = device_description(device)
-    if hasattr(os, "getloadavg"):  # how busy the machine was: times on a shared machine need it
-        out["load_average"] = [round(x, 2) for x in os.getloadavg()]
-    return out
-
-
-def device_description(device: str) -> str:
-    if device == "cpu":
-        return f"cpu ({platform.processor() or platform.machine()}, {os.cpu_count()} logical cores)"
-    import torch
-
-    return f"{device} ({torch.cuda.get_device_name(torch.device(device))})"
 
 
 def check_device(device) -> str:
@@ -326,30 +205,6 @@ def _run_and_store(module, item: dict, device: str, store_dir):
     return new, wall, prov
 
 
-def record_item(store_dir, item: dict, compute) -> list:
-    """The rows of one work item of a result set kept outside a figure's run (``fig3_sharpness``,
-    ``fig8/dense``, ``hm_conv``): read back from its sound record in ``store_dir``, else
-    ``compute()`` (a list of row dicts) is called and its rows stored with :func:`provenance`,
-    the wall time and the finishing time. A damaged record is moved to the store's
-    ``quarantine/`` folder and redone (reported, as in :func:`run_items`), so an interrupted set
-    resumes with the items it had not finished."""
-    damaged: list = []
-    body = read_record(store_dir, item, damaged)
-    if body is not None:
-        return body["rows"]
-    if damaged:
-        _report(store_dir, damaged, [], [], compute=True)
-    t0 = time.perf_counter()
-    rows = json.loads(canonical_json(compute()))  # the rows exactly as they will be read back
-    prov = dict(
-        provenance(),
-        wall_time_s=round(time.perf_counter() - t0, 3),
-        finished_utc=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-    )
-    write_record(store_dir, item, rows, prov)
-    return rows
-
-
 def check_jobs(jobs) -> int:
     """``jobs`` as an int from 1 to :data:`MAX_JOBS` (None: every core)."""
     if jobs is None:
@@ -459,7 +314,7 @@ def run_items(
         for name, _ in strays:
             quarantine(Path(store_dir) / name, "stray")
     if damaged or outdated or strays:
-        _report(store_dir, damaged, outdated, strays, compute)
+        report_unused(store_dir, damaged, outdated, strays, compute)
     if not compute:
         table = _table(items, stored)
         table.attrs.update(missing=len(todo), damaged=damaged, outdated=outdated, stale=stale, records=meta)
@@ -511,35 +366,6 @@ def run(module, config: dict | None = None, device: str = "cpu", progress: bool 
     nothing is written. Returns the tidy table, one row per row of ``run_one``."""
     config = module.SCALES["default"] if config is None else config
     return run_items(module, config, store_dir=store, device=device, progress=progress)
-
-
-def _report(store_dir, damaged: list, outdated: list, strays: list, compute: bool) -> None:
-    """Say on stderr, by name, which stored files were not used and where they went."""
-    import sys
-
-    def say(text):
-        print(text, file=sys.stderr, flush=True)
-
-    where = f"moved to {Path(store_dir) / QUARANTINE}" if compute else "left in place (collect changes nothing)"
-    if damaged:
-        counts = {r: sum(1 for _, x in damaged if x == r) for r in DAMAGE}
-        summary = ", ".join(f"{n} {r}" for r, n in counts.items() if n)
-        what = "redone" if compute else "left out"
-        say(f"{store_dir}: {len(damaged)} damaged record(s) {where} and {what}: {summary}")
-        for name, reason in damaged:
-            say(f"  {name}: {reason}")
-    if outdated:
-        what = "redone" if compute else "left out"
-        say(
-            f"{store_dir}: {len(outdated)} record(s) made by other code or versions {where} and {what} "
-            "(--keep-stale reuses them and lists them as stale):"
-        )
-        for name, why in outdated:
-            say(f"  {name}: {why}")
-    if strays:
-        say(f"{store_dir}: {len(strays)} file(s) that are not records of this configuration, {where}:")
-        for name, why in strays:
-            say(f"  {name}: {why}")
 
 
 def importable_name(module, what: str) -> str:

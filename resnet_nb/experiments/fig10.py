@@ -32,8 +32,9 @@ import pandas as pd
 import torch
 
 from resnet_nb.core import claims
-from resnet_nb.experiments import common, engine, fig9
-from resnet_nb.experiments.common import initial_weights, log_grid, mnist, network
+from resnet_nb.experiments import engine, fig9
+from resnet_nb.shared import common, store
+from resnet_nb.shared.common import initial_weights, log_grid, mnist, network
 
 __all__ = [
     "SCALES",
@@ -490,7 +491,7 @@ def reproduce_floor(config: dict | None = None, out=None) -> pd.DataFrame:
     import time
 
     config = dict(FLOOR_CONFIG if config is None else config)
-    folder = engine.results_dir(FLOOR_DIR, "paper", out)
+    folder = store.results_dir(FLOOR_DIR, "paper", out)
     folder.mkdir(parents=True, exist_ok=True)
     parts, t0 = [], time.perf_counter()
     for scale in config["scales"]:
@@ -509,7 +510,7 @@ def reproduce_floor(config: dict | None = None, out=None) -> pd.DataFrame:
     table = pd.concat(parts, ignore_index=True)
     table.to_csv(folder / "table.csv", index=False)
     prov = dict(
-        engine.provenance("cpu"),
+        store.provenance("cpu"),
         figure=FLOOR_DIR,
         scale="paper",
         config=config,

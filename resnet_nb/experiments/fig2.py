@@ -33,7 +33,8 @@ import torch
 
 from resnet_nb.core import claims, conv
 from resnet_nb.core.checks import check_choice, check_float, check_int
-from resnet_nb.experiments import common, engine
+from resnet_nb.experiments import engine
+from resnet_nb.shared import common, store
 
 __all__ = [
     "SCALES",
@@ -546,4 +547,4 @@ def check_growth_shrinks(falsify: bool = False) -> claims.Check:
 
 def item_wall_times(scale: str = "paper") -> list[float]:
     """Wall time in seconds of every committed run of ``scale`` (from the records' provenance)."""
-    return [float(body["provenance"]["wall_time_s"]) for body in engine.committed_records("fig2", scale)]
+    return [float(body["provenance"]["wall_time_s"]) for body in store.committed_records("fig2", scale)]

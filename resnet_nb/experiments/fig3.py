@@ -26,7 +26,7 @@ from resnet_nb.core import claims
 from resnet_nb.core.checks import check_float, check_int
 from resnet_nb.core.paths import results_dir
 from resnet_nb.core.train import gradient_descent
-from resnet_nb.experiments.common import committed, initial_weights, interpolate_on_grid, mnist, mnist_optimum, network
+from resnet_nb.shared.common import committed, initial_weights, interpolate_on_grid, mnist, mnist_optimum, network
 
 __all__ = ["SCALES", "configurations", "run_one", "curves", "record_epochs"]
 
@@ -332,7 +332,7 @@ def reproduce_sharpness(out=None, **kwargs) -> pd.DataFrame:
     its rows: :func:`sharpness_rows`) under ``<out>/fig3_sharpness/records/``; a run whose sound
     record is there is read back, not recomputed. Returns the sampled table (epoch, loss, lam_max,
     eta_lam) of this run."""
-    from resnet_nb.experiments.engine import record_item
+    from resnet_nb.shared.store import record_item
 
     item = sharpness_item(**kwargs)
     store = results_dir(SHARPNESS_DIR, root=out) / "records"
@@ -343,7 +343,7 @@ def load_sharpness(out=None):
     """The stored run of :func:`reproduce_sharpness` as two tables, the sampled epochs (epoch,
     loss, lam_max, eta_lam) and every epoch's loss (epoch, loss), or None if nothing is stored.
     A damaged record, or more than one stored run, is refused (``ValueError``)."""
-    from resnet_nb.experiments.records import iter_records
+    from resnet_nb.shared.store import iter_records
 
     store = results_dir(SHARPNESS_DIR, root=out) / "records"
     bodies = list(iter_records(store, strict=True))

@@ -22,14 +22,22 @@ import pandas as pd
 from resnet_nb.core import claims, hessians
 from resnet_nb.core.checks import check_choice, check_int
 from resnet_nb.experiments import engine
-from resnet_nb.experiments.common import ARCHS, committed, depths_for, initial_weights, mnist, network
+from resnet_nb.shared.common import (
+    ARCHS,
+    FLAT_FRACTION,
+    committed,
+    depths_for,
+    initial_weights,
+    lg_cond_by_depth,
+    mnist,
+    network,
+)
 
 __all__ = [
     "SCALES",
     "configurations",
     "run_one",
     "summarise",
-    "FLAT_FRACTION",
     "flatness",
     "flat_until",
     "percentile_table",
@@ -134,19 +142,6 @@ def summarise(table: pd.DataFrame) -> pd.DataFrame:
 # ------------------------------------------------------------------------------------------
 # Claims (decided on the committed paper-scale table, and on a small live run)
 # ------------------------------------------------------------------------------------------
-
-#: "flat" means: its range over depths is below this fraction of the growth of the plain
-#: orthogonal curve over the same depths (flat at the scale of the figure)
-FLAT_FRACTION = 0.05
-
-
-def lg_cond_by_depth(table: pd.DataFrame, arch: str) -> pd.DataFrame:
-    """Per depth: mean and run-to-run standard deviation of lg cond over the resolved runs of ``arch``."""
-    g = table[table["arch"] == arch]
-    if not bool(g["resolved"].astype(bool).all()):
-        raise ValueError(f"{arch}: some condition numbers are beyond float64 resolution")
-    lg = np.log10(g["cond"].to_numpy(dtype=float))
-    return g.assign(lg=lg).groupby("depth")["lg"].agg(["mean", "std"]).sort_index()
 
 
 def flatness(table: pd.DataFrame, arch: str = "2-shortcut") -> claims.Check:

@@ -29,7 +29,8 @@ from resnet_nb.core.checks import check_choice, check_float, check_int
 from resnet_nb.core.relu_hessian import hessian_mid_relu
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.experiments import engine
-from resnet_nb.experiments.common import (
+from resnet_nb.experiments.fig3 import record_epochs
+from resnet_nb.shared.common import (
     committed,
     initial_weights,
     interpolate_on_grid,
@@ -38,7 +39,6 @@ from resnet_nb.experiments.common import (
     network,
     run_spread,
 )
-from resnet_nb.experiments.fig3 import record_epochs
 
 __all__ = ["SCALES", "STABLE_SCALES", "ARCHS", "configurations", "run_one", "curves", "reproduce_stable"]
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 from resnet_nb.core import claims
 from resnet_nb.experiments import fig6
-from resnet_nb.experiments.common import committed, mnist, mnist_optimum
+from resnet_nb.shared.common import committed, mnist, mnist_optimum
 
 __all__ = ["SCALES", "configurations", "run_one"]
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 from resnet_nb.core import claims
 from resnet_nb.experiments import fig6
-from resnet_nb.experiments.common import committed
+from resnet_nb.shared.common import committed
 
 __all__ = [
     "SCALES",
@@ -137,7 +137,7 @@ def dense_index(
     ``last`` the index of the exact Hessian and its number of negative eigenvalues."""
     from resnet_nb.core import hessians
     from resnet_nb.core.train import gradient_descent
-    from resnet_nb.experiments.common import initial_weights, mnist, network
+    from resnet_nb.shared.common import initial_weights, mnist, network
 
     net = network(arch, depth)
     stats = mnist().stats()
@@ -181,7 +181,7 @@ def reproduce_dense(out=None) -> pd.DataFrame:
     architecture (item: :func:`dense_item`) under ``<out>/fig8/dense/records/`` (``results`` by
     default; about a minute per architecture on one core); an architecture whose sound record is
     there is read back, not recomputed. Returns :func:`load_dense`'s table."""
-    from resnet_nb.experiments.engine import record_item
+    from resnet_nb.shared.store import record_item
 
     kw = {k: v for k, v in DENSE.items() if k != "archs"}
     for arch in DENSE["archs"]:
@@ -193,7 +193,7 @@ def load_dense(out=None):
     """The stored table of :func:`reproduce_dense` (the architectures in the order of
     :data:`DENSE`, others after them by name), or None if nothing is stored. A damaged record is
     refused (``ValueError``)."""
-    from resnet_nb.experiments.records import iter_records, records_table
+    from resnet_nb.shared.store import iter_records, records_table
 
     bodies = list(iter_records(_dense_store(out), strict=True))
     if not bodies:

@@ -25,8 +25,8 @@ import torch
 from resnet_nb.core import claims
 from resnet_nb.core.checks import check_choice, check_float, check_int
 from resnet_nb.core.train import gradient_descent
-from resnet_nb.experiments import common, engine
-from resnet_nb.experiments.common import ARCHS, depths_for, initial_weights, log_grid, mnist, mnist_optimum, network
+from resnet_nb.shared import common, store
+from resnet_nb.shared.common import ARCHS, depths_for, initial_weights, log_grid, mnist, mnist_optimum, network
 
 __all__ = [
     "SCALES",
@@ -580,7 +580,7 @@ def modified_records(figure: str = "fig9", scale: str = "paper") -> tuple[int, i
     """How many committed records of ``figure`` were computed from a working tree whose package
     differed from its git commit: ``(modified, total, commits)``. Such a record cannot be
     recomputed from a commit alone (see the recompute test)."""
-    gits = [body["provenance"]["git"] for body in engine.committed_records(figure, scale)]
+    gits = [body["provenance"]["git"] for body in store.committed_records(figure, scale)]
     return (
         sum(bool(g.get("package_modified")) for g in gits),
         len(gits),

@@ -3,7 +3,7 @@
 paper's small initialisation and from the standard one, and the claim that no difference of
 held-out accuracy is detected. The network and its training are :mod:`resnet_nb.core.conv`'s;
 the committed runs live in ``results/hm_conv/records`` (one record of the engine's store per run,
-its provenance from the engine's routine, :func:`resnet_nb.experiments.engine.provenance`).
+its provenance from the engine's routine, :func:`resnet_nb.experiments.store.provenance`).
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def reproduce(out: str, config: dict | None = None) -> pd.DataFrame:
     training history, provenance: the engine's with wall and finishing time, and
     :data:`COMMAND`) under ``out/records/``, written as each run ends; a run whose sound record
     is there is skipped, so an interrupted grid resumes. Returns :func:`load`'s table."""
-    from resnet_nb.experiments.engine import record_item
+    from resnet_nb.shared.store import record_item
 
     cfg = dict(CONFIG, **(config or {}))
     order = sorted(
@@ -129,7 +129,7 @@ def reproduce(out: str, config: dict | None = None) -> pd.DataFrame:
 
 
 def _run_bodies(out) -> list[dict]:
-    from resnet_nb.experiments.records import iter_records
+    from resnet_nb.shared.store import iter_records
 
     bodies = list(iter_records(Path(out) / "records", strict=True))
     if not bodies:
@@ -141,7 +141,7 @@ def _run_bodies(out) -> list[dict]:
 def load(out) -> pd.DataFrame:
     """Every finished run of the analog under ``out/records`` as one table (runs ordered by
     ``<init>-<seed>``). A damaged record is refused (``ValueError``)."""
-    from resnet_nb.experiments.records import records_table
+    from resnet_nb.shared.store import records_table
 
     return records_table(_run_bodies(out), HISTORY_COLUMNS)
 

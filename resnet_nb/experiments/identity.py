@@ -1,7 +1,6 @@
 """What made a record of the experiment chapters' engine (book/exp_*.ipynb): the fingerprint of a
 figure's source and the versions that matter, so that a stored result is reused only if it was
-made by the same code (:func:`code_identity`, :func:`code_mismatch`). :mod:`.engine` re-exports
-these names.
+made by the same code (:func:`code_identity`, :func:`code_mismatch`).
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ __all__ = ["source_fingerprint", "code_identity", "code_mismatch", "record_summa
 #: them does not change a record's rows, so they are left out of a figure's source fingerprint
 _NOT_COMPUTING = (
     "resnet_nb.experiments.engine",
-    "resnet_nb.experiments.records",
+    "resnet_nb.shared.store",
     "resnet_nb.experiments.progress",
     "resnet_nb.experiments.identity",
     "resnet_nb.experiments.cluster",

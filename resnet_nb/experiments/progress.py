@@ -1,6 +1,6 @@
 """The remaining-time estimate of the experiment chapters' engine (book/exp_*.ipynb): the relative
 cost of a work item, the seconds per unit of cost measured on records, and one progress bar
-over the items of a run. :mod:`.engine` re-exports these names.
+over the items of a run.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import time
 
 from tqdm.auto import tqdm
 
-from resnet_nb.experiments.records import item_key, iter_records
+from resnet_nb.shared.store import item_key, iter_records
 
 __all__ = ["item_cost", "seconds_per_cost", "format_seconds", "Progress"]
 

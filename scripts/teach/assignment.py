@@ -30,7 +30,7 @@ from resnet_nb import ShortcutNetwork
 from resnet_nb.book import exercises
 """
 STATS = """
-from resnet_nb.experiments.common import mnist
+from resnet_nb.shared.common import mnist
 
 stats = mnist().stats()  # whitened MNIST, 10 components: the data of the chapters"""
 NEEDS_STATS = ("theorem1", "theorem1_dynamics", "exp_initial_point", "exp_dynamics", "exp_learning")

@@ -12,7 +12,7 @@ from resnet_nb.book import exercises
 from resnet_nb.core.hessians import hessian_linear
 from resnet_nb.core.losses import loss_end_to_end
 from resnet_nb.core.networks import ShortcutNetwork as Net
-from resnet_nb.experiments.common import mnist
+from resnet_nb.shared.common import mnist
 
 F64 = torch.float64
 
@@ -73,7 +73,7 @@ def lg_p10(sv):
 
 def one_step_loss():
     from resnet_nb.core.train import gradient_descent
-    from resnet_nb.experiments.common import initial_weights, network
+    from resnet_nb.shared.common import initial_weights, network
 
     net = network("orthogonal", 16)
     return float(gradient_descent(net, initial_weights("orthogonal", net, 0), stats(), lr=1.0, epochs=1).losses[1])

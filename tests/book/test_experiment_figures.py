@@ -47,7 +47,8 @@ def test_figures_use_the_one_palette():
 def test_every_figure_is_drawn_by_its_name(figure):
     import matplotlib.pyplot as plt
 
-    from resnet_nb.experiments import common, engine
+    from resnet_nb.experiments import engine
+    from resnet_nb.shared import common
 
     module = engine.load_figure(figure)
     assert figures.plot_for(module) is figures.PLOTS[figure]

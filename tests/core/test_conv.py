@@ -343,7 +343,7 @@ def test_fig2_configurations_are_independent_json_items():
     items = fig2.configurations(_tiny_config())
     assert [(i["blocks"], i["seed"]) for i in items] == [(1, 0), (1, 1), (2, 0), (2, 1)]
     assert json.loads(json.dumps(items)) == items
-    assert len({fig2.engine.item_key(i) for i in items}) == 4
+    assert len({fig2.store.item_key(i) for i in items}) == 4
     for scale in ("default", "paper"):
         assert len(fig2.configurations(fig2.SCALES[scale])) == (
             len(fig2.SCALES[scale]["blocks"]) * len(fig2.SCALES[scale]["seeds"])

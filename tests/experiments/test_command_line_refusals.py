@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from resnet_nb import __main__ as cli
-from resnet_nb.experiments import engine
+from resnet_nb.experiments import cluster, engine
+from resnet_nb.shared import store
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -130,12 +131,12 @@ def test_an_unreachable_scheduler_is_named_quickly(monkeypatch):
     pytest.importorskip("distributed")
     t0 = time.perf_counter()
     with pytest.raises(ValueError, match=r"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:1 "):
-        engine.connect_scheduler("tcp://127.0.0.1:1", timeout_s=2)  # review case c01
+        cluster.connect_scheduler("tcp://127.0.0.1:1", timeout_s=2)  # review case c01
     assert time.perf_counter() - t0 < 15
 
 
 def test_a_write_failure_mid_run_is_one_line_and_keeps_the_finished_items(figfake, tmp_path, capsys, monkeypatch):
-    real = engine.write_record
+    real = store.write_record
 
     def disk_full(store_dir, item, rows, prov):
         if item["x"] == 3:

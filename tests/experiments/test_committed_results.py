@@ -9,6 +9,7 @@ import pytest
 
 from resnet_nb.core.paths import RESULTS
 from resnet_nb.experiments import engine
+from resnet_nb.shared import store
 
 
 def _committed():
@@ -69,7 +70,7 @@ def test_committed_paper_results_recompute():
     rng = random.Random(20161104)
     checked = 0
     for figure, module, records in _committed():
-        bodies = list(engine.iter_records(records))
+        bodies = list(store.iter_records(records))
         cheap = [b for b in bodies if CHEAP.get(figure, lambda it: False)(b["item"])]
         for body in rng.sample(cheap, min(SAMPLES.get(figure, 2), len(cheap))):
             new = module.run_one(body["item"])
@@ -106,11 +107,11 @@ FIG2_END_RTOL = 0.05  # final average weight norm: within 5% of the mean of the 
 def test_committed_fig2_recompute():
     from resnet_nb.experiments import fig2
 
-    bodies = list(engine.committed_records("fig2", "paper"))
+    bodies = list(store.committed_records("fig2", "paper"))
     body = random.Random(20161104).choice([b for b in bodies if b["item"]["blocks"] == 1])
     new = fig2.run_one(body["item"])
     assert [r["epoch"] for r in new] == [r["epoch"] for r in body["rows"]]
-    same_cpu = body["provenance"]["machine"].get("cpu") == engine.cpu_fingerprint()
+    same_cpu = body["provenance"]["machine"].get("cpu") == store.cpu_fingerprint()
     rows = body["rows"] if same_cpu else body["rows"][:1]
     for got, ref in zip(new, rows):
         for key, val in ref.items():

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from resnet_nb.experiments import engine
+from resnet_nb.experiments.cluster import EngineError, connect_scheduler
+from resnet_nb.shared import store
 
 distributed = pytest.importorskip("distributed")
 HERE = Path(__file__).resolve().parent
@@ -44,7 +46,7 @@ def test_dask_run_gives_the_local_table_and_records(cluster, tmp_path):
     table = engine.run_items(dask_figure, config, store_dir=tmp_path / "records", progress=False, scheduler=cluster)
     assert table["y"].tolist() == [0, 1, 4, 9]
     for item in dask_figure.configurations(config):
-        assert engine.inspect_record(tmp_path / "records", item)[1] is None
+        assert store.inspect_record(tmp_path / "records", item)[1] is None
     # a second run reads every record back and computes nothing
     again = engine.run_items(dask_figure, config, store_dir=tmp_path / "records", progress=False, scheduler=cluster)
     assert again["y"].tolist() == [0, 1, 4, 9]
@@ -81,7 +83,7 @@ def test_killed_worker_loses_no_finished_item_and_its_item_is_rerun(cluster, tmp
     assert sorted(table["x"]) == list(range(6))
     assert (table["y"] == table["x"] ** 2).all()
     for item in dask_figure.configurations(config):  # every item has a sound record
-        assert engine.inspect_record(tmp_path / "records", item)[1] is None
+        assert store.inspect_record(tmp_path / "records", item)[1] is None
     ev = _events(log)
     starts = Counter(x for e, x, _ in ev if e == "start")
     ends = Counter(x for e, x, _ in ev if e == "end")
@@ -146,20 +148,20 @@ def test_losing_the_scheduler_mid_run_is_one_line_and_a_rerun_resumes(tmp_path, 
     )
     log = tmp_path / "log"
     config = {"xs": list(range(8)), "seconds": 0.5, "log": str(log)}
-    store = tmp_path / "records"
+    store_dir = tmp_path / "records"
 
     def kill_scheduler_after_two_records():
         deadline = time.time() + 90
-        while time.time() < deadline and len(list(store.glob("*.json"))) < 2:
+        while time.time() < deadline and len(list(store_dir.glob("*.json"))) < 2:
             time.sleep(0.05)
         scheduler.kill()
 
     killer = threading.Thread(target=kill_scheduler_after_two_records)
     try:
-        client = engine.connect_scheduler(address, timeout_s=60)
+        client = connect_scheduler(address, timeout_s=60)
         killer.start()
-        with pytest.raises(engine.EngineError, match="lost the Dask scheduler at .*run the same command to resume"):
-            engine.run_items(dask_figure, config, store_dir=store, progress=False, scheduler=client)
+        with pytest.raises(EngineError, match="lost the Dask scheduler at .*run the same command to resume"):
+            engine.run_items(dask_figure, config, store_dir=store_dir, progress=False, scheduler=client)
         killer.join()
         client.close(timeout=2)
     finally:
@@ -167,7 +169,7 @@ def test_losing_the_scheduler_mid_run_is_one_line_and_a_rerun_resumes(tmp_path, 
         worker.kill()
         scheduler.wait(10)
         worker.wait(10)
-    kept = {p.name: p.stat().st_mtime_ns for p in store.glob("*.json")}
+    kept = {p.name: p.stat().st_mtime_ns for p in store_dir.glob("*.json")}
     assert len(kept) >= 2
     with (
         distributed.LocalCluster(
@@ -176,8 +178,8 @@ def test_losing_the_scheduler_mid_run_is_one_line_and_a_rerun_resumes(tmp_path, 
         distributed.Client(c) as client,
     ):
         monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])
-        table = engine.run_items(dask_figure, config, store_dir=store, progress=False, scheduler=client)
+        table = engine.run_items(dask_figure, config, store_dir=store_dir, progress=False, scheduler=client)
     assert sorted(table["x"]) == list(range(8))
-    assert all(store.joinpath(n).stat().st_mtime_ns == t for n, t in kept.items())  # nothing redone
+    assert all(store_dir.joinpath(n).stat().st_mtime_ns == t for n, t in kept.items())  # nothing redone
     ends = Counter(x for e, x, _ in _events(log) if e == "end")
     assert all(ends[x] == 1 for x in range(8))

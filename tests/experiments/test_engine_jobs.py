@@ -5,7 +5,8 @@ import os
 import fake_figure
 import pytest
 
-from resnet_nb.experiments import engine
+from resnet_nb.experiments import engine, progress
+from resnet_nb.shared import store
 
 
 def test_parallel_run_equals_sequential_and_writes_every_record(tmp_path):
@@ -31,7 +32,7 @@ def test_jobs_argument_is_checked():
 def _bar(done=(), jobs=2, prior=1.0):
     items = fake_figure.configurations(fake_figure.SCALES["default"])
     done_items = [i for i in items if i["x"] in done]
-    return engine.Progress(fake_figure, "fake", items, done_items, jobs, prior, progress=False), items
+    return progress.Progress(fake_figure, "fake", items, done_items, jobs, prior, progress=False), items
 
 
 def test_estimate_before_any_item_finishes_uses_the_prior():
@@ -53,7 +54,7 @@ def test_estimate_learns_from_this_run_and_from_overrunning_items():
     bar.finish(items[5], wall=18.0)  # cost 6 took 18 s: 3 s per unit, not 1
     assert bar.remaining(now=bar.t0) == pytest.approx(3.0 * 15 / 2)
     bar.start(items[4])
-    t = bar.running[engine.item_key(items[4])]
+    t = bar.running[store.item_key(items[4])]
     # cost 5 has run 40 s (8 s per unit > 3): the estimate follows the slower evidence
     assert bar.remaining(now=t + 40.0) == pytest.approx((8.0 * 10 + 0.0) / 2)
     bar.close()

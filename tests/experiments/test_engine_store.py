@@ -7,13 +7,14 @@ import pandas as pd
 import pytest
 
 from resnet_nb.experiments import engine
+from resnet_nb.shared import store
 
 
 def test_item_key_depends_on_content_not_order():
-    assert engine.item_key({"a": 1, "b": [1, 2]}) == engine.item_key({"b": [1, 2], "a": 1})
-    assert engine.item_key({"a": 1}) != engine.item_key({"a": 2})
+    assert store.item_key({"a": 1, "b": [1, 2]}) == store.item_key({"b": [1, 2], "a": 1})
+    assert store.item_key({"a": 1}) != store.item_key({"a": 2})
     with pytest.raises(ValueError, match=r"\bitem must"):
-        engine.item_key([1])
+        store.item_key([1])
 
 
 def test_records_round_trip_and_no_recompute(tmp_path, fake_module):
@@ -58,7 +59,7 @@ def test_damaged_record_is_reported_by_kind_and_redone(tmp_path, capsys, damage,
     calls = []
     mod = fake_module(calls)
     engine.run_items(mod, {"xs": [1, 2]}, store_dir=tmp_path, progress=False)
-    path = tmp_path / f"{engine.item_key({'figure': 'fake', 'x': 2})}.json"
+    path = tmp_path / f"{store.item_key({'figure': 'fake', 'x': 2})}.json"
     text = path.read_text()
     if damage == "truncate":
         path.write_text(text[: len(text) // 2])
@@ -69,13 +70,13 @@ def test_damaged_record_is_reported_by_kind_and_redone(tmp_path, capsys, damage,
         path.write_bytes(b"\x00\xff not json")
     elif damage == "old_format":  # a sound record of an earlier record format
         rec = json.loads(text)
-        rec["body"]["format"] = engine.RECORD_FORMAT - 1
-        rec["checksum"] = engine.record_checksum(rec["body"])
+        rec["body"]["format"] = store.RECORD_FORMAT - 1
+        rec["checksum"] = store.record_checksum(rec["body"])
         path.write_text(json.dumps(rec))
     else:  # a valid record of item 1 under the name of item 2
-        other = tmp_path / f"{engine.item_key({'figure': 'fake', 'x': 1})}.json"
+        other = tmp_path / f"{store.item_key({'figure': 'fake', 'x': 1})}.json"
         path.write_text(other.read_text())
-    assert engine.inspect_record(tmp_path, {"figure": "fake", "x": 2}) == (None, reason)
+    assert store.inspect_record(tmp_path, {"figure": "fake", "x": 2}) == (None, reason)
     calls.clear()
     capsys.readouterr()
     table = engine.run_items(mod, {"xs": [1, 2]}, store_dir=tmp_path, progress=False)
@@ -84,7 +85,7 @@ def test_damaged_record_is_reported_by_kind_and_redone(tmp_path, capsys, damage,
     assert table.attrs["damaged"] == [(path.name, reason)]
     err = capsys.readouterr().err
     assert f"{path.name}: {reason}" in err and "redone" in err
-    assert engine.read_record(tmp_path, {"figure": "fake", "x": 2}) is not None
+    assert store.read_record(tmp_path, {"figure": "fake", "x": 2}) is not None
 
 
 def test_sound_records_are_not_reported(tmp_path, capsys, fake_module):
@@ -125,26 +126,26 @@ def test_run_runs_a_figure_at_its_default_scale_or_the_given_config(fake_module)
 def test_iter_records_reads_every_sound_record_and_skips_other_files(tmp_path, fake_module):
     engine.run_items(fake_module([]), {"xs": [1, 2, 3]}, store_dir=tmp_path, progress=False)
     (tmp_path / "notes.json").write_text("not a record")
-    bodies = list(engine.iter_records(tmp_path))
+    bodies = list(store.iter_records(tmp_path))
     assert sorted(b["rows"][0]["y"] for b in bodies) == [1, 4, 9]
     assert all("wall_time_s" in b["provenance"] for b in bodies)
-    assert list(engine.iter_records(tmp_path / "absent")) == []
+    assert list(store.iter_records(tmp_path / "absent")) == []
 
 
 def test_strict_iter_records_refuses_a_renamed_or_damaged_record(tmp_path, fake_module):
     engine.run_items(fake_module([]), {"xs": [1, 2]}, store_dir=tmp_path, progress=False)
-    assert len(list(engine.iter_records(tmp_path, strict=True))) == 2
+    assert len(list(store.iter_records(tmp_path, strict=True))) == 2
     first, second = sorted(tmp_path.glob("*.json"))
     first.rename(tmp_path / "0000.json")  # a record under another item's name
     with pytest.raises(ValueError, match="damaged record .*foreign"):
-        list(engine.iter_records(tmp_path, strict=True))
+        list(store.iter_records(tmp_path, strict=True))
     (tmp_path / "0000.json").unlink()
     rec = json.loads(second.read_text())
     rec["body"]["format"] = 0  # another record format, its checksum made to match
-    rec["checksum"] = engine.record_checksum(rec["body"])
+    rec["checksum"] = store.record_checksum(rec["body"])
     second.write_text(json.dumps(rec))
     with pytest.raises(ValueError, match="damaged record .*stale"):
-        list(engine.iter_records(tmp_path, strict=True))
+        list(store.iter_records(tmp_path, strict=True))
 
 
 def test_record_item_computes_once_and_redoes_a_damaged_record(tmp_path, capsys):
@@ -154,17 +155,17 @@ def test_record_item_computes_once_and_redoes_a_damaged_record(tmp_path, capsys)
         calls.append(1)
         return [{"x": 1, "y": float("nan")}]
 
-    rows = engine.record_item(tmp_path, {"x": 1}, compute)
-    assert engine.record_item(tmp_path, {"x": 1}, compute) == rows and len(calls) == 1
+    rows = store.record_item(tmp_path, {"x": 1}, compute)
+    assert store.record_item(tmp_path, {"x": 1}, compute) == rows and len(calls) == 1
     (path,) = tmp_path.glob("*.json")
     path.write_text(path.read_text()[:20])
-    engine.record_item(tmp_path, {"x": 1}, compute)
+    store.record_item(tmp_path, {"x": 1}, compute)
     assert len(calls) == 2 and "truncated" in capsys.readouterr().err
-    (body,) = engine.iter_records(tmp_path, strict=True)
+    (body,) = store.iter_records(tmp_path, strict=True)
     assert "wall_time_s" in body["provenance"] and "git" in body["provenance"]
 
 
 def test_provenance_names_the_installed_package_version():
     from importlib import metadata
 
-    assert engine.provenance()["versions"]["resnet_nb"] == metadata.version("resnet_nb")
+    assert store.provenance()["versions"]["resnet_nb"] == metadata.version("resnet_nb")

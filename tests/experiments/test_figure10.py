@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from resnet_nb.experiments import engine, fig9, fig10
-from resnet_nb.experiments.common import initial_weights, network
+from resnet_nb.shared.common import initial_weights, network
 
 
 def test_fig10_items_use_relu_and_the_three_architectures():

@@ -8,7 +8,7 @@ import torch
 
 import resnet_nb as rn
 from resnet_nb.experiments import fig3
-from resnet_nb.experiments.common import initial_weights, mnist, network
+from resnet_nb.shared.common import initial_weights, mnist, network
 
 
 def test_fig3_norms_and_losses_at_epoch_zero():
@@ -90,7 +90,7 @@ def test_top_eigenvalue_matches_the_exact_hessian_of_a_small_relu_network():
     import torch
 
     from resnet_nb.core.losses import loss_samples
-    from resnet_nb.experiments.common import initial_weights, mnist, network
+    from resnet_nb.shared.common import initial_weights, mnist, network
 
     net = network("2-shortcut", 2, relu=True)
     data = mnist(5)

@@ -8,7 +8,7 @@ import pytest
 
 from resnet_nb.core import hessians
 from resnet_nb.experiments import fig5
-from resnet_nb.experiments.common import initial_weights, mnist, network
+from resnet_nb.shared.common import initial_weights, mnist, network
 
 
 def test_fig5_two_shortcut_small_init_is_near_theorem1():

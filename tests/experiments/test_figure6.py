@@ -8,7 +8,7 @@ import pytest
 
 from resnet_nb.core import hessians
 from resnet_nb.experiments import fig6
-from resnet_nb.experiments.common import initial_weights, mnist, network
+from resnet_nb.shared.common import initial_weights, mnist, network
 
 
 def test_fig6_spectrum_rows_against_autograd():
@@ -36,7 +36,7 @@ def test_fig6_spectrum_rows_against_autograd():
 
 def test_minimiser_is_a_minimiser():
     from resnet_nb.core.losses import loss_stats
-    from resnet_nb.experiments.common import mnist, network
+    from resnet_nb.shared.common import mnist, network
 
     for arch in ("orthogonal", "2-shortcut"):
         W = fig6.minimiser(arch, 6)

@@ -103,7 +103,7 @@ def test_dense_records_written_then_read_give_the_same_table(tmp_path, fake_dens
 
 
 def test_reproduce_dense_skips_the_architectures_already_stored(tmp_path, fake_dense):
-    from resnet_nb.experiments.records import item_key
+    from resnet_nb.shared.store import item_key
 
     fig8.reproduce_dense(tmp_path)
     assert fake_dense == fig8.DENSE["archs"]

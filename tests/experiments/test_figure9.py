@@ -10,7 +10,7 @@ import torch
 import resnet_nb as rn
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.experiments import fig9
-from resnet_nb.experiments.common import initial_weights, mnist, network
+from resnet_nb.shared.common import initial_weights, mnist, network
 
 
 def test_fig9_item_against_per_configuration_loop():
@@ -101,9 +101,9 @@ def test_escape_check_is_declared_an_implementation_check():
 
 
 def test_rate_scale_band_is_narrow_while_lambda_max_grows():
-    from resnet_nb.experiments import engine
+    from resnet_nb.shared import store
 
-    rs = fig9.rate_scale(fig9.committed(), engine.load_results("fig5", "paper")[0])
+    rs = fig9.rate_scale(fig9.committed(), store.load_results("fig5", "paper")[0])
     assert set(rs["arch"]) == {"orthogonal", "1-shortcut"} and rs["depth"].max() == 96
     assert rs["eta_lam0"].max() / rs["eta_lam0"].min() < 10
     assert rs["lam_max0"].max() / rs["lam_max0"].min() > 50

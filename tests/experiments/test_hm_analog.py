@@ -152,7 +152,7 @@ def test_hm_runs_written_then_read_give_the_same_table(tmp_path, fake_runs):
 
 
 def test_hm_reproduce_skips_the_finished_runs(tmp_path, fake_runs):
-    from resnet_nb.experiments.records import item_key
+    from resnet_nb.shared.store import item_key
 
     hm_analog.reproduce(tmp_path, GRID)
     assert fake_runs == ["standard-0", "hardt_ma-0", "standard-1"]  # seed-major

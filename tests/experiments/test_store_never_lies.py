@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from resnet_nb.experiments import engine
+from resnet_nb.shared import store
 
 FIGURE_SOURCE = """
 SCALES = {"default": {"xs": [1, 2, 3]}}
@@ -67,34 +68,34 @@ def _rewrite(path, change):
     """Apply ``change`` to a record's body and recompute its checksum (a sound record)."""
     rec = json.loads(path.read_text())
     change(rec["body"])
-    rec["checksum"] = engine.record_checksum(rec["body"])
+    rec["checksum"] = store.record_checksum(rec["body"])
     path.write_text(json.dumps(rec))
 
 
 def test_a_record_made_by_other_code_of_its_figure_is_named_set_aside_and_recomputed(tmp_path, source_figure, capsys):
     module, path = source_figure
-    store = tmp_path / "records"
-    engine.run_items(module, module.SCALES["default"], store_dir=store, progress=False)
+    store_dir = tmp_path / "records"
+    engine.run_items(module, module.SCALES["default"], store_dir=store_dir, progress=False)
     assert module.CALLS == [1, 2, 3]
     _edit(path, "FACTOR = 2", "FACTOR = 3")  # the code changes (a docstring edit would not count)
     module = importlib.reload(module)
     capsys.readouterr()
-    table = engine.run_items(module, module.SCALES["default"], store_dir=store, progress=False)
+    table = engine.run_items(module, module.SCALES["default"], store_dir=store_dir, progress=False)
     assert module.CALLS == [1, 2, 3]  # every item recomputed with the new code
     assert table["y"].tolist() == [3, 6, 9]
     err = capsys.readouterr().err
     assert "3 record(s) made by other code" in err and "made by other code of figsrc" in err
-    kept = sorted(p.name for p in (store / engine.QUARANTINE).iterdir())
+    kept = sorted(p.name for p in (store_dir / store.QUARANTINE).iterdir())
     assert len(kept) == 3 and all(n.endswith(".json.outdated") for n in kept)  # nothing deleted
 
 
 def test_a_prose_edit_of_the_figure_keeps_its_records(tmp_path, source_figure):
     module, path = source_figure
-    store = tmp_path / "records"
-    engine.run_items(module, module.SCALES["default"], store_dir=store, progress=False)
+    store_dir = tmp_path / "records"
+    engine.run_items(module, module.SCALES["default"], store_dir=store_dir, progress=False)
     _edit(path, 'def run_one(item, device="cpu"):\n', 'def run_one(item, device="cpu"):\n    """Prose."""\n')
     module = importlib.reload(module)
-    engine.run_items(module, module.SCALES["default"], store_dir=store, progress=False)
+    engine.run_items(module, module.SCALES["default"], store_dir=store_dir, progress=False)
     assert module.CALLS == []
 
 
@@ -104,7 +105,7 @@ def test_a_record_made_with_another_torch_is_named_and_recomputed_and_provenance
     calls = []
     mod = fake_module(calls)
     engine.run_items(mod, {"xs": [1, 2, 3]}, store_dir=tmp_path, progress=False)
-    old = tmp_path / f"{engine.item_key({'figure': 'fake', 'x': 2})}.json"
+    old = tmp_path / f"{store.item_key({'figure': 'fake', 'x': 2})}.json"
 
     def older(body):  # review case d06: another commit, a modified package, torch 1.0.0
         body["provenance"]["git"] = {"commit": "0" * 40, "package_modified": True}
@@ -125,7 +126,7 @@ def test_keep_stale_reuses_records_of_other_versions_and_lists_them_in_the_prove
     calls = []
     mod = fake_module(calls)
     engine.run_items(mod, {"xs": [1, 2]}, store_dir=tmp_path, progress=False)
-    old = tmp_path / f"{engine.item_key({'figure': 'fake', 'x': 2})}.json"
+    old = tmp_path / f"{store.item_key({'figure': 'fake', 'x': 2})}.json"
 
     def older(body):
         body["provenance"]["git"] = {"commit": "a" * 40, "package_modified": False}
@@ -146,26 +147,26 @@ def test_keep_stale_reuses_records_of_other_versions_and_lists_them_in_the_prove
 def test_an_unusable_record_is_moved_to_quarantine_never_deleted(tmp_path, fake_module, damage, reason):
     mod = fake_module([])
     engine.run_items(mod, {"xs": [1, 2]}, store_dir=tmp_path, progress=False)
-    path = tmp_path / f"{engine.item_key({'figure': 'fake', 'x': 2})}.json"
+    path = tmp_path / f"{store.item_key({'figure': 'fake', 'x': 2})}.json"
     if damage == "newer_format":  # review case d-h: as a newer version would write it
-        _rewrite(path, lambda body: body.update(format=engine.RECORD_FORMAT + 1))
+        _rewrite(path, lambda body: body.update(format=store.RECORD_FORMAT + 1))
     elif damage == "swapped":  # review case d-k: the sound record of another item
-        path.write_bytes((tmp_path / f"{engine.item_key({'figure': 'fake', 'x': 1})}.json").read_bytes())
+        path.write_bytes((tmp_path / f"{store.item_key({'figure': 'fake', 'x': 1})}.json").read_bytes())
     else:
         path.write_text(path.read_text()[:40])
     before = path.read_bytes()
     table = engine.run_items(mod, {"xs": [1, 2]}, store_dir=tmp_path, progress=False)
     assert table["y"].tolist() == [1, 4]
-    assert (tmp_path / engine.QUARANTINE / f"{path.name}.{reason}").read_bytes() == before
+    assert (tmp_path / store.QUARANTINE / f"{path.name}.{reason}").read_bytes() == before
 
 
 def test_collect_changes_nothing_in_the_store(tmp_path, fake_module, capsys):
     calls = []
     mod = fake_module(calls)
     engine.run_items(mod, {"xs": [1, 2, 3, 4]}, store_dir=tmp_path, progress=False)
-    keys = [engine.item_key({"figure": "fake", "x": x}) for x in (1, 2, 3)]
+    keys = [store.item_key({"figure": "fake", "x": x}) for x in (1, 2, 3)]
     (tmp_path / f"{keys[0]}.json").write_text("{")  # truncated
-    _rewrite(tmp_path / f"{keys[1]}.json", lambda b: b.update(format=engine.RECORD_FORMAT + 1))  # newer
+    _rewrite(tmp_path / f"{keys[1]}.json", lambda b: b.update(format=store.RECORD_FORMAT + 1))  # newer
     _rewrite(tmp_path / f"{keys[2]}.json", lambda b: b["provenance"]["versions"].update(torch="1.0.0"))  # outdated
     (tmp_path / "notes.txt").write_text("mine")  # a stray file
     before = _snapshot(tmp_path)
@@ -190,7 +191,7 @@ def test_stray_files_are_reported_set_aside_and_not_counted_as_items(tmp_path, f
     table = engine.run_items(mod, {"xs": [1, 2]}, store_dir=tmp_path, progress=False)
     err = capsys.readouterr().err
     assert "0000000000copyofrec.json" in err and "stray.json" in err and ".tmp-leftover" not in err
-    assert sorted(p.name for p in (tmp_path / engine.QUARANTINE).iterdir()) == [
+    assert sorted(p.name for p in (tmp_path / store.QUARANTINE).iterdir()) == [
         "0000000000copyofrec.json.stray",
         "stray.json.stray",
     ]
@@ -210,12 +211,12 @@ def test_a_sound_record_of_another_configuration_in_a_shared_store_is_left_alone
 def test_a_folder_or_fifo_where_a_record_should_be_is_named_not_a_hang_or_traceback(tmp_path, fake_module, capsys):
     mod = fake_module([])
     engine.run_items(mod, {"xs": [1, 2]}, store_dir=tmp_path, progress=False)
-    k1, k2 = (engine.item_key({"figure": "fake", "x": x}) for x in (1, 2))
+    k1, k2 = (store.item_key({"figure": "fake", "x": x}) for x in (1, 2))
     (tmp_path / f"{k1}.json").unlink()
     (tmp_path / f"{k1}.json").mkdir()  # review case d03
     (tmp_path / f"{k2}.json").unlink()
     os.mkfifo(tmp_path / f"{k2}.json")  # review case d05: reading it would block forever
-    assert engine.inspect_record(tmp_path, {"figure": "fake", "x": 2}) == (None, "not a file")
+    assert store.inspect_record(tmp_path, {"figure": "fake", "x": 2}) == (None, "not a file")
     result = {}
     worker = threading.Thread(
         target=lambda: result.update(t=engine.run_items(mod, {"xs": [1, 2]}, store_dir=tmp_path, progress=False)),
@@ -227,13 +228,13 @@ def test_a_folder_or_fifo_where_a_record_should_be_is_named_not_a_hang_or_traceb
     assert result["t"]["y"].tolist() == [1, 4]
     err = capsys.readouterr().err
     assert f"{k1}.json: not a file" in err and f"{k2}.json: not a file" in err
-    assert (tmp_path / engine.QUARANTINE / f"{k1}.json.not-a-file").is_dir()
+    assert (tmp_path / store.QUARANTINE / f"{k1}.json.not-a-file").is_dir()
 
 
 def test_an_unreadable_record_is_named_and_redone(tmp_path, fake_module, capsys, monkeypatch):
     mod = fake_module([])
     engine.run_items(mod, {"xs": [1, 2]}, store_dir=tmp_path, progress=False)
-    key = engine.item_key({"figure": "fake", "x": 2})
+    key = store.item_key({"figure": "fake", "x": 2})
     real_open = open
 
     def no_permission(path, *args, **kwargs):  # review case d01 (mode 000 for a user without root)
@@ -242,7 +243,7 @@ def test_an_unreadable_record_is_named_and_redone(tmp_path, fake_module, capsys,
         return real_open(path, *args, **kwargs)
 
     monkeypatch.setattr("builtins.open", no_permission)
-    assert engine.inspect_record(tmp_path, {"figure": "fake", "x": 2}) == (None, "unreadable")
+    assert store.inspect_record(tmp_path, {"figure": "fake", "x": 2}) == (None, "unreadable")
     capsys.readouterr()
     table = engine.run_items(mod, {"xs": [1, 2]}, store_dir=tmp_path, progress=False)
     assert table["y"].tolist() == [1, 4] and f"{key}.json: unreadable" in capsys.readouterr().err
@@ -255,7 +256,7 @@ def test_invalid_utf8_is_named_corrupt_not_truncated(tmp_path, fake_module):
     raw = bytearray(path.read_bytes())
     raw[10] = 0xFF  # review case d-l
     path.write_bytes(bytes(raw))
-    assert engine.inspect_record(tmp_path, {"figure": "fake", "x": 1}) == (None, "corrupt")
+    assert store.inspect_record(tmp_path, {"figure": "fake", "x": 1}) == (None, "corrupt")
 
 
 def test_summaries_are_written_atomically_under_unique_temporary_names(tmp_path):

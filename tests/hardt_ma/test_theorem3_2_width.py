@@ -130,7 +130,7 @@ def test_thm32_store_write_then_read_gives_the_computed_rows(tmp_path):
     """reproduce_thm32 stores one record per draw and per point set and width; load_thm32 reads
     back the rows that thm32_draw_row and projection_row compute, under the committed items' keys."""
     from resnet_nb.core.paths import RESULTS
-    from resnet_nb.experiments.records import item_key
+    from resnet_nb.shared.store import item_key
 
     X = _small_point_sets()["synthetic"][0]
     draws, proj = hr.reproduce_thm32(tmp_path, seeds=(31, 30), point_sets=_small_point_sets())
@@ -158,7 +158,7 @@ def test_thm32_store_resumes_with_the_items_not_stored(tmp_path, monkeypatch):
 
 
 def test_thm32_store_refuses_a_damaged_record_and_an_empty_folder(tmp_path):
-    from resnet_nb.experiments.records import item_key
+    from resnet_nb.shared.store import item_key
 
     with pytest.raises(FileNotFoundError, match="out: .* holds no records"):
         hr.load_thm32(tmp_path)

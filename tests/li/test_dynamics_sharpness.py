@@ -109,8 +109,8 @@ def test_a_stored_sweep_reads_back_as_it_was_computed(sweep2, tmp_path):
 
 
 def test_the_long_sweep_trains_only_the_seeds_not_stored(data2, tmp_path, monkeypatch):
-    from resnet_nb.experiments.records import item_key
     from resnet_nb.li.dynamics import sharpness
+    from resnet_nb.shared.store import item_key
 
     trained = []
     real = sharpness.sharpness_sweep

@@ -356,7 +356,7 @@ def _fake_mnist(n_per_class=None):
 
 @pytest.fixture(scope=shared_scope)
 def fake_mnist():
-    import resnet_nb.experiments.common as common
+    import resnet_nb.shared.common as common
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(common, "mnist", _fake_mnist)

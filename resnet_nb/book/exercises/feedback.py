@@ -19,6 +19,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+__all__ = [
+    "GENERIC_HINTS",
+    "Feedback",
+    "check",
+    "grade_check",
+    "hint",
+    "spec",
+    "specs",
+]
+
 #: the hints every check may give, whatever the exercise
 GENERIC_HINTS = {
     "unanswered": "No answer yet: replace every ... in the answer cell above, run it, then run this cell.",

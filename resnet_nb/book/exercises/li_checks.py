@@ -23,7 +23,6 @@ from resnet_nb.core.losses import loss_end_to_end, optimum
 from resnet_nb.core.networks import ShortcutNetwork
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.experiments import fig3
-from resnet_nb.experiments.common import initial_weights, mnist, network
 from resnet_nb.li.limitations.variance import predicted_gain
 from resnet_nb.li.theorem1.definition5 import (
     mixed_partial,
@@ -33,6 +32,7 @@ from resnet_nb.li.theorem1.definition5 import (
     subsample,
 )
 from resnet_nb.li.theorem1.hessian_at_zero import eq21_A, eq25_B, eq28_A
+from resnet_nb.shared.common import initial_weights, mnist, network
 
 F64 = torch.float64
 

@@ -5,6 +5,12 @@ book/exp_fig2_analog.ipynb); the checked exercises carry their rubric in their s
 
 from __future__ import annotations
 
+__all__ = [
+    "RUBRICS",
+    "UNCHECKED",
+    "rubric",
+]
+
 #: label -> why no check computes the answer
 UNCHECKED = {
     "hm-ex-largest": "a proof with no number to compute (every instance of the statement is true, so a student's "

@@ -34,7 +34,7 @@ from resnet_nb.core.hessians import (
     theorem1_blocks,
 )
 from resnet_nb.core.networks import ShortcutNetwork
-from resnet_nb.experiments.common import mnist
+from resnet_nb.shared.common import mnist
 
 EXPLORERS = ("theorem1-hessian",)
 NAME = EXPLORERS[0]

@@ -287,8 +287,8 @@ def reproduce_thm32(out=None, seeds=None, point_sets=None):
     one record per draw (``seeds``, default all of ``THM32_DRAWS``) and per point set and width
     (``point_sets``, default :func:`chapter_point_sets`; the widths of ``THM32_RESULTS`` and the
     paper's, those below the dimension). An item whose sound record is stored is not recomputed."""
-    from resnet_nb.experiments.engine import record_item
     from resnet_nb.hardt_ma.relu.network import paper_rho
+    from resnet_nb.shared.store import record_item
 
     store, cfg = _store(out), THM32_RESULTS
     for s in range(THM32_DRAWS["draws"]) if seeds is None else seeds:
@@ -313,7 +313,7 @@ def load_thm32(out=None):
     ``(draws, projections)``: one row per draw by seed (``greedy_error`` missing where not fitted),
     one per projection by point set (in the order stored first: synthetic, MNIST), width and seed.
     A damaged record is refused (``ValueError``), an empty folder too (``FileNotFoundError``)."""
-    from resnet_nb.experiments.records import iter_records, records_table
+    from resnet_nb.shared.store import iter_records, records_table
 
     bodies = list(iter_records(_store(out), strict=True))
     if not bodies:

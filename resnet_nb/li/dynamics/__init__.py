@@ -10,77 +10,22 @@ book/theorem1_dynamics.ipynb), the companion of :mod:`resnet_nb.li.theorem1`.
 
 Every check returns a :class:`resnet_nb.core.claims.Check`; each module declares its claims
 beside its checks. This package gathers the chapter's public names (the chapter reads
-``t1d.eq7_check``); the modules are imported in the ledger's order of the claims.
+``t1d.eq7_check``). The ledger lists the claims in the order of :data:`resnet_nb.book.ledger.CLAIM_MODULES` (and, within
+a module, in the order of declaration), whatever order these modules are imported in.
 """
 
 from __future__ import annotations
 
-from resnet_nb.li.dynamics.drift import drift_per_unit, drift_R_law_check, drift_table, evenness_check
-from resnet_nb.li.dynamics.eq7_figure4 import eq7_check, eq7_update, figure4_one_shortcut_check, figure4_skip_all_check
-from resnet_nb.li.dynamics.eq15_16 import (
-    eq15_16_check,
-    eq15_16_ginverse_check,
-    generalized_inverse,
-    rank_deficient_data,
-)
-from resnet_nb.li.dynamics.pairing import (
-    controlled_residual,
-    convention_table,
-    order_sweep,
-    relabel,
-    residual_table,
-    sign_sweep,
-)
-from resnet_nb.li.dynamics.sharpness import (
-    LONG_SWEEP,
-    LONG_SWEEP_DIR,
-    SWEEP_ROW,
-    SWEEP_SCALARS,
-    TRACES,
-    catapult_steps,
-    lambda_max,
-    load_sweep,
-    long_sweep_reproduce,
-    rise_factor,
-    save_sweep,
-    sharpness_sweep,
-    sharpness_trace,
-    sweep_item,
-    sweep_records,
-)
+# each module's __all__ builds the package's (one place per public name)
+import resnet_nb.li.dynamics.drift as _drift
+import resnet_nb.li.dynamics.eq7_figure4 as _eq7_figure4
+import resnet_nb.li.dynamics.eq15_16 as _eq15_16
+import resnet_nb.li.dynamics.pairing as _pairing
+import resnet_nb.li.dynamics.sharpness as _sharpness
+from resnet_nb.li.dynamics.drift import *  # noqa: F403
+from resnet_nb.li.dynamics.eq7_figure4 import *  # noqa: F403
+from resnet_nb.li.dynamics.eq15_16 import *  # noqa: F403
+from resnet_nb.li.dynamics.pairing import *  # noqa: F403
+from resnet_nb.li.dynamics.sharpness import *  # noqa: F403
 
-__all__ = [
-    "eq7_update",
-    "eq7_check",
-    "figure4_one_shortcut_check",
-    "figure4_skip_all_check",
-    "eq15_16_check",
-    "rank_deficient_data",
-    "generalized_inverse",
-    "eq15_16_ginverse_check",
-    "lambda_max",
-    "sharpness_trace",
-    "rise_factor",
-    "sharpness_sweep",
-    "LONG_SWEEP_DIR",
-    "LONG_SWEEP",
-    "SWEEP_ROW",
-    "SWEEP_SCALARS",
-    "TRACES",
-    "sweep_item",
-    "sweep_records",
-    "save_sweep",
-    "load_sweep",
-    "long_sweep_reproduce",
-    "catapult_steps",
-    "drift_table",
-    "evenness_check",
-    "drift_per_unit",
-    "drift_R_law_check",
-    "relabel",
-    "convention_table",
-    "sign_sweep",
-    "order_sweep",
-    "controlled_residual",
-    "residual_table",
-]
+__all__ = [*_drift.__all__, *_eq7_figure4.__all__, *_eq15_16.__all__, *_pairing.__all__, *_sharpness.__all__]

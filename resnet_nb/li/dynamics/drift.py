@@ -21,6 +21,13 @@ from resnet_nb.core.init import initialise
 from resnet_nb.core.networks import ShortcutNetwork
 from resnet_nb.li.dynamics.sharpness import lambda_max
 
+__all__ = [
+    "drift_table",
+    "evenness_check",
+    "drift_per_unit",
+    "drift_R_law_check",
+]
+
 
 def drift_table(Rs, epss, data, seed: int = 0) -> list[dict]:
     """lambda_max(H(eps V)) - sigma_max(M) for linear 2-shortcut networks of R units.
@@ -93,7 +100,7 @@ def drift_per_unit(table=None, eps: float | None = None, sigma_max: float | None
     import pandas as pd
 
     from resnet_nb.core.init import SMALL_SCALE
-    from resnet_nb.experiments.common import committed, mnist
+    from resnet_nb.shared.common import committed, mnist
 
     t = committed("fig5") if table is None else table
     eps = SMALL_SCALE if eps is None else check_float("eps", eps, low=0.0, low_open=True)

@@ -19,6 +19,13 @@ from resnet_nb.core.losses import loss_end_to_end, optimum
 from resnet_nb.core.networks import ShortcutNetwork, end_to_end
 from resnet_nb.core.train import gradient_descent
 
+__all__ = [
+    "eq15_16_check",
+    "rank_deficient_data",
+    "generalized_inverse",
+    "eq15_16_ginverse_check",
+]
+
 # ------------------------------------------------------------------------------------------
 # Eqs. 15-16
 # ------------------------------------------------------------------------------------------

@@ -20,6 +20,13 @@ from resnet_nb.core.networks import ShortcutNetwork, end_to_end
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.li.theorem1.definition5 import unfriendly_data3
 
+__all__ = [
+    "eq7_update",
+    "eq7_check",
+    "figure4_one_shortcut_check",
+    "figure4_skip_all_check",
+]
+
 # ------------------------------------------------------------------------------------------
 # Section 4.2: Eq. 7 and Figure 4
 # ------------------------------------------------------------------------------------------

@@ -16,6 +16,15 @@ from resnet_nb.core.hessians import cond_max_min, cond_percentile, hessian_linea
 from resnet_nb.core.losses import loss_end_to_end, optimum
 from resnet_nb.core.networks import ShortcutNetwork
 
+__all__ = [
+    "relabel",
+    "convention_table",
+    "sign_sweep",
+    "order_sweep",
+    "controlled_residual",
+    "residual_table",
+]
+
 
 def relabel(data: Dataset, signs="svd_flip", order=None) -> Dataset:
     """Re-pair inputs with outputs: input coordinate i becomes ``signs[i] * X[order[i]]``.

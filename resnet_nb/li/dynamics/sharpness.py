@@ -21,6 +21,24 @@ from resnet_nb.core.losses import optimum
 from resnet_nb.core.networks import ShortcutNetwork
 from resnet_nb.core.train import gradient_descent
 
+__all__ = [
+    "lambda_max",
+    "sharpness_trace",
+    "rise_factor",
+    "sharpness_sweep",
+    "LONG_SWEEP_DIR",
+    "LONG_SWEEP",
+    "SWEEP_ROW",
+    "SWEEP_SCALARS",
+    "TRACES",
+    "sweep_item",
+    "sweep_records",
+    "save_sweep",
+    "load_sweep",
+    "long_sweep_reproduce",
+    "catapult_steps",
+]
+
 
 def lambda_max(H: torch.Tensor) -> float:
     """The largest eigenvalue of a symmetric matrix (dense up to 400 rows, else Lanczos through
@@ -173,8 +191,7 @@ def save_sweep(sweep: dict, out, config: dict | None = None) -> None:
     (e.g. the wall time of the sweep and its data)."""
     from pathlib import Path
 
-    from resnet_nb.experiments.engine import provenance
-    from resnet_nb.experiments.records import write_record
+    from resnet_nb.shared.store import provenance, write_record
 
     cfg = dict(config or {})
     cfg.setdefault("lr", sweep["lr"])
@@ -200,7 +217,7 @@ def load_sweep(path=None) -> dict:
     from pathlib import Path
 
     from resnet_nb.core.paths import results_dir
-    from resnet_nb.experiments.records import iter_records
+    from resnet_nb.shared.store import iter_records
 
     d = results_dir(LONG_SWEEP_DIR) if path is None else Path(path)
     bodies = sorted(iter_records(d / "records", strict=True), key=lambda b: b["item"]["seed"])
@@ -242,7 +259,7 @@ def long_sweep_reproduce(out=None, data=None, **overrides) -> dict:
 
     from resnet_nb.core.data import whitened_mnist
     from resnet_nb.core.paths import results_dir
-    from resnet_nb.experiments.records import inspect_record
+    from resnet_nb.shared.store import inspect_record
 
     cfg = dict(LONG_SWEEP, **overrides)
     out = results_dir(LONG_SWEEP_DIR) if out is None else Path(out)

@@ -14,71 +14,14 @@ declared here, beside the function that checks it (see :mod:`resnet_nb.book.ledg
   linear 2-shortcut network.
 """
 
-from resnet_nb.li.limitations.critical_points import (
-    check_index_vs_loss,
-    critical_points,
-    discordant_pairs,
-    index_ordered_by_rank,
-    spearman_test,
-    whitened_synthetic,
-    widest_discordant_pair,
-    zero_eigen_counts,
-)
-from resnet_nb.li.limitations.fixup import check_fixup_not_flat, fixup_point, fixup_start, mixed_block_rank
-from resnet_nb.li.limitations.products import (
-    PRODUCT_A,
-    PRODUCT_C,
-    PRODUCT_DEPTHS,
-    PRODUCT_DRAWS,
-    SCALINGS,
-    check_product_band,
-    deviation,
-    gain_table,
-    predicted_log_std,
-    product_log_spread,
-    product_table,
-)
-from resnet_nb.li.limitations.variance import (
-    GAIN_CASES,
-    GAINS,
-    check_variance_growth,
-    depth_profile,
-    pre_relu_keep,
-    predicted_gain,
-    unhalved_gain,
-    unit_gain,
-)
+# each module's __all__ builds the package's (one place per public name)
+import resnet_nb.li.limitations.critical_points as _critical_points
+import resnet_nb.li.limitations.fixup as _fixup
+import resnet_nb.li.limitations.products as _products
+import resnet_nb.li.limitations.variance as _variance
+from resnet_nb.li.limitations.critical_points import *  # noqa: F403
+from resnet_nb.li.limitations.fixup import *  # noqa: F403
+from resnet_nb.li.limitations.products import *  # noqa: F403
+from resnet_nb.li.limitations.variance import *  # noqa: F403
 
-__all__ = [
-    "fixup_start",
-    "fixup_point",
-    "mixed_block_rank",
-    "check_fixup_not_flat",
-    "predicted_gain",
-    "pre_relu_keep",
-    "unhalved_gain",
-    "GAIN_CASES",
-    "unit_gain",
-    "depth_profile",
-    "check_variance_growth",
-    "GAINS",
-    "product_log_spread",
-    "predicted_log_std",
-    "deviation",
-    "product_table",
-    "gain_table",
-    "check_product_band",
-    "SCALINGS",
-    "PRODUCT_DEPTHS",
-    "PRODUCT_C",
-    "PRODUCT_A",
-    "PRODUCT_DRAWS",
-    "whitened_synthetic",
-    "critical_points",
-    "zero_eigen_counts",
-    "spearman_test",
-    "discordant_pairs",
-    "widest_discordant_pair",
-    "index_ordered_by_rank",
-    "check_index_vs_loss",
-]
+__all__ = [*_critical_points.__all__, *_fixup.__all__, *_products.__all__, *_variance.__all__]

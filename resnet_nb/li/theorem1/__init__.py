@@ -21,113 +21,23 @@ Statements and where they are checked
 The chapter's figures and widgets are drawn by :mod:`resnet_nb.book.li_figures`; Section 4.2
 (Eq. 7, Figure 4, Eqs. 15-16) lives in :mod:`resnet_nb.li.dynamics`.
 
-This package gathers the chapter's public names, so the chapter reads ``t1.part2_check``; the
-modules are imported in the ledger's order of the claims.
+This package gathers the chapter's public names, so the chapter reads ``t1.part2_check``.
+The ledger lists the claims in the order of :data:`resnet_nb.book.ledger.CLAIM_MODULES` (and, within
+a module, in the order of declaration), whatever order these modules are imported in.
 """
 
 from __future__ import annotations
 
-from resnet_nb.li.theorem1.definition5 import (
-    covers_unit,
-    data_matrices,
-    mixed_partial,
-    order_n_closed_form,
-    param_coords,
-    param_index,
-    partial_scale,
-    shifted_sigmoid,
-    subsample,
-    unfriendly_data3,
-)
-from resnet_nb.li.theorem1.hessian_at_zero import (
-    GROWTH_VARIANTS,
-    PART2_VARIANTS,
-    depth_invariance_check,
-    depth_table,
-    eq21_A,
-    eq25_B,
-    eq28_A,
-    exact_hessian_at_zero,
-    growth_bounds,
-    growth_check,
-    part2_check,
-    part3_check,
-    same_picture,
-    shuffle_matrix,
-    unitwise_spectrum,
-)
-from resnet_nb.li.theorem1.lemmas import covering_chain, lemma1_check, lemma1_tuples, lemma2_check
-from resnet_nb.li.theorem1.part1 import (
-    TAYLOR_READINGS,
-    order_n_directional,
-    part1_check,
-    part1_directions,
-    taylor_remainder_check,
-)
-from resnet_nb.li.theorem1.relu import (
-    RELU_DEPTHS,
-    RELU_SEEDS,
-    figure5_flat_tolerance,
-    kink_threshold,
-    one_sided_derivatives,
-    relu_depth_check,
-    relu_depth_table,
-    relu_first_order_check,
-    relu_kink_check,
-    relu_masked_prediction,
-    relu_masked_singular_values,
-    relu_shape_check,
-    relu_spectrum_spot_check,
-    relu_start_check,
-)
+# each module's __all__ builds the package's (one place per public name)
+import resnet_nb.li.theorem1.definition5 as _definition5
+import resnet_nb.li.theorem1.hessian_at_zero as _hessian_at_zero
+import resnet_nb.li.theorem1.lemmas as _lemmas
+import resnet_nb.li.theorem1.part1 as _part1
+import resnet_nb.li.theorem1.relu as _relu
+from resnet_nb.li.theorem1.definition5 import *  # noqa: F403
+from resnet_nb.li.theorem1.hessian_at_zero import *  # noqa: F403
+from resnet_nb.li.theorem1.lemmas import *  # noqa: F403
+from resnet_nb.li.theorem1.part1 import *  # noqa: F403
+from resnet_nb.li.theorem1.relu import *  # noqa: F403
 
-__all__ = [
-    "subsample",
-    "param_index",
-    "param_coords",
-    "covers_unit",
-    "mixed_partial",
-    "data_matrices",
-    "order_n_closed_form",
-    "partial_scale",
-    "shifted_sigmoid",
-    "unfriendly_data3",
-    "covering_chain",
-    "lemma1_tuples",
-    "lemma1_check",
-    "lemma2_check",
-    "part1_check",
-    "part1_directions",
-    "order_n_directional",
-    "TAYLOR_READINGS",
-    "taylor_remainder_check",
-    "shuffle_matrix",
-    "eq21_A",
-    "eq25_B",
-    "eq28_A",
-    "exact_hessian_at_zero",
-    "PART2_VARIANTS",
-    "part2_check",
-    "part3_check",
-    "depth_table",
-    "unitwise_spectrum",
-    "depth_invariance_check",
-    "GROWTH_VARIANTS",
-    "growth_bounds",
-    "growth_check",
-    "same_picture",
-    "one_sided_derivatives",
-    "kink_threshold",
-    "relu_kink_check",
-    "relu_first_order_check",
-    "relu_masked_singular_values",
-    "relu_masked_prediction",
-    "relu_depth_table",
-    "figure5_flat_tolerance",
-    "relu_depth_check",
-    "relu_spectrum_spot_check",
-    "relu_shape_check",
-    "relu_start_check",
-    "RELU_DEPTHS",
-    "RELU_SEEDS",
-]
+__all__ = [*_definition5.__all__, *_hessian_at_zero.__all__, *_lemmas.__all__, *_part1.__all__, *_relu.__all__]

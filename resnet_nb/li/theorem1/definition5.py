@@ -21,6 +21,19 @@ from resnet_nb.core.checks import check_int
 from resnet_nb.core.data import Dataset, SufficientStats
 from resnet_nb.core.networks import Activation, ShortcutNetwork
 
+__all__ = [
+    "subsample",
+    "param_index",
+    "param_coords",
+    "covers_unit",
+    "mixed_partial",
+    "data_matrices",
+    "order_n_closed_form",
+    "partial_scale",
+    "shifted_sigmoid",
+    "unfriendly_data3",
+]
+
 # torch's forward-mode AD loads its jvp decompositions on first use, and that import emits a
 # DeprecationWarning about torch.jit.script from inside torch. Load them once here, quietly,
 # so that no warning reaches a notebook (the book builds with warnings as errors).

@@ -36,6 +36,24 @@ from resnet_nb.core.hessians import (
 from resnet_nb.core.networks import ShortcutNetwork
 from resnet_nb.li.theorem1.definition5 import unfriendly_data3
 
+__all__ = [
+    "shuffle_matrix",
+    "eq21_A",
+    "eq25_B",
+    "eq28_A",
+    "exact_hessian_at_zero",
+    "PART2_VARIANTS",
+    "part2_check",
+    "part3_check",
+    "depth_table",
+    "unitwise_spectrum",
+    "depth_invariance_check",
+    "GROWTH_VARIANTS",
+    "growth_bounds",
+    "growth_check",
+    "same_picture",
+]
+
 # ------------------------------------------------------------------------------------------
 # The paper's matrices, literally (Eqs. 11, 13, 20-21, 25, 28)
 # ------------------------------------------------------------------------------------------
@@ -636,6 +654,6 @@ def claim_depth_invariant(falsify: bool = False) -> Check:
     falsifier_kind=PLAUSIBLE,
 )
 def claim_growth(falsify: bool = False) -> Check:
-    from resnet_nb.experiments.common import mnist  # cached: 1,000 whitened digits
+    from resnet_nb.shared.common import mnist  # cached: 1,000 whitened digits
 
     return growth_check(mnist(100).stats(), (2, 4, 8), variant="pairs_once" if falsify else None)

@@ -19,6 +19,14 @@ from resnet_nb.core.hessians import directional_derivatives, hessian, loss_funct
 from resnet_nb.core.networks import ShortcutNetwork, flatten, unflatten
 from resnet_nb.li.theorem1.definition5 import data_matrices, partial_scale, shifted_sigmoid, unfriendly_data3
 
+__all__ = [
+    "part1_check",
+    "part1_directions",
+    "order_n_directional",
+    "TAYLOR_READINGS",
+    "taylor_remainder_check",
+]
+
 # ------------------------------------------------------------------------------------------
 # Part 1 and Definition 4
 # ------------------------------------------------------------------------------------------

@@ -26,6 +26,23 @@ from resnet_nb.core.hessians import cond_percentile, hessian, hessian_linear, lo
 from resnet_nb.core.networks import ACTIVATIONS, ShortcutNetwork
 from resnet_nb.li.theorem1.definition5 import unfriendly_data3
 
+__all__ = [
+    "one_sided_derivatives",
+    "kink_threshold",
+    "relu_kink_check",
+    "relu_first_order_check",
+    "relu_masked_singular_values",
+    "relu_masked_prediction",
+    "relu_depth_table",
+    "figure5_flat_tolerance",
+    "relu_depth_check",
+    "relu_spectrum_spot_check",
+    "relu_shape_check",
+    "relu_start_check",
+    "RELU_DEPTHS",
+    "RELU_SEEDS",
+]
+
 # ------------------------------------------------------------------------------------------
 # ReLU at 0
 # ------------------------------------------------------------------------------------------
@@ -202,7 +219,7 @@ def relu_depth_table(depths, seeds, data: Dataset) -> list[dict]:
     cond10 = |lambda|max/|lambda|(10%) and |lambda|(10%) itself (the eigenvalues are plus and minus
     the masked singular values); beside them the linear network's Theorem 1 values (the same at
     every depth and seed). Different depths and seeds draw their masks independently."""
-    from resnet_nb.experiments.common import initial_weights, network
+    from resnet_nb.shared.common import initial_weights, network
 
     stats = data.stats()
     sv_lin = torch.linalg.svdvals(stats.Sxx - stats.Syx).numpy()
@@ -232,15 +249,15 @@ def relu_depth_table(depths, seeds, data: Dataset) -> list[dict]:
 
 def figure5_flat_tolerance() -> tuple[float, str]:
     """The ledger's criterion for "flat in depth" (entry li-fig5-flat-to-depth-96): a fraction
-    ``fig5.FLAT_FRACTION`` of the growth of the orthogonal networks' mean lg cond10 over depths
+    ``FLAT_FRACTION`` of the growth of the orthogonal networks' mean lg cond10 over depths
     2 to 96, read from the committed Figure 5 table. Returns ``(tol, criterion)``."""
-    from resnet_nb.experiments import fig5
+    from resnet_nb.shared.common import FLAT_FRACTION, committed, lg_cond_by_depth
 
-    ref = fig5.lg_cond_by_depth(fig5.committed("fig5"), "orthogonal")
+    ref = lg_cond_by_depth(committed("fig5"), "orthogonal")
     growth = float(ref["mean"].iloc[-1] - ref["mean"].iloc[0])
     return (
-        fig5.FLAT_FRACTION * growth,
-        f"{fig5.FLAT_FRACTION:g} x the growth of the orthogonal networks' "  # pragma: no mutate
+        FLAT_FRACTION * growth,
+        f"{FLAT_FRACTION:g} x the growth of the orthogonal networks' "  # pragma: no mutate
         "mean lg cond10 over depths "  # pragma: no mutate
         f"{int(ref.index[0])} to {int(ref.index[-1])} "  # pragma: no mutate
         "(the flatness criterion of the Figure 5 ledger entry)",  # pragma: no mutate
@@ -273,7 +290,7 @@ def relu_depth_check(
     printed depth invariance read in Eq. 12's statistic, whose extremes spread with depth.
     ``rows`` reuses a table already computed for the same depths and seeds.
     """
-    from resnet_nb.experiments.common import mnist
+    from resnet_nb.shared.common import mnist
 
     check_choice("statistic", statistic, ("cond10", "cond"))
     if rows is None:
@@ -360,7 +377,7 @@ def relu_spectrum_spot_check(depth: int = 4, n_per_class: int | None = 100, seed
     the same start moves a linear 2-shortcut network's lambda_max away from Theorem 1 (its drift).
     """
     from resnet_nb.core.relu_hessian import hessian_mid_relu
-    from resnet_nb.experiments.common import initial_weights, mnist, network
+    from resnet_nb.shared.common import initial_weights, mnist, network
 
     data = mnist(n_per_class)
     stats = data.stats()
@@ -403,7 +420,7 @@ def relu_start_check(
     *linear* 2-shortcut network's lambda_max away from Theorem 1 (the c R eps^2 drift).
     """
     from resnet_nb.core.relu_hessian import hessian_mid_relu
-    from resnet_nb.experiments.common import initial_weights, mnist, network
+    from resnet_nb.shared.common import initial_weights, mnist, network
 
     check_choice("prediction", prediction, ("masked", "half", "one"))
     data = mnist(n_per_class)
@@ -449,7 +466,7 @@ def relu_shape_check(depth: int = 4, n_per_class: int | None = 100, seed: int = 
     """
     from resnet_nb.core.claims import eps_criterion
     from resnet_nb.core.relu_hessian import hessian_mid_relu
-    from resnet_nb.experiments.common import initial_weights, mnist, network
+    from resnet_nb.shared.common import initial_weights, mnist, network
 
     check_choice("prediction", prediction, ("masked", "scaled"))
     data = mnist(n_per_class)
@@ -580,6 +597,6 @@ RELU_DEPTHS, RELU_SEEDS = (2, 8, 32, 96), tuple(range(10))
 def _relu_rows_all_digits(depths, seeds):
     """:func:`relu_depth_table` on all 5,000 digits, cached: the claim and its falsifier read the
     same table (the falsifier only changes the statistic)."""
-    from resnet_nb.experiments.common import mnist
+    from resnet_nb.shared.common import mnist
 
     return relu_depth_table(depths, seeds, mnist(None))

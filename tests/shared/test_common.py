@@ -1,8 +1,8 @@
-"""What the experiment figures share (resnet_nb.experiments.common): curves on a common loss grid."""
+"""What the experiment figures share (resnet_nb.shared.common): curves on a common loss grid."""
 
 import numpy as np
 
-from resnet_nb.experiments.common import interpolate_on_grid
+from resnet_nb.shared.common import interpolate_on_grid
 
 
 def test_interpolation_onto_a_loss_grid():

@@ -19,6 +19,7 @@ import functools
 import math
 
 import numpy as np
+import pandas as pd
 import torch
 
 from resnet_nb.core.checks import check_choice, check_int
@@ -39,6 +40,8 @@ __all__ = [
     "interpolate_on_grid",
     "committed",
     "run_spread",
+    "FLAT_FRACTION",
+    "lg_cond_by_depth",
 ]
 
 ARCHS = ("xavier", "orthogonal", "1-shortcut", "2-shortcut", "3-shortcut")
@@ -130,9 +133,9 @@ def committed(figure: str, scale: str = "paper", require_complete: bool = True):
     The claims of the experiment chapters are decided on these tables; a partial run (the
     provenance says ``complete: false``) is refused unless ``require_complete=False``.
     """
-    from resnet_nb.experiments import engine
+    from resnet_nb.shared import store
 
-    table, prov = engine.load_results(figure, scale)
+    table, prov = store.load_results(figure, scale)
     if table is None:
         raise FileNotFoundError(
             f"results/{figure}/{scale} is missing: run `python -m resnet_nb reproduce "
@@ -162,3 +165,17 @@ def run_spread(values_by_run) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return float(np.nanmax(np.nanstd(a[:, ok], axis=0, ddof=1)))
+
+
+#: "flat" means: its range over depths is below this fraction of the growth of the plain
+#: orthogonal curve over the same depths (flat at the scale of the figure)
+FLAT_FRACTION = 0.05
+
+
+def lg_cond_by_depth(table: pd.DataFrame, arch: str) -> pd.DataFrame:
+    """Per depth: mean and run-to-run standard deviation of lg cond over the resolved runs of ``arch``."""
+    g = table[table["arch"] == arch]
+    if not bool(g["resolved"].astype(bool).all()):
+        raise ValueError(f"{arch}: some condition numbers are beyond float64 resolution")
+    lg = np.log10(g["cond"].to_numpy(dtype=float))
+    return g.assign(lg=lg).groupby("depth")["lg"].agg(["mean", "std"]).sort_index()

@@ -1,5 +1,8 @@
-"""The result store of the experiment chapters' engine (book/exp_*.ipynb): one checksummed record
-file per work item, written atomically, read back, and judged sound or damaged.
+"""The result store of the experiment chapters' engine and of the sets kept beside it
+(book/exp_*.ipynb, book/theorem1_dynamics.ipynb, book/hardt_ma_expressivity.ipynb): one
+checksummed record file per work item, written atomically, read back, and judged sound or
+damaged; the provenance every record carries; :func:`record_item`, which reads one item back or
+computes and stores it.
 
 A record ``<key>.json`` holds ``{"body": {"format", "item", "rows", "provenance"}, "checksum"}``
 where ``key`` is :func:`item_key` of the item and ``checksum`` the SHA-256 of the canonical JSON
@@ -9,16 +12,21 @@ which refuses a damaged file, the sets kept beside the figures' runs: ``results/
 ``results/fig8/dense``, ``results/hm_conv``, ``results/t1d_long_sweep`` and
 ``results/hm_thm32``, each in its ``records/`` folder); :func:`records_table` puts their rows
 in one table; :func:`load_results` reads a figure's summary (``table.csv`` and
-``provenance.json``). :mod:`.engine` re-exports these names.
+``provenance.json``).
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import json
 import os
+import platform
 import stat
+import subprocess
+import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +52,12 @@ __all__ = [
     "committed_records",
     "results_dir",
     "load_results",
+    "provenance",
+    "package_version",
+    "cpu_fingerprint",
+    "device_description",
+    "record_item",
+    "report_unused",
 ]
 
 
@@ -286,3 +300,149 @@ def load_results(figure: str, scale: str = "paper", root=None):
     if not (d / "table.csv").exists() or not (d / "provenance.json").exists():
         return None, None
     return pd.read_csv(d / "table.csv"), json.loads((d / "provenance.json").read_text())
+
+
+# -- provenance: where and with what a record was computed ------------------------------------
+
+
+def _git_commit() -> dict:
+    from resnet_nb.core.paths import ROOT as root
+
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "resnet_nb"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+        return {"commit": commit or None, "package_modified": bool(dirty)}
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "package_modified": None}
+
+
+_STATIC_PROVENANCE = None
+
+
+def cpu_fingerprint() -> str:
+    """The CPU model and the instruction set torch's kernels use on it (e.g. ``"AMD EPYC / AVX2"``).
+
+    float32 convolution kernels round differently on different instruction sets, and SGD on a
+    convolutional network amplifies a last-bit difference into a different trajectory, so a
+    trained network is reproducible number for number only on a machine with the same
+    fingerprint (see ``tests/experiments/test_committed_results.py``)."""
+    import torch
+
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{model} / {torch.backends.cpu.get_cpu_capability()}"
+
+
+def package_version() -> str:
+    """The installed version of ``resnet_nb`` (its distribution's metadata), or ``"unknown"``."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("resnet_nb")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def provenance(device: str = "cpu") -> dict:
+    """Where and with what a number was computed: git commit, versions, machine, device."""
+    global _STATIC_PROVENANCE
+    if _STATIC_PROVENANCE is None:
+        import torch
+
+        versions = {
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+            "numpy": np.__version__,
+            "pandas": pd.__version__,
+            "resnet_nb": package_version(),
+        }
+        machine = {
+            "node": platform.node(),
+            "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+            "cpu_count": os.cpu_count(),
+            "torch_threads": torch.get_num_threads(),
+            "cpu": cpu_fingerprint(),
+        }
+        _STATIC_PROVENANCE = {"git": _git_commit(), "versions": versions, "machine": machine}
+    out = dict(_STATIC_PROVENANCE)
+    out["device"] = device_description(device)
+    if hasattr(os, "getloadavg"):  # how busy the machine was: times on a shared machine need it
+        out["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    return out
+
+
+def device_description(device: str) -> str:
+    if device == "cpu":
+        return f"cpu ({platform.processor() or platform.machine()}, {os.cpu_count()} logical cores)"
+    import torch
+
+    return f"{device} ({torch.cuda.get_device_name(torch.device(device))})"
+
+
+def report_unused(store_dir, damaged: list, outdated: list, strays: list, compute: bool) -> None:
+    """Say on stderr, by name, which stored files of ``store_dir`` were not used and where they went
+    (``damaged``, ``outdated`` and ``strays``: lists of ``(file name, reason)``)."""
+
+    def say(text):
+        print(text, file=sys.stderr, flush=True)
+
+    where = f"moved to {Path(store_dir) / QUARANTINE}" if compute else "left in place (collect changes nothing)"
+    if damaged:
+        counts = {r: sum(1 for _, x in damaged if x == r) for r in DAMAGE}
+        summary = ", ".join(f"{n} {r}" for r, n in counts.items() if n)
+        what = "redone" if compute else "left out"
+        say(f"{store_dir}: {len(damaged)} damaged record(s) {where} and {what}: {summary}")
+        for name, reason in damaged:
+            say(f"  {name}: {reason}")
+    if outdated:
+        what = "redone" if compute else "left out"
+        say(
+            f"{store_dir}: {len(outdated)} record(s) made by other code or versions {where} and {what} "
+            "(--keep-stale reuses them and lists them as stale):"
+        )
+        for name, why in outdated:
+            say(f"  {name}: {why}")
+    if strays:
+        say(f"{store_dir}: {len(strays)} file(s) that are not records of this configuration, {where}:")
+        for name, why in strays:
+            say(f"  {name}: {why}")
+
+
+def record_item(store_dir, item: dict, compute) -> list:
+    """The rows of one work item of a result set kept outside a figure's run (``fig3_sharpness``,
+    ``fig8/dense``, ``hm_conv``): read back from its sound record in ``store_dir``, else
+    ``compute()`` (a list of row dicts) is called and its rows stored with :func:`provenance`,
+    the wall time and the finishing time. A damaged record is moved to the store's
+    ``quarantine/`` folder and redone (reported, as in :func:`run_items`), so an interrupted set
+    resumes with the items it had not finished."""
+    damaged: list = []
+    body = read_record(store_dir, item, damaged)
+    if body is not None:
+        return body["rows"]
+    if damaged:
+        report_unused(store_dir, damaged, [], [], compute=True)
+    t0 = time.perf_counter()
+    rows = json.loads(canonical_json(compute()))  # the rows exactly as they will be read back
+    prov = dict(
+        provenance(),
+        wall_time_s=round(time.perf_counter() - t0, 3),
+        finished_utc=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    )
+    write_record(store_dir, item, rows, prov)
+    return rows
