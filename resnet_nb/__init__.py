@@ -16,7 +16,7 @@ Notation (shared by the book, the code and Li et al. 2016 / Hardt & Ma 2016):
 The letters that Hardt & Ma use differently (R for the target map, n for the number of points,
 ...) are listed in the book's notation chapter.
 
-The package has the shape of the book, in three layers; imports point only downward
+The package has the shape of the book, in four layers; imports point only downward
 (``.importlinter``, checked by ``make lint``):
 
 * :mod:`resnet_nb.core`: the mathematics both papers share. ``data`` (whitened MNIST, the linear
@@ -24,7 +24,10 @@ The package has the shape of the book, in three layers; imports point only downw
   8-9, 15-16), ``hessians`` (Theorem 1's closed forms, the Kronecker form), ``relu_hessian``,
   ``train`` (Eq. 7), ``conv`` (the convolutional network), ``checks``, ``paths`` and ``claims``
   (the check-and-claim type).
-* the papers and the experiments: :mod:`resnet_nb.li` (``theorem1`` for book/theorem1,
+* :mod:`resnet_nb.shared`: the set-up the papers' code shares (``common``: the five
+  architectures of Li et al. section 5, cached MNIST, committed tables; ``store``: the record
+  store and its provenance).
+* the papers and the experiments, independent of one another: :mod:`resnet_nb.li` (``theorem1`` for book/theorem1,
   ``dynamics`` for book/theorem1_dynamics, ``limitations`` for book/li_limitations),
   :mod:`resnet_nb.hardt_ma` (``linear`` for book/hardt_ma_linear, ``relu`` for
   book/hardt_ma_expressivity, ``interface``), :mod:`resnet_nb.experiments` (``fig2`` ... ``fig10``
