@@ -666,6 +666,8 @@ views.explore("fig8")
 # **Figure 3**: which networks, how many depths, runs and epochs.
 
 # %% tags=["remove-cell", "nbval-ignore-output"]
+from functools import partial
+
 import ipywidgets as w
 
 depth_grid3 = [2, 4, 8, 16, 32]
@@ -685,19 +687,14 @@ controls3 = {
 }
 
 
-def config3(config, v):
-    lo, hi = v["depths"]
-    relu = {"linear and ReLU": [False, True], "linear": [False], "ReLU": [True]}[v["nets"]]
-    return dict(
-        config,
-        relu=relu,
-        runs=v["runs"],
-        epochs=v["epochs"],
-        depths=[L for L in depth_grid3 if lo <= L <= hi],
-    )
-
-
-views.experiment_widget(fig3, controls3, ncols=2, figsize=(10, 4), to_config=config3, table=table3)
+views.experiment_widget(
+    fig3,
+    controls3,
+    ncols=2,
+    figsize=(10, 4),
+    to_config=partial(views.fig3_config, depths=depth_grid3),
+    table=table3,
+)
 
 # %% [markdown]
 # **Figure 6**: depth and learning rate of the linear runs.
@@ -751,18 +748,14 @@ controls8 = {
 }
 
 
-def config8(config, v):
-    return dict(config, depth=v["depth"], lr=v["lr"], runs=v["runs"])
-
-
-def plot8(table, ax):
-    runs = sorted(table["run"].unique())
-    shown = runs[min(controls8["run_shown"].value, len(runs) - 1)]
-    return figures.plot_fig8(table, ax=ax, run_index=shown)
-
-
 views.experiment_widget(
-    fig8, controls8, ncols=2, figsize=(10, 4), to_config=config8, table=table6, plot=plot8
+    fig8,
+    controls8,
+    ncols=2,
+    figsize=(10, 4),
+    to_config=views.fig8_config,
+    table=table6,
+    plot=views.fig8_run_plot(controls8["run_shown"]),
 )
 
 # %% [markdown]

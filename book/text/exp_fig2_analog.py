@@ -25,14 +25,8 @@ pc = fig2.SCALES["paper"]
 p_depths = show.text(f"{fig2.layers(pc['blocks'][0])} to {fig2.layers(pc['blocks'][-1])}")
 p_digits, p_seeds = show.count(pc["n_train"]), show.count(len(pc["seeds"]))
 
-
-def verdict(check_fn):
-    """The claim's verdict as the ledger shows it (fragile when the check says so)."""
-    return show.text(check_fn.claim.verdict + (", fragile" if check_fn().fragile else ""))
-
-
-verdict_order = verdict(fig2.check_larger_run_ordered)
-verdict_growth = verdict(fig2.check_growth_shrinks)
+verdict_order = show.verdict(fig2.check_larger_run_ordered)
+verdict_growth = show.verdict(fig2.check_growth_shrinks)
 # the closest pair of successive depths at the end (largest ratio over seeds)
 _r_end = fig2.successive_ratios(paper_table)
 _layers = sorted(int(x) for x in paper_table["layers"].unique())

@@ -363,6 +363,8 @@ views.explore("fig5")
 # slider offers.
 
 # %% tags=["remove-cell", "nbval-ignore-output"]
+from functools import partial
+
 import ipywidgets as w
 
 controls = {
@@ -381,15 +383,13 @@ controls = {
 }
 
 
-def to_config(config, v):
-    lo, hi = v["depths"]
-    grid = [2, 3, 4, 6, 8, 12, 16, 24]
-    depths = [L for L in grid if lo <= L <= hi]
-    return dict(config, archs=list(v["archs"]), runs=v["runs"], depths=depths)
-
-
 # the first view is the live run above (the same settings), so nothing is computed twice
-views.experiment_widget(fig5, controls, to_config=to_config, table=table)
+views.experiment_widget(
+    fig5,
+    controls,
+    to_config=partial(views.fig5_config, depths=[2, 3, 4, 6, 8, 12, 16, 24]),
+    table=table,
+)
 
 # %% [markdown]
 # ## Exercises

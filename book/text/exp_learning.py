@@ -18,6 +18,7 @@ from IPython.display import Markdown, display
 
 from resnet_nb.book import experiment_figures as figures
 from resnet_nb.book import show, views
+from resnet_nb.book.facts import exp_learning as facts
 from resnet_nb.core.init import SMALL_SCALE, initialise
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.experiments import engine, fig9, fig10
@@ -36,16 +37,13 @@ blowup = show.sci(inspect.signature(gradient_descent).parameters["blowup"].defau
 paper9, paper10, paper_he = fig9.committed(), fig10.committed(), fig10.committed_he()
 shown10 = pd.concat([paper10, paper_he]) if paper_he is not None else paper10
 
-
-def verdict(check_fn):
-    """The claim's verdict as the ledger shows it (fragile when the check says so)."""
-    return show.text(check_fn.claim.verdict + (", fragile" if check_fn().fragile else ""))
-
-
-verdict9 = verdict(fig9.check_fig9_shortcut_lowest)
-verdict9_near = verdict(fig9.check_fig9_near_optimal)
-verdict10, verdict10_flat = verdict(fig10.check_shortcut_lowest), verdict(fig10.check_flat_at_64)
-verdict10_deeper = verdict(fig10.check_deeper_lower)
+verdict9 = show.verdict(fig9.check_fig9_shortcut_lowest)
+verdict9_near = show.verdict(fig9.check_fig9_near_optimal)
+verdict10, verdict10_flat = (
+    show.verdict(fig10.check_shortcut_lowest),
+    show.verdict(fig10.check_flat_at_64),
+)
+verdict10_deeper = show.verdict(fig10.check_deeper_lower)
 gap9 = fig9.lowest_gap(paper9, "2-shortcut", mnist_optimum(), from_depth=fig9.FIG9_FROM_DEPTH)
 # "higher learning rates can also be applied": best rates of the 2-shortcuts against the others
 _lr9 = fig9.summarise(paper9).pivot(index="depth", columns="arch", values="best_lr")
@@ -531,19 +529,9 @@ he_unres_at = [int(L) for L in hx.index if hx.loc[L, "verdict"] == "unresolved"]
 assert he_worse_at and he_better_at and max(he_worse_at) < min(he_better_at)
 assert all(max(he_worse_at) < L < min(he_better_at) for L in he_unres_at)
 
-
-def he_against_xavier(depths):
-    return show.text(
-        "; ".join(
-            f"{hx.loc[L, 'he']:.3f} against {hx.loc[L, 'xavier']:.3f} "
-            f"at depth {L} (spread {hx.loc[L, 'spread']:.3f})"
-            for L in depths
-        )
-    )
-
-
-he_vs_xav, he_vs_xav_better = he_against_xavier(he_worse_at), he_against_xavier(he_better_at)
-he_vs_xav_unres = he_against_xavier(he_unres_at)
+he_vs_xav = facts.he_against_xavier_text(hx, he_worse_at)
+he_vs_xav_better = facts.he_against_xavier_text(hx, he_better_at)
+he_vs_xav_unres = facts.he_against_xavier_text(hx, he_unres_at)
 he_unres_n = show.text("depth " + ", ".join(str(L) for L in he_unres_at))
 he_worse_to, he_better_from = show.count(max(he_worse_at)), show.count(min(he_better_at))
 he_margin_min = show.num(
@@ -561,12 +549,7 @@ he_left_depth = show.count(L_b)
 
 
 # the divergence mechanism: He's larger scale lowers the rates at which it trains
-def first_all_diverged(table, arch, depth):
-    g = table[(table["arch"] == arch) & (table["depth"] == depth)].groupby("lr")["diverged"].all()
-    return float(g[g].index.min())
-
-
-he8_div_from = first_all_diverged(paper_he, "he", 8)
+he8_div_from = fig10.first_all_diverged(paper_he, "he", 8)
 xav8_lr = float(s10[(s10["arch"] == "xavier") & (s10["depth"] == 8)]["best_lr"].iloc[0])
 x8 = paper10[(paper10["arch"] == "xavier") & (paper10["depth"] == 8)]
 x8 = x8[np.isclose(x8["lr"], xav8_lr)]
@@ -575,7 +558,7 @@ he8_div_from_s, xav8_lr_s = show.num(he8_div_from, 3), show.num(xav8_lr, 3)
 he_div_le16 = [
     int(L)
     for L in (2, 4, 8, 16)
-    if first_all_diverged(paper_he, "he", L) < first_all_diverged(paper10, "xavier", L)
+    if fig10.first_all_diverged(paper_he, "he", L) < fig10.first_all_diverged(paper10, "xavier", L)
 ]
 assert he_div_le16 == [2, 4, 8, 16]
 # the He runs that diverged at depth 16 (the eligibility rule), compared run with run
@@ -706,14 +689,7 @@ plain4_x, plain4_o = show.num(plain4["xavier"], 3), show.num(plain4["orthogonal"
 
 
 # decided like the checks: equal within the floor accuracy plus the range of the GD runs
-def cmp_floor(arch):
-    g = fig10.gd_at_best(arch, 4)
-    if abs(f4["lo"] - g["loss"]) <= fig10.FLOOR_ACCURACY * f4["lo"] + g["range"]:
-        return show.text("about equal to")
-    return show.text("below" if f4["lo"] < g["loss"] else "above")
-
-
-cmp4_x, cmp4_o = cmp_floor("xavier"), cmp_floor("orthogonal")
+cmp4_x, cmp4_o = (show.text(fig10.floor_comparison(f4["lo"], a)) for a in ("xavier", "orthogonal"))
 floor4_wall = show.count(round(fig10.committed_floor()["wall_time_s_per_start"].max()))
 floor4_be = show.pct(fig10.floor_breakeven(f4["gd"], f4["range"], f4["lo"]))
 assert fig10.floor_breakeven(f4["gd"], f4["range"], f4["lo"]) > fig10.FLOOR_ACCURACY
@@ -848,6 +824,8 @@ views.animation(
 # **Figure 9** (linear networks, depths 2 to 16)
 
 # %% tags=["remove-input", "nbval-ignore-output"]
+from functools import partial
+
 import ipywidgets as w
 
 controls = {
@@ -867,26 +845,21 @@ controls = {
 }
 
 
-def to_config(config, v):
-    grid = fig9.SCALES["paper"]["lrs"]
-    lo, hi = v["lrs"]
-    return dict(
-        config,
-        archs=list(v["archs"]),
-        runs=v["runs"],
-        epochs=v["epochs"],
-        depths=[2, 4, 8, 16],
-        lrs=[x for x in grid if lo <= x <= hi],
-    )
-
-
-views.experiment_widget(fig9, controls, ncols=2, figsize=(10, 4), to_config=to_config)
+views.experiment_widget(
+    fig9,
+    controls,
+    ncols=2,
+    figsize=(10, 4),
+    to_config=partial(views.fig9_config, lrs=fig9.SCALES["paper"]["lrs"]),
+)
 
 # %% [markdown]
 # **Figure 10** (ReLUs at the mid positions). The ReLU networks train on the samples, so the
 # number of digits per class sets the cost; the first view is the live run above.
 
 # %% tags=["remove-input", "nbval-ignore-output"]
+from functools import partial
+
 lr_grid10 = fig9.SCALES["paper"]["lrs"]
 controls10 = {
     "archs": w.SelectMultiple(
@@ -905,20 +878,13 @@ controls10 = {
 }
 
 
-def config10(config, v):
-    (dlo, dhi), (lo, hi) = v["depths"], v["lrs"]
-    return dict(
-        config,
-        archs=list(v["archs"]),
-        runs=v["runs"],
-        n_per_class=v["n_per_class"],
-        depths=[L for L in [2, 4, 8, 16, 32] if dlo <= L <= dhi],
-        lrs=[x for x in lr_grid10 if lo <= x <= hi],
-    )
-
-
 views.experiment_widget(
-    fig10, controls10, ncols=2, figsize=(10, 4), to_config=config10, table=table10
+    fig10,
+    controls10,
+    ncols=2,
+    figsize=(10, 4),
+    to_config=partial(views.fig10_config, depths=[2, 4, 8, 16, 32], lrs=lr_grid10),
+    table=table10,
 )
 
 # %% [markdown]

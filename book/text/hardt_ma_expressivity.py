@@ -8,6 +8,7 @@ try:
 except ImportError:  # e.g. on Colab
     # %pip install -q git+https://github.com/resnet-nb/resnet-book
 import math
+from functools import partial
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -25,24 +26,14 @@ from resnet_nb.hardt_ma import relu as hr
 
 rng = np.random.default_rng(0)
 
-
-def table(df, precision=3, sci=()):
-    """A DataFrame without its index, at a readable precision; columns in ``sci`` in scientific
-    notation (tiny errors and margins); missing entries shown as "-"."""
-    style = df.style.hide(axis="index").format(precision=precision, na_rep="-")
-    return style.format({c: "{:.1e}" for c in sci}, na_rep="-")
-
+table = partial(show.table, precision=3, na_rep="-")
 
 # every claim of this chapter, run once (check and falsifier); the cells below show them
 claims_run = ledger.run_all(ledger.claims_of("book/hardt_ma_expressivity.ipynb"), progress=False)
 ledger.require_all(claims_run)
 claim_rows = claims_run.set_index("id")
 
-
-def checks(cid):
-    """The check and the falsifier of the ledger claim ``cid``, as run above."""
-    return claim_rows.loc[cid, "check"], claim_rows.loc[cid, "falsifier_check"]
-
+checks = partial(ledger.check_and_falsifier, claim_rows)
 
 # hm-thm32: the proof's JL step at c = 30 (the claim) and at the printed c = 10 (its falsifier)
 thm32_jl30, thm32_jl10 = (chk.values for chk in checks("hm-thm32"))
@@ -51,12 +42,7 @@ SQ, DIST = hr.RHO_READINGS  # Assumption 3.1's reading (squared distances), the 
 draws, proj_all = hr.load_thm32()
 refuse = {SQ: hr.failure_rate(draws.refuses_sq_c10), DIST: hr.failure_rate(draws.refuses_dist_c10)}
 
-
-def of(rate):
-    """'x of n' for a failure_rate dict."""
-    return show.text(f"{rate['failures']} of {rate['draws']}")
-
-
+of = hmf.failures_of
 open_sq, open_dist = of(refuse[SQ]), of(refuse[DIST])
 
 # %% [markdown]
@@ -477,7 +463,6 @@ syn_exp, syn_fit = show.count(syn_at.every_point_exposed), show.count(syn_at.pap
 mn_exp, mn_fit = show.count(mn_at.every_point_exposed), show.count(mn_at.paper_order_fits)
 mn100_low = show.pct(cell[("MNIST", 100)].lowest_exposed, 1)
 
-
 # %% [markdown]
 # The paper uses $\rho$ in two ways: Assumption 3.1 bounds *squared* distances, while the proof
 # of Theorem 3.2 treats it as a distance ("$\|A_0x^{(i)} - A_0x^{(j)}\| \ge \rho(1-\rho/3)$"). For
@@ -490,29 +475,13 @@ mn100_low = show.pct(cell[("MNIST", 100)].lowest_exposed, 1)
 # block) fails at the first block that contains a point it cannot isolate:
 
 # %% tags=["hide-input"]
-def span(ks):
-    return f"{int(min(ks))}-{int(max(ks))}"
-
-
-def rate_row(points, order, reading, c, ks, drawn, fails):
-    return dict(
-        points=points,
-        order=order,
-        rho=reading,
-        c=c,
-        widths=ks,
-        drawn=drawn,
-        **hr.failure_rate(fails),
-    )
-
-
 syn_p = proj_all[(proj_all.data == "synthetic") & (proj_all.k == k_syn)]
 mn_p = proj_all[(proj_all.data == "MNIST") & (proj_all.k == 320)]
 greedy = draws.dropna(subset=["greedy_error"])
 rnd = "random, n = 600, d = 200"
 rates = pd.DataFrame(
     [
-        rate_row(
+        hmf.refusal_row(
             "synthetic set, n = 2000, d = 100",
             "paper's",
             SQ,
@@ -521,51 +490,51 @@ rates = pd.DataFrame(
             "projections",
             syn_p.refuses,
         ),
-        rate_row(
+        hmf.refusal_row(
             "MNIST, n = 2000, d = 784", "paper's", "-", "-", "320", "projections", mn_p.refuses
         ),
-        rate_row(
+        hmf.refusal_row(
             rnd,
             "paper's",
             SQ,
             10,
-            span(draws.k_sq_c10),
+            hmf.width_span(draws.k_sq_c10),
             "data and projection",
             draws.refuses_sq_c10,
         ),
-        rate_row(
+        hmf.refusal_row(
             rnd,
             "paper's",
             DIST,
             10,
-            span(draws.k_dist_c10),
+            hmf.width_span(draws.k_dist_c10),
             "data and projection",
             draws.refuses_dist_c10,
         ),
-        rate_row(
+        hmf.refusal_row(
             rnd,
             "paper's",
             SQ,
             30,
-            span(draws.k_sq_c30),
+            hmf.width_span(draws.k_sq_c30),
             "data and projection",
             draws.refuses_sq_c30,
         ),
-        rate_row(
+        hmf.refusal_row(
             rnd,
             "paper's",
             DIST,
             30,
-            span(draws.k_dist_c30),
+            hmf.width_span(draws.k_dist_c30),
             "data and projection",
             draws.refuses_dist_c30,
         ),
-        rate_row(
+        hmf.refusal_row(
             rnd,
             "greedy",
             SQ,
             10,
-            span(greedy.k_sq_c10),
+            hmf.width_span(greedy.k_sq_c10),
             "data and projection",
             ~(greedy.greedy_error < 1e-8),
         ),
@@ -759,18 +728,7 @@ display(
 assert results.max_error.max() <= 1e-8
 fit_worst = show.num(results.max_error.max())
 
-
-def extra_blocks(data):
-    """How many blocks the greedy order used beyond ceil(n / k), at most, in words."""
-    e = int((results.blocks - results.ceil_n_over_k)[results.data == data].max())
-    return show.text(
-        "no more than ⌈n/k⌉ blocks"
-        if e == 0
-        else f"at most {e} more block{'s' * (e > 1)} than ⌈n/k⌉"
-    )
-
-
-syn_extra, mn_extra = extra_blocks("synthetic"), extra_blocks("MNIST")
+syn_extra, mn_extra = (hmf.extra_blocks_text(results, d) for d in ("synthetic", "MNIST"))
 
 # %% [markdown]
 # Every fit is exact to rounding error: the worst $|\text{output} - \text{one-hot}|$ is
@@ -875,7 +833,6 @@ for a in ax:
 plt.tight_layout()
 plt.show()
 
-
 # %% [markdown]
 # *Widget* (needs a live kernel; on the static page it shows nothing; what it shows is folded),
 # then a frame slider that works without a kernel.
@@ -890,13 +847,8 @@ plt.show()
 # :::
 
 # %% tags=["hide-input", "nbval-ignore-output"]
-def show_construction(n, k, r):
-    hmf.construction_view(n, k, r)
-    plt.show()
-
-
 widgets.interact(
-    show_construction,
+    hmf.show_construction,
     n=widgets.IntSlider(value=60, min=10, max=300, step=10, continuous_update=False),
     k=widgets.IntSlider(value=6, min=2, max=20, continuous_update=False),
     r=widgets.IntSlider(value=3, min=1, max=10, continuous_update=False),
@@ -907,7 +859,6 @@ fig, ax = plt.subplots(figsize=(4.5, 4.5))
 anim = FuncAnimation(fig, lambda j: hmf.construction_view(60, 6, 3, axes=ax, step=j), frames=11)
 display(HTML(anim.to_jshtml()))
 plt.close(fig)
-
 
 # %% [markdown]
 # <div data-live="hm-theorem32">
@@ -921,9 +872,7 @@ plt.close(fig)
 # projection (its draw is a control), counts the parameters, and says why when it refuses.
 
 # %% tags=["hide-input"]
-def conv_weights(c_in, c_out, k=3):
-    return k * k * c_in * c_out
-
+from resnet_nb.core.conv import conv_weight_count as conv_weights
 
 stem = conv_weights(3, 16)
 widths, prev, total = (64, 128, 256), 16, 0

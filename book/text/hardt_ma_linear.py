@@ -43,11 +43,7 @@ from resnet_nb.hardt_ma import linear as hm
 
 rng = np.random.default_rng(0)
 
-
-def table(df, precision=4):
-    """A DataFrame shown without its index, at a readable precision."""
-    return df.style.hide(axis="index").format(precision=precision)
-
+table = show.table  # a DataFrame without its index, 4 decimals
 
 # %% tags=["remove-input"]
 key = hm.det_sign_data()
@@ -283,40 +279,29 @@ assert math.isclose(hm.gamma_of(R_rescaled), 0.5 * math.log(sv[0] / sv[-1]), rel
 assert hm.gamma_of(R_rescaled) <= min(hm.gamma_of(c * R_scale) for c in np.geomspace(0.01, 100, 41))
 display(hm.check_psd_case(), hm.check_psd_case(falsify=True))
 
-
 # %% tags=["remove-input"]
-def p_printed(g, l):  # the paper's p as printed
-    return l * math.sqrt(3 * g) / (2 * (math.sqrt(math.pi) + math.sqrt(3 * g)))
-
-
-def p_reading(g, l):  # the paper's p in our reading (the factor 2 moved from p to q)
-    return l * math.sqrt(3 * g) / (math.sqrt(math.pi) + math.sqrt(3 * g))
-
-
-def p_balanced(g, l):  # our one-rotation variant
-    return 3 * g * l / (math.pi + 3 * g)
-
-
 # at the smallest allowed depth l = 3 gamma, p >= gamma exactly from these gammas on
 for p_of, closed in (
-    (p_printed, 4 * math.pi / 3),
-    (p_reading, math.pi / 12),
-    (p_balanced, math.pi / 6),
+    (hm.p_printed, 4 * math.pi / 3),
+    (hm.p_reading, math.pi / 12),
+    (hm.p_balanced, math.pi / 6),
 ):
     assert math.isclose(
         brentq(lambda g, p_of=p_of: p_of(g, 3 * g) - g, 1e-6, 100), closed, rel_tol=1e-9
     )
 x0 = brentq(lambda x: math.expm1(x) - 3 * x, 0.5, 3)  # e^x - 1 <= 3x exactly for 0 <= x <= x0
 gap = np.linspace(1, 4 * math.pi / 3, 200, endpoint=False)
-worst_gap = max(g / p_printed(g, 3 * g) for g in gap)  # gamma / p on [1, 4 pi / 3) at l = 3 gamma
-assert p_printed(2, 6) < 2 and worst_gap < x0
+worst_gap = max(
+    g / hm.p_printed(g, 3 * g) for g in gap
+)  # gamma / p on [1, 4 pi / 3) at l = 3 gamma
+assert hm.p_printed(2, 6) < 2 and worst_gap < x0
 # the construction needs an integer p: rounded down at gamma = 2, l = 6 the estimate fails
-p_floor = math.floor(p_printed(2, 6))
+p_floor = math.floor(hm.p_printed(2, 6))
 assert p_floor == 1 and 2 / p_floor > x0 and math.expm1(2 / p_floor) > 3 * 2 / p_floor
 assert math.expm1(2 / p_floor) > hm.theorem21_bound(2, 6)  # norm of K^(1/p) - I if sigma_max = e^2
 # rounded up, gamma / p stays below x0 on [1, 4 pi / 3), at every depth 3 gamma <= l < 3 gamma + 20
 worst_ceil = max(
-    g / math.ceil(p_printed(g, l))
+    g / math.ceil(hm.p_printed(g, l))
     for g in gap
     for l in range(math.ceil(3 * g), math.ceil(3 * g) + 20)
 )
@@ -326,7 +311,7 @@ floor_est, iclr_26 = show.fixed(math.expm1(2 / p_floor), 2), show.fixed(hm.theor
 worst_ceil_s = show.fixed(worst_ceil, 2)
 x_3x, p_print_ex, max_ratio_gap = (
     show.fixed(x0, 2),
-    show.fixed(p_printed(2, 6), 2),
+    show.fixed(hm.p_printed(2, 6), 2),
     show.fixed(worst_gap, 2),
 )
 
@@ -492,40 +477,12 @@ display(hm.check_theorem21_bound(), hm.check_rotation_step(), hm.check_rotation_
 # An SVD is unique only up to the signs of matching singular pairs (and up to rotations inside
 # a repeated singular value). The recipe above uses LAPACK's. Flipping signs of matching columns
 # of U and rows of V^T (an even number, so that both stay rotations) can shrink their angles.
-import itertools
-
-
-def largest_angle(Q):
-    return float(np.abs(np.angle(np.linalg.eigvals(Q))).max())
-
-
-def recipe_norm(tU, tV, k, l):  # |||A||| of the recipe for given angles, best split l = 2q + p
-    best = math.inf
-    for q in range(l // 2 + 1):
-        p = l - 2 * q
-        if (q == 0 and max(tU, tV) > 1e-15) or (p == 0 and np.abs(np.log(k)).max() > 1e-15):
-            continue
-        rot = 2 * math.sin(max(tU, tV) / (2 * q)) if q else 0.0
-        best = min(best, max(rot, float(np.abs(k ** (1 / p) - 1).max()) if p else 0.0))
-    return best
-
-
-def sign_aligned_recipe_norm(R, l):
-    U, k, Vt = np.linalg.svd(R)
-    if np.linalg.det(U) < 0:
-        U[:, -1] *= -1
-        Vt[-1] *= -1
-    flips = [np.array(s) for s in itertools.product([1, -1], repeat=len(k)) if np.prod(s) > 0]
-    return min(
-        recipe_norm(largest_angle(U * s), largest_angle(s[:, None] * Vt), k, l) for s in flips
-    )
-
-
+# hm.sign_aligned_recipe_norm tries every even sign flip of matching pairs.
 R_near_diag = np.diag([3.0, 2.0, 1.0]) + 0.05 * np.random.default_rng(0).standard_normal((3, 3))
 A_lapack, i_lapack = hm.theorem21_paper_recipe(R_near_diag, 8)
-aligned_8 = sign_aligned_recipe_norm(R_near_diag, 8)
+aligned_8 = hm.sign_aligned_recipe_norm(R_near_diag, 8)
 pairs = [
-    (hm.max_spectral_norm(A), sign_aligned_recipe_norm(R, l), hm.theorem21_bound(i["gamma"], l))
+    (hm.max_spectral_norm(A), hm.sign_aligned_recipe_norm(R, l), hm.theorem21_bound(i["gamma"], l))
     for R, l, A, i in paper
     if l >= 3 * i["gamma"]
 ]
@@ -641,7 +598,6 @@ last_bad_iclr = show.count(depths.l[depths.iclr_violated].max())
 assert not depths[depths.l > last_bad_summary].summary_violated.any()
 display(table(depths))
 
-
 # %% [markdown]
 # Even the exact optimum exceeds the summary's constant up to $\ell =$ {eval}`last_bad_summary`
 # and the ICLR constant up to $\ell =$ {eval}`last_bad_iclr`: depths the hypothesis excludes.
@@ -654,13 +610,8 @@ display(table(depths))
 #
 
 # %% tags=["remove-input", "nbval-ignore-output"]
-def show_factor_norms(l, gamma):
-    hmf.factor_norms_plot(l, gamma)
-    plt.show()
-
-
 widgets.interact(
-    show_factor_norms,
+    hmf.show_factor_norms,
     l=widgets.IntSlider(value=12, min=1, max=40, continuous_update=False),
     gamma=widgets.FloatSlider(value=1.0, min=0.0, max=4.0, step=0.25, continuous_update=False),
 );
@@ -1032,7 +983,6 @@ thm22_small = show.num(thm22_rows.ratio.min())
 tau_edge_s, sig_small_s = show.num(tau_edge, 3), show.num(Sig_small[0, 0])
 display(hm.check_theorem22(), hm.check_theorem22(falsify=True))
 
-
 # %% [markdown]
 # **Theorem 2.2 itself** follows from the corrected bound, and its check compares the gradient with
 # that bound, not with zero: the ratio $\|\nabla f\|^2/(f - C_{\rm opt})$ can be as small as we like
@@ -1061,16 +1011,12 @@ display(hm.check_theorem22(), hm.check_theorem22(falsify=True))
 #
 
 # %% tags=["remove-input", "nbval-ignore-output"]
-def show_ratios(l, tau, log10_c):
-    hmf.ratio_histogram(l, tau, 10.0**log10_c * D, label=f"Sigma = 10^{log10_c:g} D")
-    plt.show()
-
-
 widgets.interact(
-    show_ratios,
+    hmf.show_ratios,
     l=widgets.IntSlider(value=4, min=1, max=12, continuous_update=False),
     tau=widgets.FloatSlider(value=0.3, min=0.0, max=0.95, step=0.05, continuous_update=False),
     log10_c=widgets.FloatSlider(value=0.0, min=-2.0, max=2.0, step=0.5, continuous_update=False),
+    D=widgets.fixed(D),
 );
 
 # %% tags=["remove-input"]
@@ -1311,27 +1257,13 @@ assert zero_big.escaped[3] == 1 and zero_big.escaped[4] == 0 and zero_big.escape
 
 
 # the symmetric path: u <- u - 2 eta u^(l-1) (u^l + 1), slope 1 - 2 eta l at u = -1
-def symmetric_excess(l, eta, steps=6000):
-    u, out = 1.0, []
-    for _ in range(steps):
-        u = u - 2 * eta * u ** (l - 1) * (u**l + 1)
-        out.append((u**l + 1) ** 2)
-    return np.array(out)
-
-
-path5 = symmetric_excess(5, gd_big)
+path5 = hm.symmetric_excess(5, gd_big)
 assert gd_big > 1 / 5 and zero_big.escaped[5] == 0 and gd_big < 1 / 3
 assert math.isclose(path5[-1], zero_big.excess[5], rel_tol=1e-6)  # the batched run follows it
 assert path5[-3:].max() - path5[-3:].min() > 0.1  # still cycling after 6,000 steps
 # every step size on a grid: which ones take the symmetric path to u = -1 within 6,000 steps?
 eta_grid = np.arange(1, 101) / 100
-reached = {}
-with np.errstate(all="ignore"):
-    for l in (3, 5, 7):
-        u = np.ones_like(eta_grid)
-        for _ in range(6000):
-            u = u - 2 * eta_grid * u ** (l - 1) * (u**l + 1)
-        reached[l] = eta_grid[(u**l + 1) ** 2 < 1e-10]
+reached = {l: eta_grid[hm.symmetric_excess(l, eta_grid)[-1] < 1e-10] for l in (3, 5, 7)}
 assert list(reached[5]) == list(reached[7]) == [0.5]  # u = 1 - 4 eta = -1 in one step
 assert ((reached[3] > 0.25) & (reached[3] < 1 / 3) | (reached[3] == 0.5)).all()
 assert len(reached[3]) > 1

@@ -157,11 +157,6 @@ FIG_NAMES = {
     "fig10": "Figure 10",
 }
 
-
-def hours(seconds):
-    return round(seconds / 3600, 2)
-
-
 floor_rows = []
 for f in floor_info["figures"]:
     chk = f["committed_check"]
@@ -173,10 +168,10 @@ for f in floor_info["figures"]:
             "sample: floor (s)": round(f["sample_floor_s"], 1),
             "sample ratio": round(f["ratio"], 2),
             "paired ratio": round(f["paired_ratio"], 2) if "paired_ratio" in f else "",
-            "paper: ours (core-h)": hours(f["paper_engine_core_s"]),
-            "paper: floor (core-h)": hours(f["paper_floor_core_s"]),
+            "paper: ours (core-h)": views.hours(f["paper_engine_core_s"]),
+            "paper: floor (core-h)": views.hours(f["paper_floor_core_s"]),
             "paper ratio": round(f["paper_ratio"], 2),
-            "paper, 2 processes (h)": hours(f["paper_engine_wall_2jobs_s"]),
+            "paper, 2 processes (h)": views.hours(f["paper_engine_wall_2jobs_s"]),
             "sampling check": "" if chk is None else round(chk["estimated_over_committed"], 2),
         }
     )
@@ -189,10 +184,10 @@ floor_rows.append(
         "sample: floor (s)": "",
         "sample ratio": "",
         "paired ratio": "",
-        "paper: ours (core-h)": hours(tot["paper_engine_core_s"]),
-        "paper: floor (core-h)": hours(tot["paper_floor_core_s"]),
+        "paper: ours (core-h)": views.hours(tot["paper_engine_core_s"]),
+        "paper: floor (core-h)": views.hours(tot["paper_floor_core_s"]),
         "paper ratio": round(tot["paper_ratio"], 2),
-        "paper, 2 processes (h)": hours(tot["paper_engine_wall_2jobs_s"]),
+        "paper, 2 processes (h)": views.hours(tot["paper_engine_wall_2jobs_s"]),
         "sampling check": "",
     }
 )

@@ -966,7 +966,6 @@ for res in (
 # :::
 
 # %% tags=["hide-input"]
-from resnet_nb.experiments import engine
 from resnet_nb.shared import store
 
 relu_start = t1.relu_start_check(depth=16)
@@ -1167,7 +1166,6 @@ for ax, n in zip(axes, (1, 2, 3)):
 plt.tight_layout()
 plt.show()
 
-
 # %% [markdown]
 # <div data-live="theorem1-hessian">
 #
@@ -1363,6 +1361,8 @@ plt.show()
 # %% exercise="ex-t1-singular" tags=["exercise-answer", "remove-cell"]
 # Your answer to ex-t1-singular: "Show without the permutation P that the ..."
 # replace every ... below, run this cell, then the check under it.
+
+
 def A_times(M, U):
     """A u of Eq. 11 written as a d x d matrix (u = vec(U), column-major), for numpy M and U."""
     ...
@@ -1407,10 +1407,11 @@ from resnet_nb.book import exercises
 
 exercises.check("ex-t1-sigmoid", couplings_vanish, same_matrix_vanish, units_equal)
 
-
 # %% exercise="ex-t1-saddle" tags=["exercise-answer", "remove-cell"]
 # Your answer to ex-t1-saddle: "Starting at w = epsilon v, with v the ..."
 # replace every ... below, run this cell, then the check under it.
+
+
 def predicted(lam, eps, lr, t):
     """The quadratic model's loss change after t steps from eps v (v: eigenvector of lam < 0)."""
     ...

@@ -266,7 +266,6 @@ display(same)
 ginv_dW = show.num(ginv.values["dW"], 3)
 ginv_rank = show.count(ginv.values["rank"])
 
-
 # %% [markdown]
 # The two matrices differ by {eval}`ginv_dW` in their largest entry and attain the same loss: when
 # $X$ has rank {eval}`ginv_rank` of 5, the minimiser is a whole affine set of matrices, and Eqs. 15-16
@@ -286,10 +285,6 @@ ginv_rank = show.count(ginv.values["rank"])
 # runs that differ only in the seed of the small start.
 
 # %% tags=["hide-input"]
-def rise_fmt(x):  # a factor below 1 means the loss never rose; .3g would round 0.9996 to 1
-    return "below 1" if x < 1 else f"{x:.3g}"
-
-
 first = sweep_rows["first_above"]
 view = sweep_rows.assign(first_above=first.where(first >= 0))
 display(
@@ -312,7 +307,7 @@ display(
         {
             "largest λmax": "{:.3f}",
             "first above 2/η": "{:.0f}",
-            "rise factor": rise_fmt,
+            "rise factor": show.rise_factor,
             "final λmax": "{:.3f}",
             "final loss - L_min": "{:.1e}",
         },
@@ -491,7 +486,7 @@ display(
             "largest λmax": "{:.3f}",
             "final λmax": "{:.3f}",
             "change, last 1,000 epochs": "{:+.4f}",
-            "rise factor": rise_fmt,
+            "rise factor": show.rise_factor,
         },
         na_rep="never",
     )

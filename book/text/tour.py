@@ -26,9 +26,9 @@ from resnet_nb.book.li_figures import plot_hessian
 from resnet_nb.book.plotting import COLORS, style
 from resnet_nb.core import hessians
 from resnet_nb.experiments import fig5, fig9, fig10
-from resnet_nb.shared import common
 from resnet_nb.hardt_ma import linear as hml
 from resnet_nb.hardt_ma import relu as hmr
+from resnet_nb.shared import common
 
 style()
 data = common.mnist()  # 5,000 whitened MNIST digits, d = 10 (Appendix B of Li et al.)

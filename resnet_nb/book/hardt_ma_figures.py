@@ -23,7 +23,20 @@ from resnet_nb.hardt_ma.linear.theorem22 import bound_ratios
 from resnet_nb.hardt_ma.relu.network import parameter_count, unit_norm_columns
 from resnet_nb.hardt_ma.relu.theorem32 import construction_steps, theorem32_construction
 
-__all__ = ["ratio_histogram", "factor_norms_plot", "det_sign_figure", "construction_view", "construction_figure"]
+__all__ = [
+    "ratio_histogram",
+    "factor_norms_plot",
+    "det_sign_figure",
+    "construction_view",
+    "construction_figure",
+    "show_factor_norms",
+    "show_ratios",
+    "show_construction",
+    "width_span",
+    "refusal_row",
+    "extra_blocks_text",
+    "failures_of",
+]
 
 
 def ratio_histogram(l: int, tau: float, Sigma, ax=None, seed: int = 0, label: str = "Sigma"):
@@ -273,3 +286,61 @@ def construction_figure(n: int = 6, r: int = 3, seed: int = 3):
     axes[-1].set_xlabel("stars: the surrogates q_c, one per label", fontsize=8)
     fig.tight_layout()
     return fig
+
+
+# -- what the chapters' widgets call: draw, then show (an ipywidgets.interact callback) ----------
+def show_factor_norms(l: int, gamma: float):
+    """:func:`factor_norms_plot`, shown."""
+    import matplotlib.pyplot as plt
+
+    factor_norms_plot(l, gamma)
+    plt.show()
+
+
+def show_ratios(l: int, tau: float, log10_c: float, D):
+    """:func:`ratio_histogram` for ``Sigma = 10^log10_c D``, shown."""
+    import matplotlib.pyplot as plt
+
+    ratio_histogram(l, tau, 10.0**log10_c * D, label=f"Sigma = 10^{log10_c:g} D")
+    plt.show()
+
+
+def show_construction(n: int, k: int, r: int):
+    """:func:`construction_view`, shown."""
+    import matplotlib.pyplot as plt
+
+    construction_view(n, k, r)
+    plt.show()
+
+
+# -- the refusal-rate table of Theorem 3.2's width (book/hardt_ma_expressivity.ipynb) -------------
+def width_span(ks) -> str:
+    """The range of the widths drawn, ``"lo-hi"``."""
+    return f"{int(min(ks))}-{int(max(ks))}"
+
+
+def refusal_row(points: str, order: str, reading, c, ks: str, drawn: str, fails) -> dict:
+    """One row of the refusal-rate table: the setting, and the count, rate and interval of
+    :func:`resnet_nb.hardt_ma.relu.failure_rate` over ``fails``."""
+    from resnet_nb.hardt_ma.relu import failure_rate
+
+    return dict(points=points, order=order, rho=reading, c=c, widths=ks, drawn=drawn, **failure_rate(fails))
+
+
+def extra_blocks_text(results, data: str):
+    """How many blocks the greedy order used beyond ``ceil(n / k)`` on ``data``, at most, in words
+    (``results``: one row per construction, with columns ``data``, ``blocks``, ``ceil_n_over_k``)."""
+    from resnet_nb.book import show
+
+    rows = results[results.data == data]
+    if rows.empty:
+        raise ValueError(f"no construction on data {data!r}; the table has {sorted(set(results.data))}")
+    e = int((rows.blocks - rows.ceil_n_over_k).max())
+    return show.text("no more than ⌈n/k⌉ blocks" if e == 0 else f"at most {e} more block{'s' * (e > 1)} than ⌈n/k⌉")
+
+
+def failures_of(rate: dict):
+    """``"x of n"`` for a :func:`resnet_nb.hardt_ma.relu.failure_rate` dict."""
+    from resnet_nb.book import show
+
+    return show.x_of_n(rate["failures"], rate["draws"])

@@ -37,6 +37,7 @@ from resnet_nb.core.claims import (
 
 __all__ = [
     "CLAIM_MODULES",
+    "check_and_falsifier",
     "claims_of",
     "all_claims",
     "run_all",
@@ -572,3 +573,11 @@ def _register_html() -> None:
 
 
 _register_html()
+
+
+def check_and_falsifier(rows, claim_id: str):
+    """The check and the falsifier's check of ``claim_id`` in :func:`run_all`'s table indexed by
+    ``id`` (what a chapter shows under the claim's statement)."""
+    if claim_id not in rows.index:
+        raise KeyError(f"claim {claim_id!r} was not run here; the table holds {sorted(rows.index)}")
+    return rows.loc[claim_id, "check"], rows.loc[claim_id, "falsifier_check"]

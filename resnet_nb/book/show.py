@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["Num", "Facts", "num", "sci", "pct", "fixed", "count", "text", "verdict"]
+__all__ = ["Num", "Facts", "num", "sci", "pct", "fixed", "count", "text", "verdict", "x_of_n", "rise_factor", "table"]
 
 _SUP = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
 
@@ -154,3 +154,27 @@ class Facts:
     def __repr__(self) -> str:
         inner = ", ".join(f"{k}={v!r}" for k, v in self._values.items())
         return f"Facts({inner})"
+
+
+def x_of_n(k, n) -> Text:
+    """A count out of a total, in words: ``x_of_n(3, 20) -> 3 of 20`` (integers as they are)."""
+    k, n = int(k), int(n)
+    if not 0 <= k <= n:
+        raise ValueError(f"x_of_n needs 0 <= k <= n, got k = {k}, n = {n}")
+    return Text(f"{k} of {n}")
+
+
+def rise_factor(x) -> str:
+    """A factor by which a loss rose: ``.3g``, except that a factor below 1 (the loss never rose)
+    reads "below 1" (``.3g`` would round 0.9996 up to 1)."""
+    x = _finite(x)
+    return "below 1" if x < 1 else f"{x:.3g}"
+
+
+def table(df, precision: int = 4, sci=(), na_rep: str | None = None):
+    """A DataFrame as a chapter shows it: without its index, ``precision`` decimals, the columns in
+    ``sci`` in scientific notation (tiny errors and margins), missing entries as ``na_rep``."""
+    style = df.style.hide(axis="index").format(precision=precision, na_rep=na_rep)
+    if sci:
+        style = style.format({c: "{:.1e}" for c in sci}, na_rep=na_rep)
+    return style

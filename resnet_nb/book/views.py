@@ -32,6 +32,14 @@ __all__ = [
     "paper_scale_times",
     "provenance_note",
     "show_committed",
+    "within",
+    "fig3_config",
+    "fig5_config",
+    "fig8_config",
+    "fig8_run_plot",
+    "fig9_config",
+    "fig10_config",
+    "hours",
 ]
 
 
@@ -389,3 +397,68 @@ def rerun_times(root=None):
             }
         )
     return pd.DataFrame(rows)
+
+
+# -- the experiment widgets' settings -> the figure's configuration (experiment_widget's to_config)
+def within(grid, lo_hi) -> list:
+    """The values of ``grid`` between the two ends a range slider gives, both included."""
+    lo, hi = lo_hi
+    return [x for x in grid if lo <= x <= hi]
+
+
+def fig3_config(config: dict, v: dict, depths) -> dict:
+    """Figure 3's widget: which networks (``nets``), a depth range of ``depths``, runs, epochs."""
+    relu = {"linear and ReLU": [False, True], "linear": [False], "ReLU": [True]}[v["nets"]]
+    return dict(config, relu=relu, runs=v["runs"], epochs=v["epochs"], depths=within(depths, v["depths"]))
+
+
+def fig5_config(config: dict, v: dict, depths) -> dict:
+    """Figure 5's widget: the networks, a depth range of ``depths``, runs."""
+    return dict(config, archs=list(v["archs"]), runs=v["runs"], depths=within(depths, v["depths"]))
+
+
+def fig8_config(config: dict, v: dict) -> dict:
+    """Figure 8's widget: one depth, one learning rate, runs (the run shown is the plot's)."""
+    return dict(config, depth=v["depth"], lr=v["lr"], runs=v["runs"])
+
+
+def fig8_run_plot(run_shown):
+    """Figure 8's drawing of the run that the control ``run_shown`` picks (the last run if it
+    picks one beyond the runs computed)."""
+
+    def plot(table, ax):
+        runs = sorted(table["run"].unique())
+        shown = runs[min(run_shown.value, len(runs) - 1)]
+        return experiment_figures.plot_fig8(table, ax=ax, run_index=shown)
+
+    return plot
+
+
+def fig9_config(config: dict, v: dict, lrs) -> dict:
+    """Figure 9's widget: the networks, a learning-rate range of ``lrs``, runs, epochs, at the
+    depths 2, 4, 8 and 16."""
+    return dict(
+        config,
+        archs=list(v["archs"]),
+        runs=v["runs"],
+        epochs=v["epochs"],
+        depths=[2, 4, 8, 16],
+        lrs=within(lrs, v["lrs"]),
+    )
+
+
+def fig10_config(config: dict, v: dict, depths, lrs) -> dict:
+    """Figure 10's widget: the networks, ranges of ``depths`` and ``lrs``, runs, digits per class."""
+    return dict(
+        config,
+        archs=list(v["archs"]),
+        runs=v["runs"],
+        n_per_class=v["n_per_class"],
+        depths=within(depths, v["depths"]),
+        lrs=within(lrs, v["lrs"]),
+    )
+
+
+def hours(seconds: float) -> float:
+    """Seconds in hours, to two decimals (the performance chapter's tables)."""
+    return round(seconds / 3600, 2)

@@ -96,6 +96,7 @@ from tqdm.auto import tqdm
 from resnet_nb.core.checks import check_choice, check_float, check_int
 
 __all__ = [
+    "conv_weight_count",
     "INITS",
     "BLOCKS",
     "CLASSES",
@@ -673,3 +674,9 @@ def _train_loop(
         if r["diverged"]:
             break
     return pd.DataFrame(rows)
+
+
+def conv_weight_count(c_in: int, c_out: int, k: int = 3) -> int:
+    """The weights of one ``k x k`` convolution from ``c_in`` to ``c_out`` channels (no bias)."""
+    c_in, c_out, k = check_int("c_in", c_in), check_int("c_out", c_out), check_int("k", k)
+    return k * k * c_in * c_out

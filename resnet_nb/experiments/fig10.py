@@ -32,11 +32,14 @@ import pandas as pd
 import torch
 
 from resnet_nb.core import claims
+from resnet_nb.core.checks import check_float
 from resnet_nb.experiments import engine, fig9
 from resnet_nb.shared import common, store
 from resnet_nb.shared.common import initial_weights, log_grid, mnist, network
 
 __all__ = [
+    "floor_comparison",
+    "first_all_diverged",
     "SCALES",
     "ARCHS",
     "PAPER_ARCHS",
@@ -662,3 +665,26 @@ def he_against_xavier(table: pd.DataFrame, he_table: pd.DataFrame) -> pd.DataFra
             {"depth": int(depth), "he": r["he"], "xavier": r["xavier"], "diff": d, "spread": spread, "verdict": verdict}
         )
     return pd.DataFrame(rows)
+
+
+def floor_comparison(floor_loss: float, arch: str, depth: int = 4) -> str:
+    """How the L-BFGS floor ``floor_loss`` compares with Figure 10's gradient descent of ``arch``
+    at ``depth`` (:func:`gd_at_best`), decided like the floor checks: "about equal to" within
+    :data:`FLOOR_ACCURACY` of the floor plus the range of the gradient-descent runs, else "below"
+    or "above"."""
+    floor_loss = check_float("floor_loss", floor_loss, low=0)
+    g = gd_at_best(arch, depth)
+    if abs(floor_loss - g["loss"]) <= FLOOR_ACCURACY * floor_loss + g["range"]:
+        return "about equal to"
+    return "below" if floor_loss < g["loss"] else "above"
+
+
+def first_all_diverged(table: pd.DataFrame, arch: str, depth: int) -> float:
+    """The smallest learning rate at which every run of ``arch`` at ``depth`` diverged (inf when
+    no rate diverged in every run): where a larger initial scale lowers the rates a network
+    trains at."""
+    g = table[(table["arch"] == arch) & (table["depth"] == depth)]
+    if g.empty:
+        raise ValueError(f"no runs of {arch!r} at depth {depth} in the table")
+    every = g.groupby("lr")["diverged"].all()
+    return float(every[every].index.min()) if every.any() else math.inf

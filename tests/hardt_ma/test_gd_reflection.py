@@ -148,3 +148,50 @@ def test_population_gd_batch_refuses_each_bad_argument_by_its_name():
     # just inside every bound: one factor, one step, the smallest positive step size
     (out,) = population_gd_batch(R, 1, np.zeros((1, 1, 2, 2)), 5e-324, steps=1)
     assert out["curve"].shape == (2,) and out["curve"][0] == population_risk(np.zeros((1, 2, 2)), R, np.eye(2), 0.0)
+
+
+# ---- the symmetric path of gradient descent from A = 0 when R = -1 --------------------------
+def test_symmetric_excess_is_the_first_coordinate_of_batched_gradient_descent():
+    from resnet_nb.hardt_ma.linear import population_gd_batch, symmetric_excess
+
+    # R = diag(-1, 1) from A = 0: the reflected coordinate of every factor stays one number u - 1
+    for l, eta in ((5, 0.3), (3, 0.05), (4, 0.3)):
+        (run,) = population_gd_batch(np.diag([-1.0, 1.0]), l, np.zeros((1, l, 2, 2)), [eta], steps=500)
+        path = symmetric_excess(l, eta, steps=500)
+        assert path.shape == (500,)
+        assert path[-1] == pytest.approx(run["excess"], rel=1e-6, abs=1e-12)
+
+
+def test_symmetric_excess_one_step_by_hand_and_the_step_that_lands_on_the_minimiser():
+    from resnet_nb.hardt_ma.linear import symmetric_excess
+
+    # u1 = 1 - 2 eta (1 + 1) = 1 - 4 eta; excess (u1^l + 1)^2
+    for l, eta in ((3, 0.1), (4, 0.2), (6, 0.05)):
+        u1 = 1 - 4 * eta
+        assert symmetric_excess(l, eta, steps=1)[0] == pytest.approx((u1**l + 1) ** 2, rel=1e-15)
+    # eta = 1/2 takes u = 1 to u = -1 in one step: the minimiser for every odd depth
+    for l in (3, 5, 7):
+        assert symmetric_excess(l, 0.5, steps=3).max() == 0.0
+
+
+def test_symmetric_excess_over_a_grid_of_step_sizes_is_the_path_of_each_step_size():
+    from resnet_nb.hardt_ma.linear import symmetric_excess
+
+    grid = np.array([0.05, 0.27, 0.3, 0.5])
+    paths = symmetric_excess(3, grid, steps=200)
+    assert paths.shape == (200, 4)
+    for j, eta in enumerate(grid):
+        assert np.allclose(paths[:, j], symmetric_excess(3, float(eta), steps=200), rtol=1e-12, atol=0)
+
+
+def test_symmetric_excess_names_a_bad_step_size():
+    from resnet_nb.hardt_ma.linear import symmetric_excess
+
+    with pytest.raises(ValueError, match=r"\beta\b"):
+        symmetric_excess(3, -0.1)
+    with pytest.raises(ValueError, match=r"\beta\b"):
+        symmetric_excess(3, np.ones((2, 2)))
+    with pytest.raises(TypeError, match=r"\beta\b"):
+        symmetric_excess(3, "0.1")
+    with pytest.raises(ValueError, match=r"\bl\b"):
+        symmetric_excess(0, 0.1)

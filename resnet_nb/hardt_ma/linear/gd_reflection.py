@@ -15,7 +15,38 @@ from resnet_nb.hardt_ma.linear.network import as_factors, as_square, max_spectra
 
 WHERE = ["book/hardt_ma_linear.ipynb", "tests/hardt_ma/test_gd_reflection.py"]
 
-__all__ = ["population_gd_batch", "population_gd", "GD_STEP_LIMIT", "check_gd_reflection"]
+__all__ = ["population_gd_batch", "population_gd", "symmetric_excess", "GD_STEP_LIMIT", "check_gd_reflection"]
+
+
+def symmetric_excess(l: int, eta, steps: int = 6000) -> np.ndarray:
+    """Gradient descent from ``A = 0`` on ``R = -1`` in one dimension, where every factor stays
+    equal to one number: ``x = 1 + u`` is each factor's value and the step is
+    ``u <- u - 2 eta u^(l-1) (u^l + 1)`` with ``u = 1`` at the start (slope ``1 - 2 eta l`` at the
+    minimiser ``u = -1``). Returns the excess ``(u^l + 1)^2`` after each of ``steps`` steps: shape
+    ``(steps,)`` for one step size, ``(steps, k)`` for an array of ``k`` step sizes (one path
+    each; a path that overflows gives inf or nan, not an error)."""
+    l = check_int("l", l)
+    steps = check_int("steps", steps)
+    scalar = np.ndim(eta) == 0
+    if not scalar and np.ndim(eta) != 1:
+        raise ValueError(f"eta must be a number or a 1-d array of step sizes, got shape {np.shape(eta)}")
+    if isinstance(eta, bool) or not np.issubdtype(np.asarray(eta).dtype, np.number):
+        raise TypeError(f"eta must be a number or an array of numbers, got {type(eta).__name__}")
+    eta = np.asarray(eta, dtype=np.float64)
+    if not np.all(np.isfinite(eta)) or np.any(eta <= 0):
+        raise ValueError(f"eta must be positive and finite, got {eta}")
+    if scalar:  # a Python float path, step by step (the chapter's scalar recurrence)
+        u, e, out = 1.0, float(eta), []
+        for _ in range(steps):
+            u = u - 2 * e * u ** (l - 1) * (u**l + 1)
+            out.append((u**l + 1) ** 2)
+        return np.array(out)
+    u, out = np.ones_like(eta), []
+    with np.errstate(all="ignore"):
+        for _ in range(steps):
+            u = u - 2 * eta * u ** (l - 1) * (u**l + 1)
+            out.append((u**l + 1) ** 2)
+    return np.array(out)
 
 
 def population_gd_batch(R, l: int, A0s, lrs, Sigma=None, steps: int = 4000) -> list[dict]:

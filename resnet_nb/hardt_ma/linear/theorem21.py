@@ -11,6 +11,7 @@ chapter's key figure. The claims ``hm-thm21-bound`` and ``hm-thm21-det`` are dec
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -36,6 +37,12 @@ WHERE = [
 ]
 
 __all__ = [
+    "p_printed",
+    "p_reading",
+    "p_balanced",
+    "largest_angle",
+    "recipe_norm",
+    "sign_aligned_recipe_norm",
     "VERSIONS",
     "theorem21_bound",
     "polar_factors",
@@ -231,6 +238,59 @@ def scalar_optimum(gamma: float, l: int) -> float:
     most ``(1 + a)^l``)."""
     gamma = check_float("gamma", gamma, low=0.0)
     return math.expm1(gamma / check_int("l", l))
+
+
+def p_printed(gamma: float, l: int) -> float:
+    """The number of stretching factors ``p`` of Theorem 2.1's proof as printed:
+    ``l sqrt(3 gamma) / (2 (sqrt(pi) + sqrt(3 gamma)))``."""
+    return l * math.sqrt(3 * gamma) / (2 * (math.sqrt(math.pi) + math.sqrt(3 * gamma)))
+
+
+def p_reading(gamma: float, l: int) -> float:
+    """``p`` in the book's reading of the proof (the factor 2 moved from ``p`` to ``q``):
+    ``l sqrt(3 gamma) / (sqrt(pi) + sqrt(3 gamma))``."""
+    return l * math.sqrt(3 * gamma) / (math.sqrt(math.pi) + math.sqrt(3 * gamma))
+
+
+def p_balanced(gamma: float, l: int) -> float:
+    """``p`` of the book's one-rotation variant: ``3 gamma l / (pi + 3 gamma)``."""
+    return 3 * gamma * l / (math.pi + 3 * gamma)
+
+
+def largest_angle(Q) -> float:
+    """The largest rotation angle of an orthogonal matrix: ``max |arg lambda|`` over its eigenvalues."""
+    return float(np.abs(np.angle(np.linalg.eigvals(np.asarray(Q, dtype=float)))).max())
+
+
+def recipe_norm(theta_U: float, theta_V: float, k, l: int) -> float:
+    """``|||A|||`` of the proof's recipe for rotation angles ``theta_U``, ``theta_V`` and singular
+    values ``k``, at the best split ``l = 2q + p``: ``q`` factors for each rotation, each of norm
+    ``2 sin(theta / (2q))``, and ``p`` stretching factors of norm ``max |k^(1/p) - 1|``. A split
+    that leaves a nonzero rotation or stretch without factors is not allowed."""
+    k = np.asarray(k, dtype=float)
+    best = math.inf
+    for q in range(l // 2 + 1):
+        p = l - 2 * q
+        if (q == 0 and max(theta_U, theta_V) > 1e-15) or (p == 0 and np.abs(np.log(k)).max() > 1e-15):
+            continue
+        rot = 2 * math.sin(max(theta_U, theta_V) / (2 * q)) if q else 0.0
+        best = min(best, max(rot, float(np.abs(k ** (1 / p) - 1).max()) if p else 0.0))
+    return best
+
+
+def sign_aligned_recipe_norm(R, l: int) -> float:
+    """The recipe's ``|||A|||`` (:func:`recipe_norm`) with the best signs of the SVD ``R = U K V^T``:
+    flipping the signs of matching columns of ``U`` and rows of ``V^T`` (an even number, so that
+    both stay rotations) leaves ``R`` unchanged and can shrink the rotation angles. LAPACK's
+    signs are one of the choices tried, so this is never larger than the recipe with them."""
+    R = np.asarray(R, dtype=float)
+    l = check_int("l", l)
+    U, k, Vt = np.linalg.svd(R)
+    if np.linalg.det(U) < 0:
+        U[:, -1] *= -1
+        Vt[-1] *= -1
+    flips = [np.array(s) for s in itertools.product([1, -1], repeat=len(k)) if np.prod(s) > 0]
+    return min(recipe_norm(largest_angle(U * s), largest_angle(s[:, None] * Vt), k, l) for s in flips)
 
 
 def theorem21_survey(
