@@ -175,6 +175,6 @@ def table(df, precision: int = 4, sci=(), na_rep: str | None = None):
     """A DataFrame as a chapter shows it: without its index, ``precision`` decimals, the columns in
     ``sci`` in scientific notation (tiny errors and margins), missing entries as ``na_rep``."""
     style = df.style.hide(axis="index").format(precision=precision, na_rep=na_rep)
-    if sci:
-        style = style.format({c: "{:.1e}" for c in sci}, na_rep=na_rep)
+    if sci:  # only these columns: a formatter dict would reset the others' precision
+        style = style.format("{:.1e}", subset=list(sci), na_rep=na_rep)
     return style

@@ -289,3 +289,12 @@ def test_a_chapters_claims_are_those_that_name_it_in_ledger_order():
     order = list(ledger.all_claims())
     assert ids == sorted(ids, key=order.index)
     assert ledger.claims_of("book/no_such_chapter.ipynb") == []
+
+
+def test_check_and_falsifier_reads_a_claims_pair_from_the_run_table_and_names_a_missing_one():
+    import pandas as pd
+
+    rows = pd.DataFrame(dict(id=["x"], check=["chk"], falsifier_check=["fal"])).set_index("id")
+    assert ledger.check_and_falsifier(rows, "x") == ("chk", "fal")
+    with pytest.raises(KeyError, match="not run here"):
+        ledger.check_and_falsifier(rows, "y")

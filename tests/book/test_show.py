@@ -45,3 +45,30 @@ def test_verdict_reads_the_ledger_claim_and_its_fragility():
 def test_verdict_rejects_a_function_that_is_no_claim():
     with pytest.raises(TypeError, match="ledger claim"):
         show.verdict(print)
+
+
+def test_x_of_n_writes_a_count_out_of_a_total_and_refuses_an_impossible_one():
+    assert repr(show.x_of_n(3, 20)) == "3 of 20"
+    assert repr(show.x_of_n(1000, 1000)) == "1000 of 1000"
+    with pytest.raises(ValueError, match="k <= n"):
+        show.x_of_n(5, 4)
+
+
+def test_rise_factor_says_below_one_where_three_digits_would_round_up_to_one():
+    assert show.rise_factor(0.9996) == "below 1"
+    assert show.rise_factor(1.0) == "1"
+    assert show.rise_factor(12.345) == "12.3"
+    with pytest.raises(ValueError, match="NaN"):
+        show.rise_factor(float("nan"))
+
+
+def test_table_hides_the_index_rounds_and_writes_chosen_columns_in_scientific_notation():
+    import pandas as pd
+
+    df = pd.DataFrame({"a": [1.23456, None], "err": [1.5e-12, 2e-9]})
+    import re
+
+    html = show.table(df, precision=2, sci=["err"], na_rep="-").to_html()
+    assert re.findall(r">([^<]+)</td>", html) == ["1.23", "1.5e-12", "-", "2.0e-09"]
+    assert "row_heading" not in html  # no index column
+    assert "row_heading" in df.style.to_html()

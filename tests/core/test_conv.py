@@ -557,3 +557,12 @@ def test_hardt_ma_block_has_one_relu():
         conv.ResidualBlock(3, batch_norm=True, kind="hardt_ma")
     with pytest.raises(ValueError, match=r"\bkind\b"):
         conv.ResidualBlock(3, kind="other")
+
+
+def test_conv_weight_count_is_kernel_area_times_both_channel_counts():
+    from resnet_nb.core.conv import conv_weight_count
+
+    assert conv_weight_count(3, 16) == 432
+    assert conv_weight_count(2, 5, k=1) == 10
+    with pytest.raises(ValueError, match="c_in"):
+        conv_weight_count(0, 4)

@@ -89,3 +89,30 @@ def test_he_against_xavier_decides_with_one_run_to_run_spread():
         else:
             assert r["verdict"] == ("worse" if r["diff"] > 0 else "better")
     assert hx.loc[32, "verdict"] == "unresolved"  # runs 0.388-0.500 against 0.453-0.500
+
+
+def test_first_all_diverged_is_the_smallest_rate_where_every_run_diverged():
+    import pandas as pd
+
+    t = pd.DataFrame(
+        dict(
+            arch=["he"] * 6 + ["xavier"] * 2,
+            depth=[8] * 8,
+            lr=[0.1, 0.1, 0.3, 0.3, 1.0, 1.0, 0.1, 0.1],
+            diverged=[False, True, True, True, True, True, False, False],
+        )
+    )
+    assert fig10.first_all_diverged(t, "he", 8) == 0.3  # at 0.1 only one of two runs diverged
+    assert fig10.first_all_diverged(t, "xavier", 8) == math.inf  # never every run
+    with pytest.raises(ValueError, match="no runs"):
+        fig10.first_all_diverged(t, "he", 16)
+
+
+def test_floor_comparison_reads_equal_within_the_accuracy_and_the_range_of_the_runs():
+    g = fig10.gd_at_best("xavier", 4)
+    tol = fig10.FLOOR_ACCURACY * g["loss"] + g["range"]
+    assert fig10.floor_comparison(g["loss"], "xavier") == "about equal to"
+    assert fig10.floor_comparison(g["loss"] - 2 * tol - 1e-6, "xavier") == "below"
+    assert fig10.floor_comparison(g["loss"] + 2 * tol + 1e-6, "xavier") == "above"
+    with pytest.raises(ValueError, match="floor_loss"):
+        fig10.floor_comparison(-1.0, "xavier")
