@@ -26,7 +26,7 @@ from resnet_nb.hardt_ma import relu as hr
 
 rng = np.random.default_rng(0)
 
-table = partial(show.table, precision=3, na_rep="-")
+table = hmf.table
 
 # every claim of this chapter, run once (check and falsifier); the cells below show them
 claims_run = ledger.run_all(ledger.claims_of("book/hardt_ma_expressivity.ipynb"), progress=False)

@@ -36,6 +36,7 @@ __all__ = [
     "refusal_row",
     "extra_blocks_text",
     "failures_of",
+    "table",
 ]
 
 
@@ -344,3 +345,11 @@ def failures_of(rate: dict):
     from resnet_nb.book import show
 
     return show.x_of_n(rate["failures"], rate["draws"])
+
+
+def table(df, precision: int = 3, sci=()):
+    """:func:`resnet_nb.book.show.table` as the expressivity chapter shows its tables: 3 decimals,
+    missing entries as "-"."""
+    from resnet_nb.book import show
+
+    return show.table(df, precision=precision, sci=sci, na_rep="-")
