@@ -4,8 +4,8 @@
 
 Both folders hold the execution records that ``scripts/exec_cache.py`` writes
 (``.cache/exec/<chapter>.json``, NEW defaults to this checkout's). For every chapter the text
-each cell prints (plain text, HTML, Markdown, streams) and every inline ``{eval}`` value are put
-in order, the volatile parts are masked with the rules of ``tests/nbval_sanitize.cfg`` (memory
+each cell prints (plain text, HTML, Markdown, streams) and every inline ``{eval}`` value (not the
+expression that reads it) are put in order, the volatile parts are masked with the rules of ``tests/nbval_sanitize.cfg`` (memory
 addresses, random ids, timings), rounding residues below 1e-12 are reconciled as nbval does
 (``tests/nbval_numbers.py``: at most one order of magnitude apart), images are left out, and
 the two sequences are compared. A
@@ -56,10 +56,12 @@ def printed(record: dict, rules) -> list[str]:
                     for pattern, replace in rules:
                         line = pattern.sub(replace, line)
                     lines.append(FIGURE.sub("<Figure>", line))
-    for name, outputs in record.get("evals", []):
+    for _name, outputs in record.get("evals", []):
         for output in outputs:
             for text in _texts(output):
-                lines.append(f"{{eval}} {name} = {text}")
+                # the value, in the order the page shows it: a number that moved from a variable
+                # into a result's field (`f.loss` for `loss`) is the same number
+                lines.append(f"{{eval}} {text}")
     return lines
 
 

