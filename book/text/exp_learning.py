@@ -407,114 +407,25 @@ for fig in ("fig10", "fig10_he"):
     display(Markdown(views.provenance_note(store.load_results(fig, "paper")[1])))
 
 # %% tags=["remove-input"]
-lg10 = s10.pivot(index="depth", columns="arch", values="lg_excess")
 best10 = s10.pivot(index="depth", columns="arch", values="final_loss")
-sc_lg = {L: show.num(lg10.loc[L, "2-shortcut"]) for L in (2, 8, 64)}
-sc10_lg2, sc10_lg8, sc10_lg64 = sc_lg[2], sc_lg[8], sc_lg[64]
-sc10_loss64 = show.num(best10.loc[64, "2-shortcut"], 2)
-sc10_loss2 = show.num(best10.loc[2, "2-shortcut"], 3)
-plain10_loss2 = show.num(best10.loc[2, ["xavier", "orthogonal"]].min(), 2)
-flat64 = show.num(fig10.flat_spread(paper10, "xavier", 64)[1], 3)
-start_loss2 = show.num(
-    paper10[(paper10["arch"] == "2-shortcut") & (paper10["depth"] == 2)]
-    .groupby("lr")["final_loss"]
-    .mean()
-    .max(),
-    3,
-)
-n_mod10, n_rec10, _ = fig9.modified_records("fig10")
-mod10 = show.text(f"{n_mod10} of {n_rec10}")
-# the He baseline (the book's addition), committed at every depth of the grid
-he_grid = fig10.SCALES["paper"]["depths"]
-assert paper_he is not None and sorted(paper_he["depth"].unique()) == he_grid
+f10 = facts.fig10_facts(best10, paper10, s10)
+
+# %% tags=["remove-input"]
 he_s = s10[s10["arch"] == "he"].set_index("depth")
-he_n_depths = show.count(len(he_s))
-he_loss, he_lr = show.num(he_s.loc[64, "final_loss"], 3), show.num(he_s.loc[64, "best_lr"], 3)
-xav_same = best10.loc[64, "xavier"]
-he_xav = show.num(xav_same, 3)
-he_cmp = show.text("below" if he_s.loc[64, "final_loss"] < xav_same else "above")
-he64_spread, he64_mean, _ = fig10.flat_spread(paper_he, "he", 64)
-he64_flat = he64_spread <= fig9.FLAT_TOL
-he64_rule = show.text(
-    "ends at the same loss at every eligible rate, as the plain networks do"
-    if he64_flat
-    else "does not end at the same loss at every eligible rate, unlike the paper's plain networks"
-)
-he64_spread_s = show.num(he64_spread, 2)
+fhe = facts.he64_facts(best10, he_s, paper_he)
+
+# %% tags=["remove-input"]
 # He against Xavier at every depth, decided with a tolerance of one run-to-run spread
 # (fig6.ordering's: root sum of squares of the two standard deviations over runs)
 hx = fig10.he_against_xavier(paper10, paper_he).set_index("depth")
-he_worse_at = [int(L) for L in hx.index if hx.loc[L, "verdict"] == "worse"]
-he_better_at = [int(L) for L in hx.index if hx.loc[L, "verdict"] == "better"]
-he_unres_at = [int(L) for L in hx.index if hx.loc[L, "verdict"] == "unresolved"]
-# the text says "up to depth ... worse, ... unresolved, from depth ... on better"
-assert he_worse_at and he_better_at and max(he_worse_at) < min(he_better_at)
-assert all(max(he_worse_at) < L < min(he_better_at) for L in he_unres_at)
+fhx = facts.he_xavier_facts(he_s, hx, paper10, paper_he)
 
-he_vs_xav = facts.he_against_xavier_text(hx, he_worse_at)
-he_vs_xav_better = facts.he_against_xavier_text(hx, he_better_at)
-he_vs_xav_unres = facts.he_against_xavier_text(hx, he_unres_at)
-he_unres_n = show.text("depth " + ", ".join(str(L) for L in he_unres_at))
-he_worse_to, he_better_from = show.count(max(he_worse_at)), show.count(min(he_better_at))
-he_margin_min = show.num(
-    min(abs(hx.loc[L, "diff"]) / hx.loc[L, "spread"] for L in he_worse_at + he_better_at), 2
-)
-# at the deepest depth where He ends better: how many of its runs at the best rate leave
-# the zero-output loss
-L_b = max(he_better_at)
-hb = paper_he[(paper_he["depth"] == L_b) & np.isclose(paper_he["lr"], he_s.loc[L_b, "best_lr"])]
-zero_out = fig10.flat_spread(paper10, "xavier", L_b)[1]
-n_left = int((hb["final_loss"] < zero_out * (1 - fig9.FLAT_TOL)).sum())
-he_left = show.text(f"{n_left} of {len(hb)}")
-assert 0 < n_left < len(hb)
-he_left_depth = show.count(L_b)
+# %% tags=["remove-input"]
+fdiv = facts.he_divergence_facts(paper10, paper_he, s10)
 
-
-# the divergence mechanism: He's larger scale lowers the rates at which it trains
-he8_div_from = fig10.first_all_diverged(paper_he, "he", 8)
-xav8_lr = float(s10[(s10["arch"] == "xavier") & (s10["depth"] == 8)]["best_lr"].iloc[0])
-x8 = paper10[(paper10["arch"] == "xavier") & (paper10["depth"] == 8)]
-x8 = x8[np.isclose(x8["lr"], xav8_lr)]
-assert he8_div_from <= xav8_lr and not x8["diverged"].any()
-he8_div_from_s, xav8_lr_s = show.num(he8_div_from, 3), show.num(xav8_lr, 3)
-he_div_le16 = [
-    int(L)
-    for L in (2, 4, 8, 16)
-    if fig10.first_all_diverged(paper_he, "he", L) < fig10.first_all_diverged(paper10, "xavier", L)
-]
-assert he_div_le16 == [2, 4, 8, 16]
-# the He runs that diverged at depth 16 (the eligibility rule), compared run with run
-h16 = paper_he[paper_he["depth"] == 16]
-hd = h16.groupby("lr").agg(
-    div=("diverged", "sum"), lo=("final_loss", "min"), n=("final_loss", "count")
-)
-part = hd[(hd["div"] > 0) & (hd["div"] < hd["div"].max())]
-assert len(part)
-he_div = show.text(", ".join(f"{int(n)} of 3 at {lr:.3g}" for lr, n in part["div"].items()))
-k16 = hd.loc[part.index, "lo"].idxmin()
-n16 = int(hd.loc[k16, "n"])
-he_surv_n = show.text("one surviving run" if n16 == 1 else f"{n16} surviving runs")
-he_surv, he_surv_lr = show.num(hd.loc[k16, "lo"], 3), show.num(k16, 3)
-x16 = paper10[(paper10["arch"] == "xavier") & (paper10["depth"] == 16) & ~paper10["diverged"]]
-x16_best = x16.loc[x16["final_loss"].idxmin()]
-xav16_run, xav16_run_lr = show.num(x16_best["final_loss"], 3), show.num(x16_best["lr"], 3)
-he_surv_below = show.text("below" if hd.loc[k16, "lo"] < x16_best["final_loss"] else "above")
-# provenance of the He baseline, per commit
-_gits = [body["provenance"]["git"] for body in store.committed_records("fig10_he", "paper")]
-_by = {}
-for g in _gits:
-    m, n = _by.get((g.get("commit") or "unknown")[:7], (0, 0))
-    _by[(g.get("commit") or "unknown")[:7]] = (m + bool(g.get("package_modified")), n + 1)
-prov_he = show.text(
-    "; ".join(
-        f"{n} from commit {k}, {'all' if m == n else m if m else 'none'} "
-        "of them from a modified working tree"
-        for k, (m, n) in sorted(_by.items())
-    )
-)
-n_mod_he, n_rec_he, commits_he = fig9.modified_records("fig10_he")
-assert n_mod_he == sum(m for m, _ in _by.values()) and n_rec_he == len(_gits)
+# %% tags=["remove-input"]
 display(fig10.check_shortcut_lowest(), fig10.check_deeper_lower(), fig10.check_flat_at_64())
+fprov = facts.he_provenance_facts()
 
 # %% [markdown]
 # **Depths 2 and 4: representation, not optimisation.** At depth 2 the 2-shortcut-ReLU network is
@@ -556,7 +467,7 @@ display(floor_check, floor_plain)
 # {eval}`floor_range`, so we take the best one as the floor and ask gradient descent to come within
 # {eval}`floor_acc` of it (the accuracy we ask of that estimate) plus the spread of its own runs;
 # it comes within {eval}`floor_diff`. So the depth-2 network does not "stay on the plateau" (its
-# loss falls from {eval}`start_loss2` at the smallest rate to {eval}`floor_gd`): it reaches the
+# loss falls from {eval}`f10.start_loss2` at the smallest rate to {eval}`floor_gd`): it reaches the
 # optimum of its architecture, as far as three L-BFGS starts can tell.
 #
 # *Why ten ReLUs are too few* (our argument, not the paper's; the derivation is in the dropdown): with ten ReLUs a linear correction has rank at most 5, and the shortcut network must use them to cancel most of the identity, while the plain network only has to realise $\Sigma_{YX}$. Equal numbers
@@ -646,13 +557,13 @@ display(floor4, floor4_false, floor4_control)
 # plain networks' learning rates no longer matter. The committed paper-scale
 # run ({eval}`fset.n_arch10` architectures, depths {eval}`fset.depths10`, {eval}`fset.n_lrs10` learning rates, {eval}`fset.runs10` runs each, all digits) agrees from
 # depth 8 on (first check above). In our run the 2-shortcut networks' best final loss falls at every step of
-# depth (the paper's text does not say so; its figure may show it), from $\lg$ {eval}`sc10_lg2` at depth 2 to {eval}`sc10_lg64` at depth 64; the smallest steps are below the
+# depth (the paper's text does not say so; its figure may show it), from $\lg$ {eval}`f10.sc10_lg2` at depth 2 to {eval}`f10.sc10_lg64` at depth 64; the smallest steps are below the
 # run-to-run spread, so the ledger marks that claim fragile. At depth 64 every learning rate at
-# which no plain run diverged leaves the paper's plain networks at a loss of {eval}`flat64`, the
+# which no plain run diverged leaves the paper's plain networks at a loss of {eval}`f10.flat64`, the
 # loss of a network whose output is zero, so no best rate can be named, as the paper's caption
 # says; the vanishing start above is a candidate reason that these runs cannot test. At depths 2
-# and 4 the 2-shortcut networks are the *worst* of the three ({eval}`sc10_loss2` at depth 2,
-# against {eval}`plain10_loss2` for the best plain one); at depth 2 for the representational
+# and 4 the 2-shortcut networks are the *worst* of the three ({eval}`f10.sc10_loss2` at depth 2,
+# against {eval}`f10.plain10_loss2` for the best plain one); at depth 2 for the representational
 # reason shown above, at depth 4 with gradient descent stopping short of its architecture's floor (above).
 #
 # Whether the paper's axis shows depths 2 and 4 at all is unverified (dropdown).
@@ -679,30 +590,30 @@ he_tab.columns = ["depth", "He: best final loss", "Xavier", "He - Xavier", "spre
 he_tab.style.hide(axis="index").format(precision=3)
 
 # %% [markdown]
-# *The He baseline.* The committed run covers all {eval}`he_n_depths` depths of the grid. The table
+# *The He baseline.* The committed run covers all {eval}`fhe.he_n_depths` depths of the grid. The table
 # compares He with Xavier at each depth, each at its best rate, with a tolerance of one run-to-run
 # spread (the two standard deviations over runs added in quadrature, as in Figure 6's ordering
-# checks): He ends worse at the small depths and better from depth {eval}`he_better_from` on, where
-# {eval}`he_left` He runs at the best rate leave the zero-output loss; the resolved differences are
-# at least {eval}`he_margin_min` spreads, some only just. At depth 64 the He network
-# {eval}`he64_rule`: it leaves the loss of the zero output, but only just, far above the
-# {eval}`sc10_loss64` of the 2-shortcut network.
+# checks): He ends worse at the small depths and better from depth {eval}`fhx.he_better_from` on, where
+# {eval}`fhx.he_left` He runs at the best rate leave the zero-output loss; the resolved differences are
+# at least {eval}`fhx.he_margin_min` spreads, some only just. At depth 64 the He network
+# {eval}`fhe.he64_rule`: it leaves the loss of the zero output, but only just, far above the
+# {eval}`f10.sc10_loss64` of the 2-shortcut network.
 #
 # :::{admonition} Details: depth 64, why He is worse up to depth 16, and what this tests
 # :class: dropdown
 #
-# At depth 64 the He network's best final loss is {eval}`he_loss` (rate {eval}`he_lr`), against
-# {eval}`he_xav` for Xavier; its mean final losses over the eligible rates spread by
-# {eval}`he64_spread_s` of the largest, against the rule's {eval}`fs.flat_tol`. He ends worse up to
-# depth {eval}`he_worse_to` and the run does not order the two at {eval}`he_unres_n`.
+# At depth 64 the He network's best final loss is {eval}`fhe.he_loss` (rate {eval}`fhe.he_lr`), against
+# {eval}`fhe.he_xav` for Xavier; its mean final losses over the eligible rates spread by
+# {eval}`fhe.he64_spread_s` of the largest, against the rule's {eval}`fs.flat_tol`. He ends worse up to
+# depth {eval}`fhx.he_worse_to` and the run does not order the two at {eval}`fhx.he_unres_n`.
 #
 # The He scaling enlarges the weights, and the He networks diverge at lower rates than the Xavier
-# ones at every depth up to 16; at depth 8 every He run diverged at rates from {eval}`he8_div_from_s`
-# on, while the Xavier networks end best at rate {eval}`xav8_lr_s` without a divergence. At depth 16
-# some He runs diverged at the larger rates ({eval}`he_div`), so those rates are not eligible for the
-# figure's point; compared run with run, the {eval}`he_surv_n` at rate {eval}`he_surv_lr` ends at
-# {eval}`he_surv`, {eval}`he_surv_below` the best single Xavier run ({eval}`xav16_run` at rate
-# {eval}`xav16_run_lr`), so the eligibility rule does not hide a better He result there.
+# ones at every depth up to 16; at depth 8 every He run diverged at rates from {eval}`fdiv.he8_div_from_s`
+# on, while the Xavier networks end best at rate {eval}`fdiv.xav8_lr_s` without a divergence. At depth 16
+# some He runs diverged at the larger rates ({eval}`fdiv.he_div`), so those rates are not eligible for the
+# figure's point; compared run with run, the {eval}`fdiv.he_surv_n` at rate {eval}`fdiv.he_surv_lr` ends at
+# {eval}`fdiv.he_surv`, {eval}`fdiv.he_surv_below` the best single Xavier run ({eval}`fdiv.xav16_run` at rate
+# {eval}`fdiv.xav16_run_lr`), so the eligibility rule does not hide a better He result there.
 #
 # As a test of the vanishing-start explanation this is partial: at width 10 the He-scaled output at
 # depth 64 still starts about {eval}`he_shrink` times below the input's root mean square (section
@@ -1096,8 +1007,8 @@ exercises.check("ex-learn-escape", extra_epochs_2, factor_3)
 # * **Figure 9** (`results/fig9/paper`): {eval}`mod9` were run by a package with uncommitted
 #   changes to commit {eval}`commit9`. Their settings and rows are exact; the changed code itself
 #   was not recorded.
-# * **Figure 10** (`results/fig10/paper`): {eval}`mod10` work items likewise.
-# * **He baseline** (`results/fig10_he/paper`, the book's addition): {eval}`prov_he`; it was run
+# * **Figure 10** (`results/fig10/paper`): {eval}`f10.mod10` work items likewise.
+# * **He baseline** (`results/fig10_he/paper`, the book's addition): {eval}`fprov.prov_he`; it was run
 #   after the rest and covers every depth of the grid (`results/fig10_he/README.md` lists the
 #   depths of each commit).
 #

@@ -6,7 +6,6 @@ from __future__ import annotations
 import inspect
 
 import numpy as np
-import pandas as pd
 import torch
 
 from resnet_nb.book import show
@@ -14,23 +13,21 @@ from resnet_nb.core.init import SMALL_SCALE
 from resnet_nb.core.losses import loss_end_to_end
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.experiments import fig9, fig10
+from resnet_nb.shared import store
 from resnet_nb.shared.common import mnist, mnist_optimum
 
-__all__ = ["he_against_xavier_text", "setup_facts", "fig9_rate_facts", "xavier96_facts", "settings_facts", "gap_facts"]
-
-
-def he_against_xavier_text(hx: pd.DataFrame, depths) -> show.Text:
-    """``"<He> against <Xavier> at depth L (spread s)"`` for each depth, joined by ``"; "``
-    (``hx``: :func:`resnet_nb.experiments.fig10.he_against_xavier`, indexed by depth)."""
-    missing = [L for L in depths if L not in hx.index]
-    if missing:
-        raise ValueError(f"depths {missing} are not in the He-against-Xavier table (it has {list(hx.index)})")
-    return show.text(
-        "; ".join(
-            f"{hx.loc[L, 'he']:.3f} against {hx.loc[L, 'xavier']:.3f} at depth {L} (spread {hx.loc[L, 'spread']:.3f})"
-            for L in depths
-        )
-    )
+__all__ = [
+    "setup_facts",
+    "fig9_rate_facts",
+    "xavier96_facts",
+    "settings_facts",
+    "gap_facts",
+    "fig10_facts",
+    "he64_facts",
+    "he_xavier_facts",
+    "he_divergence_facts",
+    "he_provenance_facts",
+]
 
 
 def setup_facts() -> show.Facts:
@@ -201,4 +198,153 @@ def gap_facts(_lr9, paper9) -> show.Facts:
         sc3_gap3=sc3_gap3,
         sc3_times=sc3_times,
         xav_far=xav_far,
+    )
+
+
+def fig10_facts(best10, paper10, s10) -> show.Facts:
+    """Figure 10's numbers: the 2-shortcut networks' gaps and losses, the plain networks' flat end
+    at depth 64, the runs from a modified working tree."""
+    lg10 = s10.pivot(index="depth", columns="arch", values="lg_excess")
+    sc_lg = {L: show.num(lg10.loc[L, "2-shortcut"]) for L in (2, 8, 64)}
+    sc10_lg2, sc10_lg64 = sc_lg[2], sc_lg[64]
+    sc10_loss64 = show.num(best10.loc[64, "2-shortcut"], 2)
+    sc10_loss2 = show.num(best10.loc[2, "2-shortcut"], 3)
+    plain10_loss2 = show.num(best10.loc[2, ["xavier", "orthogonal"]].min(), 2)
+    flat64 = show.num(fig10.flat_spread(paper10, "xavier", 64)[1], 3)
+    start_loss2 = show.num(
+        paper10[(paper10["arch"] == "2-shortcut") & (paper10["depth"] == 2)].groupby("lr")["final_loss"].mean().max(),
+        3,
+    )
+    n_mod10, n_rec10, _ = fig9.modified_records("fig10")
+    mod10 = show.text(f"{n_mod10} of {n_rec10}")
+    return show.Facts(
+        flat64=flat64,
+        mod10=mod10,
+        plain10_loss2=plain10_loss2,
+        sc10_lg2=sc10_lg2,
+        sc10_lg64=sc10_lg64,
+        sc10_loss2=sc10_loss2,
+        sc10_loss64=sc10_loss64,
+        start_loss2=start_loss2,
+    )
+
+
+def he64_facts(best10, he_s, paper_he) -> show.Facts:
+    """The He baseline at depth 64 against Xavier, and whether it ends alike at every eligible
+    rate."""
+    # the He baseline (the book's addition), committed at every depth of the grid
+    he_grid = fig10.SCALES["paper"]["depths"]
+    assert paper_he is not None and sorted(paper_he["depth"].unique()) == he_grid
+    he_n_depths = show.count(len(he_s))
+    he_loss, he_lr = show.num(he_s.loc[64, "final_loss"], 3), show.num(he_s.loc[64, "best_lr"], 3)
+    xav_same = best10.loc[64, "xavier"]
+    he_xav = show.num(xav_same, 3)
+    he64_spread, he64_mean, _ = fig10.flat_spread(paper_he, "he", 64)
+    he64_flat = he64_spread <= fig9.FLAT_TOL
+    he64_rule = show.text(
+        "ends at the same loss at every eligible rate, as the plain networks do"
+        if he64_flat
+        else "does not end at the same loss at every eligible rate, unlike the paper's plain networks"
+    )
+    he64_spread_s = show.num(he64_spread, 2)
+    return show.Facts(
+        he64_rule=he64_rule,
+        he64_spread_s=he64_spread_s,
+        he_loss=he_loss,
+        he_lr=he_lr,
+        he_n_depths=he_n_depths,
+        he_xav=he_xav,
+    )
+
+
+def he_xavier_facts(he_s, hx, paper10, paper_he) -> show.Facts:
+    """He against Xavier at every depth, decided with one run-to-run spread, and the runs of He
+    that leave the zero-output loss."""
+    he_worse_at = [int(L) for L in hx.index if hx.loc[L, "verdict"] == "worse"]
+    he_better_at = [int(L) for L in hx.index if hx.loc[L, "verdict"] == "better"]
+    he_unres_at = [int(L) for L in hx.index if hx.loc[L, "verdict"] == "unresolved"]
+    # the text says "up to depth ... worse, ... unresolved, from depth ... on better"
+    assert he_worse_at and he_better_at and max(he_worse_at) < min(he_better_at)
+    assert all(max(he_worse_at) < L < min(he_better_at) for L in he_unres_at)
+    he_unres_n = show.text("depth " + ", ".join(str(L) for L in he_unres_at))
+    he_worse_to, he_better_from = show.count(max(he_worse_at)), show.count(min(he_better_at))
+    he_margin_min = show.num(min(abs(hx.loc[L, "diff"]) / hx.loc[L, "spread"] for L in he_worse_at + he_better_at), 2)
+    # at the deepest depth where He ends better: how many of its runs at the best rate leave
+    # the zero-output loss
+    L_b = max(he_better_at)
+    hb = paper_he[(paper_he["depth"] == L_b) & np.isclose(paper_he["lr"], he_s.loc[L_b, "best_lr"])]
+    zero_out = fig10.flat_spread(paper10, "xavier", L_b)[1]
+    n_left = int((hb["final_loss"] < zero_out * (1 - fig9.FLAT_TOL)).sum())
+    he_left = show.text(f"{n_left} of {len(hb)}")
+    assert 0 < n_left < len(hb)
+    return show.Facts(
+        he_better_from=he_better_from,
+        he_left=he_left,
+        he_margin_min=he_margin_min,
+        he_unres_n=he_unres_n,
+        he_worse_to=he_worse_to,
+    )
+
+
+def he_divergence_facts(paper10, paper_he, s10) -> show.Facts:
+    """Why He's larger scale lowers the rates it trains at: where every run diverges, and the
+    surviving runs at depth 16."""
+    # the divergence mechanism: He's larger scale lowers the rates at which it trains
+    he8_div_from = fig10.first_all_diverged(paper_he, "he", 8)
+    xav8_lr = float(s10[(s10["arch"] == "xavier") & (s10["depth"] == 8)]["best_lr"].iloc[0])
+    x8 = paper10[(paper10["arch"] == "xavier") & (paper10["depth"] == 8)]
+    x8 = x8[np.isclose(x8["lr"], xav8_lr)]
+    assert he8_div_from <= xav8_lr and not x8["diverged"].any()
+    he8_div_from_s, xav8_lr_s = show.num(he8_div_from, 3), show.num(xav8_lr, 3)
+    he_div_le16 = [
+        int(L)
+        for L in (2, 4, 8, 16)
+        if fig10.first_all_diverged(paper_he, "he", L) < fig10.first_all_diverged(paper10, "xavier", L)
+    ]
+    assert he_div_le16 == [2, 4, 8, 16]
+    # the He runs that diverged at depth 16 (the eligibility rule), compared run with run
+    h16 = paper_he[paper_he["depth"] == 16]
+    hd = h16.groupby("lr").agg(div=("diverged", "sum"), lo=("final_loss", "min"), n=("final_loss", "count"))
+    part = hd[(hd["div"] > 0) & (hd["div"] < hd["div"].max())]
+    assert len(part)
+    he_div = show.text(", ".join(f"{int(n)} of 3 at {lr:.3g}" for lr, n in part["div"].items()))
+    k16 = hd.loc[part.index, "lo"].idxmin()
+    n16 = int(hd.loc[k16, "n"])
+    he_surv_n = show.text("one surviving run" if n16 == 1 else f"{n16} surviving runs")
+    he_surv, he_surv_lr = show.num(hd.loc[k16, "lo"], 3), show.num(k16, 3)
+    x16 = paper10[(paper10["arch"] == "xavier") & (paper10["depth"] == 16) & ~paper10["diverged"]]
+    x16_best = x16.loc[x16["final_loss"].idxmin()]
+    xav16_run, xav16_run_lr = show.num(x16_best["final_loss"], 3), show.num(x16_best["lr"], 3)
+    he_surv_below = show.text("below" if hd.loc[k16, "lo"] < x16_best["final_loss"] else "above")
+    return show.Facts(
+        he8_div_from_s=he8_div_from_s,
+        he_div=he_div,
+        he_surv=he_surv,
+        he_surv_below=he_surv_below,
+        he_surv_lr=he_surv_lr,
+        he_surv_n=he_surv_n,
+        xav16_run=xav16_run,
+        xav16_run_lr=xav16_run_lr,
+        xav8_lr_s=xav8_lr_s,
+    )
+
+
+def he_provenance_facts() -> show.Facts:
+    """Where the He baseline's records come from, commit by commit."""
+    # provenance of the He baseline, per commit
+    _gits = [body["provenance"]["git"] for body in store.committed_records("fig10_he", "paper")]
+    _by = {}
+    for g in _gits:
+        m, n = _by.get((g.get("commit") or "unknown")[:7], (0, 0))
+        _by[(g.get("commit") or "unknown")[:7]] = (m + bool(g.get("package_modified")), n + 1)
+    prov_he = show.text(
+        "; ".join(
+            f"{n} from commit {k}, {'all' if m == n else m if m else 'none'} of them from a modified working tree"
+            for k, (m, n) in sorted(_by.items())
+        )
+    )
+    n_mod_he, n_rec_he, commits_he = fig9.modified_records("fig10_he")
+    assert n_mod_he == sum(m for m, _ in _by.values()) and n_rec_he == len(_gits)
+    return show.Facts(
+        prov_he=prov_he,
     )
