@@ -157,34 +157,11 @@ pv9 = s9.pivot(index="depth", columns="arch", values="lg_excess").reset_index()
 pv9.style.hide(axis="index").format(precision=2, na_rep="–")
 
 # %% tags=["remove-input"]
-lg9 = s9.pivot(index="depth", columns="arch", values="lg_excess")
-lr9 = s9.pivot(index="depth", columns="arch", values="best_lr")
-t9 = paper9
-sc2 = lg9.loc[lg9.index >= 4, "2-shortcut"]
-sc2_lo, sc2_hi = show.num(sc2.min()), show.num(sc2.max())
-sc2_lr_max = show.num(lr9["2-shortcut"].max(), 3)
-sc2_lr_from = show.count(lr9.index[lr9["2-shortcut"] == lr9["2-shortcut"].max()].min())
-xav_level = show.num(lg9.loc[lg9.index >= 24, "xavier"].mean())
-# 3-shortcut at depth 3: the plateau at the loss of the starting point
-s3 = t9[(t9["arch"] == "3-shortcut") & (t9["depth"] == 3)].groupby("lr")["final_loss"].mean()
-at_start = float(s3.iloc[0])
-plateau_rates = s3.index[(s3 - at_start).abs() < 1e-2]
-sc3_plateau_max = show.num(plateau_rates.max(), 2)
-sc3_start = show.num(at_start, 3)
-sc3_best = show.num(s9[(s9["arch"] == "3-shortcut") & (s9["depth"] == 3)]["final_loss"].iloc[0], 3)
-mid = lg9.loc[(lg9.index >= 6) & (lg9.index <= 48)]
-sc3_lo, sc3_hi = show.num(mid["3-shortcut"].min()), show.num(mid["3-shortcut"].max())
-oo = mid[["orthogonal", "1-shortcut"]]
-oo_lo, oo_hi = show.num(oo.min().min()), show.num(oo.max().max())
-assert mid["3-shortcut"].max() > oo.max().max()
-orth2 = show.sci(10 ** lg9.loc[2, "orthogonal"], 2)
-n_mod9, n_rec9, commits9 = fig9.modified_records("fig9")
-mod9 = show.text(f"{n_mod9} of its {n_rec9} work items")
-commit9 = show.text(", ".join(commits9))
+f_fig9 = facts.fig9_facts(paper9, s9)
 
 # %% [markdown]
 # *Comparison with the paper's Figure 9.* What matches: the 2-shortcut networks stay close to
-# the optimum at every depth ($\lg$ excess between {eval}`sc2_lo` and {eval}`sc2_hi` from depth 4
+# the optimum at every depth ($\lg$ excess between {eval}`f_fig9.sc2_lo` and {eval}`f_fig9.sc2_hi` from depth 4
 # on; the first check below reads "close" as within $10^{-4}$ of $L_{\min}$) and have the lowest
 # final loss of the five architectures at every even depth from 4 on (the second check). The line
 # $10^{-4}$ is a choice: orthogonal and 1-shortcut networks end within {eval}`fgap.near_hi` of $L_{\min}$
@@ -205,7 +182,7 @@ commit9 = show.text(", ".join(commits9))
 # {eval}`fr.rate_sc_hi`, are above those of every other architecture (at most {eval}`fr.rate_oth_hi`); at
 # depth {eval}`fr.rate_tie` they tie at {eval}`fr.rate_tie_lr`, and at depth {eval}`fr.rate_low` their best
 # rate, {eval}`fr.rate_low_lr`, is the smallest of all. The Xavier networks get
-# worse quickly up to depth 24 and then level off (mean $\lg$ excess {eval}`xav_level` from depth
+# worse quickly up to depth 24 and then level off (mean $\lg$ excess {eval}`f_fig9.xav_level` from depth
 # 24 on). Orthogonal and 1-shortcut networks are close to each other (the paper's Section 4.2 explains why)
 # and in between. What we cannot check: the exact values, since the paper gives only the plot and
 # not its grids.
@@ -223,12 +200,12 @@ commit9 = show.text(", ".join(commits9))
 # largest mean's excess over $L_{\min}$, far above the rule's {eval}`fs.flat_tol`, so the caption's point
 # is not reproduced under this chapter's rule. Two further details:
 # the 3-shortcut networks at depth 3 (a single unit) never leave the plateau near the zero point
-# at rates up to {eval}`sc3_plateau_max` (final loss {eval}`sc3_start`, the loss at the start), a
+# at rates up to {eval}`f_fig9.sc3_plateau_max` (final loss {eval}`f_fig9.sc3_start`, the loss at the start), a
 # direct picture of the second-order stationarity of Theorem 1, and even their best rate ends at
-# {eval}`sc3_best`; at depths 6 to 48 the 3-shortcut networks end somewhat worse than the
-# orthogonal and 1-shortcut ones ($\lg$ excess {eval}`sc3_lo` to {eval}`sc3_hi` against
-# {eval}`oo_lo` to {eval}`oo_hi`). At depth 2 the 2-shortcut networks reach $L_{\min}$ to rounding,
-# the orthogonal ones to within {eval}`orth2`.
+# {eval}`f_fig9.sc3_best`; at depths 6 to 48 the 3-shortcut networks end somewhat worse than the
+# orthogonal and 1-shortcut ones ($\lg$ excess {eval}`f_fig9.sc3_lo` to {eval}`f_fig9.sc3_hi` against
+# {eval}`f_fig9.oo_lo` to {eval}`f_fig9.oo_hi`). At depth 2 the 2-shortcut networks reach $L_{\min}$ to rounding,
+# the orthogonal ones to within {eval}`f_fig9.orth2`.
 # :::
 #
 
@@ -280,52 +257,25 @@ eos_table = (
 eos_table.style.hide(axis="index").format(precision=3)
 
 # %% tags=["remove-input"]
-eos_check = fig9.check_edge_of_stability(data=eos[eos["arch"] == "2-shortcut"])
-escape = fig9.escape_factor()
-r2 = eos_table.set_index("arch").loc["2-shortcut"]
-ro = eos_table.set_index("arch").loc["orthogonal"]
-eta2, lam0_2 = show.num(r2["lr"], 3), show.num(r2["lam_max0"], 3)
-etalam0_2 = show.num(r2["eta_lam0"], 3)
-lamend_2, two_eta_2 = show.num(r2["lam_max_end"], 3), show.num(r2["two_over_eta"], 3)
-etalamend_2 = show.num(r2["eta_lam_end"], 3)
-eta_o, lam0_o = show.num(ro["lr"], 2), show.num(ro["lam_max0"], 3)
-etalam0_o = show.num(ro["eta_lam0"], 2)
-lamend_o = show.num(ro["lam_max_end"], 3)
-assert r2["eta_lam0"] > 2 and ro["eta_lam0"] > 2 and ro["eta_lam_end"] < 1
-esc_measured = show.fixed(escape["measured"], 6)
-esc_pred = show.fixed(1 + escape["lr"] * escape["sigma"][0], 6)
-# where the stability bound holds, the escape factor 1 + eta |lambda_min| is at most
-# 1 + 2 |lambda_min| / lambda_max: 3 for the 2-shortcut start, whose spectrum is symmetric
-lam_min0_2 = float(eos[eos["arch"] == "2-shortcut"]["lam_min0"].mean())
-sym_ratio = show.num(abs(lam_min0_2) / r2["lam_max0"], 4)
-esc_bound = show.num(1 + 2 * abs(lam_min0_2) / r2["lam_max0"], 3)
-# the scale of the usable rate: eta_best lambda_max(0) by depth (committed Figures 5 and 9)
-rs = fig9.rate_scale(paper9, store.load_results("fig5", "paper")[0])
-rs_lo, rs_hi = show.num(rs["eta_lam0"].min(), 2), show.num(rs["eta_lam0"].max(), 2)
-rs_grow = show.count(round(rs["lam_max0"].max() / rs["lam_max0"].min()))
-rs_steps = show.num(np.log10(rs["eta_lam0"].max() / rs["eta_lam0"].min()) / 0.5, 2)
-rs_dmin, rs_dmax = show.count(rs["depth"].min()), show.count(rs["depth"].max())
-band, growth = rs["eta_lam0"].agg(["min", "max"]), rs["lam_max0"].agg(["min", "max"])
-assert band["max"] / band["min"] < 10 < growth["max"] / growth["min"]
-esc_lr = show.num(escape["lr"])
-display(eos_check, fig9.check_escape_rate())
+f_eos = facts.eos_facts(eos, eos_table, paper9)
+display(f_eos.eos_check, fig9.check_escape_rate())
 
 # %% [markdown]
-# The depth-16 2-shortcut networks start with $\lambda_{\max}(0) =$ {eval}`lam0_2` (this is
-# $\sigma_{\max}(M)$, as Theorem 1 says), and their best rate is $\eta =$ {eval}`eta2`, so
-# $\eta\lambda_{\max}(0) =$ {eval}`etalam0_2`, above the classical bound 2. They converge anyway,
-# and end at a minimum whose largest eigenvalue, {eval}`lamend_2`, sits at $2/\eta =$
-# {eval}`two_eta_2` ($\eta\lambda_{\max} =$ {eval}`etalamend_2` at the end). Gradient descent has
+# The depth-16 2-shortcut networks start with $\lambda_{\max}(0) =$ {eval}`f_eos.lam0_2` (this is
+# $\sigma_{\max}(M)$, as Theorem 1 says), and their best rate is $\eta =$ {eval}`f_eos.eta2`, so
+# $\eta\lambda_{\max}(0) =$ {eval}`f_eos.etalam0_2`, above the classical bound 2. They converge anyway,
+# and end at a minimum whose largest eigenvalue, {eval}`f_eos.lamend_2`, sits at $2/\eta =$
+# {eval}`f_eos.two_eta_2` ($\eta\lambda_{\max} =$ {eval}`f_eos.etalamend_2` at the end). Gradient descent has
 # moved to a region flat enough for its rate: the *edge of stability* observed by
 # {cite}`cohen2021gradient` in many networks. The orthogonal networks do the same: best rate
-# {eval}`eta_o`, $\lambda_{\max}(0) =$ {eval}`lam0_o`, $\eta\lambda_{\max}(0) =$ {eval}`etalam0_o`,
-# ending at $\lambda_{\max} =$ {eval}`lamend_o`, far below $2/\eta$ (the first step collapses
+# {eval}`f_eos.eta_o`, $\lambda_{\max}(0) =$ {eval}`f_eos.lam0_o`, $\eta\lambda_{\max}(0) =$ {eval}`f_eos.etalam0_o`,
+# ending at $\lambda_{\max} =$ {eval}`f_eos.lamend_o`, far below $2/\eta$ (the first step collapses
 # their end-to-end map, as the chapter on the dynamics shows). The rate that works is therefore not
 # bounded by $2/\lambda_{\max}(0)$, so the large best rates of the 2-shortcut networks in Figure 9
 # do not follow from their condition number at the start.
 #
-# The escape from the saddle at rate {eval}`esc_lr` runs at the factor {eval}`esc_measured` per
-# step, the predicted $1 + \eta\,\sigma_{\max}(M) =$ {eval}`esc_pred` (an implementation check of
+# The escape from the saddle at rate {eval}`f_eos.esc_lr` runs at the factor {eval}`f_eos.esc_measured` per
+# step, the predicted $1 + \eta\,\sigma_{\max}(M) =$ {eval}`f_eos.esc_pred` (an implementation check of
 # Theorem 1's $\lambda_{\min}(H(0)) = -\sigma_{\max}(M)$ in the linear regime, not a new claim).
 #
 # What the condition
@@ -340,11 +290,11 @@ display(eos_check, fig9.check_escape_rate())
 # rate obeys the stability bound, $\eta \le 2/\lambda_{\max}$, the escape factor
 # $1 + \eta|\lambda_{\min}|$ is at most $1 + 2|\lambda_{\min}|/\lambda_{\max}$. The 2-shortcut start
 # is the favourable case, with a symmetric spectrum ($|\lambda_{\min}|/\lambda_{\max} =$
-# {eval}`sym_ratio` here), so the bound is {eval}`esc_bound`. And $\lambda_{\max}(0)$ does set the scale of the
-# usable rate for the plain orthogonal and the 1-shortcut networks: over depths {eval}`rs_dmin` to
-# {eval}`rs_dmax` of the committed runs, $\eta_{\text{best}}\lambda_{\max}(0)$ stays between
-# {eval}`rs_lo` and {eval}`rs_hi` while $\lambda_{\max}(0)$ grows {eval}`rs_grow`-fold: a band of
-# {eval}`rs_steps` steps of the rate grid (a factor $\sqrt{10}$ per step).
+# {eval}`f_eos.sym_ratio` here), so the bound is {eval}`f_eos.esc_bound`. And $\lambda_{\max}(0)$ does set the scale of the
+# usable rate for the plain orthogonal and the 1-shortcut networks: over depths {eval}`f_eos.rs_dmin` to
+# {eval}`f_eos.rs_dmax` of the committed runs, $\eta_{\text{best}}\lambda_{\max}(0)$ stays between
+# {eval}`f_eos.rs_lo` and {eval}`f_eos.rs_hi` while $\lambda_{\max}(0)$ grows {eval}`f_eos.rs_grow`-fold: a band of
+# {eval}`f_eos.rs_steps` steps of the rate grid (a factor $\sqrt{10}$ per step).
 # :::
 #
 
@@ -436,38 +386,17 @@ fprov = facts.he_provenance_facts()
 # times $10^{-2}$, 1 and 3), and compares the 2-shortcut optimum with Figure 10's gradient descent.
 
 # %% tags=["remove-input"]
-floor_check = fig10.check_depth2_floor()
-floor_plain = fig10.check_depth2_floor(falsify=True)
-fv, pv = floor_check.values, floor_plain.values
-floor_gd = show.num(fv["gd"], 3)
-floor_lo, floor_hi = show.num(fv["lo"], 3), show.num(fv["hi"], 3)
-plain_lo, plain_hi = show.num(pv["lo"], 2), show.num(pv["hi"], 2)
-assert pv["hi"] < fv["lo"]
-floor_range = show.num(fv["hi"] - fv["lo"], 2)
-floor_acc = show.pct(fig10.FLOOR_ACCURACY)
-floor_diff = show.num(floor_check.value, 2)
-lin5_v = fig10.rank_limited_linear_loss(5)
-lin5 = show.num(lin5_v, 3)
-assert lin5_v > fv["lo"] > mnist_optimum()
-# what each network must realise with its ten ReLUs: the shortcut network x + B x has to cancel
-# most of the identity (B near Syx - I), the plain network only W* = Syx (Sxx = I)
-_st = mnist().stats()
-sv_res = torch.linalg.svdvals(torch.eye(10, dtype=torch.float64) - _st.Syx)
-sv_w = torch.linalg.svdvals(_st.Syx)
-res_lo, res_hi = show.num(sv_res.min(), 2), show.num(sv_res.max(), 3)
-w_hi = show.num(sv_w.max(), 2)
-assert sv_res.min() > 2 * sv_w.max()
-assert pv["hi"] < mnist_optimum()  # the plain ReLU network ends below the linear optimum
-display(floor_check, floor_plain)
+f_floor = facts.floor_facts()
+display(f_floor.floor_check, f_floor.floor_plain)
 
 # %% [markdown]
-# Gradient descent on the 2-shortcut network of depth 2 ends at {eval}`floor_gd` (committed run,
-# best rate); L-BFGS on the same architecture ends between {eval}`floor_lo` and {eval}`floor_hi`,
-# and on the plain architecture between {eval}`plain_lo` and {eval}`plain_hi`. The three L-BFGS ends differ by
-# {eval}`floor_range`, so we take the best one as the floor and ask gradient descent to come within
-# {eval}`floor_acc` of it (the accuracy we ask of that estimate) plus the spread of its own runs;
-# it comes within {eval}`floor_diff`. So the depth-2 network does not "stay on the plateau" (its
-# loss falls from {eval}`f10.start_loss2` at the smallest rate to {eval}`floor_gd`): it reaches the
+# Gradient descent on the 2-shortcut network of depth 2 ends at {eval}`f_floor.floor_gd` (committed run,
+# best rate); L-BFGS on the same architecture ends between {eval}`f_floor.floor_lo` and {eval}`f_floor.floor_hi`,
+# and on the plain architecture between {eval}`f_floor.plain_lo` and {eval}`f_floor.plain_hi`. The three L-BFGS ends differ by
+# {eval}`f_floor.floor_range`, so we take the best one as the floor and ask gradient descent to come within
+# {eval}`f_floor.floor_acc` of it (the accuracy we ask of that estimate) plus the spread of its own runs;
+# it comes within {eval}`f_floor.floor_diff`. So the depth-2 network does not "stay on the plateau" (its
+# loss falls from {eval}`f10.start_loss2` at the smallest rate to {eval}`f_floor.floor_gd`): it reaches the
 # optimum of its architecture, as far as three L-BFGS starts can tell.
 #
 # *Why ten ReLUs are too few* (our argument, not the paper's; the derivation is in the dropdown): with ten ReLUs a linear correction has rank at most 5, and the shortcut network must use them to cancel most of the identity, while the plain network only has to realise $\Sigma_{YX}$. Equal numbers
@@ -485,68 +414,41 @@ display(floor_check, floor_plain)
 # $w_i$ parallel to $w$ on both sides ($\mathrm{relu}(t) - \mathrm{relu}(-t) = t$). So each
 # direction of a linear correction $B$ costs at least two ReLUs, and with ten ReLUs
 # $\operatorname{rank} B \le 5$. The best linear map $x \mapsto x + Bx$ with
-# $\operatorname{rank} B \le 5$ has loss {eval}`lin5` on these digits (rank 10 would give
-# $L_{\min} =$ {eval}`fs.L_min`); the network's floor, {eval}`floor_lo`, is lower, so it uses its
+# $\operatorname{rank} B \le 5$ has loss {eval}`f_floor.lin5` on these digits (rank 10 would give
+# $L_{\min} =$ {eval}`fs.L_min`); the network's floor, {eval}`f_floor.floor_lo`, is lower, so it uses its
 # nonlinearity, but it cannot reach the linear optimum. The same counting limits the plain network
 # $x \mapsto W_2\,\mathrm{relu}(W_1 x)$: it too can be linear only with rank at most 5. What differs
 # is the size of the map each must realise. The shortcut network has to cancel most of the
 # identity: the best linear correction is near $\Sigma_{YX} - I$, whose singular values lie between
-# {eval}`res_lo` and {eval}`res_hi`. The plain network only has to realise
-# $W^* = \Sigma_{YX}$ (whitened inputs), whose singular values are at most {eval}`w_hi`. Its L-BFGS
-# ends, {eval}`plain_lo` to {eval}`plain_hi`, surpass the linear optimum $L_{\min}$.
+# {eval}`f_floor.res_lo` and {eval}`f_floor.res_hi`. The plain network only has to realise
+# $W^* = \Sigma_{YX}$ (whitened inputs), whose singular values are at most {eval}`f_floor.w_hi`. Its L-BFGS
+# ends, {eval}`f_floor.plain_lo` to {eval}`f_floor.plain_hi`, surpass the linear optimum $L_{\min}$.
 # :::
 #
 
 # %% tags=["remove-input"]
-# depth 4: the stored L-BFGS runs (fig10.reproduce_floor, minutes) against Figure 10's gradient
-# descent; the falsifier ("GD at depth 4 ends at the floor") must fail on the same data, and the
-# negative control applies the comparison at depth 2, where gradient descent does reach the floor
-floor4 = fig10.check_depth4_floor()
-floor4_false = fig10.check_depth4_floor(falsify=True)
-floor4_control = fig10.depth4_floor_negative_control()
-f4 = floor4.values
-floor4_gd, floor4_lr = show.num(f4["gd"], 3), show.num(f4["lr"], 3)
-floor4_gd_lo, floor4_gd_hi = show.num(f4["gd_lo"], 3), show.num(f4["gd_hi"], 3)
-floor4_lo, floor4_hi = show.num(f4["lo"], 3), show.num(f4["hi"], 3)
-floor4_gap = show.num(f4["gd"] - f4["lo"], 2)
-floor4_rel = show.pct((f4["gd"] - f4["lo"]) / f4["gd"])
-cfg4 = fig10.FLOOR_CONFIG
-floor4_n = show.count(f4["n"])
-floor4_iter = show.count(cfg4["max_iter"])
-floor4_per = show.count(cfg4["starts_per_scale"])
-floor4_scales = show.text(", ".join(f"{s:g}" for s in cfg4["scales"]))
-assert cfg4["depth"] == 4 and cfg4["arch"] == "2-shortcut"
-assert f4["n"] == len(cfg4["scales"]) * cfg4["starts_per_scale"]
-plain4 = best10.loc[4, ["xavier", "orthogonal"]]
-plain4_x, plain4_o = show.num(plain4["xavier"], 3), show.num(plain4["orthogonal"], 3)
-
-
-# decided like the checks: equal within the floor accuracy plus the range of the GD runs
-cmp4_x, cmp4_o = (show.text(fig10.floor_comparison(f4["lo"], a)) for a in ("xavier", "orthogonal"))
-floor4_wall = show.count(round(fig10.committed_floor()["wall_time_s_per_start"].max()))
-floor4_be = show.pct(fig10.floor_breakeven(f4["gd"], f4["range"], f4["lo"]))
-assert fig10.floor_breakeven(f4["gd"], f4["range"], f4["lo"]) > fig10.FLOOR_ACCURACY
-display(floor4, floor4_false, floor4_control)
+f_floor4 = facts.floor4_facts(best10)
+display(f_floor4.floor4, f_floor4.floor4_false, f_floor4.floor4_control)
 
 # %% [markdown]
 # **Depth 4: the optimiser, not the architecture.** At depth 4 the L-BFGS runs are longer (up to
-# {eval}`floor4_wall` s per start), too slow for the ledger page, so they are stored (`fig10.reproduce_floor`, provenance in
-# `results/fig10_floor/paper`): {eval}`floor4_n` starts, {eval}`floor4_per` Xavier draws times each of
-# {eval}`floor4_scales`, {eval}`floor4_iter` iterations each. Figure 10's gradient descent ends the
-# depth-4 2-shortcut network at {eval}`floor4_gd` (best rate {eval}`floor4_lr`; its runs end between
-# {eval}`floor4_gd_lo` and {eval}`floor4_gd_hi`); L-BFGS ends between {eval}`floor4_lo` and
-# {eval}`floor4_hi`: where L-BFGS ends depends strongly on where it starts. Every L-BFGS end
-# is a loss the architecture attains, so its floor is at most {eval}`floor4_lo`, which is
-# {eval}`floor4_gap` ({eval}`floor4_rel` of the gradient-descent loss) below gradient descent: more
-# than the accuracy asked of a floor estimate ({eval}`floor_acc` of the floor, a chosen resolution)
+# {eval}`f_floor4.floor4_wall` s per start), too slow for the ledger page, so they are stored (`fig10.reproduce_floor`, provenance in
+# `results/fig10_floor/paper`): {eval}`f_floor4.floor4_n` starts, {eval}`f_floor4.floor4_per` Xavier draws times each of
+# {eval}`f_floor4.floor4_scales`, {eval}`f_floor4.floor4_iter` iterations each. Figure 10's gradient descent ends the
+# depth-4 2-shortcut network at {eval}`f_floor4.floor4_gd` (best rate {eval}`f_floor4.floor4_lr`; its runs end between
+# {eval}`f_floor4.floor4_gd_lo` and {eval}`f_floor4.floor4_gd_hi`); L-BFGS ends between {eval}`f_floor4.floor4_lo` and
+# {eval}`f_floor4.floor4_hi`: where L-BFGS ends depends strongly on where it starts. Every L-BFGS end
+# is a loss the architecture attains, so its floor is at most {eval}`f_floor4.floor4_lo`, which is
+# {eval}`f_floor4.floor4_gap` ({eval}`f_floor4.floor4_rel` of the gradient-descent loss) below gradient descent: more
+# than the accuracy asked of a floor estimate ({eval}`f_floor.floor_acc` of the floor, a chosen resolution)
 # plus the range of the gradient-descent runs (first box; the second box is the false statement
 # that gradient descent ends at the floor, which fails on the same data, but as the check's
 # complement it adds no evidence beyond it; the third is a negative
 # control, the comparison at depth 2, where it must fail). The verdict stands for any floor
-# accuracy up to {eval}`floor4_be`. Unlike depth 2, the depth-4 point of Figure 10
+# accuracy up to {eval}`f_floor4.floor4_be`. Unlike depth 2, the depth-4 point of Figure 10
 # is therefore a result of the optimiser and its budget of 1,000 epochs, not of what the
-# architecture can represent. The lowest L-BFGS end is {eval}`cmp4_x` the {eval}`plain4_x` of the
-# Xavier-ReLU network and {eval}`cmp4_o` the {eval}`plain4_o` of the orthogonal-ReLU network at
+# architecture can represent. The lowest L-BFGS end is {eval}`f_floor4.cmp4_x` the {eval}`f_floor4.plain4_x` of the
+# Xavier-ReLU network and {eval}`f_floor4.cmp4_o` the {eval}`f_floor4.plain4_o` of the orthogonal-ReLU network at
 # depth 4 in Figure 10; those are gradient-descent ends too, not floors, so this compares what is
 # reached, and does not rank the three function classes.
 
@@ -916,8 +818,6 @@ exercises.check("ex-learn-collapse", loss_after_one_step)
 # ```
 
 # %%
-import numpy as np
-
 scales = (1e-3, 1e-2, 1e-1)
 first_below = {}
 for arch, depth in (("2-shortcut", 2), ("3-shortcut", 3)):
@@ -1004,8 +904,8 @@ exercises.check("ex-learn-escape", extra_epochs_2, factor_3)
 # Every work item of a committed run stores its exact settings, its rows and the git commit of the
 # package that ran it, with a flag for uncommitted changes to the package.
 #
-# * **Figure 9** (`results/fig9/paper`): {eval}`mod9` were run by a package with uncommitted
-#   changes to commit {eval}`commit9`. Their settings and rows are exact; the changed code itself
+# * **Figure 9** (`results/fig9/paper`): {eval}`f_fig9.mod9` were run by a package with uncommitted
+#   changes to commit {eval}`f_fig9.commit9`. Their settings and rows are exact; the changed code itself
 #   was not recorded.
 # * **Figure 10** (`results/fig10/paper`): {eval}`f10.mod10` work items likewise.
 # * **He baseline** (`results/fig10_he/paper`, the book's addition): {eval}`fprov.prov_he`; it was run
