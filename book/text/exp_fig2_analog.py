@@ -15,6 +15,7 @@ from IPython.display import HTML, Markdown, display
 
 from resnet_nb.book import experiment_figures as figures
 from resnet_nb.book import plotting, show
+from resnet_nb.book.facts import exp_fig2_analog as facts
 from resnet_nb.core import conv
 from resnet_nb.experiments import engine, fig2
 from resnet_nb.shared import store
@@ -22,29 +23,17 @@ from resnet_nb.shared import store
 plotting.style()
 paper_table, provenance = store.load_results("fig2", "paper")
 pc = fig2.SCALES["paper"]
-p_depths = show.text(f"{fig2.layers(pc['blocks'][0])} to {fig2.layers(pc['blocks'][-1])}")
-p_digits, p_seeds = show.count(pc["n_train"]), show.count(len(pc["seeds"]))
-
-verdict_order = show.verdict(fig2.check_larger_run_ordered)
-verdict_growth = show.verdict(fig2.check_growth_shrinks)
-# the closest pair of successive depths at the end (largest ratio over seeds)
-_r_end = fig2.successive_ratios(paper_table)
-_layers = sorted(int(x) for x in paper_table["layers"].unique())
-_j = int(_r_end.max(axis=0).argmax())
-close_pair = show.text(f"{_layers[_j]} and {_layers[_j + 1]}")
-close_ratio, close_spread = show.num(_r_end[:, _j].max(), 4), show.num(_r_end.std(axis=0).max(), 2)
-assert 1 - _r_end.max() < _r_end.std(axis=0).max()  # the final ordering of that pair is fragile
-live_digits = show.count(fig2.SCALES["default"]["n_train"])
+f_setup = facts.setup_facts(paper_table, pc)
 
 # %% [markdown]
 # {cite}`li2016demystifying` (Section 4.1) support starting at zero with an observation: the
 # deeper a residual network, the smaller the average Frobenius norm of its weights, during and after
 # training (their Figure 2). We repeat it at a far smaller scale, on a CPU: pre-activation ResNets
-# of {eval}`p_depths` layers, {eval}`p_digits` MNIST digits, {eval}`p_seeds` seeds (below).
+# of {eval}`f_setup.p_depths` layers, {eval}`f_setup.p_digits` MNIST digits, {eval}`f_setup.p_seeds` seeds (below).
 #
-# * **Figure 2**: {eval}`verdict_order`, as an analog. The final norms fall strictly with depth in
-#   every seed, but the {eval}`close_pair`-layer networks end within the seed spread of each other;
-#   the growth above the common start shrinks with depth ({eval}`verdict_growth`); at equal epochs
+# * **Figure 2**: {eval}`f_setup.verdict_order`, as an analog. The final norms fall strictly with depth in
+#   every seed, but the {eval}`f_setup.close_pair`-layer networks end within the seed spread of each other;
+#   the growth above the common start shrinks with depth ({eval}`f_setup.verdict_growth`); at equal epochs
 #   the ordering holds only within the seed spread, and single seeds' curves cross.
 #   The paper's text we have gives only the figure's axes, so the ordering of the final norms is the
 #   feature we compare.
@@ -64,8 +53,8 @@ plt.show()
 # ```{admonition} An analog, not a reproduction
 # :class: dropdown
 #
-# The figures in this chapter are computed on a CPU, from {eval}`live_digits` (live run) or
-# {eval}`p_digits` (committed run) handwritten MNIST digits (14x14 pixels) and residual networks
+# The figures in this chapter are computed on a CPU, from {eval}`f_setup.live_digits` (live run) or
+# {eval}`f_setup.p_digits` (committed run) handwritten MNIST digits (14x14 pixels) and residual networks
 # with 8 to 32 channels. The paper's Figure 2 comes from
 # `fb.resnet.torch` pre-activation networks trained for 200 epochs with two drops of the step
 # size; the paper names nothing else. The data set (almost certainly CIFAR-10, whose recipe in
@@ -105,7 +94,6 @@ plt.show()
 
 # %% tags=["remove-input"]
 from resnet_nb.book import views
-from resnet_nb.experiments import fig9
 
 # %% [markdown]
 # ## The measured quantity
@@ -146,23 +134,11 @@ for blocks in (1, 2, 4):
     )
 
 # %% tags=["remove-input"]
-init_gap_max = show.pct(max(init_gap), 1)
 config = fig2.SCALES["default"]
-n_train, n_epochs = show.count(config["n_train"]), show.count(config["epochs"])
-widths = show.text(", ".join(map(str, config["channels"])))
-depth_list = show.text(", ".join(str(fig2.layers(b)) for b in config["blocks"]))
-block_list = show.text(", ".join(map(str, config["blocks"])))
-momentum, wd = show.num(config["momentum"]), show.sci(config["weight_decay"], 1)
-lr0 = show.num(config["lr"])
-drops_text = show.text(" and ".join(map(str, config["milestones"])))
-frac_ours = show.text(
-    " and ".join(f"{100 * (m - 1) / config['epochs']:.1f}%" for m in config["milestones"])
-)
-frac_paper = show.text(" and ".join(f"{100 * (m - 1) / 200:.1f}%" for m in (81, 122)))
-lr1, lr2 = show.num(config["lr"] * config["factor"]), show.num(config["lr"] * config["factor"] ** 2)
+f_evals = facts.evals_facts(config, init_gap)
 
 # %% [markdown]
-# The measured and predicted averages agree to within {eval}`init_gap_max` (the first exercise
+# The measured and predicted averages agree to within {eval}`f_evals.init_gap_max` (the first exercise
 # works out how much scatter to expect). The networks differ in depth, not in their starting
 # norm.
 #
@@ -173,16 +149,16 @@ lr1, lr2 = show.num(config["lr"] * config["factor"]), show.num(config["lr"] * co
 #
 # | | Li et al., Figure 2 | this chapter |
 # |---|---|---|
-# | data | *(inferred)* CIFAR-10, 50,000 colour images, 32x32 | {eval}`n_train` MNIST digits, 14x14 grey |
-# | network | `fb.resnet.torch` pre-activation ResNet; *(inferred)* widths 16, 32, 64 | `resnet_nb.core.conv.ConvResNet`, widths {eval}`widths` |
-# | depths | several | {eval}`depth_list` weight layers ({eval}`block_list` blocks per stage) |
+# | data | *(inferred)* CIFAR-10, 50,000 colour images, 32x32 | {eval}`f_evals.n_train` MNIST digits, 14x14 grey |
+# | network | `fb.resnet.torch` pre-activation ResNet; *(inferred)* widths 16, 32, 64 | `resnet_nb.core.conv.ConvResNet`, widths {eval}`f_evals.widths` |
+# | depths | several | {eval}`f_evals.depth_list` weight layers ({eval}`f_evals.block_list` blocks per stage) |
 # | batch norm, init | yes, He (MSRA) (the `fb.resnet.torch` recipe) | yes, He (MSRA) |
-# | optimiser | *(inferred)* SGD with momentum and weight decay (`fb.resnet.torch`: the values on the right) | SGD, momentum {eval}`momentum`, weight decay {eval}`wd` |
-# | step size | {abbr}`0.1 (quoted from Li et al., caption of Figure 2)`; /10 at epoch 81 and 122 of 200 | {eval}`lr0`; /10 at epochs {eval}`drops_text` of {eval}`n_epochs` |
-# | loss on the horizontal axis | training loss | cross-entropy on all {eval}`n_train` training digits, after each epoch |
+# | optimiser | *(inferred)* SGD with momentum and weight decay (`fb.resnet.torch`: the values on the right) | SGD, momentum {eval}`f_evals.momentum`, weight decay {eval}`f_evals.wd` |
+# | step size | {abbr}`0.1 (quoted from Li et al., caption of Figure 2)`; /10 at epoch 81 and 122 of 200 | {eval}`f_evals.lr0`; /10 at epochs {eval}`f_evals.drops_text` of {eval}`f_evals.n_epochs` |
+# | loss on the horizontal axis | training loss | cross-entropy on all {eval}`f_evals.n_train` training digits, after each epoch |
 #
-# The drops happen after about the same fractions of training as in the paper ({eval}`frac_ours`
-# of the {eval}`n_epochs` epochs here, {eval}`frac_paper` of the 200 there). Depth counts weight
+# The drops happen after about the same fractions of training as in the paper ({eval}`f_evals.frac_ours`
+# of the {eval}`f_evals.n_epochs` epochs here, {eval}`f_evals.frac_paper` of the 200 there). Depth counts weight
 # layers as `fb.resnet.torch` does: with $n$ blocks per stage and three stages, $6n$ convolutions in
 # blocks, a stem convolution, two strided convolutions between stages and the last linear layer,
 # $6n+4$ in all. (The CIFAR networks of `fb.resnet.torch` have $6n+2$: they downsample inside a
@@ -201,7 +177,7 @@ start_norm = show.num(summary.initial_norm.mean(), 2)
 live_s_per_depth = show.count(round(live_wall / len(config["blocks"])))
 
 # %% [markdown]
-# All three networks fit their {eval}`n_train` digits (the final training accuracy is the last
+# All three networks fit their {eval}`f_evals.n_train` digits (the final training accuracy is the last
 # column of the table), and all start from an average norm of about {eval}`start_norm`. The
 # figure shows what happens in between.
 
@@ -213,9 +189,9 @@ plt.show()
 
 # %% [markdown]
 # **Figure.** Average Frobenius norm of the convolution kernels against $\lg$ of the training
-# loss, one point per epoch from epoch 1 on, for pre-activation ResNets with {eval}`depth_list`
-# weight layers on {eval}`n_train` MNIST digits. Training moves from right to left. Circles: the
-# step size drops from {eval}`lr0` to {eval}`lr1`; triangles: from {eval}`lr1` to {eval}`lr2`.
+# loss, one point per epoch from epoch 1 on, for pre-activation ResNets with {eval}`f_evals.depth_list`
+# weight layers on {eval}`f_evals.n_train` MNIST digits. Training moves from right to left. Circles: the
+# step size drops from {eval}`f_evals.lr0` to {eval}`f_evals.lr1`; triangles: from {eval}`f_evals.lr1` to {eval}`f_evals.lr2`.
 # This is an analog of the paper's Figure 2 at a far smaller scale, not a reproduction of it.
 #
 # Epoch 0 is not drawn. With batch norm, the loss of the untrained network in evaluation mode
@@ -223,46 +199,30 @@ plt.show()
 # training loss. The next cell states the comparison in numbers.
 
 # %% tags=["hide-input"]
-growth = summary.final_norm - summary.initial_norm
-for (_, row), g in zip(summary.iterrows(), growth):
-    print(
-        f"{int(row.layers):2d} layers: average norm {row.initial_norm:.3f} -> "
-        f"{row.final_norm:.3f} "
-        f"(growth {g:.3f}), final training loss {row.final_loss:.4f}"
-    )
-ordered = bool(np.all(np.diff(summary.final_norm.to_numpy()) < 0))
-print("final average norm strictly decreases with depth:", ordered)
-growth_ratio = show.num(growth.iloc[-1] / growth.iloc[0], 2)
-live_order = show.text(
-    "the deeper the network, the lower its final norm"
-    if ordered
-    else "the final norms are not strictly ordered by depth in this run"
-)
-live_gap = show.pct(1 - summary.final_norm.min() / summary.final_norm.max())
-live_lg_loss = show.num(np.log10(summary.final_loss.max()), 2)
-norm_lo, norm_hi = show.num(summary.final_norm.min(), 2), show.num(summary.final_norm.max(), 2)
+f_nobn = facts.nobn_facts(summary)
+print("final average norm strictly decreases with depth:", f_nobn.ordered)
 
 # %% [markdown]
 # ## How the analog compares with the paper
 #
-# **What agrees.** At the end of this short run, {eval}`live_order` (the last line printed
+# **What agrees.** At the end of this short run, {eval}`f_nobn.live_order` (the last line printed
 # above). That ordering of the final norms is the feature we compare with the paper: the text of
 # the paper we have gives the axes of its Figure 2 but not its curves, so the paths themselves
 # cannot be compared. The paths of our two runs differ from each other. Here the norms grow while
-# the step size is {eval}`lr0` and the loss is high, and almost stop moving after the first drop
+# the step size is {eval}`f_evals.lr0` and the loss is high, and almost stop moving after the first drop
 # (circles), so each curve ends in a horizontal stretch; in the larger committed run (figure at
 # the top, last section) the norms peak early and then fall. The live run uses one seed; the
 # larger run has three.
 #
 # **What does not.** The differences between depths are small here: the final norms differ by
-# at most {eval}`live_gap`, against the wide gaps of the paper's figure. Measured from the common
-# starting point, the gap is clearer: the deepest network's norm grows {eval}`growth_ratio` times
+# at most {eval}`f_nobn.live_gap`, against the wide gaps of the paper's figure. Measured from the common
+# starting point, the gap is clearer: the deepest network's norm grows {eval}`f_nobn.growth_ratio` times
 # as much as the shallowest network's (printed above). All our networks move little in
-# {eval}`n_epochs` epochs; the paper's grow for 80 epochs at a large step size before the first
-# drop. Our worst final loss reaches only $\lg$ = {eval}`live_lg_loss`, while the paper's curves
+# {eval}`f_evals.n_epochs` epochs; the paper's grow for 80 epochs at a large step size before the first
+# drop. Our worst final loss reaches only $\lg$ = {eval}`f_nobn.live_lg_loss`, while the paper's curves
 # end near the left end of its axis. Three depths and one seed are not a trend one could fit; the
 # larger committed run (figure at the top) shows much wider gaps. And the average here runs over kernels of different widths, so
-# its absolute value ({eval}`norm_lo` to {eval}`norm_hi` at the end) says nothing about the
+# its absolute value ({eval}`f_nobn.norm_lo` to {eval}`f_nobn.norm_hi` at the end) says nothing about the
 # paper's (up to about 25).
 #
 # **A caveat about batch norm, which the paper does not discuss.** A pre-activation block
@@ -347,23 +307,15 @@ animation
 figures.fig2_widget(table, config)
 
 # %% tags=["remove-input"]
-paper_summary = fig2.summarise(paper_table)
-item_times = fig2.item_wall_times()
-core_min = show.count(round(provenance["items_wall_time_s"] / 60))
-item_lo, item_hi = show.count(round(min(item_times))), show.count(round(max(item_times) / 60))
-n_mod2, n_rec2, _ = fig9.modified_records("fig2")
-mod2 = show.text(f"{n_mod2} of its {n_rec2} runs")
-n_runs2 = show.count(n_rec2)
-p_epochs = show.count(pc["epochs"])
-p_drops = show.text(" and ".join(str(m - 1) for m in pc["milestones"]))
-paper_summary.style.hide(axis="index").format(precision=4)
+f_prov = facts.prov_facts(paper_table, pc, provenance)
+f_prov.paper_summary.style.hide(axis="index").format(precision=4)
 
 # %% [markdown]
 # ## Reproducing at a larger scale
 #
-# The figure at the top and the table above come from the `paper` scale: all {eval}`p_digits`
-# training digits, six depths from {eval}`p_depths` weight layers, {eval}`p_seeds` seeds and
-# {eval}`p_epochs` epochs (drops after epochs {eval}`p_drops`). The command line runs it and
+# The figure at the top and the table above come from the `paper` scale: all {eval}`f_setup.p_digits`
+# training digits, six depths from {eval}`f_setup.p_depths` weight layers, {eval}`f_setup.p_seeds` seeds and
+# {eval}`f_prov.p_epochs` epochs (drops after epochs {eval}`f_prov.p_drops`). The command line runs it and
 # stores every finished run, so an interrupted job resumes where it stopped:
 #
 # ```bash
@@ -373,8 +325,8 @@ paper_summary.style.hide(axis="index").format(precision=4)
 # :::{admonition} How we ran this
 # :class: dropdown
 #
-# The committed run took {eval}`core_min` minutes of computation on one core in all
-# ({eval}`n_runs2` runs of {eval}`item_lo` s to {eval}`item_hi` minutes each), split over the two
+# The committed run took {eval}`f_prov.core_min` minutes of computation on one core in all
+# ({eval}`f_prov.n_runs2` runs of {eval}`f_prov.item_lo` s to {eval}`f_prov.item_hi` minutes each), split over the two
 # cores (`--jobs 2`). What is known about the code that produced it is in the appendix at the end of
 # the chapter; the engine's provenance note is the folded output below.
 # :::
@@ -384,92 +336,49 @@ paper_summary.style.hide(axis="index").format(precision=4)
 display(Markdown(views.provenance_note(provenance)))
 
 # %% tags=["remove-input"]
-ps = fig2.summarise(paper_table)
-order = fig2.ordering(paper_table)
-per_seed = {
-    s: fig2.ordering(paper_table[paper_table["seed"] == s])["crossings"]
-    for s in sorted(paper_table["seed"].unique())
-}
-init_lo, init_hi = show.num(ps.initial_norm.min(), 3), show.num(ps.initial_norm.max(), 3)
-fin = [show.num(x, 3) for x in ps.final_norm]
-fin10, fin16, fin22, fin28, fin40, fin52 = fin
-lgl = np.log10(ps.final_loss)
-lg_lo, lg_hi = show.num(lgl.min(), 2), show.num(lgl.max(), 2)
-assert lgl.max() < -3.0 and lgl.min() > -4.0  # below the paper's axis, which stops at -3
-same_epoch = show.num(order["same_epoch_worst_ratio"], 4)
-n_cross_mean = sum(len(v) for v in order["crossings"].values())
-cross_4052 = show.text(", ".join(str(len(c[(40, 52)])) for c in per_seed.values()))
-n_cross_all = show.count(sum(len(v) for c in per_seed.values() for v in c.values()))
-r = fig2.successive_ratios(paper_table)
-last_ratio = show.num(r[:, -1].max(), 3)
-assert n_cross_mean == 0
 # where the mean norm peaks, and how far it falls before and after the first drop
 npath = fig2.norm_path(paper_table)
-peak_ep = show.text(", ".join(str(e) for e in npath.peak_epoch))
 fb, fa = npath.fall_before_drop, npath.fall_after_drop
-fall_lo, fall_hi = show.num(fb.min(), 2), show.num(fb.max(), 2)
-after_lo, after_hi = show.num(fa.min(), 2), show.num(fa.max(), 2)
-net = show.text(", ".join(f"{x:+.2f}" for x in npath.final_minus_initial))
 below_start = npath.layers[npath.final_minus_initial < 0].tolist()
-n_below = show.count(len(below_start))
-below_what = show.text(" and ".join(str(x) for x in below_start))
-first_drop = show.count(fig2.lr_drops(paper_table)[0])
-assert (npath.peak_epoch < fig2.lr_drops(paper_table)[0]).all() and (fb > 0).all()
-# weight decay alone: the factor per epoch on a kernel the loss does not push back
-pc = fig2.SCALES["paper"]
-steps = pc["n_train"] // pc["batch_size"]
-wd_shrink = (1 - pc["lr"] * pc["weight_decay"] / (1 - pc["momentum"])) ** steps
-wd_pct = show.pct(1 - wd_shrink)
-wd, mom, n_steps = show.sci(pc["weight_decay"]), show.num(pc["momentum"]), show.count(steps)
-lr0p = show.num(pc["lr"])
-# crossings: which pairs, at what loss
-ct = fig2.crossing_table(paper_table)
-early = ct[ct["pair"].isin(["10-16", "22-28"])]
-n_early = show.count(len(early))
-early_lo, early_hi = show.num(early.lg_loss.max(), 2), show.num(early.lg_loss.min(), 2)
-n_deep = show.count(int((ct["pair"] == "40-52").sum()))
-assert len(early) + int((ct["pair"] == "40-52").sum()) == len(ct)
-sew = fig2.same_epoch_worst(paper_table)
-sew_where = show.text(
-    f"seed {sew['seed']}, epoch {sew['epoch']}, {sew['deep']} against {sew['shallow']} layers"
-)
-sew_spread = show.num(sew["spread"], 2)
-assert 1 - sew["ratio"] < sew["spread"]  # fragile: margin below the spread over seeds
+f_larger0 = facts.larger0_facts(below_start, fa, fb, npath, paper_table)
+
+# %% tags=["remove-input"]
 display(fig2.check_larger_run_ordered(), fig2.check_growth_shrinks())
+f_larger1 = facts.larger1_facts(below_start, fb, npath, paper_table)
 
 # %% [markdown]
-# **The larger run.** With {eval}`p_epochs` epochs on {eval}`p_digits` digits the gaps between
+# **The larger run.** With {eval}`f_prov.p_epochs` epochs on {eval}`f_setup.p_digits` digits the gaps between
 # depths are much wider than in the live run. All six depths start from the same average norm
-# ({eval}`init_lo` to {eval}`init_hi`) and end strictly ordered by depth in each of the three
-# seeds: {eval}`fin10` for 10 layers, then {eval}`fin16`, {eval}`fin22`, {eval}`fin28`,
-# {eval}`fin40` and {eval}`fin52` for 52 layers (means over seeds), gaps far wider than in the
+# ({eval}`f_larger0.init_lo` to {eval}`f_larger0.init_hi`) and end strictly ordered by depth in each of the three
+# seeds: {eval}`f_larger0.fin10` for 10 layers, then {eval}`f_larger0.fin16`, {eval}`f_larger0.fin22`, {eval}`f_larger0.fin28`,
+# {eval}`f_larger0.fin40` and {eval}`f_larger0.fin52` for 52 layers (means over seeds), gaps far wider than in the
 # short live run. The path to these values is not a growth that stops at the first drop. The mean
-# norm peaks early, at epochs {eval}`peak_ep` for 10 to 52 layers, and then *falls* while the step size
-# is still {eval}`lr0p`: by {eval}`fall_lo` to {eval}`fall_hi` up to the first drop (after epoch
-# {eval}`first_drop`), and by another {eval}`after_lo` to {eval}`after_hi` after it. Final minus
-# initial norm is {eval}`net` for 10 to 52 layers: {eval}`n_below` of the six ({eval}`below_what`
+# norm peaks early, at epochs {eval}`f_larger0.peak_ep` for 10 to 52 layers, and then *falls* while the step size
+# is still {eval}`f_larger1.lr0p`: by {eval}`f_larger0.fall_lo` to {eval}`f_larger0.fall_hi` up to the first drop (after epoch
+# {eval}`f_larger1.first_drop`), and by another {eval}`f_larger0.after_lo` to {eval}`f_larger0.after_hi` after it. Final minus
+# initial norm is {eval}`f_larger0.net` for 10 to 52 layers: {eval}`f_larger0.n_below` of the six ({eval}`f_larger1.below_what`
 # layers) end *below* their start. A likely part of the cause, our inference: weight decay
-# ({eval}`wd` with momentum {eval}`mom`, {eval}`n_steps` steps per epoch) alone would shrink a
-# kernel by {eval}`wd_pct` per epoch at the first step size, and on the scale-invariant first
+# ({eval}`f_larger1.wd` with momentum {eval}`f_larger1.mom`, {eval}`f_larger1.n_steps` steps per epoch) alone would shrink a
+# kernel by {eval}`f_larger1.wd_pct` per epoch at the first step size, and on the scale-invariant first
 # kernels of the blocks (see the caveat above) the loss does not push back. The ordering by depth
-# thus comes from both growth and shrinkage, not from growth alone. The training loss ends between $\lg$ = {eval}`lg_lo` and {eval}`lg_hi`, *beyond* the
+# thus comes from both growth and shrinkage, not from growth alone. The training loss ends between $\lg$ = {eval}`f_larger0.lg_lo` and {eval}`f_larger0.lg_hi`, *beyond* the
 # left end of the paper's axis, which stops at {abbr}`-3.0 (quoted from Li et al., Figure 2, axis ticks)`:
-# our small networks fit their {eval}`p_digits` digits more closely than the paper's curves show.
+# our small networks fit their {eval}`f_setup.p_digits` digits more closely than the paper's curves show.
 #
 # *During training.* The paper claims the ordering both during training and at its end. At equal
 # epochs it holds here in every seed, but only just: the largest ratio of a deeper to a shallower
-# network's norm at any epoch from 1 on is {eval}`same_epoch` ({eval}`sew_where`), closer to 1
-# than the standard deviation over seeds of that ratio ({eval}`sew_spread`), so the ledger marks
+# network's norm at any epoch from 1 on is {eval}`f_larger0.same_epoch` ({eval}`f_larger1.sew_where`), closer to 1
+# than the standard deviation over seeds of that ratio ({eval}`f_larger1.sew_spread`), so the ledger marks
 # this part fragile too. In the plane of the figure, where a point is a
 # (loss, norm) pair, the mean curves drawn above do not intersect, but the curves of single seeds
-# do: there are {eval}`n_cross_all` crossings of neighbouring depths in all. Of these,
-# {eval}`n_deep` are between the 40- and 52-layer curves ({eval}`cross_4052` in seeds 0, 1 and 2),
-# which run close. The other {eval}`n_early` are between 10 and 16 layers (seed 0) and 22 and 28
-# layers (seed 1) in the early epochs, at $\lg$ loss {eval}`early_lo` to {eval}`early_hi`: these are
+# do: there are {eval}`f_larger0.n_cross_all` crossings of neighbouring depths in all. Of these,
+# {eval}`f_larger1.n_deep` are between the 40- and 52-layer curves ({eval}`f_larger0.cross_4052` in seeds 0, 1 and 2),
+# which run close. The other {eval}`f_larger1.n_early` are between 10 and 16 layers (seed 0) and 22 and 28
+# layers (seed 1) in the early epochs, at $\lg$ loss {eval}`f_larger1.early_lo` to {eval}`f_larger1.early_hi`: these are
 # not curves that run close all along but crossings near the common starting norm, where the
 # norms of neighbouring depths have not yet separated (our reading of the plot). At such a point two networks have the same loss and the same
 # norm, so "the deeper curve lies lower" fails there. The two deepest networks end close (worst
-# ratio {eval}`last_ratio` in a seed, against a standard deviation over seeds of {eval}`close_spread`),
+# ratio {eval}`f_larger0.last_ratio` in a seed, against a standard deviation over seeds of {eval}`f_setup.close_spread`),
 # so the effect of depth shrinks as depth grows and the final ordering of the two deepest is within
 # the seed-to-seed spread: the ledger marks it fragile.
 
@@ -498,7 +407,6 @@ rng = np.random.default_rng(0)
 draws = {N: np.linalg.norm(rng.standard_normal((2000, N)), axis=1) for N in (N_mid, N_stem)}
 print({N: f"relative std of ||W||: {d.std() / d.mean():.4f}" for N, d in draws.items()})
 
-
 # %% [markdown]
 # % check hints ex-fig2-init-norm (written by scripts/exercise_cells.py from resnet_nb.book.exercises)
 # **In the notebook** the answer cell under this exercise has a check. Besides a wrong shape, sign, factor of two or transpose, it recognises these mistakes and answers:
@@ -525,6 +433,8 @@ print({N: f"relative std of ||W||: {d.std() / d.mean():.4f}" for N, d in draws.i
 # %% exercise="ex-fig2-init-norm" tags=["exercise-answer", "remove-cell"]
 # Your answer to ex-fig2-init-norm: "A kernel W of shape c_outtimes ..."
 # replace every ... below, run this cell, then the check under it.
+
+
 def moments(c_out, c_in, k):
     """(E ||W||_F^2, Var ||W||_F^2) for i.i.d. N(0, 2 / (k^2 c_in)) entries."""
     ...
@@ -534,7 +444,6 @@ def moments(c_out, c_in, k):
 from resnet_nb.book import exercises
 
 exercises.check("ex-fig2-init-norm", moments)
-
 
 # %% [markdown]
 # ```{exercise}
@@ -592,6 +501,8 @@ exercises.check("ex-fig2-init-norm", moments)
 # %% exercise="ex-fig2-scale-invariance" tags=["exercise-answer", "remove-cell"]
 # Your answer to ex-fig2-scale-invariance: "Let a loss L depend on a kernel W only ..."
 # replace every ... below, run this cell, then the check under it.
+
+
 def norm_sq_increase(eta, W, grad):
     """The increase of ||W||_F^2 in one step W -> W - eta grad (numpy arrays)."""
     ...
@@ -652,7 +563,7 @@ zero_share = show.text(", ".join(zero_share))
 #
 # Every run of the committed larger analog (`results/fig2/paper`) stores its exact settings, its
 # rows and the git commit of the package that ran it, with a flag for uncommitted changes to the
-# package. {eval}`mod2` were run by a package with uncommitted changes: their settings and rows are
+# package. {eval}`f_prov.mod2` were run by a package with uncommitted changes: their settings and rows are
 # exact; the changed code itself was not recorded.
 # :::
 #

@@ -468,7 +468,6 @@ def floor4_facts(best10) -> show.Facts:
 def fig9_facts(paper9, s9) -> show.Facts:
     """3-shortcut at depth 3: the plateau at the loss of the starting point."""
     lg9 = s9.pivot(index="depth", columns="arch", values="lg_excess")
-    lr9 = s9.pivot(index="depth", columns="arch", values="best_lr")
     t9 = paper9
     sc2 = lg9.loc[lg9.index >= 4, "2-shortcut"]
     sc2_lo, sc2_hi = show.num(sc2.min()), show.num(sc2.max())
