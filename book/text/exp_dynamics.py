@@ -15,37 +15,22 @@ from IPython.display import display
 
 from resnet_nb.book import experiment_figures as figures
 from resnet_nb.book import ledger, show, views
+from resnet_nb.book.facts import exp_dynamics as facts
 from resnet_nb.experiments import engine, fig3, fig6, fig7, fig8
 from resnet_nb.shared import store
 from resnet_nb.shared.common import committed
 
 torch.set_num_threads(1)  # on a shared machine a second thread costs more than it gains
 rate = fig6.SCALES["paper"]["lr"]  # the book's learning rate (the paper states none)
-assert fig3.SCALES["paper"]["lr"] == rate == fig8.SCALES["paper"]["lr"]
 lr_book, lr_stable = show.num(rate, 2), show.num(fig6.STABLE_SCALES["paper"]["lr"], 2)
-stable_paper_cfg = fig6.STABLE_SCALES["paper"]
-st_depth, st_epochs = show.count(stable_paper_cfg["depth"]), show.count(stable_paper_cfg["epochs"])
-sp_runs, sp_points = show.count(stable_paper_cfg["runs"]), show.count(stable_paper_cfg["points"])
 # the committed paper-scale runs, on which the claims are decided
 paper3, paper6, paper7, stable6 = (committed(f) for f in ("fig3", "fig6", "fig7", "fig6_stable"))
 dense = fig8.load_dense()  # run 0 of Figure 8 with a Hessian at every epoch from 20 to 60
-# run and Hessian counts of the committed runs, for the prose
-h6 = paper6[paper6["kind"] == "hessian"]
-runs6 = show.count(h6.groupby("arch")["run"].nunique().min())
-hess6 = show.count(int(h6.groupby(["arch", "run"]).size().median()))
-hess6_live = show.count(fig6.SCALES["default"]["points"])
-orth_res7 = show.count(fig7.resolved_runs(paper7)["orthogonal"])
 claims = ledger.all_claims()
-v3, v6, v7, v8a, v8b = (
-    show.text(claims[k].verdict)
-    for k in (
-        "li-fig3-deeper-smaller-norms",
-        "li-fig6-shortcut-better-conditioned",
-        "li-fig7-shortcut-better-conditioned-relu",
-        "li-fig8-smaller-index",
-        "li-fig8-gradient-peak-at-index-drop",
-    )
-)
+f_spikes0 = facts.spikes0_facts(paper6, paper7, rate)
+
+# %% tags=["remove-input"]
+f_spikes1 = facts.spikes1_facts(claims)
 
 # %% [markdown]
 # The {doc}`previous chapter <exp_initial_point>` showed where training starts; this one follows
@@ -87,10 +72,10 @@ axes = figures.dynamics_overview(paper3, stable6, dense)
 #
 # | paper | verdict (claims ledger) | why |
 # | --- | --- | --- |
-# | Figure 3 | {eval}`v3` | the weight norm falls at every doubling of the depth (linear and ReLU) |
-# | Figure 6 | {eval}`v6` | 2-shortcut better conditioned at large loss and near the minimum; at intermediate loss the run means cross, within the run-to-run spread |
-# | Figure 7 | {eval}`v7` | networks not stated; read as ReLU networks, the ordering holds on {eval}`orth_res7` resolved orthogonal run(s) |
-# | Figure 8 | {eval}`v8a` (index), {eval}`v8b` (peak) | smaller 2-shortcut index; the gradient peaks within its fall (one observation) |
+# | Figure 3 | {eval}`f_spikes1.v3` | the weight norm falls at every doubling of the depth (linear and ReLU) |
+# | Figure 6 | {eval}`f_spikes1.v6` | 2-shortcut better conditioned at large loss and near the minimum; at intermediate loss the run means cross, within the run-to-run spread |
+# | Figure 7 | {eval}`f_spikes1.v7` | networks not stated; read as ReLU networks, the ordering holds on {eval}`f_spikes0.orth_res7` resolved orthogonal run(s) |
+# | Figure 8 | {eval}`f_spikes1.v8a` (index), {eval}`f_spikes1.v8b` (peak) | smaller 2-shortcut index; the gradient peaks within its fall (one observation) |
 
 # %% [markdown]
 # ## Figure 3: deeper networks stay closer to zero
@@ -251,7 +236,7 @@ plt.tight_layout()
 # %% [markdown]
 # ## Figures 6 and 7: curvature along the path
 #
-# At {eval}`hess6` log-spaced epochs of each run (paper scale; {eval}`hess6_live` requested in the live run) we compute the
+# At {eval}`f_spikes0.hess6` log-spaced epochs of each run (paper scale; {eval}`f_spikes0.hess6_live` requested in the live run) we compute the
 # exact Hessian and its spectrum, and plot $\lg|\lambda|_{\max}$ and $\lg|\lambda|_{(10\%)}$
 # against the loss. The paper uses depth 16; the live run uses depth 6 to fit the page's time
 # budget.
@@ -280,8 +265,8 @@ for name, t in (("fig6", paper6), ("fig7", paper7)):
     axes = figures.plot(name, t)
 
 # %% [markdown]
-# **At a stable rate.** The same networks at rate {eval}`lr_stable` for {eval}`st_epochs` epochs
-# (depth {eval}`st_depth`, {eval}`sp_runs` runs per architecture, a Hessian at {eval}`sp_points`
+# **At a stable rate.** The same networks at rate {eval}`lr_stable` for {eval}`f_spikes0.st_epochs` epochs
+# (depth {eval}`f_spikes0.st_depth`, {eval}`f_spikes0.sp_runs` runs per architecture, a Hessian at {eval}`f_spikes0.sp_points`
 # epochs of each run; committed). The stable-rate claims of this section are decided on these runs.
 
 # %% tags=["remove-input"]
@@ -322,56 +307,22 @@ lam0, lam1 = show.num(f1["lam_max0"], 3), show.num(f1["lam_max1"], 3)
 display(first)
 
 # %% tags=["remove-input"]
-from resnet_nb.shared.common import mnist_optimum
-
-h = paper6[(paper6["kind"] == "hessian") & (paper6["arch"] == "orthogonal")]
-x = np.log10(h["loss"] - mnist_optimum())
-gap_hi, gap_lo = x[h["epoch"] == 0].min(), x[h["epoch"] == 1].max()  # no Hessian in between
-x_hi, x_lo = show.fixed(gap_hi, 1), show.fixed(gap_lo, 1)
-grid = np.linspace(gap_lo, gap_hi, 20)
-st = fig6.run_curves(stable6, "lgc", False, grid)
-mean_o, mean_2 = st["orthogonal"].mean(0), st["2-shortcut"].mean(0)
-orth_lo, orth_hi = show.fixed(np.nanmin(mean_o), 2), show.fixed(np.nanmax(mean_o), 2)
-two_lo, two_hi = show.fixed(np.nanmin(mean_2), 2), show.fixed(np.nanmax(mean_2), 2)
-assert float(orth_lo) > float(two_hi)
 stable_check = fig6.check_shortcut_better_conditioned()
-stable_index = fig6.ordering(
-    stable6, "index", False, "2-shortcut", "orthogonal", f"index (learning rate {lr_stable})"
+f_fig60 = facts.fig60_facts(lr_book, lr_stable, paper6, stable6)
+cross_max, cross_x = (
+    show.num(f_fig60.fast.value, 2),
+    show.fixed(f_fig60.fast.values["x_closest"], 2),
 )
-assert stable_index.passed  # the sentence below says "below at every loss"
-sidx_margin, sidx_spread = show.num(-stable_index.value, 2), show.num(stable_index.spread, 2)
-fast = fig6.ordering(
-    paper6, "lgc", False, "2-shortcut", "orthogonal", f"lg cond (learning rate {lr_book})"
-)
-cross_max, cross_x = show.num(fast.value, 2), show.fixed(fast.values["x_closest"], 2)
-cross_spread = show.num(fast.spread, 2)
-assert fast.value > 0 and fast.value < fast.spread  # the run means cross, within the spread
-display(stable_check, stable_index)
-# the raw run-mean difference 2-shortcut - orthogonal of lg cond at the stable rate (the check
-# itself compares it minus one run-to-run spread): below zero at large loss and near the minimum,
-# above zero in between
-sv = stable_check.values
-sg, sd = sv["grid"], sv["diff"]
-large = np.isfinite(sd) & (sg >= 0)
-near_cut = -2.5  # "near the minimum": below this lg(l - l_min)
-near_x = show.fixed(near_cut, 1)
-near_min = np.isfinite(sd) & (sg < near_cut)
-d_large_lo, d_large_hi = show.fixed(-sd[large].max(), 2), show.fixed(-sd[large].min(), 2)
-d_near_lo, d_near_hi = show.fixed(-sd[near_min].max(), 2), show.fixed(-sd[near_min].min(), 2)
-assert (sd[large] < 0).all() and (sd[near_min] < 0).all()
-# where the raw run means are in the other order: one stretch at intermediate loss, within the
-# spread
-worse = np.isfinite(sd) & (sd > 0)
-assert worse.any() and near_cut < sg[worse].min() and sg[worse].max() < 0
-assert np.all(np.diff(np.flatnonzero(worse)) == 1)  # one contiguous stretch of the grid
-assert sv["excess"] < sv["sd_excess"]  # the 2-shortcut mean is above by less than one spread
-cross_lo, cross_hi = show.fixed(sv["cross_lo"], 2), show.fixed(sv["cross_hi"], 2)
-excess, excess_x, excess_sd = (show.fixed(sv[k], 2) for k in ("excess", "x_excess", "sd_excess"))
+cross_spread = show.num(f_fig60.fast.spread, 2)
+display(stable_check, f_fig60.stable_index)
+
+# %% tags=["remove-input"]
 print(
     f"Diagnostic at rate {lr_book} (a measured crossing, not a claim):\n"
     f"run means of lg cond, 2-shortcut - orthogonal: largest {cross_max} "
     f"at lg(l - l_min) = {cross_x};\nrun-to-run spread of the difference there: {cross_spread}"
 )
+f_fig61 = facts.fig61_facts(stable_check)
 
 # %% tags=["remove-input"]
 last = paper6[paper6["kind"] == "hessian"].sort_values("epoch").groupby(["arch", "run"]).tail(1)
@@ -397,8 +348,8 @@ display(zeros)
 # | loss | {eval}`loss0` | {eval}`loss1` |
 # | $\lambda_{\max}$ (largest absolute eigenvalue of the exact Hessian) | {eval}`lam0` | {eval}`lam1` |
 #
-# No Hessian is recorded in between, so for $\lg(\ell - \ell_{\min})$ from {eval}`x_lo` to
-# {eval}`x_hi` the orthogonal curves of Figure 6 (and of Figure 8, left) at rate {eval}`lr_book` are
+# No Hessian is recorded in between, so for $\lg(\ell - \ell_{\min})$ from {eval}`f_fig60.x_lo` to
+# {eval}`f_fig60.x_hi` the orthogonal curves of Figure 6 (and of Figure 8, left) at rate {eval}`lr_book` are
 # straight lines drawn between epochs 0 and 1, not measurements.
 #
 # ```{literalinclude} ../resnet_nb/experiments/fig6.py
@@ -411,24 +362,24 @@ display(zeros)
 #
 # | at rate {eval}`lr_stable` unless stated | 2-shortcut | orthogonal |
 # | --- | --- | --- |
-# | $\lg$ cond over the range the first step at {eval}`lr_book` jumps over | {eval}`two_lo` to {eval}`two_hi` | {eval}`orth_lo` to {eval}`orth_hi` |
-# | how much smaller the 2-shortcut $\lg$ cond is, where $\lg(\ell - \ell_{\min}) \ge 0$ | {eval}`d_large_lo` to {eval}`d_large_hi` | |
-# | the same below $\lg(\ell - \ell_{\min}) =$ {eval}`near_x`, near the minimum | {eval}`d_near_lo` to {eval}`d_near_hi` | |
-# | where the 2-shortcut mean is the larger one | $\lg(\ell - \ell_{\min})$ from {eval}`cross_lo` to {eval}`cross_hi` | |
-# | its largest excess there, where, and the run-to-run spread there | {eval}`excess` at {eval}`excess_x`; spread {eval}`excess_sd` | |
+# | $\lg$ cond over the range the first step at {eval}`lr_book` jumps over | {eval}`f_fig60.two_lo` to {eval}`f_fig60.two_hi` | {eval}`f_fig60.orth_lo` to {eval}`f_fig60.orth_hi` |
+# | how much smaller the 2-shortcut $\lg$ cond is, where $\lg(\ell - \ell_{\min}) \ge 0$ | {eval}`f_fig61.d_large_lo` to {eval}`f_fig61.d_large_hi` | |
+# | the same below $\lg(\ell - \ell_{\min}) =$ {eval}`f_fig61.near_x`, near the minimum | {eval}`f_fig61.d_near_lo` to {eval}`f_fig61.d_near_hi` | |
+# | where the 2-shortcut mean is the larger one | $\lg(\ell - \ell_{\min})$ from {eval}`f_fig61.cross_lo` to {eval}`f_fig61.cross_hi` | |
+# | its largest excess there, where, and the run-to-run spread there | {eval}`f_fig61.excess` at {eval}`f_fig61.excess_x`; spread {eval}`f_fig61.excess_sd` | |
 # | at rate {eval}`lr_book`: largest excess of the 2-shortcut mean, and the spread there | {eval}`cross_max` at {eval}`cross_x`; spread {eval}`cross_spread` | |
-# | index: smallest margin below the orthogonal one, and the spread | {eval}`sidx_margin`; spread {eval}`sidx_spread` | |
+# | index: smallest margin below the orthogonal one, and the spread | {eval}`f_fig60.sidx_margin`; spread {eval}`f_fig60.sidx_spread` | |
 #
-# So the 2-shortcut networks are better conditioned at large loss (by {eval}`d_large_lo` to
-# {eval}`d_large_hi` in $\lg$) and again near the minimum, where the gap widens to {eval}`d_near_hi`
+# So the 2-shortcut networks are better conditioned at large loss (by {eval}`f_fig61.d_large_lo` to
+# {eval}`f_fig61.d_large_hi` in $\lg$) and again near the minimum, where the gap widens to {eval}`f_fig61.d_near_hi`
 # as both condition numbers head to infinity (*Near the minimum*, below). In between, at
-# intermediate loss, the run means cross: the 2-shortcut one is the larger from {eval}`cross_lo` to
-# {eval}`cross_hi`, by at most {eval}`excess`, less than the run-to-run spread {eval}`excess_sd`
+# intermediate loss, the run means cross: the 2-shortcut one is the larger from {eval}`f_fig61.cross_lo` to
+# {eval}`f_fig61.cross_hi`, by at most {eval}`f_fig61.excess`, less than the run-to-run spread {eval}`f_fig61.excess_sd`
 # there; on both sides of that stretch the 2-shortcut mean is the smaller one (the code asserts
 # that it is a single stretch). So the 2-shortcut networks are nowhere worse by more than one spread, but "always better" is not
-# resolved by {eval}`sp_runs` runs, and the box marks the margin as fragile. At rate {eval}`lr_book`
+# resolved by {eval}`f_spikes0.sp_runs` runs, and the box marks the margin as fragile. At rate {eval}`lr_book`
 # the run means cross likewise (the diagnostic printed below the boxes: a measured crossing, not a
-# check), and {eval}`runs6` runs do not resolve it either. At rate {eval}`lr_stable` the 2-shortcut
+# check), and {eval}`f_spikes0.runs6` runs do not resolve it either. At rate {eval}`lr_stable` the 2-shortcut
 # index stays below the orthogonal one at every loss of the grid; at rate {eval}`lr_book` it does at
 # every measured loss, the stretch that the first step jumps over left out (Figure 8 section).
 #
@@ -468,29 +419,8 @@ display(zeros)
 # %% tags=["remove-input"]
 from resnet_nb.shared.common import mnist
 
-relu_check = fig7.check_shortcut_better_conditioned_relu()
-resolved = fig7.resolved_runs(paper7)
-orth_resolved = show.count(resolved["orthogonal"])
-two_resolved = show.count(resolved["2-shortcut"])
-lmin_per_output = show.num(fig7.per_output_optimum(), 3)
-lg_lmin_per_output = show.fixed(np.log10(fig7.per_output_optimum()), 2)
-relu_lowest = show.fixed(np.log10(paper7["loss"].min()), 2)
-display(relu_check)
-h7 = paper7[paper7["kind"] == "hessian"]
-start7 = h7[(h7["epoch"] == 0) & (h7["arch"] == "orthogonal")]["loss"].sort_values()
-zero_out = 0.5 * mnist().stats().trSyy  # the loss of the zero output
-o7_l0a, o7_l0b = (show.fixed(v, 3) for v in start7)
-zero_loss = show.fixed(zero_out, 3)
-assert (start7 > zero_out).all() and (start7 - zero_out < 0.1 * zero_out).all()
-end7 = h7[h7["epoch"] == h7["epoch"].max()].set_index(["arch", "run"])["lam_max"] * rate
-e7_two = (show.fixed(end7["2-shortcut"].min(), 2), show.fixed(end7["2-shortcut"].max(), 2))
-e7_orth = (show.fixed(end7["orthogonal"].min(), 2), show.fixed(end7["orthogonal"].max(), 2))
-e7_two_lo, e7_two_hi = e7_two
-e7_orth_lo, e7_orth_hi = e7_orth
-epochs7 = show.count(int(h7["epoch"].max()))
-runs7 = show.count(h7.groupby("arch")["run"].nunique().min())
-hess7 = show.count(int(h7.groupby(["arch", "run"]).size().median()))
-assert (end7 > 2).all() and (end7 < 2.5).all()  # at the edge of stability
+f_eos = facts.eos_facts(paper7, rate)
+display(f_eos.relu_check)
 
 # %% [markdown]
 # *Figure 7: two readings.* The paper does not say which networks Figure 7 shows. In the text we
@@ -499,23 +429,23 @@ assert (end7 > 2).all() and (end7 < 2.5).all()  # at the edge of stability
 # of Figure 6's $\lg(\text{loss} - \text{opt loss})$, and its legend has no "-ReLU" (Figure 10's has). Two readings fit: (a) Figure 6 with ReLUs at the mid positions, whose optimum is
 # unknown, hence the plain loss on the axis (the book's runs above); (b) the linear networks of
 # Figure 6 with the loss normalised per output, $\frac{1}{2md}\lVert Y - F(X)\rVert_F^2$, whose
-# optimum on our data is {eval}`lmin_per_output` ($\lg$ = {eval}`lg_lmin_per_output`), which would
+# optimum on our data is {eval}`f_eos.lmin_per_output` ($\lg$ = {eval}`f_eos.lg_lmin_per_output`), which would
 # also put the curves in the range of the paper's axis. Both are inferences.
 #
-# Under reading (a) the box above compares the committed ReLU runs ({eval}`runs7` per architecture,
-# {eval}`hess7` Hessians each, all 5,000 digits): the 2-shortcut-ReLU networks are the better conditioned at every loss both
+# Under reading (a) the box above compares the committed ReLU runs ({eval}`f_eos.runs7` per architecture,
+# {eval}`f_eos.hess7` Hessians each, all 5,000 digits): the 2-shortcut-ReLU networks are the better conditioned at every loss both
 # pass through, but the comparison is thin, as the table shows.
 #
 # | Figure 7 runs, ReLU reading | 2-shortcut | orthogonal |
 # | --- | --- | --- |
-# | runs with a resolved 10th percentile | {eval}`two_resolved` | {eval}`orth_resolved` |
-# | $\eta\,\lambda_{\max}$ after {eval}`epochs7` epochs | {eval}`e7_two_lo` to {eval}`e7_two_hi` | {eval}`e7_orth_lo` to {eval}`e7_orth_hi` |
+# | runs with a resolved 10th percentile | {eval}`f_eos.two_resolved` | {eval}`f_eos.orth_resolved` |
+# | $\eta\,\lambda_{\max}$ after {eval}`f_eos.epochs7` epochs | {eval}`f_eos.e7_two_lo` to {eval}`f_eos.e7_two_hi` | {eval}`f_eos.e7_orth_lo` to {eval}`f_eos.e7_orth_hi` |
 #
 # The orthogonal-ReLU curve is therefore one resolved run, and the box's run-to-run spread is that of
 # the 2-shortcut runs only. The orthogonal-ReLU runs also start with almost no signal: their loss at
-# epoch 0, {eval}`o7_l0a` and {eval}`o7_l0b`, is barely above the {eval}`zero_loss` of the zero
+# epoch 0, {eval}`f_eos.o7_l0a` and {eval}`f_eos.o7_l0b`, is barely above the {eval}`f_eos.zero_loss` of the zero
 # output. All ReLU runs end just beyond the stability bound 2, at the edge of stability, like the
-# ReLU runs of Figure 3. They end above $\lg \ell$ = {eval}`relu_lowest`, while the paper's Figure 7
+# ReLU runs of Figure 3. They end above $\lg \ell$ = {eval}`f_eos.relu_lowest`, while the paper's Figure 7
 # axis spans about {abbr}`-1.4 (quoted from Li et al., Figure 7, axis ticks)` to
 # {abbr}`-1.0 (quoted from Li et al., Figure 7, axis ticks)`, losses these runs do not reach.
 
@@ -536,30 +466,15 @@ axes = figures.plot_fig8(table6)
 axes = figures.plot_fig8(paper6)
 
 # %% tags=["remove-input"]
-idx = paper6[paper6["kind"] == "hessian"].sort_values("epoch")
-first_idx = idx.groupby(["arch", "run"]).head(1).groupby("arch")["index"].mean()
-last_idx = idx.groupby(["arch", "run"]).tail(1).groupby("arch")["index"].mean()
-i_orth0, i_orth1 = show.fixed(first_idx["orthogonal"], 2), show.fixed(last_idx["orthogonal"], 2)
-i_two0, i_two1 = show.fixed(first_idx["2-shortcut"], 2), show.fixed(last_idx["2-shortcut"], 2)
-peak_check = fig8.check_peak_at_drop()
-display(fig8.check_smaller_index(), peak_check)
-sparse_part, dense_part = peak_check.parts
-(peak5,), ((drop_a, drop_b),) = sparse_part.values["peaks"], sparse_part.values["intervals"]
-fall = dense_part.values
-assert fall["peak"] == peak5  # the retrained run 0 peaks where the committed runs do
-d_peak, d_t25, d_t50, d_t75 = (show.fixed(fall[k], 1) for k in ("peak", "t25", "t50", "t75"))
-d_lag, d_fall, d_P = show.fixed(fall["lag"], 1), show.count(fall["fall"]), show.count(fall["P"])
-d_steep = show.count(fall["steepest_drop"])
-d_ties = show.text(", ".join(f"{a} to {b}" for a, b in fall["steepest"]))
-peak5, drop_a, drop_b = show.count(peak5), show.count(drop_a), show.count(drop_b)
-assert len(fall["steepest"]) > 1 and 0 < fall["lag"] < (fall["t75"] - fall["t25"]) / 2
+f_fig7 = facts.fig7_facts(paper6)
+display(fig8.check_smaller_index(), f_fig7.peak_check)
 
 # %% [markdown]
 # *Comparison with the paper's Figure 8.* The 2-shortcut runs sit at index one half while the loss
 # is on the plateau near the zero point ({prf:ref}`Theorem 1 of Li et al. <thm-li-1>`: at zero the
 # spectrum is symmetric), and the index drops when the gradient norm peaks (dotted line), as the
-# paper describes. In the committed depth-16 runs the orthogonal index goes from {eval}`i_orth0` to
-# {eval}`i_orth1`, the 2-shortcut one from {eval}`i_two0` to {eval}`i_two1`: the 2-shortcut run mean is
+# paper describes. In the committed depth-16 runs the orthogonal index goes from {eval}`f_fig7.i_orth0` to
+# {eval}`f_fig7.i_orth1`, the 2-shortcut one from {eval}`f_fig7.i_two0` to {eval}`f_fig7.i_two1`: the 2-shortcut run mean is
 # the smaller one at every measured loss (first box; the stretch that the orthogonal first step jumps
 # over, where the curve is a straight line between epochs 0 and 1, is left out), as in the paper, though the drop is a few hundredths, which makes the
 # paper's word "dramatically" hard to check from a plot.
@@ -570,25 +485,25 @@ assert len(fall["steepest"]) > 1 and 0 < fall["lag"] < (fall["t75"] - fall["t25"
 # {abbr}`0.54 (quoted from Li et al., Figure 8, axis ticks, as read from a garbled OCR)`, so its drop
 # appears to be of the same size, a reading, not a quotation we can vouch for.
 #
-# *When the gradient peaks.* The {eval}`runs6` committed 2-shortcut runs nearly coincide: all have their
-# gradient peak at epoch {eval}`peak5` and their steepest recorded fall of the index between the
-# Hessians of epochs {eval}`drop_a` and {eval}`drop_b`. From the small start the escape is set by the
-# data matrix $M$, not by the random perturbation, so the {eval}`runs6` runs are one observation, and with
+# *When the gradient peaks.* The {eval}`f_spikes0.runs6` committed 2-shortcut runs nearly coincide: all have their
+# gradient peak at epoch {eval}`f_fig7.peak5` and their steepest recorded fall of the index between the
+# Hessians of epochs {eval}`f_fig7.drop_a` and {eval}`f_fig7.drop_b`. From the small start the escape is set by the
+# data matrix $M$, not by the random perturbation, so the {eval}`f_spikes0.runs6` runs are one observation, and with
 # log-spaced Hessians the peak lies one epoch inside that interval. Run 0, retrained with a Hessian
 # at every epoch from 20 to 60 (panel (c) at the top; `fig8.reproduce_dense`, about a minute, stored
 # in `results/fig8/dense`), settles the timing:
 #
 # | run 0, Hessian every epoch | epoch |
 # | --- | --- |
-# | gradient norm peaks | {eval}`d_peak` |
-# | a quarter of the index's fall done | {eval}`d_t25` |
-# | half done | {eval}`d_t50` |
-# | three quarters done | {eval}`d_t75` |
+# | gradient norm peaks | {eval}`f_fig7.d_peak` |
+# | a quarter of the index's fall done | {eval}`f_fig7.d_t25` |
+# | half done | {eval}`f_fig7.d_t50` |
+# | three quarters done | {eval}`f_fig7.d_t75` |
 #
-# The index loses {eval}`d_fall` of the {eval}`d_P` eigenvalues in the window. The gradient peaks
-# {eval}`d_lag` epochs before the middle of that fall, inside its middle half (second box). The
+# The index loses {eval}`f_fig7.d_fall` of the {eval}`f_fig7.d_P` eigenvalues in the window. The gradient peaks
+# {eval}`f_fig7.d_lag` epochs before the middle of that fall, inside its middle half (second box). The
 # steepest one-epoch fall is not sharper than that: the index moves by whole eigenvalues, and the
-# largest one-epoch fall, {eval}`d_steep` eigenvalues, happens at several epochs ({eval}`d_ties`).
+# largest one-epoch fall, {eval}`f_fig7.d_steep` eigenvalues, happens at several epochs ({eval}`f_fig7.d_ties`).
 # So the peak and the fall coincide to within about two epochs, in one run; the orthogonal runs,
 # whose gradient peaks at the first step, show no such coincidence (the box's falsifier).
 #
@@ -781,7 +696,7 @@ views.experiment_widget(
 # %%
 from resnet_nb.core.losses import optimum
 from resnet_nb.core.train import gradient_descent
-from resnet_nb.shared.common import initial_weights, mnist, network
+from resnet_nb.shared.common import initial_weights, network
 
 stats = mnist().stats()
 W_star, _ = optimum(stats)
@@ -801,7 +716,6 @@ assert (unit_norms[:, 0] - unit_norms[:, 1]).abs().max() < 5e-4
 assert (unit_norms[:, 0] - nuc).abs().max() < 5e-4
 u1, u2, u3, u4 = (show.fixed(v, 2) for v in unit_norms[:, 0].tolist())
 assert len({str(u) for u in (u1, u2, u3, u4)}) == 4
-
 
 # %% [markdown]
 # % check hints ex-dyn-balance (written by scripts/exercise_cells.py from resnet_nb.book.exercises)
@@ -842,6 +756,8 @@ assert len({str(u) for u in (u1, u2, u3, u4)}) == 4
 # %% exercise="ex-dyn-balance" tags=["exercise-answer", "remove-cell"]
 # Your answer to ex-dyn-balance: "In the committed linear runs of Figure ..."
 # replace every ... below, run this cell, then the check under it.
+
+
 def predicted_norm(W_star):
     """The norm of either matrix of a balanced depth-2 unit whose map is W_star (numpy)."""
     ...
@@ -886,7 +802,6 @@ index_o, index_2 = (show.fixed(flat[a][1], 3) for a in ("orthogonal", "2-shortcu
 neg_o, neg_2 = (show.pct(flat[a][2], 1) for a in ("orthogonal", "2-shortcut"))
 assert all(v[0] >= 5 / 6 and 0.3 < v[1] < 0.5 and v[2] < 0.05 for v in flat.values())
 
-
 # %% [markdown]
 # % check hints ex-dyn-flat (written by scripts/exercise_cells.py from resnet_nb.book.exercises)
 # **In the notebook** the answer cell under this exercise has a check. Besides a wrong shape, sign, factor of two or transpose, it recognises these mistakes and answers:
@@ -925,6 +840,8 @@ assert all(v[0] >= 5 / 6 and 0.3 < v[1] < 0.5 and v[2] < 0.05 for v in flat.valu
 # %% exercise="ex-dyn-flat" tags=["exercise-answer", "remove-cell"]
 # Your answer to ex-dyn-flat: "Near ell_min the 10th percentile of ..."
 # replace every ... below, run this cell, then the check under it.
+
+
 def flat_fraction(L):
     """The fraction of Hessian eigenvalues that tend to zero for a linear network of depth L."""
     ...

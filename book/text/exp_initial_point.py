@@ -15,6 +15,7 @@ from IPython.display import display
 
 from resnet_nb.book import experiment_figures as figures
 from resnet_nb.book import ledger, show, views
+from resnet_nb.book.facts import exp_initial_point as facts
 from resnet_nb.experiments import engine, fig5
 from resnet_nb.shared.common import committed
 
@@ -36,15 +37,10 @@ x_first_unres, x_all_unres = show.count(first_unres), show.count(all_unres)
 # "Xavier fastest": above the orthogonal networks at every depth with a resolved Xavier mean, and
 # growing more from depth 2 to the deepest such depth
 both = xs_p["lg_cond_mean"].dropna().index
-x_deep = both.max()
-assert (xs_p.loc[both, "lg_cond_mean"] > os_p.loc[both, "lg_cond_mean"]).all()
-assert (
-    xs_p.loc[x_deep, "lg_cond_mean"] - xs_p.loc[2, "lg_cond_mean"]
-    > os_p.loc[x_deep, "lg_cond_mean"] - os_p.loc[2, "lg_cond_mean"]
-)
-P_max = show.count(int(paper["P"].max()))
+
+# %% tags=["remove-input"]
 live_cfg = fig5.SCALES["default"]
-live_runs, live_depth = show.count(live_cfg["runs"]), show.count(max(live_cfg["depths"]))
+f_start1 = facts.start1_facts(both, live_cfg, os_p, paper, xs_p)
 
 # %% [markdown]
 # Li et al. {cite}`li2016demystifying` measure how well conditioned the loss surface is where
@@ -113,7 +109,7 @@ _ = ax.set_title("Initial condition number against depth (committed: 10 runs per
 # %% [markdown]
 # ## The live run
 #
-# The live run repeats the experiment at depths up to {eval}`live_depth` with {eval}`live_runs` runs, so
+# The live run repeats the experiment at depths up to {eval}`f_start1.live_depth` with {eval}`f_start1.live_runs` runs, so
 # that the page builds quickly; `engine.run(fig5)` computes one Hessian per (architecture, depth, run), `fig5.summarise`
 # averages $\lg$ of the condition number over the runs.
 #
@@ -169,7 +165,7 @@ print(
 # ## Paper scale (committed results)
 #
 # The command `python -m resnet_nb reproduce fig5 --scale paper` runs the full grid (10 runs,
-# depths up to 96, $P$ up to {eval}`P_max` parameters) and stores every Hessian's summary as a
+# depths up to 96, $P$ up to {eval}`f_start1.P_max` parameters) and stores every Hessian's summary as a
 # checksummed record with its provenance; the figure at the top of the page and the table below
 # are drawn from it. The Xavier networks from depth {eval}`x_all_unres` on have no resolved run, so their mean and
 # spread read "n/a: unresolved": their condition number is known only to exceed the limit in the
@@ -183,29 +179,10 @@ s = fig5.summarise(paper)
 display(figures.fig5_summary_view(s[s["depth"] >= 24]))
 
 # %% tags=["remove-input"]
-lg = s.set_index(["arch", "depth"])["lg_cond_mean"]
-two_2, two_96 = (show.fixed(lg["2-shortcut", L], 3) for L in (2, 96))
-two_spread = show.num(s.loc[s["arch"] == "2-shortcut", "lg_cond_std"].max(), 1)
-xav_2, xav_24 = show.fixed(lg["xavier", 2], 1), show.fixed(lg["xavier", 24], 1)
-unres = s.set_index(["arch", "depth"])["unresolved"]
-xav_32_unresolved = show.count(unres["xavier", 32])
-three_3, three_96 = show.fixed(lg["3-shortcut", 3], 2), show.fixed(lg["3-shortcut", 96], 2)
-assert float(two_96) > float(two_2) and float(three_96) > float(three_3)
 display(flat, one_like_plain)
-# the gap 1-shortcut - orthogonal (the second box checks the growth, not the gap)
-gap_v = one_like_plain.values
-gap_first, gap_last = show.fixed(gap_v["gap_first"], 3), show.fixed(gap_v["gap_last"], 3)
-assert 0 < gap_v["gap_first"] < gap_v["gap_last"] and gap_v["gap_monotone"]  # widens from depth 8
-# the means at a few depths, as a table
-pick = [2, 8, 24, 64, 96]
-wide = s[s["depth"].isin(pick)].pivot(index="arch", columns="depth", values="lg_cond_mean")
-wide = wide.loc[[a for a in fig5.ARCHS if a in wide.index]]
-view = wide.apply(
-    lambda col: col.map(lambda v: f"{v:.3f}" if np.isfinite(v) else figures.BEYOND_RESOLUTION)
-)
-view.columns = [f"depth {L}" for L in view.columns]
+f_scale = facts.scale_facts(one_like_plain, s)
 display(
-    view.fillna("")
+    f_scale.view.fillna("")
     .reset_index()
     .rename(columns={"arch": "network"})
     .style.hide(axis="index")
@@ -215,50 +192,18 @@ display(
 # %% tags=["remove-input"]
 # where would "flat" stop holding? fig5.flat_until fits the 2-shortcut drift linearly in L and the
 # orthogonal growth linearly in lg L, and solves range(L) = 0.05 x orthogonal growth(L)
-from resnet_nb.core.init import SMALL_SCALE
-
-until = fig5.flat_until(paper)
-break_depth = show.count(int(round(until["depth"], -2)))
-drift_per_layer, orth_per_lg = show.num(until["slope"], 2), show.fixed(until["per_lg"], 2)
-stretch = show.count(int(round(until["depth"] / until["deepest"])))
-lam2 = paper[paper["arch"] == "2-shortcut"].groupby("depth")["lam_max"].mean()
-c_drift = np.polyfit(lam2.index.to_numpy() / 2, lam2.to_numpy(), 1)[0] / SMALL_SCALE**2
-drift_c = show.fixed(c_drift, 2)
 # the drift of lg cond split between the two ends of the spectrum (run means, depth 2 -> 96)
 ends2 = paper[paper["arch"] == "2-shortcut"].groupby("depth")[["lam_max", "lam_p10"]].mean()
-lo_d, hi_d = ends2.index.min(), ends2.index.max()
-up_max = np.log10(ends2.loc[hi_d, "lam_max"] / ends2.loc[lo_d, "lam_max"])  # lambda_max rises
-up_p10 = -np.log10(ends2.loc[hi_d, "lam_p10"] / ends2.loc[lo_d, "lam_p10"])  # the 10th pct falls
-# both ends matter: each gives more than a quarter of the rise
-assert up_max > 0 and up_p10 > 0 and min(up_max, up_p10) > 0.25 * (up_max + up_p10)
-lmax_lo, lmax_hi, p10_lo2, p10_hi2 = (
-    show.fixed(ends2.loc[d, k], 4)
-    for k, d in (("lam_max", lo_d), ("lam_max", hi_d), ("lam_p10", lo_d), ("lam_p10", hi_d))
-)
-up_max_s, up_p10_s = show.fixed(up_max, 4), show.fixed(up_p10, 4)
-assert until["slope"] > 0 and until["per_lg"] > 0 and c_drift > 0
-assert until["depth"] > 10 * until["deepest"]  # an extrapolation far beyond the measured depths
 # the 3-shortcut curve under the same criterion, and where its drift comes from
 three = fig5.flatness(paper, "3-shortcut")
-three_range, three_tol = show.fixed(three.value, 3), show.fixed(three.tol, 3)
-three_spread = show.fixed(three.spread, 3)
-three_word = show.text("below" if three.fragile else "above")
-p3 = fig5.percentile_table(paper, "3-shortcut")
-p10_3_spread = show.pct(p3["lam_p10"].max() / p3["lam_p10"].min() - 1, 0)
-max_3_rise = show.pct(p3["lam_max"].iloc[-1] / p3["lam_max"].iloc[0] - 1, 0)
-p10_ratio = p3["lam_p10"].max() / p3["lam_p10"].min()
-# the scale cond10 does not see: the 3-shortcut curvature against the 2-shortcut one (run means)
-curv3 = float(ends2["lam_max"].mean() / p3["lam_max"].mean())
-assert curv3 > 10  # the 3-shortcut Hessian is of order eps, the 2-shortcut one of order 1
-curv_ratio3 = show.num(curv3, 2)
-lam3_lo, lam3_hi = show.num(p3["lam_max"].min(), 2), show.num(p3["lam_max"].max(), 2)
-lam2_mean = show.num(ends2["lam_max"].mean(), 3)
-assert three.passed and p10_ratio < 1.1 < p3["lam_max"].iloc[-1] / p3["lam_max"].iloc[0]
-names = {"lam_max": "|λ|max", "lam_p10": "|λ|(10%)", "lg": "lg cond"}
+f_growth0 = facts.growth0_facts(ends2, paper, three)
+
+# %% tags=["remove-input"]
+f_growth1 = facts.growth1_facts(ends2, paper, three)
 display(
     three,
-    p3.reset_index()
-    .rename(columns=names)
+    f_growth1.p3.reset_index()
+    .rename(columns=f_growth1.names)
     .style.hide(axis="index")
     .format("{:.4g}")
     .set_caption("3-shortcut networks, means over 10 runs"),
@@ -278,25 +223,25 @@ display(
 # cannot show how a network trains.
 #
 # *How flat is flat.* Over depths 2 to 96 the mean $\lg$ condition number of the 2-shortcut
-# networks moves by {eval}`two_range`, with a spread over runs of at most {eval}`two_spread`. The claims ledger calls the curve flat when this range stays below
+# networks moves by {eval}`two_range`, with a spread over runs of at most {eval}`f_scale.two_spread`. The claims ledger calls the curve flat when this range stays below
 # 5% of the orthogonal networks' growth over the same depths, here {eval}`flat_tol` (first box). The
 # drift is not noise: it grows about linearly in the depth, as a shift of the Hessian of order
 # $R\varepsilon^2$ predicts (*How the extrapolation is made*, below), and both ends of the spectrum
-# take part. From depth 2 to 96 the mean $|\lambda|_{\max}$ rises from {eval}`lmax_lo` to
-# {eval}`lmax_hi`, which adds {eval}`up_max_s` to $\lg$ of the condition number, and the mean
-# 10th percentile falls from {eval}`p10_lo2` to {eval}`p10_hi2`, which adds {eval}`up_p10_s`. If it went on growing linearly
+# take part. From depth 2 to 96 the mean $|\lambda|_{\max}$ rises from {eval}`f_growth0.lmax_lo` to
+# {eval}`f_growth0.lmax_hi`, which adds {eval}`f_growth0.up_max_s` to $\lg$ of the condition number, and the mean
+# 10th percentile falls from {eval}`f_growth0.p10_lo2` to {eval}`f_growth0.p10_hi2`, which adds {eval}`f_growth0.up_p10_s`. If it went on growing linearly
 # while the orthogonal curve kept growing linearly in $\lg L$, the same criterion would stop holding
-# near depth {eval}`break_depth`. That number extrapolates this tiny drift, measured up to depth 96,
-# about {eval}`stretch` times further in depth. It is not a measurement.
+# near depth {eval}`f_growth0.break_depth`. That number extrapolates this tiny drift, measured up to depth 96,
+# about {eval}`f_growth0.stretch` times further in depth. It is not a measurement.
 #
 # *1-shortcut against orthogonal.* A zero-initialised 1-shortcut network *is* a plain network
 # initialised at the identity (section 4.2 of the paper), an orthogonal matrix, so the two families
 # start alike. The 1-shortcut networks are slightly worse conditioned, by a gap in $\lg$ that widens
-# steadily from {eval}`gap_first` at depth 2 to {eval}`gap_last` at depth 96 (asserted from depth 8
+# steadily from {eval}`f_scale.gap_first` at depth 2 to {eval}`f_scale.gap_last` at depth 96 (asserted from depth 8
 # on; the second box checks the growth, not the gap).
 #
-# *Xavier networks* go from {eval}`xav_2` at
-# depth 2 to {eval}`xav_24` at depth 24; at depth 32 {eval}`xav_32_unresolved` of the 10 runs are
+# *Xavier networks* go from {eval}`f_scale.xav_2` at
+# depth 2 to {eval}`f_scale.xav_24` at depth 24; at depth 32 {eval}`f_scale.xav_32_unresolved` of the 10 runs are
 # already beyond float64 resolution, and from depth {eval}`x_all_unres` on all of them are.
 #
 # *What differs, and why.* (i) We cannot compare numbers point by point: the paper gives its figure
@@ -310,17 +255,17 @@ display(
 # constant, though not its depth invariance.
 #
 # *The 3-shortcut networks* (not in the paper's figure) pass the same flatness criterion, but
-# narrowly: range {eval}`three_range` against {eval}`three_tol`, with a margin {eval}`three_word` the
-# run-to-run spread {eval}`three_spread` (third box), and at a curvature about {eval}`curv_ratio3` times
-# smaller: mean $|\lambda|_{\max}$ from {eval}`lam3_lo` to {eval}`lam3_hi`, against {eval}`lam2_mean` for
+# narrowly: range {eval}`f_growth0.three_range` against {eval}`f_growth0.three_tol`, with a margin {eval}`f_growth1.three_word` the
+# run-to-run spread {eval}`f_growth1.three_spread` (third box), and at a curvature about {eval}`f_growth1.curv_ratio3` times
+# smaller: mean $|\lambda|_{\max}$ from {eval}`f_growth1.lam3_lo` to {eval}`f_growth1.lam3_hi`, against {eval}`f_growth1.lam2_mean` for
 # 2-shortcut networks, proportional to the starting scale $\varepsilon$. $\mathrm{cond}_{10}$ is
 # scale-free, so it does not see the flatness that Theorem 1 predicts for $n \ge 3$ (a vanishing
 # Hessian). Their drift has another cause. At zero their
 # Hessian vanishes (Theorem 1, $n \ge 3$); at the small initial point it is, to first order, block
 # diagonal with one independent random block per unit (solution of the last exercise). A deeper
 # network adds i.i.d. blocks, so the distribution of $|\lambda|$ does not change with depth (the
-# 10th percentile varies by {eval}`p10_3_spread` over depths 3 to 96, table above), while its
-# maximum, the largest over more blocks, creeps up by {eval}`max_3_rise`. This is the extreme-value
+# 10th percentile varies by {eval}`f_growth1.p10_3_spread` over depths 3 to 96, table above), while its
+# maximum, the largest over more blocks, creeps up by {eval}`f_growth1.max_3_rise`. This is the extreme-value
 # effect that the {doc}`Theorem 1 chapter <theorem1>` describes for the masked spectrum of ReLU
 # networks: depth-invariant in distribution, with only the extremes spreading. A ratio with the
 # maximum on top grows slowly, like the largest of more and more random draws; the 2-shortcut drift
@@ -330,11 +275,11 @@ display(
 # :class: dropdown
 #
 # `fig5.flat_until` fits the 2-shortcut mean $\lg$ condition number by a straight line in the depth
-# ({eval}`drift_per_layer` per layer) and the orthogonal one by a straight line in $\lg L$
-# ({eval}`orth_per_lg` per factor of ten), and solves "drift = 5% of the orthogonal growth". The
+# ({eval}`f_growth0.drift_per_layer` per layer) and the orthogonal one by a straight line in $\lg L$
+# ({eval}`f_growth0.orth_per_lg` per factor of ten), and solves "drift = 5% of the orthogonal growth". The
 # linear drift is what a shift of the Hessian of order $R\varepsilon^2$ gives; for the top of the
 # spectrum, fitting the mean $|\lambda|_{\max}$ of the committed runs against $R$ as
-# $cR\varepsilon^2$ gives $c \approx$ {eval}`drift_c` (the 10th percentile moves by a comparable
+# $cR\varepsilon^2$ gives $c \approx$ {eval}`f_growth0.drift_c` (the 10th percentile moves by a comparable
 # amount the other way, above). The
 # {doc}`dynamics chapter on Theorem 1 <theorem1_dynamics>` derives the $\varepsilon^2$ law.
 #
@@ -517,7 +462,6 @@ for L in (2, 8, 16):
 zero_lg = {str(show.fixed(v[0], 3)) for v in at_zero.values()}
 assert zero_lg == {str(lg_p10_zero)} and all(v[1] == 0.5 for v in at_zero.values())
 
-
 # %% [markdown]
 # % check hints ex-fig5-zero (written by scripts/exercise_cells.py from resnet_nb.book.exercises)
 # **In the notebook** the answer cell under this exercise has a check. Besides a wrong shape, sign, factor of two or transpose, it recognises these mistakes and answers:
@@ -544,7 +488,7 @@ assert zero_lg == {str(lg_p10_zero)} and all(v[1] == 0.5 for v in at_zero.values
 # $|\lambda|_{(10\%)} = \sigma_{(1)} + \tfrac{9}{10}(\sigma_{(2)} - \sigma_{(1)})$ whatever the depth,
 # and $\lg(|\lambda|_{\max}/|\lambda|_{(10\%)})$ = {eval}`lg_p10_zero`. The exact Hessians at zero
 # give the same value at depths 2, 8 and 16, with index exactly one half (the code asserts both).
-# The committed points, {eval}`two_2` at depth 2 rising to {eval}`two_96` at depth 96, differ from
+# The committed points, {eval}`f_scale.two_2` at depth 2 rising to {eval}`f_scale.two_96` at depth 96, differ from
 # it only because the networks start near zero, not at zero (next exercise).
 #
 # ```{solution-end}
@@ -553,6 +497,8 @@ assert zero_lg == {str(lg_p10_zero)} and all(v[1] == 0.5 for v in at_zero.values
 # %% exercise="ex-fig5-zero" tags=["exercise-answer", "remove-cell"]
 # Your answer to ex-fig5-zero: "Use Theorem 1 of Li et al. to explain ..."
 # replace every ... below, run this cell, then the check under it.
+
+
 def lg_ratio(sv):
     """lg(|lambda|max / |lambda|(10%)) at zero from the singular values sv of M (increasing)."""
     ...
@@ -645,7 +591,7 @@ lam3_d3, lam3_d96 = (show.num(three[L], 2) for L in (3, 96))
 # percentile hardly changes, while the maximum creeps up as the largest over more blocks (an extreme-value effect: the
 # distribution of $|\lambda|$ does not change with depth, only its largest value does). In the
 # committed table $|\lambda|_{\max}$ goes from {eval}`lam3_d3` at depth 3 to {eval}`lam3_d96` at
-# depth 96 and the $\lg$ condition number from {eval}`three_3` to {eval}`three_96`.
+# depth 96 and the $\lg$ condition number from {eval}`f_scale.three_3` to {eval}`f_scale.three_96`.
 #
 # ```{solution-end}
 # ```
