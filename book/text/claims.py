@@ -15,31 +15,17 @@ except ImportError:  # e.g. on Colab
 from IPython.display import HTML
 
 from resnet_nb.book import ledger, show
+from resnet_nb.book.facts import claims as facts
 
 table = ledger.run_all(progress=False)
-n_claims = show.count(len(table))
-n_passed = show.count(table.passed.sum())
-n_rejected = show.count(table.falsifier_rejected.sum())
-n_printed = show.count((table.verdict == "fails as printed").sum())
-n_regression = show.count((table.kind == "regression").sum())
-n_fragile = show.count(table.fragile.sum())
-kinds = ledger.falsifier_kind_counts(table).set_index("falsifier kind")
-n_plausible = show.count(kinds.claims["plausible false statement"])
-n_regression_fal = show.count(kinds.claims["regression test"])
-n_implied_kind = show.count(kinds.claims["implied by the check"])
-n_unlabelled = show.count(kinds.claims["unlabelled"])
-n_conflict = show.count(kinds["declared kind in conflict with the numbers"].sum())
-n_implied = show.count(table.falsifier_implied.sum())
-run_seconds = show.num(table.seconds.sum(), 2)
-slowest = table.loc[table.seconds.idxmax()]
-slowest_id, slowest_seconds = show.text(slowest.id), show.num(slowest.seconds, 2)
+f_ledger = facts.ledger_facts(table)
 
 # %% [markdown]
-# This build checked {eval}`n_claims` claims: {eval}`n_passed` checks passed and
-# {eval}`n_rejected` falsifiers were rejected. The falsifiers are {eval}`n_plausible` plausible
-# false statements, {eval}`n_regression_fal` regression tests, {eval}`n_implied_kind` implied by
-# the check and {eval}`n_unlabelled` unlabelled ({eval}`n_conflict` declared kinds contradicted by
-# the numbers). Running every check and falsifier took {eval}`run_seconds` s.
+# This build checked {eval}`f_ledger.n_claims` claims: {eval}`f_ledger.n_passed` checks passed and
+# {eval}`f_ledger.n_rejected` falsifiers were rejected. The falsifiers are {eval}`f_ledger.n_plausible` plausible
+# false statements, {eval}`f_ledger.n_regression_fal` regression tests, {eval}`f_ledger.n_implied_kind` implied by
+# the check and {eval}`f_ledger.n_unlabelled` unlabelled ({eval}`f_ledger.n_conflict` declared kinds contradicted by
+# the numbers). Running every check and falsifier took {eval}`f_ledger.run_seconds` s.
 
 # %% tags=["remove-input"]
 HTML(ledger.verdict_summary_html(ledger.verdict_summary(table)))

@@ -31,6 +31,7 @@ from IPython.display import HTML, display
 
 from resnet_nb import ShortcutNetwork, whitened_mnist
 from resnet_nb.book import plotting, show
+from resnet_nb.book.facts import theorem1 as facts
 from resnet_nb.book.li_figures import (
     depth_animation,
     hessian_explorer,
@@ -966,52 +967,23 @@ for res in (
 # :::
 
 # %% tags=["hide-input"]
-from resnet_nb.shared import store
+f_growth0 = facts.growth0_facts()
+display(f_growth0.relu_start)
+display(f_growth0.relu_half)
 
-relu_start = t1.relu_start_check(depth=16)
-assert relu_start.passed
-display(relu_start)
-fig7, _ = store.load_results("fig7", "paper")
-if fig7 is not None:
-    start = fig7[
-        (fig7["kind"] == "hessian") & (fig7["arch"] == "2-shortcut") & (fig7["epoch"] == 0)
-    ]
-    lam_fig7 = show.num(float(start.loc[start["run"] == 0, "lam_max"].iloc[0]), 3)
-else:  # the committed results are absent: say so rather than invent a number
-    lam_fig7 = show.text("(not available: results/fig7 is missing)")
-v = relu_start.values
-lam_relu, lam_c1, lam_half = (
-    show.num(v["lam"], 3),
-    show.num(v["theorem1_c1"], 3),
-    show.num(v["theorem1_half"], 3),
-)
-# the masked Eq. 19 explains lambda_max to within the linear network's drift at the same start
-assert abs(v["masked"] - v["lam"]) < v["drift"]
-assert min(abs(v["lam"] - v["theorem1_c1"]), abs(v["lam"] - v["theorem1_half"])) > 10 * v["drift"]
-# the falsifier: lambda_max = sigma_max(M)/2 (relu'(0) = 1/2), same comparison, rejected
-relu_half = t1.relu_start_check(depth=16, prediction="half")
-assert relu_half.rejected_on_value
-display(relu_half)
-lam_masked, lam_drift = show.num(v["masked"], 3), show.num(v["drift"])
-# the shape, free of scale: cond10 of the exact Hessian is the masked Eq. 19's, and not that of
-# c (+-sigma_k(M)) for any c (relu'(0) = c cancels in the ratio): the ledger's falsifier
-relu_shape = t1.relu_shape_check(depth=16, n_per_class=None)
-assert relu_shape.passed
-display(relu_shape)
-relu_scaled = t1.relu_shape_check(depth=16, n_per_class=None, prediction="scaled")
-assert relu_scaled.rejected_on_value
-display(relu_scaled)
-shape_exact = show.num(relu_shape.values["cond10"], 3)
-shape_theorem1 = show.num(relu_shape.values["cond10_theorem1"], 3)
+# %% tags=["hide-input"]
+f_growth1 = facts.growth1_facts()
+display(f_growth1.relu_shape)
+display(f_growth1.relu_scaled)
 
 # %% [markdown]
-# At the starting point $\lambda_{\max} =$ {eval}`lam_relu`, while Theorem 1 gives {eval}`lam_c1`
-# under $\mathrm{relu}'(0) = 1$ and {eval}`lam_half` under $\mathrm{relu}'(0) = 1/2$. The masked Eq. 19
-# predicts {eval}`lam_masked`, the largest singular value over the hidden units' masked blocks, to
-# within the distance ({eval}`lam_drift`) that the same start moves a linear network away from
+# At the starting point $\lambda_{\max} =$ {eval}`f_growth0.lam_relu`, while Theorem 1 gives {eval}`f_growth0.lam_c1`
+# under $\mathrm{relu}'(0) = 1$ and {eval}`f_growth0.lam_half` under $\mathrm{relu}'(0) = 1/2$. The masked Eq. 19
+# predicts {eval}`f_growth0.lam_masked`, the largest singular value over the hidden units' masked blocks, to
+# within the distance ({eval}`f_growth0.lam_drift`) that the same start moves a linear network away from
 # Theorem 1: the gap is the kink, not the distance from $0$. Some convention
 # $\mathrm{relu}'(0) = c$ would match $\lambda_{\max}$, but not the shape: the scale-free
-# $\mathrm{cond}_{10}$ is {eval}`shape_exact` (the masked Eq. 19's), against {eval}`shape_theorem1` for
+# $\mathrm{cond}_{10}$ is {eval}`f_growth1.shape_exact` (the masked Eq. 19's), against {eval}`f_growth1.shape_theorem1` for
 # $c\cdot(\pm\sigma_k(M))$ whatever $c$ (last box, the ledger's falsifier).
 #
 # **Does depth invariance survive?** The cell computes the spectrum at the start for depths 2 to 96 and ten seeds, in the paper's
@@ -1056,63 +1028,39 @@ relu_spot_exact = show.num(relu_spot.values["cond_exact"], 3)
 relu_spot_masked = show.num(relu_spot.values["cond_masked"], 3)
 
 # %% tags=["remove-input"]
-flat = relu_depth.parts[0]
-relu_flat_range, relu_flat_tol = show.num(flat.value), show.num(flat.tol)
-relu_flat_spread = show.num(flat.spread)
-relu_flat_fragile = show.text(
-    "fragile: the margin is below" if flat.fragile else "not fragile: the margin exceeds"
-)
-m = relu_by_depth
-c10_2, c10_96 = m.loc[2, ("cond10", "mean")], m.loc[96, ("cond10", "mean")]
-relu_c10_2, relu_c10_96 = show.num(c10_2, 3), show.num(c10_96, 3)
-relu_creep = show.pct(c10_96 / c10_2 - 1)
-relu_p10_lo, relu_p10_hi = show.num(relu_rows["p10"].min(), 2), show.num(relu_rows["p10"].max(), 2)
-relu_ratio = relu_rows["cond10"] / relu_rows["cond10_linear"]
-relu_ratio_lo, relu_ratio_hi = show.num(relu_ratio.min(), 2), show.num(relu_ratio.max(), 2)
-relu_lin10 = show.num(relu_rows["cond10_linear"].iloc[0], 3)
-mm_2, mm_96 = m.loc[2, ("cond", "mean")], m.loc[96, ("cond", "mean")]
-relu_mm_2, relu_mm_96 = show.num(mm_2, 3), show.num(mm_96, 3)
-relu_mm_excess = show.num(-relu_eq12.parts[0].margin)
-relu_mm_spread = show.num(relu_eq12.parts[0].spread)
-relu_mm_fragile = show.text(
-    "the rejection is fragile (it misses by less than that spread), and single draws of "
-    "neighbouring depths overlap"
-    if relu_eq12.values["fragile_rejection"]
-    else "the rejection is not fragile"
-)
-assert relu_ratio.min() > 1.5 and mm_96 > mm_2
+f_relu = facts.relu_facts(relu_by_depth, relu_depth, relu_eq12, relu_rows)
 
 # %% [markdown]
 # :::{admonition} The Figure 7 table and the exact Hessian
 # :class: dropdown
 #
 # The book's Figure 7 reproduction, read as ReLU networks (depth 16, seed 0), has
-# $\lambda_{\max} =$ {eval}`lam_fig7` at epoch 0. At depth 4 the exact Hessian's $|\lambda|_{\max}/|\lambda|_{\min}$ is
+# $\lambda_{\max} =$ {eval}`f_growth0.lam_fig7` at epoch 0. At depth 4 the exact Hessian's $|\lambda|_{\max}/|\lambda|_{\min}$ is
 # {eval}`relu_spot_exact` and the masked Eq. 19 gives {eval}`relu_spot_masked`; both ends of the
 # spectrum agree within the linear drift (first box above).
 # :::
 #
 # In the paper's statistic the ReLU start is nearly flat in depth: its mean $\mathrm{cond}_{10}$ creeps
-# up by {eval}`relu_creep` from depth 2 to 96, steadily. Over seeds 0 to 9 and depths 2 to 96,
-# the mean $\lg\mathrm{cond}_{10}$ varies by {eval}`relu_flat_range`, below the criterion
-# {eval}`relu_flat_tol` by which the book calls the paper's Figure 5 flat for linear networks; the
-# check is {eval}`relu_flat_fragile` the single-run spread {eval}`relu_flat_spread` (the largest standard
+# up by {eval}`f_relu.relu_creep` from depth 2 to 96, steadily. Over seeds 0 to 9 and depths 2 to 96,
+# the mean $\lg\mathrm{cond}_{10}$ varies by {eval}`f_relu.relu_flat_range`, below the criterion
+# {eval}`f_relu.relu_flat_tol` by which the book calls the paper's Figure 5 flat for linear networks; the
+# check is {eval}`f_relu.relu_flat_fragile` the single-run spread {eval}`f_relu.relu_flat_spread` (the largest standard
 # deviation of $\lg\mathrm{cond}_{10}$ over the 10 seeds at one depth; second box). The value does not survive:
-# $\mathrm{cond}_{10}$ is {eval}`relu_ratio_lo` to {eval}`relu_ratio_hi` times Theorem 1's {eval}`relu_lin10`.
+# $\mathrm{cond}_{10}$ is {eval}`f_relu.relu_ratio_lo` to {eval}`f_relu.relu_ratio_hi` times Theorem 1's {eval}`f_relu.relu_lin10`.
 #
 # :::{admonition} Details: the creep of the mean, and Eq. 12's statistic (the falsifier)
 # :class: dropdown
 #
 # The mean
-# creeps up, from {eval}`relu_c10_2` at depth 2 to {eval}`relu_c10_96` at depth 96, because its
+# creeps up, from {eval}`f_relu.relu_c10_2` at depth 2 to {eval}`f_relu.relu_c10_96` at depth 96, because its
 # numerator is an extreme; the 10th percentile stays between
-# {eval}`relu_p10_lo` and {eval}`relu_p10_hi` at every depth and seed.
+# {eval}`f_relu.relu_p10_lo` and {eval}`f_relu.relu_p10_hi` at every depth and seed.
 #
 # Eq. 12's $|\lambda|_{\max}/|\lambda|_{\min}$ fails the same flatness comparison
-# (third box, the ledger's falsifier): its mean grows from {eval}`relu_mm_2` to {eval}`relu_mm_96`,
+# (third box, the ledger's falsifier): its mean grows from {eval}`f_relu.relu_mm_2` to {eval}`f_relu.relu_mm_96`,
 # because the smallest of more masked singular values keeps shrinking. It exceeds the criterion by
-# {eval}`relu_mm_excess`, against its single-run spread over seeds of {eval}`relu_mm_spread` (the same
-# yardstick, not the standard error of a difference of means): {eval}`relu_mm_fragile`.
+# {eval}`f_relu.relu_mm_excess`, against its single-run spread over seeds of {eval}`f_relu.relu_mm_spread` (the same
+# yardstick, not the standard error of a difference of means): {eval}`f_relu.relu_mm_fragile`.
 # :::
 #
 # So at the experiments' start the ReLU Hessian is the masked Eq. 19, not Theorem 1: it keeps
