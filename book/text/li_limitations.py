@@ -18,10 +18,10 @@ except ImportError:  # e.g. on Colab
     # %pip install -q git+https://github.com/resnet-nb/resnet-book
 
 # %% tags=["remove-input"]
-import numpy as np
 from IPython.display import HTML, display
 
 from resnet_nb.book import plotting, show
+from resnet_nb.book.facts import li_limitations as facts
 from resnet_nb.book.li_figures import limitations_key_figure
 from resnet_nb.li import limitations as lim
 
@@ -112,38 +112,22 @@ rho_keep = show.num(lim.pre_relu_keep(), 3)
 # eigenvalues, inertia $(k, k, p - k)$.
 
 # %% tags=["remove-input"]
-fixup_desc = p["net"].describe()
-fixup_grad = show.num(p["grad_norm"])
-fixup_maxH = show.num(p["max_H"])
-fixup_neg, fixup_pos = p["negative"], p["positive"]
-fixup_zero_eigs = len(p["eigs"]) - fixup_neg - fixup_pos
-fixup_block, fixup_rankB = p["lead_block"], p["rank_B"]
-zero_grad, zero_maxH = show.num(p["zero_grad_norm"]), show.num(p["zero_max_H"])
-assert fixup_neg == fixup_pos == fixup_rankB == p["cols_B"] and p["lead_max"] == 0
-assert p["zero_max_H"] == 0
-P3 = p["net"].num_params
-assert fixup_zero_eigs == P3 - 2 * fixup_rankB
-p_count, two_k, p_minus_k = P3, 2 * fixup_rankB, P3 - fixup_rankB
-p2 = lim.fixup_point(n=2, R=2)  # the same start with 2-shortcuts
-n2_neg, n2_pos = p2["negative"], p2["positive"]
-n2_zero = len(p2["eigs"]) - n2_neg - n2_pos
-n2_grad = show.num(p2["grad_norm"])
-assert n2_neg == n2_pos == p2["rank_B"] and n2_zero == 0 < fixup_zero_eigs
-print(fixup_desc)
+f_opening = facts.opening_facts(p)
+print(f_opening.fixup_desc)
 
 # %% [markdown]
-# At the zero-last-layer start of this network the gradient has norm {eval}`fixup_grad` and the
-# largest Hessian entry is {eval}`fixup_maxH`. The block of the {eval}`fixup_block` parameters of
+# At the zero-last-layer start of this network the gradient has norm {eval}`f_opening.fixup_grad` and the
+# largest Hessian entry is {eval}`f_opening.fixup_maxH`. The block of the {eval}`f_opening.fixup_block` parameters of
 # the matrices $W_{r,l}$, $l < n$, is exactly zero, and the mixed block $B$ has rank
-# {eval}`fixup_rankB`, its full column rank. The spectrum has {eval}`fixup_neg` negative,
-# {eval}`fixup_pos` positive and {eval}`fixup_zero_eigs` zero eigenvalues, the inertia that the
-# rank of $B$ predicts: $p - 2k$ with $p =$ {eval}`p_count` and $2k =$ {eval}`two_k`, not the
-# zero block's size $p - k =$ {eval}`p_minus_k`. The same start with $n = 2$ (same $R$ and data) has
-# gradient norm {eval}`n2_grad` and {eval}`n2_neg` negative, {eval}`n2_pos` positive and
-# {eval}`n2_zero` zero eigenvalues: a 2-shortcut network's zero-last-layer start is a
+# {eval}`f_opening.fixup_rankB`, its full column rank. The spectrum has {eval}`f_opening.fixup_neg` negative,
+# {eval}`f_opening.fixup_pos` positive and {eval}`f_opening.fixup_zero_eigs` zero eigenvalues, the inertia that the
+# rank of $B$ predicts: $p - 2k$ with $p =$ {eval}`f_opening.p_count` and $2k =$ {eval}`f_opening.two_k`, not the
+# zero block's size $p - k =$ {eval}`f_opening.p_minus_k`. The same start with $n = 2$ (same $R$ and data) has
+# gradient norm {eval}`f_opening.n2_grad` and {eval}`f_opening.n2_neg` negative, {eval}`f_opening.n2_pos` positive and
+# {eval}`f_opening.n2_zero` zero eigenvalues: a 2-shortcut network's zero-last-layer start is a
 # non-stationary point with a nondegenerate Hessian, while the 3-shortcut one keeps a flat
 # subspace of dimension $(n - 2)Rd^2$. At $w = 0$ the same computation gives a gradient of norm
-# {eval}`zero_grad` and a largest Hessian entry of {eval}`zero_maxH`, as Theorem 1 says.
+# {eval}`f_opening.zero_grad` and a largest Hessian entry of {eval}`f_opening.zero_maxH`, as Theorem 1 says.
 
 # %% tags=["remove-input"]
 fixup_check = lim.check_fixup_not_flat()
@@ -213,40 +197,25 @@ assert (abs(gains["measured g"] - gains["predicted g"]) <= 4 * gains["std. error
 display(HTML(gains.to_html(index=False, float_format="{:.3f}".format)))
 
 # %% tags=["remove-input"]
-g_he = lim.predicted_gain(2, "he")
-he_g = show.num(g_he)
-he_growth = show.sci(profiles["He, linear"][-1])
-he_growth_pred = show.sci(g_he**R_units)
-scaled = profiles["He, branches / √R"][-1]
-scaled_pred = (1 + (g_he - 1) / R_units) ** R_units
-scaled_se = errors["He, branches / √R"][-1]
-assert abs(scaled - scaled_pred) <= 4 * scaled_se < scaled_pred / 2
-assert scaled_pred < np.exp(g_he - 1)
-scaled_end, scaled_exact = show.num(scaled, 3), show.num(scaled_pred, 3)
-scaled_err = show.num(scaled_se, 2)
-scaled_bound = show.num(np.exp(g_he - 1), 3)
-zero_end = show.num(profiles["zero"][-1])
-pre_row = gains[(gains["n"] == 2) & (gains["init"] == "he") & (gains["pre"] == "relu")].iloc[0]
-pre_meas, pre_se = show.num(pre_row["measured g"], 3), show.num(pre_row["std. error"], 2)
-pre_pred, pre_sym = show.num(pre_row["predicted g"], 3), show.num(pre_row["symmetric inputs"])
+f_fixup = facts.fixup_facts(R_units, errors, gains, profiles)
 
 # %% [markdown]
 # The right panel of the figure at the top of the chapter shows the growth. Each curve is an
 # average over random networks on a sample of the MNIST inputs. For
 # linear 2-shortcuts under He initialisation one unit multiplies the second moment by
-# {eval}`he_g`, so after {eval}`R_units` units it has grown by {eval}`he_growth` (predicted:
-# {eval}`he_growth_pred`; the average over draws is noisy because the product of random factors
-# is heavy-tailed). With all weights zero the ratio is {eval}`zero_end` at every depth. For
-# pre-activation units with He initialisation and $n = 2$ the measured factor is {eval}`pre_meas`
-# (standard error {eval}`pre_se`) against the predicted {eval}`pre_pred` ({eval}`pre_sym` for
+# {eval}`f_fixup.he_g`, so after {eval}`R_units` units it has grown by {eval}`f_fixup.he_growth` (predicted:
+# {eval}`f_fixup.he_growth_pred`; the average over draws is noisy because the product of random factors
+# is heavy-tailed). With all weights zero the ratio is {eval}`f_fixup.zero_end` at every depth. For
+# pre-activation units with He initialisation and $n = 2$ the measured factor is {eval}`f_fixup.pre_meas`
+# (standard error {eval}`f_fixup.pre_se`) against the predicted {eval}`f_fixup.pre_pred` ({eval}`f_fixup.pre_sym` for
 # symmetric inputs). The
 # fourth curve is the point of Section 3 below: zero is not the only start that keeps the
 # variance in check. Scaling each of the two matrices of every branch by $R^{-1/4}$ divides the
 # branch's second moment by the number of units $R$: a branch of size about $1/\sqrt R$, not
 # $1/R$ (a Fixup-like rescaling, here without the zero last layer). This turns $g^R$ into
 # $(1 + v^n/R)^R$, which stays below $e^{v^n}$ at every depth. The run ends at
-# {eval}`scaled_end` (standard error {eval}`scaled_err` over the draws), against the exact
-# expectation {eval}`scaled_exact` and the depth-free bound {eval}`scaled_bound`.
+# {eval}`f_fixup.scaled_end` (standard error {eval}`f_fixup.scaled_err` over the draws), against the exact
+# expectation {eval}`f_fixup.scaled_exact` and the depth-free bound {eval}`f_fixup.scaled_bound`.
 
 # %% tags=["remove-input"]
 variance_check = lim.check_variance_growth()
@@ -299,24 +268,15 @@ display(variance_check)
 # does; neither singles out zero itself.
 
 # %% tags=["remove-input"]
-prod_c, prod_a = show.num(lim.PRODUCT_C), show.num(lim.PRODUCT_A)
-products = lim.product_table()
-assert (products["c/L: max |log|"] <= products["c/L: bound"]).all()
-assert products["a: std log"].is_monotonic_increasing
-display(HTML(products.to_html(index=False, float_format="{:.4g}".format)))
-L_top, n_draws = show.count(lim.PRODUCT_DEPTHS[-1]), show.count(lim.PRODUCT_DRAWS)
-top = products.iloc[-1]
-fixed_median = show.sci(top["a: median prod"])
-fixed_std, fixed_pred = show.num(top["a: std log"], 3), show.num(top["a: √L atanh a"], 3)
-sqrt_std, sqrt_pred = show.num(top["c/√L: std log"], 3), show.num(top["c/√L: predicted"], 3)
-shrink_max = show.num(top["c/L: max |log|"])
+f_variance = facts.variance_facts()
+display(HTML(f_variance.products.to_html(index=False, float_format="{:.4g}".format)))
 
 # %% [markdown]
-# Over {eval}`n_draws` draws, with deviations of fixed size $a =$ {eval}`prod_a`, the spread
-# of the logarithm at $L =$ {eval}`L_top` is {eval}`fixed_std` (predicted {eval}`fixed_pred`) and
-# the median product is {eval}`fixed_median`. With deviations $c/\sqrt L$, $c =$
-# {eval}`prod_c`, the spread at the same depth is {eval}`sqrt_std` (predicted {eval}`sqrt_pred`),
-# and with deviations $c/L$ the largest $|\log\prod\lambda_i|$ is {eval}`shrink_max`, inside the
+# Over {eval}`f_variance.n_draws` draws, with deviations of fixed size $a =$ {eval}`f_variance.prod_a`, the spread
+# of the logarithm at $L =$ {eval}`f_variance.L_top` is {eval}`f_variance.fixed_std` (predicted {eval}`f_variance.fixed_pred`) and
+# the median product is {eval}`f_variance.fixed_median`. With deviations $c/\sqrt L$, $c =$
+# {eval}`f_variance.prod_c`, the spread at the same depth is {eval}`f_variance.sqrt_std` (predicted {eval}`f_variance.sqrt_pred`),
+# and with deviations $c/L$ the largest $|\log\prod\lambda_i|$ is {eval}`f_variance.shrink_max`, inside the
 # bound. The check compares measured and predicted spreads at the smallest and the largest
 # depth, for $a$ fixed and for $a = c/\sqrt L$. Its falsifier is the literal reading, "exactly
 # unit norm": then factors $1 \pm c/\sqrt L$ could not keep the product bounded, and the spread at
@@ -358,43 +318,25 @@ display(product_check)
 # on Li et al., and the target map enters only through $\Sigma_{YX}$ and $T$.
 
 # %% tags=["hide-input"]
-crit = lim.critical_points(R=2)
-rho, rho_99 = lim.spearman_test(crit["loss"].to_numpy(), crit["index"].to_numpy())
-n_crit = len(crit)
-n_discordant = lim.discordant_pairs(crit)
-spearman_rho, spearman_thr = show.num(rho), show.num(rho_99)
-strict = show.text("strictly increasing" if n_discordant == 0 else "not strictly increasing")
-top_index = show.num(crit["index"].iloc[-1])
-assert crit["index"].iloc[0] == 0 and crit["index"].iloc[-1] == crit["index"].max()
-by_rank = show.text("ordered" if lim.index_ordered_by_rank(crit) else "not ordered")
-assert lim.index_ordered_by_rank(crit)
-low, high = lim.widest_discordant_pair(crit)
-low_kept, high_kept = show.text(low["kept"]), show.text(high["kept"])
-low_loss, high_loss = show.num(low["loss"]), show.num(high["loss"])
-low_index, high_index = show.num(low["index"]), show.num(high["index"])
-zeros = lim.zero_eigen_counts(crit)
-assert zeros["full"] == zeros["predicted_full"] and zeros["none"] == 0
-zeros_full, zeros_none = zeros["full"], zeros["none"]
-zeros_sym, zeros_idle = zeros["symmetry"], zeros["idle"]
-table = crit[["kept", "loss", "index", "negative", "zero"]]
-display(HTML(table.to_html(index=False, float_format="{:.4f}".format)))
+f_products = facts.products_facts()
+display(HTML(f_products.table.to_html(index=False, float_format="{:.4f}".format)))
 
 # %% [markdown]
-# The table lists the {eval}`n_crit` critical points by increasing loss ("kept" names the
+# The table lists the {eval}`f_products.n_crit` critical points by increasing loss ("kept" names the
 # singular directions in $S$; "zero" counts the eigenvalues within rounding of zero). The zeros
-# have two sources. At the full fit there are {eval}`zeros_full`: {eval}`zeros_sym` from the
+# have two sources. At the full fit there are {eval}`f_products.zeros_full`: {eval}`f_products.zeros_sym` from the
 # symmetry $W_{1,1} \to AW_{1,1}$, $W_{1,2} \to W_{1,2}A^{-1}$ of the working unit ($A$ any
-# invertible matrix), and {eval}`zeros_idle` from the idle zero unit, whose Hessian block is
+# invertible matrix), and {eval}`f_products.zeros_idle` from the idle zero unit, whose Hessian block is
 # weighted by the residual $G$ alone and vanishes when the fit is exact. At the point with every
-# unit zero there are {eval}`zeros_none`. The global minimum has index 0, and the point
-# with every unit zero has the largest index, {eval}`top_index`. In between the trend holds as a
-# ranking, as the paper's "usually" allows: Spearman's rank correlation of loss and index is {eval}`spearman_rho`, above
-# {eval}`spearman_thr`, the 99th percentile of the correlation under random pairing. But the
-# index is {eval}`strict` in the loss: {eval}`n_discordant` pairs of points have the larger index
-# at the smaller loss. The widest such pair: keeping directions {eval}`low_kept` gives loss
-# {eval}`low_loss` and index {eval}`low_index`, while keeping {eval}`high_kept` gives the larger
-# loss {eval}`high_loss` but the smaller index {eval}`high_index`. The reason shows in the
-# table: the index is {eval}`by_rank` by the *number* of kept directions (every point that keeps
+# unit zero there are {eval}`f_products.zeros_none`. The global minimum has index 0, and the point
+# with every unit zero has the largest index, {eval}`f_products.top_index`. In between the trend holds as a
+# ranking, as the paper's "usually" allows: Spearman's rank correlation of loss and index is {eval}`f_products.spearman_rho`, above
+# {eval}`f_products.spearman_thr`, the 99th percentile of the correlation under random pairing. But the
+# index is {eval}`f_products.strict` in the loss: {eval}`f_products.n_discordant` pairs of points have the larger index
+# at the smaller loss. The widest such pair: keeping directions {eval}`f_products.low_kept` gives loss
+# {eval}`f_products.low_loss` and index {eval}`f_products.low_index`, while keeping {eval}`f_products.high_kept` gives the larger
+# loss {eval}`f_products.high_loss` but the smaller index {eval}`f_products.high_index`. The reason shows in the
+# table: the index is {eval}`f_products.by_rank` by the *number* of kept directions (every point that keeps
 # $k$ directions has a larger index than every point that keeps $k+1$), while the loss depends
 # on *which* directions are dropped, through their singular values. Dropping a few strong
 # directions can cost more loss than dropping many weak ones, and it leaves fewer directions of

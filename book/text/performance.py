@@ -28,26 +28,18 @@ except ImportError:  # e.g. on Colab
 from IPython.display import Markdown, display
 
 from resnet_nb.book import show, views
+from resnet_nb.book.facts import performance as facts
 
-rerun = views.rerun_times()
-counted = rerun[rerun["figure"] != "Figure 8"]
-paper_core_min = sum(v for v in counted["paper: core-minutes"] if v != "")
-default_core_min = sum(v for v in counted["default: core-minutes"] if v != "")
-paper_total_h = show.fixed(paper_core_min / 60, 1)
-paper_two_cores_h = show.fixed(paper_core_min / 120, 1)
-default_total_min = show.fixed(default_core_min, 0)
-slowest = counted.loc[counted["paper: core-minutes"].replace("", 0).astype(float).idxmax()]
-slowest_paper = show.text(slowest["figure"])
-slowest_paper_min = show.fixed(slowest["paper: core-minutes"], 0)
-rerun.style.hide(axis="index").format(precision=1)
+f_bench = facts.bench_facts()
+f_bench.rerun.style.hide(axis="index").format(precision=1)
 
 # %% [markdown]
 # Reading the table: at the default scale the figures together need about
-# {eval}`default_total_min` core-minutes, so each chapter runs in a few minutes. At the paper
-# scale they need about {eval}`paper_total_h` core-hours in all; with the work split over two
-# worker processes on a two-core machine (`--jobs 2`) that is about {eval}`paper_two_cores_h`
+# {eval}`f_bench.default_total_min` core-minutes, so each chapter runs in a few minutes. At the paper
+# scale they need about {eval}`f_bench.paper_total_h` core-hours in all; with the work split over two
+# worker processes on a two-core machine (`--jobs 2`) that is about {eval}`f_bench.paper_two_cores_h`
 # hours of waiting. The
-# largest is {eval}`slowest_paper`, about {eval}`slowest_paper_min` core-minutes.
+# largest is {eval}`f_bench.slowest_paper`, about {eval}`f_bench.slowest_paper_min` core-minutes.
 #
 # *How the times were obtained.* The paper-scale column adds up the computation time stored in
 # each committed record. The default grid of Figure 5 is part of its paper grid, so its default
@@ -246,29 +238,7 @@ assert same, "the floor did not follow the engine's trajectory"
 floor_table.style.hide(axis="index")
 
 # %% tags=["remove-input"]
-# Figure 7's Hessian build against its floor (benchmarks/floor.py --hessian-only)
-fig7_ratio = show.num(by_fig["fig7"]["paper_ratio"], 2)
-hess7 = floor_info["diagnostics"]["fig7_hessian"]
-fig7_build, fig7_eig = show.num(hess7["build_s"], 2), show.num(hess7["eigvalsh_s"], 2)
-fig7_prod = show.num(hess7["products_s"], 2)
-fig7_build_x = show.num(hess7["build_over_eigvalsh"], 2)
-fig7_prod_x = show.num(hess7["products_over_eigvalsh"], 2)
-fig7_build_over_prod = show.num(hess7["build_over_products"], 2)
-fig7_P, fig7_m = show.count(hess7["P"]), show.count(hess7["samples"])
-fig7_L, fig7_d = show.count(hess7["matrices"]), show.count(hess7["d"])
-fig7_nprod = show.count(hess7["products"])
-fig7_madds, fig7_eig_flops = show.sci(hess7["product_madds"]), show.sci(hess7["eigvalsh_flops"])
-fig7_arith_x = show.num(2 * hess7["product_madds"] / hess7["eigvalsh_flops"], 2)
-fig7_hess_part_x = show.num(1 + hess7["products_over_eigvalsh"], 2)
-fig7_merged_x = show.num(hess7["pair_merged_over_two"], 2)
-fig7_hess_repeats = show.count(hess7["repeats"])
-fig7_hess_load = show.num(hess7["load_average"][0], 1)
-fig7_hess_date = show.text(hess7["written_utc"][:10])
-# the products alone exceed the target, so no organisation of the build around them meets it
-assert hess7["products_over_eigvalsh"] > FLOOR_TARGET
-assert hess7["pair_merged_over_two"] > 1
-assert hess7["product_madds"] == hess7["P"] ** 2 * hess7["samples"]
-assert hess7["products_over_eigvalsh"] < 2 * hess7["product_madds"] / hess7["eigvalsh_flops"]
+f_hessian = facts.hessian_facts(FLOOR_TARGET, by_fig, floor_info)
 
 # %% [markdown]
 # Measured on {eval}`floor_date` (commit {eval}`floor_commit`) with torch on {eval}`floor_threads`
@@ -290,10 +260,10 @@ assert hess7["products_over_eigvalsh"] < 2 * hess7["product_madds"] / hess7["eig
 # train, the farthest from its floor is {eval}`floor_train_worst_fig` at {eval}`floor_train_worst`,
 # {eval}`floor_train_met` the target of 2 for training.
 #
-# *Where the rest goes.* Figure 7 (paper ratio {eval}`fig7_ratio`) computes the exact Hessian of a
-# ReLU network on all {eval}`fig7_m` digits at the recorded epochs of every run. Its floor counts
-# only the eigenvalues of a matrix of that size, about $\tfrac43 P^3$ = {eval}`fig7_eig_flops`
-# floating-point operations for $P$ = {eval}`fig7_P` parameters; the matrix has to be built first,
+# *Where the rest goes.* Figure 7 (paper ratio {eval}`f_hessian.fig7_ratio`) computes the exact Hessian of a
+# ReLU network on all {eval}`f_hessian.fig7_m` digits at the recorded epochs of every run. Its floor counts
+# only the eigenvalues of a matrix of that size, about $\tfrac43 P^3$ = {eval}`f_hessian.fig7_eig_flops`
+# floating-point operations for $P$ = {eval}`f_hessian.fig7_P` parameters; the matrix has to be built first,
 # and building it from the samples costs more than its eigenvalues. Every entry of the
 # Hessian is a sum over the $m$ samples of a Gauss-Newton term and, where the two parameters belong
 # to different matrices $a < b$, of a second-order term (`resnet_nb.core.relu_hessian`):
@@ -308,28 +278,28 @@ assert hess7["products_over_eigvalsh"] < 2 * hess7["product_madds"] / hess7["eig
 # output of $b$ and $M_{ab}$ the Jacobian of the input of $b$ with respect to the output of $a$, all
 # taken per sample $\mu$. For one pair of matrices each sum is a single product of a
 # $d^2 \times m$ matrix with an $m \times d^2$ one (rows $(q, t)$ against columns $(p, s)$ for the
-# first, $(q, s)$ against $(p, t)$ for the second), so the assembly does $L^2$ = {eval}`fig7_nprod`
-# such products for $L$ = {eval}`fig7_L` matrices of size $d$ = {eval}`fig7_d`: $L^2 d^4 m = P^2 m$
-# = {eval}`fig7_madds` multiply-adds, {eval}`fig7_arith_x` times the arithmetic of the eigenvalues.
+# first, $(q, s)$ against $(p, t)$ for the second), so the assembly does $L^2$ = {eval}`f_hessian.fig7_nprod`
+# such products for $L$ = {eval}`f_hessian.fig7_L` matrices of size $d$ = {eval}`f_hessian.fig7_d`: $L^2 d^4 m = P^2 m$
+# = {eval}`f_hessian.fig7_madds` multiply-adds, {eval}`f_hessian.fig7_arith_x` times the arithmetic of the eigenvalues.
 # Neither sum has a shortcut: each is a product of two matrices that change with every pair of
 # matrices and every point of the training, with the samples as the inner dimension, and the two
 # share only the factor $z_a$: making them one product, of half the multiply-adds, means
 # forming for every pair a per-sample tensor of $d^3$ entries first, an element-wise pass over
 # $d^3 m$ numbers that costs more than the product it saves (measured below on one pair:
-# {eval}`fig7_merged_x` times the time of the two products). The products are
+# {eval}`f_hessian.fig7_merged_x` times the time of the two products). The products are
 # already as large as the shapes allow, and a dense matrix product runs faster per operation than
 # the reduction to tridiagonal form inside `eigvalsh`, half of whose work is matrix-vector
 # products; that is why the measured gap is smaller than the gap in arithmetic.
 #
-# `benchmarks/floor.py --hessian-only` times, in turn and {eval}`fig7_hess_repeats` times over
-# (on {eval}`fig7_hess_date`, load average {eval}`fig7_hess_load`), the build of one such Hessian
-# ({eval}`fig7_build` s), the {eval}`fig7_nprod` bare products alone on random operands of the same
-# shapes ({eval}`fig7_prod` s), the eigenvalues ({eval}`fig7_eig` s), and one pair of matrices
+# `benchmarks/floor.py --hessian-only` times, in turn and {eval}`f_hessian.fig7_hess_repeats` times over
+# (on {eval}`f_hessian.fig7_hess_date`, load average {eval}`f_hessian.fig7_hess_load`), the build of one such Hessian
+# ({eval}`f_hessian.fig7_build` s), the {eval}`f_hessian.fig7_nprod` bare products alone on random operands of the same
+# shapes ({eval}`f_hessian.fig7_prod` s), the eigenvalues ({eval}`f_hessian.fig7_eig` s), and one pair of matrices
 # both ways (two products, or the per-sample tensor and one product). Taken within each
-# repetition, the build is {eval}`fig7_build_x` times the eigenvalues, and the bare products alone
-# are {eval}`fig7_prod_x` times: with nothing else done, the Hessian part of Figure 7 would still take
-# {eval}`fig7_hess_part_x` times its floor, so no assembly built on these products brings it to the
-# target of {eval}`floor_target`. The whole build takes {eval}`fig7_build_over_prod` times as long
+# repetition, the build is {eval}`f_hessian.fig7_build_x` times the eigenvalues, and the bare products alone
+# are {eval}`f_hessian.fig7_prod_x` times: with nothing else done, the Hessian part of Figure 7 would still take
+# {eval}`f_hessian.fig7_hess_part_x` times its floor, so no assembly built on these products brings it to the
+# target of {eval}`floor_target`. The whole build takes {eval}`f_hessian.fig7_build_over_prod` times as long
 # as its products alone; the rest is pushing the $d$ unit directions forward from every
 # matrix's output through the later matrices and ReLU masks (which gives $F_a$, $g_a$ and
 # $M_{ab}$), contracting $K_{ab}$ over the outputs sample by sample, forming the per-sample outer
