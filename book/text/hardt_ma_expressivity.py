@@ -19,6 +19,7 @@ from matplotlib.animation import FuncAnimation
 
 from resnet_nb.book import hardt_ma_figures as hmf
 from resnet_nb.book import ledger, show
+from resnet_nb.book.facts import hardt_ma_expressivity as facts
 from resnet_nb.book.plotting import COLORS
 from resnet_nb.experiments import hm_analog
 from resnet_nb.hardt_ma import interface as hi
@@ -169,44 +170,17 @@ key_points, key_classes = show.count(key_steps["labels"].size), show.count(key_s
 # $\delta_a = \mu(z_a)/2$ and check the lemma on random and near-duplicate instances.
 
 # %% tags=["hide-input"]
-worst_moved, worst_fixed, worst_scaled = 0.0, 0.0, 0.0
-for trial in range(300):
-    k, n = int(rng.integers(2, 16)), int(rng.integers(2, 200))
-    H = hr.unit_norm_columns(rng.standard_normal((k, n)))
-    if trial % 3 == 0:  # adversarial: a near-duplicate of point 0
-        H[:, 1] = hr.unit_norm_columns((H[:, 0] + 1e-4 * rng.standard_normal(k))[:, None])[:, 0]
-    idx = rng.choice(n, min(k, n), replace=False)
-    T = rng.standard_normal((k, idx.size))
-    U, V, b, rep = hr.lemma_block(H, idx, T)
-    # rounding scale of the prose: eps ||t - z|| / delta, with delta = margin / 2
-    scale = np.finfo(float).eps * np.abs(T - H[:, idx]).max() / (0.5 * rep["margins"].min())
-    worst_scaled = max(worst_scaled, rep["moved_error"] / scale)
-    worst_moved, worst_fixed = (
-        max(worst_moved, rep["moved_error"]),
-        max(worst_fixed, rep["fixed_error"]),
-    )
-assert worst_fixed == 0.0 and worst_scaled < 100 * 16  # 100 P eps-scale, P <= 16 terms per unit
-block_moved, block_scaled = show.num(worst_moved), show.num(worst_scaled, 2)
-rho_prime = show.num(0.1)  # the constant of the Lemma B.1 counterexamples below
-b1_chk, b1_fal = checks("hm-lemma-b1")
-at6, below6 = b1_chk.parts[2], b1_fal.parts[2]  # the extremal pair at 6 rho' and 0.1% below
-assert "exactly 6 rho'" in at6.claim and "1 - 1e-3" in below6.claim
-b1_at6, b1_below6 = show.num(at6.value), show.num(below6.value, 2)
-b1sq_search, b1sq_draws = (p.values for p in checks("hm-lemma-b1-squared")[0].parts)
-assert b1sq_draws["min_margin"] >= 0.05 and b1sq_search["violation"] <= 1e-12
-b1sq_found = show.text(f"{b1sq_search['min_margin']:.13f}")
-b1sq_gap = show.num(abs(b1sq_search["min_margin"] - 0.05))
-b1sq_n, b1sq_min = show.count(b1sq_draws["draws"]), show.num(b1sq_draws["min_margin"], 3)
+f_analog = facts.analog_facts(checks, rng)
 
 # %% [markdown]
 # Over 300 blocks the points that should stay fixed do not move at all (their units receive
 # negative inputs, and $\mathrm{ReLU}$ returns an exact $0$); the moved points land within
-# {eval}`block_moved` of their targets.
+# {eval}`f_analog.block_moved` of their targets.
 #
 # :::{admonition} Details: the rounding scale
 # :class: dropdown
 # Measured in units of $\varepsilon_{\rm mach}\,\|t - z\|/\delta$, a scale that grows as the
-# margin shrinks (the near-duplicates), the worst error is {eval}`block_scaled` units, and the
+# margin shrinks (the near-duplicates), the worst error is {eval}`f_analog.block_scaled` units, and the
 # cell asserts it stays below 100 units per term of the sums.
 # :::
 #
@@ -225,10 +199,10 @@ b1sq_n, b1sq_min = show.count(b1sq_draws["draws"]), show.num(b1sq_draws["min_mar
 #
 # * **The proof fails under both readings.** Two points of squared norm $1 + \rho'$ at squared
 #   distance $6\rho'$ are the tight case: the printed unit for the first is exactly silent at the
-#   second, and the construction moves nothing else (displacement {eval}`b1_at6`). At squared
+#   second, and the construction moves nothing else (displacement {eval}`f_analog.b1_at6`). At squared
 #   distance $6\rho'(1 - 10^{-3})$, which meets (b) under either reading, it moves the second
-#   point by {eval}`b1_below6` (<a href="claims.html#claim-hm-lemma-b1">evidence</a>).
-# * **The statement fails under the distance reading only.** With $\rho' =$ {eval}`rho_prime`, a
+#   point by {eval}`f_analog.b1_below6` (<a href="claims.html#claim-hm-lemma-b1">evidence</a>).
+# * **The statement fails under the distance reading only.** With $\rho' =$ {eval}`f_analog.rho_prime`, a
 #   point of squared norm $1 - \rho'$ inside the convex hull of four points of squared norm
 #   $1 + \rho'$ (the *hull*) meets (a) and (b) as distances. Any ReLU unit positive at a convex
 #   combination of points is positive at one of them, so no block that must move $k$ points to
@@ -237,11 +211,11 @@ b1sq_n, b1sq_min = show.count(b1sq_draws["draws"]), show.num(b1sq_draws["min_mar
 #   a margin $\|z\|^2 - \langle z, h\rangle = \tfrac12(\|z\|^2 - \|h\|^2 + \|z - h\|^2) \ge
 #   \tfrac12(-2\rho' + 3\rho') = \rho'/2$ ((b) says nothing about two points outside $S$, which
 #   may coincide), so the book's lemma above moves any $k$ points. A constrained search over pairs
-#   in $\mathbb{R}^3$, from 200 random starts, finds the smallest margin {eval}`b1sq_found`, within
-#   {eval}`b1sq_gap` of $\rho'/2$ (below it by less than the search's tolerance on its constraints):
+#   in $\mathbb{R}^3$, from 200 random starts, finds the smallest margin {eval}`f_analog.b1sq_found`, within
+#   {eval}`f_analog.b1sq_gap` of $\rho'/2$ (below it by less than the search's tolerance on its constraints):
 #   the bound is reached, and nothing below it beyond rounding is found. Random
-#   admissible configurations stay far from it (smallest margin {eval}`b1sq_min` over
-#   {eval}`b1sq_n`) (<a href="claims.html#claim-hm-lemma-b1-squared">evidence</a>).
+#   admissible configurations stay far from it (smallest margin {eval}`f_analog.b1sq_min` over
+#   {eval}`f_analog.b1sq_n`) (<a href="claims.html#claim-hm-lemma-b1-squared">evidence</a>).
 #
 # :::{admonition} Details: why the hull refutes the lemma, not only its proof
 # :class: dropdown
@@ -426,6 +400,8 @@ display(
         "under both readings of the separation rho"
     )
 )
+
+# %% tags=["hide-input", "hide-output"]
 # the committed per-projection table, recomputed here on two of its rows
 for name, X, k, s in (("MNIST", X_mn, 320, 0), ("synthetic", X_syn, k_syn, 1)):
     live = hr.projection_row(X, k, s)
@@ -455,22 +431,18 @@ syn_at, mn_at = cell[("synthetic", k_syn)], cell[("MNIST", 320)]
 assert min(k_mn, k_mn_d) > 784 and k_syn < 100
 assert cell[("MNIST", 100)].every_point_exposed == 0 < mn_at.every_point_exposed < mn_at.projections
 rho_syn_s, rho_mn_s = show.num(rho_syn, 3), show.num(rho_mn, 2)
-k_syn_s, k_mn_s, k_mn_d_s = show.count(k_syn), show.count(k_mn), show.count(k_mn_d)
-k_syn_d_s = show.count(k_syn_d)
-mn_readings = show.num(k_mn / k_mn_d, 2)
-n_proj = show.count(syn_at.projections)
-syn_exp, syn_fit = show.count(syn_at.every_point_exposed), show.count(syn_at.paper_order_fits)
-mn_exp, mn_fit = show.count(mn_at.every_point_exposed), show.count(mn_at.paper_order_fits)
-mn100_low = show.pct(cell[("MNIST", 100)].lowest_exposed, 1)
+
+# %% tags=["hide-input", "hide-output"]
+f_construction2 = facts.construction2_facts(cell, k_mn, k_mn_d, k_syn, k_syn_d, mn_at, syn_at)
 
 # %% [markdown]
 # The paper uses $\rho$ in two ways: Assumption 3.1 bounds *squared* distances, while the proof
 # of Theorem 3.2 treats it as a distance ("$\|A_0x^{(i)} - A_0x^{(j)}\| \ge \rho(1-\rho/3)$"). For
-# MNIST the second reading's width is {eval}`mn_readings` times smaller, {eval}`k_mn_d_s` against
-# {eval}`k_mn_s`, and both exceed the 784 pixels: the $\rho$ hidden in the theorem's $O(\cdot)$
+# MNIST the second reading's width is {eval}`f_construction2.mn_readings` times smaller, {eval}`f_construction2.k_mn_d_s` against
+# {eval}`f_construction2.k_mn_s`, and both exceed the 784 pixels: the $\rho$ hidden in the theorem's $O(\cdot)$
 # is severe for real data. For the synthetic points Assumption 3.1's width is
-# $k =$ {eval}`k_syn_s` $< d$, and {eval}`syn_exp` of {eval}`n_proj` projections expose every
-# point. For MNIST, $k = 320$ exposes every digit on {eval}`mn_exp` of {eval}`n_proj` projections,
+# $k =$ {eval}`f_construction2.k_syn_s` $< d$, and {eval}`f_construction2.syn_exp` of {eval}`f_construction2.n_proj` projections expose every
+# point. For MNIST, $k = 320$ exposes every digit on {eval}`f_construction2.mn_exp` of {eval}`f_construction2.n_proj` projections,
 # and $k = 100$ on none (margin table). The paper's order (the points in the given order, $k$ per
 # block) fails at the first block that contains a point it cannot isolate:
 
@@ -625,7 +597,7 @@ c_log2 = show.num(10 / math.log(2), 3)
 #
 # On the synthetic set the paper's order refused on {eval}`syn_ref` projections at the paper's
 # width; on MNIST, at $k = 320$ ({eval}`mn_below` times below the paper's width), it fits all the
-# digits on {eval}`mn_fit` of {eval}`n_proj` projections. What fails as printed is therefore the proof of Lemma B.1 (and its statement under the distance
+# digits on {eval}`f_construction2.mn_fit` of {eval}`f_construction2.n_proj` projections. What fails as printed is therefore the proof of Lemma B.1 (and its statement under the distance
 # reading), the constant $c = 10$, and, on a fraction of draws that depends on the reading of
 # $\rho$, the paper's order at the paper's width. Theorem 3.2 itself holds, by the following order.
 #
@@ -1042,85 +1014,41 @@ print(
 by = summary.set_index("init")
 small, std = by.loc["hardt_ma_residual"], by.loc["standard"]
 an_diff = hm_analog.difference(runs)
-an_check, an_falsifier = checks("hm-analog-small-init")
 n_held = cfg["n_per_class"] * 2
-null_in = an_diff["low"] <= 0 <= an_diff["high"]
-effect_out = not (an_diff["low"] <= hm_analog.EFFECT <= an_diff["high"])
-assert an_check.passed == null_in and effect_out == (not an_falsifier.passed)
-verdict = show.text("contains 0: no difference is detected" if null_in else "excludes 0")
-conclusion = show.text(
-    "detects no benefit of the small initialisation, and rules out one"
-    if null_in and effect_out
-    else "cannot decide about a benefit of the small initialisation of"
-)
-diff_pts, se_pts = show.num(100 * an_diff["diff"], 2), show.num(100 * an_diff["se"], 2)
-ci_pts = show.text(f"[{100 * an_diff['low']:+.1f}, {100 * an_diff['high']:+.1f}]")
-effect_pts, effect_digits = (
-    show.num(100 * hm_analog.EFFECT),
-    show.count(round(hm_analog.EFFECT * n_held)),
-)
-acc_small, acc_std = show.pct(small.test_acc, 1), show.pct(std.test_acc, 1)
-rng_small = show.text(f"{100 * small.test_acc_min:.1f}-{100 * small.test_acc_max:.1f}%")
-rng_std = show.text(f"{100 * std.test_acc_min:.1f}-{100 * std.test_acc_max:.1f}%")
-loss_small, loss_std = show.num(small.train_loss), show.num(std.train_loss)
-drift = show.num(by.last_epochs_loss_change.max())
-n_seeds = show.count(min(small.runs, std.runs))
 at8 = runs[runs.epoch == 8].groupby("init").test_accuracy.mean()
 inits = ("hardt_ma", "hardt_ma_residual", "standard")
-early = show.text(", ".join(f"{100 * at8[i]:.0f}% ({i})" for i in inits))
-assert at8.idxmin() == "hardt_ma"
-n_hm_all = show.count(int(by.loc["hardt_ma", "runs"]))
-ms1, ms2 = cfg["milestones"]
-mean_loss = runs[runs.init == "hardt_ma_residual"].groupby("epoch").loss.mean()
-late_fall = show.num(mean_loss[ms1] / mean_loss[ms2], 2)
-final_lr = show.num(cfg["lr"] / 100)
-tl_check, tl_falsifier = checks("hm-analog-train-loss")
-assert small.train_loss > std.train_loss and tl_check.passed and not tl_falsifier.passed
-tl = tl_check.parts[0].values
-loss_ratio = show.num(tl["ratio"], 3)
-tl_low, tl_high = show.num(tl["ratio_low"], 2), show.num(tl["ratio_high"], 3)
-tl_interval = show.text("includes 1" if tl["ratio_low"] < 1 < tl["ratio_high"] else "excludes 1")
-one_digit = show.pct(1 / n_held, 1)
-diff_table = pd.DataFrame(
-    [
-        dict(
-            quantity="held-out accuracy, small minus standard (points)",
-            mean=100 * an_diff["diff"],
-            standard_error=100 * an_diff["se"],
-            low_95=100 * an_diff["low"],
-            high_95=100 * an_diff["high"],
-            effect_tested=100 * hm_analog.EFFECT,
-        )
-    ]
-)
-display(table(diff_table, 2))
-display(tl_check, tl_falsifier)
+f_b10 = facts.b10_facts(an_diff, by, checks, n_held, small, std)
+
+# %% tags=["remove-input"]
+f_b11 = facts.b11_facts(an_diff, at8, by, cfg, checks, inits, n_held, runs, small, std)
+display(table(f_b11.diff_table, 2))
+display(f_b11.tl_check, f_b11.tl_falsifier)
 
 # %% [markdown]
-# **What the analog shows.** Over {eval}`n_seeds` seeds each, the small initialisation on the
+# **What the analog shows.** Over {eval}`f_b10.n_seeds` seeds each, the small initialisation on the
 # residual convolutions and the standard one end at similar held-out accuracy (summary table). The
-# 95% Welch interval of their mean difference {eval}`verdict`. It excludes an improvement of
-# {eval}`effect_pts` points ({eval}`effect_digits` held-out digits), an effect size the book chose
+# 95% Welch interval of their mean difference {eval}`f_b10.verdict`. It excludes an improvement of
+# {eval}`f_b10.effect_pts` points ({eval}`f_b10.effect_digits` held-out digits), an effect size the book chose
 # to test, not one the paper claims (<a href="claims.html#claim-hm-analog-small-init">evidence</a>). The paper's claim
 # is that the small initialisation "helped training" (Section 4.1), which we read as a lower
 # training loss at the end of the {eval}`hm_epochs` epochs. In the analog it did not: the ratio of
-# the geometric means of the final training losses, small over standard, is {eval}`loss_ratio`
-# (a *higher* loss), though with five seeds its 95% interval, {eval}`tl_low` to {eval}`tl_high`,
-# {eval}`tl_interval` (<a href="claims.html#claim-hm-analog-train-loss">evidence</a>).
+# the geometric means of the final training losses, small over standard, is {eval}`f_b11.loss_ratio`
+# (a *higher* loss), though with five seeds its 95% interval, {eval}`f_b11.tl_low` to {eval}`f_b11.tl_high`,
+# {eval}`f_b11.tl_interval` (<a href="claims.html#claim-hm-analog-train-loss">evidence</a>).
 #
 # :::{admonition} Details: a fixed budget, not convergence
 # :class: dropdown
 # The comparison is made after a fixed budget of {eval}`hm_epochs` epochs, **not at
-# convergence**. The learning rate in the last epochs is {eval}`final_lr`, a hundredth of the
+# convergence**. The learning rate in the last epochs is {eval}`f_b11.final_lr`, a hundredth of the
 # initial one, so a small change of the loss there says more about the step size than about
 # the distance to a minimum: over the last five epochs no run's training loss changes by more
-# than {eval}`drift`, but between epochs {eval}`hm_ms1` and {eval}`hm_ms2` the mean training loss
-# of the small initialisation still fell by a factor of {eval}`late_fall`. After eight epochs
-# the mean held-out accuracies are {eval}`early`, the variant with the small initialisation on
-# every convolution being the slowest to leave chance (a mean over its {eval}`n_hm_all` seeds only).
+# than {eval}`f_b10.drift`, but between epochs {eval}`hm_ms1` and {eval}`hm_ms2` the mean training loss
+# of the small initialisation still fell by a factor of {eval}`f_b11.late_fall`. After eight epochs
+# the mean held-out accuracies are {eval}`f_b11.early`, the variant with the small initialisation on
+# every convolution being the slowest to leave chance (a mean over its {eval}`f_b11.n_hm_all` seeds only).
 # :::
 #
-# At this scale, then, the analog {eval}`conclusion` of {eval}`effect_pts` points or more, and
+# At this scale, then, the analog {eval}`f_b10.conclusion` of {eval}`f_b10.effect_pts` points or more, and
 # shows no training benefit. The paper trained networks hundreds of times larger on harder data,
 # with weight decay, where depth may make the starting point matter more.
 #
@@ -1252,10 +1180,11 @@ from resnet_nb.book import exercises
 
 exercises.check("hm-ex-margin", points)
 
-
 # %% exercise="hm-ex-count" tags=["exercise-answer", "remove-cell"]
 # Your answer to hm-ex-count: "A network with ell residual blocks of ..."
 # replace every ... below, run this cell, then the check under it.
+
+
 def blocks(n, k):
     """The number l of residual blocks in the paper's order for n points and width k."""
     ...
