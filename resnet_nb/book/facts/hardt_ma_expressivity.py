@@ -29,8 +29,6 @@ def b10_facts(an_diff, by, checks, n_held, small, std) -> show.Facts:
         show.num(100 * hm_analog.EFFECT),
         show.count(round(hm_analog.EFFECT * n_held)),
     )
-    rng_std = show.text(f"{100 * std.test_acc_min:.1f}-{100 * std.test_acc_max:.1f}%")
-    loss_small, loss_std = show.num(small.train_loss), show.num(std.train_loss)
     drift = show.num(by.last_epochs_loss_change.max())
     n_seeds = show.count(min(small.runs, std.runs))
     return show.Facts(
@@ -58,7 +56,6 @@ def b11_facts(an_diff, at8, by, cfg, checks, inits, n_held, runs, small, std) ->
     loss_ratio = show.num(tl["ratio"], 3)
     tl_low, tl_high = show.num(tl["ratio_low"], 2), show.num(tl["ratio_high"], 3)
     tl_interval = show.text("includes 1" if tl["ratio_low"] < 1 < tl["ratio_high"] else "excludes 1")
-    one_digit = show.pct(1 / n_held, 1)
     diff_table = pd.DataFrame(
         [
             dict(
@@ -89,12 +86,10 @@ def b11_facts(an_diff, at8, by, cfg, checks, inits, n_held, runs, small, std) ->
 def construction2_facts(cell, k_mn, k_mn_d, k_syn, k_syn_d, mn_at, syn_at) -> show.Facts:
     """Numbers the prose of book/hardt_ma_expressivity.ipynb quotes."""
     k_syn_s, k_mn_s, k_mn_d_s = show.count(k_syn), show.count(k_mn), show.count(k_mn_d)
-    k_syn_d_s = show.count(k_syn_d)
     mn_readings = show.num(k_mn / k_mn_d, 2)
     n_proj = show.count(syn_at.projections)
-    syn_exp, syn_fit = show.count(syn_at.every_point_exposed), show.count(syn_at.paper_order_fits)
+    syn_exp = show.count(syn_at.every_point_exposed)
     mn_exp, mn_fit = show.count(mn_at.every_point_exposed), show.count(mn_at.paper_order_fits)
-    mn100_low = show.pct(cell[("MNIST", 100)].lowest_exposed, 1)
     return show.Facts(
         k_mn_d_s=k_mn_d_s,
         k_mn_s=k_mn_s,
