@@ -17,6 +17,7 @@ from IPython.display import display
 
 from resnet_nb import ShortcutNetwork, synthetic_linear, whitened_mnist
 from resnet_nb.book import plotting, show
+from resnet_nb.book.facts import theorem1_dynamics as facts
 from resnet_nb.book.li_figures import plot_sharpness_sweep
 from resnet_nb.core.init import SMALL_SCALE
 from resnet_nb.li import dynamics as t1d
@@ -26,42 +27,26 @@ plotting.style()
 mnist = whitened_mnist()
 stats = mnist.stats()
 small = t1.subsample(mnist, every=25)  # 200 digits, for networks with activations
-small_scale = show.num(SMALL_SCALE)  # the paper's perturbation of the zero start (Section 4.1)
 LR = 0.5
 # gradient descent from the small start, eight seeds trained together
 sweep = t1d.sharpness_sweep(mnist, seeds=range(8), n=2, R=4, lr=LR, epochs=1500, every=50)
 sweep_rows = pd.DataFrame(sweep["rows"])
-n_spike = int(sweep_rows["spike"].sum())
-assert 1 <= n_spike < len(sweep_rows)
-n_seeds_s, n_spike_s = show.count(len(sweep_rows)), show.count(n_spike)
-n_calm = show.count(len(sweep_rows) - n_spike)
-lr_s, edge, sig_s = show.num(LR), show.num(sweep["edge"]), show.num(sweep["sigma_max"], 3)
 # the longer run (same seeds, 6,000 epochs), stored by scripts/t1d_long_sweep.py: read here
 long = t1d.load_sweep()
 long_rows = pd.DataFrame(long["rows"])
-assert long["seeds"] == sweep["seeds"] and long["lr"] == LR
-n_spike_long = show.count(int(long_rows["spike"].sum()))
-ep_short, ep_long = show.count(sweep["gaps"].shape[1] - 1), show.count(long["gaps"].shape[1] - 1)
-# where the sharpness ends: runs that never reach 2/eta settle below it, at a run-dependent value
-reached = long_rows["first_above"] >= 0
-settled = long_rows.loc[~reached, "lam_final"]
-assert int(reached.sum()) == 2 and settled.max() < long["edge"]  # one catapult, one hover (below)
-end_lo, end_hi = show.num(settled.min(), 2), show.num(settled.max(), 2)
-n_settled, n_reach = show.count(len(settled)), show.count(int(reached.sum()))
-# settled runs whose largest sampled sharpness is the last sample: still creeping up at the end
-n_creep = show.count(int((long_rows.loc[~reached, "peak_epoch"] == long["epochs"][-1]).sum()))
+f_opening = facts.opening_facts(LR, long, long_rows, sweep, sweep_rows)
 
 # %% [markdown]
 # This chapter follows gradient descent (learning rate $\eta$) from the paper's small start
-# $\varepsilon V$ ($V$ a Xavier draw, $\varepsilon =$ {eval}`small_scale`), next to the zero point of
+# $\varepsilon V$ ($V$ a Xavier draw, $\varepsilon =$ {eval}`f_opening.small_scale`), next to the zero point of
 # {prf:ref}`Theorem 1 of Li et al. <thm-li-1>`, for linear 2-shortcut networks on whitened MNIST.
 # Eq. 7 (at random weights) and Figure 4 (along whole runs) hold to rounding; training reaches the
 # optimum of Eqs. 15-16. The sharpness $\lambda_{\max}$ (the top Hessian eigenvalue) starts at
-# Theorem 1's $\sigma_{\max}(M) =$ {eval}`sig_s` and rises (progressive sharpening): in
-# {eval}`n_settled` of {eval}`n_seeds_s` seeds to between {eval}`end_lo` and {eval}`end_hi` by
-# epoch {eval}`ep_long` ({eval}`n_creep` of {eval}`n_settled` still creeping up), below the stability limit $2/\eta =$ {eval}`edge`; in {eval}`n_reach` it reaches $2/\eta$
-# (one catapult, one edge-of-stability hover). Where it crosses, the loss spikes: in {eval}`n_spike_s` of {eval}`n_seeds_s` seeds within {eval}`ep_short` epochs,
-# {eval}`n_spike_long` within {eval}`ep_long`. The small start moves the spectrum only at order
+# Theorem 1's $\sigma_{\max}(M) =$ {eval}`f_opening.sig_s` and rises (progressive sharpening): in
+# {eval}`f_opening.n_settled` of {eval}`f_opening.n_seeds_s` seeds to between {eval}`f_opening.end_lo` and {eval}`f_opening.end_hi` by
+# epoch {eval}`f_opening.ep_long` ({eval}`f_opening.n_creep` of {eval}`f_opening.n_settled` still creeping up), below the stability limit $2/\eta =$ {eval}`f_opening.edge`; in {eval}`f_opening.n_reach` it reaches $2/\eta$
+# (one catapult, one edge-of-stability hover). Where it crosses, the loss spikes: in {eval}`f_opening.n_spike_s` of {eval}`f_opening.n_seeds_s` seeds within {eval}`f_opening.ep_short` epochs,
+# {eval}`f_opening.n_spike_long` within {eval}`f_opening.ep_long`. The small start moves the spectrum only at order
 # $\varepsilon^2$ (we prove it), and the pairing of inputs with outputs sets the condition number at
 # zero.
 
@@ -77,11 +62,11 @@ spike_seeds = show.text(", ".join(str(s) for s in spiking))
 
 # %% [markdown]
 # **Figure.** Gradient descent on a linear 2-shortcut network with $R = 4$ units from
-# {eval}`n_seeds_s` draws of the small start (seeds 0 to 7), $\eta =$ {eval}`lr_s`, whitened MNIST
-# (10 principal components), first {eval}`ep_short` epochs. Bold: the run whose loss spikes in that
-# time (seed {eval}`spike_seeds`). The dotted line is $\sigma_{\max}(M) =$ {eval}`sig_s`, the dashed one $2/\eta =$ {eval}`edge`.
+# {eval}`f_opening.n_seeds_s` draws of the small start (seeds 0 to 7), $\eta =$ {eval}`f_opening.lr_s`, whitened MNIST
+# (10 principal components), first {eval}`f_opening.ep_short` epochs. Bold: the run whose loss spikes in that
+# time (seed {eval}`spike_seeds`). The dotted line is $\sigma_{\max}(M) =$ {eval}`f_opening.sig_s`, the dashed one $2/\eta =$ {eval}`f_opening.edge`.
 # {ref}`The section on sharpening <sec-t1d-sharpness>` reads the figure, and
-# {ref}`a longer run <sec-t1d-long>` follows the same seeds to {eval}`ep_long` epochs.
+# {ref}`a longer run <sec-t1d-long>` follows the same seeds to {eval}`f_opening.ep_long` epochs.
 #
 # **Live kernel.** No cell in this chapter needs a live kernel; every output is stored in the page.
 
@@ -226,8 +211,8 @@ for data, acts in ((mnist, {}), (small, dict(pre="tanh", mid="tanh"))):
 #  The check computes $W^\star$ in two ways (a pseudo-inverse of
 # $\Sigma_{XX}$, and a least-squares solve on the samples) and $\mathcal L_{\min}$ in two ways (sufficient
 # statistics, and samples). It then trains a 2-shortcut network by gradient descent from the
-# paper's small start ({eval}`small_scale` times Xavier). No epoch may go below $\mathcal L_{\min}$, and the final
-# gap must be below $10^{-4}$ (a setting of the check: what {eval}`ep_short` epochs must achieve). Its run is seed 0 of the figure at the top.
+# paper's small start ({eval}`f_opening.small_scale` times Xavier). No epoch may go below $\mathcal L_{\min}$, and the final
+# gap must be below $10^{-4}$ (a setting of the check: what {eval}`f_opening.ep_short` epochs must achieve). Its run is seed 0 of the figure at the top.
 
 # %% tags=["hide-input"]
 eq15_16 = t1d.eq15_16_check(mnist, n=2, R=4, lr=LR, epochs=1500)
@@ -278,10 +263,10 @@ ginv_rank = show.count(ginv.values["rank"])
 # Gradient descent with learning rate $\eta$ on a quadratic is stable only while the quadratic's
 # largest curvature stays below $2/\eta$. For the loss of a network the *sharpness*
 # $\lambda_{\max}(H)$, the largest eigenvalue of the Hessian at the current point, plays that role,
-# and $2/\eta$ (here {eval}`edge`) is called the edge of stability {cite}`cohen2021gradient`. At the
+# and $2/\eta$ (here {eval}`f_opening.edge`) is called the edge of stability {cite}`cohen2021gradient`. At the
 # small start the Hessian is nearly Theorem 1's, so the sharpness starts at
-# $\sigma_{\max}(M) =$ {eval}`sig_s`; as the weights grow it rises (*progressive sharpening*, in the
-# same paper's words). The figure at the top and the table below follow it in {eval}`n_seeds_s`
+# $\sigma_{\max}(M) =$ {eval}`f_opening.sig_s`; as the weights grow it rises (*progressive sharpening*, in the
+# same paper's words). The figure at the top and the table below follow it in {eval}`f_opening.n_seeds_s`
 # runs that differ only in the seed of the small start.
 
 # %% tags=["hide-input"]
@@ -348,7 +333,7 @@ cat_lam, cat_pred = show.num(cat["lam"], 3), show.num(cat["predicted"], 3)
 cat_g10, cat_last = show.num(first10, 3), show.num(cat["ratio"][-1], 2)
 
 # %% [markdown]
-# Within {eval}`ep_short` epochs, in {eval}`n_calm` of the {eval}`n_seeds_s` runs the sharpness
+# Within {eval}`f_opening.ep_short` epochs, in {eval}`f_opening.n_calm` of the {eval}`f_opening.n_seeds_s` runs the sharpness
 # stays below $2/\eta$ (it ends between {eval}`calm_lo` and {eval}`calm_hi`) and the loss never rises.
 # It has not settled: in {eval}`n_rising` of them (seeds {eval}`rising_seeds`) the largest sampled
 # sharpness is the last one. In seed 0 the sharpness crosses $2/\eta$ by epoch {eval}`first_above`
@@ -382,7 +367,7 @@ cat_g10, cat_last = show.num(first10, 3), show.num(cat["ratio"][-1], 2)
 # :::{admonition} How we checked this
 # :class: dropdown
 # A run "spikes" when its loss gap rises more than tenfold above its running minimum
-# (`t1d.rise_factor`). Within the first {eval}`ep_short` epochs the other seeds' gaps never rise at
+# (`t1d.rise_factor`). Within the first {eval}`f_opening.ep_short` epochs the other seeds' gaps never rise at
 # all (rise factor below 1, printed so in the table), so every threshold above 1 gives the same count
 # there. The sharpness is the top eigenvalue of the exact Hessian at every 50th epoch; the cell
 # asserts the order of events in seed 0 (above $2/\eta$, spike, below $2/\eta$ to the end) and, for
@@ -425,9 +410,9 @@ plt.show()
 # ### A longer run
 #
 # The split between calm and spiking runs above is a property of where the run is cut. The same
-# {eval}`n_seeds_s` seeds were trained to {eval}`ep_long` epochs, with the exact Hessian every 250
+# {eval}`f_opening.n_seeds_s` seeds were trained to {eval}`f_opening.ep_long` epochs, with the exact Hessian every 250
 # epochs; `scripts/t1d_long_sweep.py` stores that run under `results/t1d_long_sweep/`, and this
-# page reads it. Its first {eval}`ep_short` epochs are the run above (asserted in the cell below the
+# page reads it. Its first {eval}`f_opening.ep_short` epochs are the run above (asserted in the cell below the
 # figure).
 
 # %% tags=["remove-input"]
@@ -524,13 +509,13 @@ close_seed, close_lam = show.count(int(closest["seed"])), show.fixed(closest["la
 cat_seed = show.count(int(spiky.iloc[0]["seed"]))
 
 # %% [markdown]
-# By {eval}`ep_long` epochs {eval}`n_spike_long` of the {eval}`n_seeds_s` seeds have spiked. Seed
-# {eval}`new_seed`, at {eval}`new_1500` at epoch {eval}`ep_short`, crosses $2/\eta$ by epoch
+# By {eval}`f_opening.ep_long` epochs {eval}`f_opening.n_spike_long` of the {eval}`f_opening.n_seeds_s` seeds have spiked. Seed
+# {eval}`new_seed`, at {eval}`new_1500` at epoch {eval}`f_opening.ep_short`, crosses $2/\eta$ by epoch
 # {eval}`new_first`. From then on its sharpness stays between {eval}`new_lo` and {eval}`new_hi`, around
 # $2/\eta$: it climbs above the limit and falls back below it, {eval}`new_drops` times between samples. From
 # epoch {eval}`new_rise_from` its loss rises at {eval}`new_rises` epochs, the largest jump a factor
 # {eval}`new_rise` above the running minimum, while the gap still falls overall, from
-# {eval}`new_gap_a` at epoch {eval}`ep_short` to {eval}`new_gap_b`. That is not one catapult but the
+# {eval}`new_gap_a` at epoch {eval}`f_opening.ep_short` to {eval}`new_gap_b`. That is not one catapult but the
 # hovering at $2/\eta$ that {cite}`cohen2021gradient` call the edge of stability. Of the
 # {eval}`n_calm_long` seeds still calm, {eval}`n_end` have their largest sampled sharpness at the last
 # sample, though only {eval}`n_moving` moved by more than {eval}`move_tol` in the last 1,000 epochs (at most
@@ -538,8 +523,8 @@ cat_seed = show.count(int(spiky.iloc[0]["seed"]))
 #
 # So the count of spiking seeds is a count at a given epoch, not a property of the seeds. What every
 # run shows is the sharpening itself, from $\sigma_{\max}(M)$ to a value the run sets: between
-# {eval}`end_lo` and {eval}`end_hi` by epoch {eval}`ep_long` for the {eval}`n_settled` runs that stay below $2/\eta$
-# ({eval}`n_creep` of them still creeping up). Of the two
+# {eval}`f_opening.end_lo` and {eval}`f_opening.end_hi` by epoch {eval}`f_opening.ep_long` for the {eval}`f_opening.n_settled` runs that stay below $2/\eta$
+# ({eval}`f_opening.n_creep` of them still creeping up). Of the two
 # runs that reach the limit, one is catapulted below it (seed {eval}`cat_seed`) and the other hovers at it (seed
 # {eval}`new_seed`).
 
@@ -547,7 +532,7 @@ cat_seed = show.count(int(spiky.iloc[0]["seed"]))
 # ## How far the small start moves Theorem 1's spectrum
 #
 # The experiments of Section 5 do not start at $w = 0$ but at $\varepsilon V$, with $V$ a Xavier draw and
-# $\varepsilon =$ {eval}`small_scale`. Theorem 1 describes the limit $\varepsilon \to 0$. Write the Hessian
+# $\varepsilon =$ {eval}`f_opening.small_scale`. Theorem 1 describes the limit $\varepsilon \to 0$. Write the Hessian
 # there as $H(\varepsilon V) = H_0 + \varepsilon H_1 + \varepsilon^2 H_2 + \varepsilon^3 H_3 + \dots$, with
 # $H_0$ the Hessian of Theorem 1.
 #
