@@ -25,7 +25,6 @@ import pandas as pd
 import torch
 from IPython.display import HTML, display
 from matplotlib.animation import FuncAnimation
-from scipy.optimize import brentq
 
 from resnet_nb import (
     ShortcutNetwork,
@@ -37,6 +36,7 @@ from resnet_nb import (
 )
 from resnet_nb.book import hardt_ma_figures as hmf
 from resnet_nb.book import show
+from resnet_nb.book.facts import hardt_ma_linear as facts
 from resnet_nb.book.plotting import COLORS
 from resnet_nb.core.hessians import hessian, hessian_linear, spectrum
 from resnet_nb.hardt_ma import linear as hm
@@ -191,42 +191,22 @@ key_search_ls = show.text(", ".join(str(x) for x in key["search_ls"]))
 #
 
 # %% tags=["remove-input"]
-R_reflect = np.diag([-1.0, 1.0, 1.0])
+f_det = facts.det_facts(rng)
 try:
-    hm.theorem21_construction(R_reflect, 50)
+    hm.theorem21_construction(f_det.R_reflect, 50)
 except ValueError as err:
     print("det R < 0 is refused:", str(err).split(":")[0])
-
-dets = [
-    np.linalg.det(hm.residual_product(hm.random_ball_point(6, 3, 0.999, rng))) for _ in range(2000)
-]
-assert min(dets) > 0
-smallest_det = show.num(min(dets))
-A, info = hm.theorem21_construction(-np.eye(2), 10)
-assert abs(hm.max_spectral_norm(A) - 2 * math.sin(math.pi / 20)) < 1e-12
-pi_norm = show.fixed(hm.max_spectral_norm(A), 4)
-pi_err = show.num(np.abs(hm.residual_product(A) + np.eye(2)).max())
-R_m2 = np.diag([-1.0, -2.0])  # det > 0, no real logarithm
-A_m2, info_m2 = hm.theorem21_construction(R_m2, 20)
-assert hm.max_spectral_norm(A_m2) < hm.theorem21_bound(info_m2["gamma"], 20)
-m2_err = show.num(np.abs(hm.residual_product(A_m2) - R_m2).max())
-m2_norm = show.fixed(hm.max_spectral_norm(A_m2), 3)
-m2_bound = show.fixed(hm.theorem21_bound(info_m2["gamma"], 20), 3)
-det_check, det_false = hm.check_theorem21_det(), hm.check_theorem21_det(falsify=True)
-assert det_check.parts[1].value >= 1  # d = 3: above the bound; d = 2 lands on it up to rounding
-det_excess2, det_excess3 = (show.num(abs(p.value - 1)) for p in det_check.parts)
-det_wrong = show.num(det_false.value)
-display(det_check, det_false)
+display(f_det.det_check, f_det.det_false)
 
 # %% [markdown]
-# The search ends within {eval}`det_excess2` of 1 in the plane (rounding) and {eval}`det_excess3`
+# The search ends within {eval}`f_det.det_excess2` of 1 in the plane (rounding) and {eval}`f_det.det_excess3`
 # above 1 at $d = 3$, each time near a multiple of $-I$: the lemma's bound is met with equality along $A = -tI$, and the
-# search finds that family by itself. The exponent-free bound falls to a ratio of {eval}`det_wrong` as $\|A\|$ nears 1.
+# search finds that family by itself. The exponent-free bound falls to a ratio of {eval}`f_det.det_wrong` as $\|A\|$ nears 1.
 #
 # As an illustration of the lemma (which is proven, so this is not evidence for it): over 2,000
 # random products of six factors, each of spectral norm just below 1, the smallest determinant is
-# {eval}`smallest_det`. For $R = -I_2$ at depth $\ell = 10$ the construction's product is off by
-# {eval}`pi_err` and $|||A||| =$ {eval}`pi_norm`, which is $2\sin(\pi/20)$.
+# {eval}`f_det.smallest_det`. For $R = -I_2$ at depth $\ell = 10$ the construction's product is off by
+# {eval}`f_det.pi_err` and $|||A||| =$ {eval}`f_det.pi_norm`, which is $2\sin(\pi/20)$.
 #
 # The hypothesis is $\det R > 0$; $R$ need not have a real logarithm (first dropdown).
 #
@@ -239,8 +219,8 @@ display(det_check, det_false)
 # {cite}`culver1966existence`. So $-I_2$ has one, $\begin{pmatrix}0&-\pi\\ \pi&0\end{pmatrix}$, while
 # $R = \mathrm{diag}(-1, -2)$ has $\det R > 0$ and no real logarithm (its two negative eigenvalues
 # differ). The construction below still factors it, through the polar decomposition $Q = -I$,
-# $P = \mathrm{diag}(1, 2)$: at $\ell = 20$ the product is off by {eval}`m2_err`, and
-# $|||A||| =$ {eval}`m2_norm` is under the bound {eval}`m2_bound`. So $\det R > 0$, not a real
+# $P = \mathrm{diag}(1, 2)$: at $\ell = 20$ the product is off by {eval}`f_det.m2_err`, and
+# $|||A||| =$ {eval}`f_det.m2_norm` is under the bound {eval}`f_det.m2_bound`. So $\det R > 0$, not a real
 # logarithm, is the hypothesis the theorem needs.
 # :::
 #
@@ -280,40 +260,7 @@ assert hm.gamma_of(R_rescaled) <= min(hm.gamma_of(c * R_scale) for c in np.geoms
 display(hm.check_psd_case(), hm.check_psd_case(falsify=True))
 
 # %% tags=["remove-input"]
-# at the smallest allowed depth l = 3 gamma, p >= gamma exactly from these gammas on
-for p_of, closed in (
-    (hm.p_printed, 4 * math.pi / 3),
-    (hm.p_reading, math.pi / 12),
-    (hm.p_balanced, math.pi / 6),
-):
-    assert math.isclose(
-        brentq(lambda g, p_of=p_of: p_of(g, 3 * g) - g, 1e-6, 100), closed, rel_tol=1e-9
-    )
-x0 = brentq(lambda x: math.expm1(x) - 3 * x, 0.5, 3)  # e^x - 1 <= 3x exactly for 0 <= x <= x0
-gap = np.linspace(1, 4 * math.pi / 3, 200, endpoint=False)
-worst_gap = max(
-    g / hm.p_printed(g, 3 * g) for g in gap
-)  # gamma / p on [1, 4 pi / 3) at l = 3 gamma
-assert hm.p_printed(2, 6) < 2 and worst_gap < x0
-# the construction needs an integer p: rounded down at gamma = 2, l = 6 the estimate fails
-p_floor = math.floor(hm.p_printed(2, 6))
-assert p_floor == 1 and 2 / p_floor > x0 and math.expm1(2 / p_floor) > 3 * 2 / p_floor
-assert math.expm1(2 / p_floor) > hm.theorem21_bound(2, 6)  # norm of K^(1/p) - I if sigma_max = e^2
-# rounded up, gamma / p stays below x0 on [1, 4 pi / 3), at every depth 3 gamma <= l < 3 gamma + 20
-worst_ceil = max(
-    g / math.ceil(hm.p_printed(g, l))
-    for g in gap
-    for l in range(math.ceil(3 * g), math.ceil(3 * g) + 20)
-)
-assert worst_ceil < x0
-p_floor_s, floor_ratio, floor_3x = show.count(p_floor), show.num(2 / p_floor), show.num(6 / p_floor)
-floor_est, iclr_26 = show.fixed(math.expm1(2 / p_floor), 2), show.fixed(hm.theorem21_bound(2, 6), 2)
-worst_ceil_s = show.fixed(worst_ceil, 2)
-x_3x, p_print_ex, max_ratio_gap = (
-    show.fixed(x0, 2),
-    show.fixed(hm.p_printed(2, 6), 2),
-    show.fixed(worst_gap, 2),
-)
+f_rounding = facts.rounding_facts()
 
 # %% [markdown]
 # ### The construction
@@ -349,7 +296,7 @@ x_3x, p_print_ex, max_ratio_gap = (
 # $p$ to $q$ gives $2q + p = \ell$ and the printed final bound; that is the reading we implement.
 #
 # **The rounding step.** The estimate $e^{\gamma/p} - 1 \le 3\gamma/p$ holds exactly for
-# $\gamma/p \le x_0$, where $x_0 =$ {eval}`x_3x` solves $e^x - 1 = 3x$. The proof asks for
+# $\gamma/p \le x_0$, where $x_0 =$ {eval}`f_rounding.x_3x` solves $e^x - 1 = 3x$. The proof asks for
 # $p \ge \gamma$ (that is, $x \le 1$) but does not check that its $p$ meets it. At the smallest
 # allowed depth, $\ell = 3\gamma$, the answer depends on which $p$ is meant (the cell above solves
 # each threshold numerically and asserts the closed form):
@@ -362,14 +309,14 @@ x_3x, p_print_ex, max_ratio_gap = (
 #
 # Below the threshold a rescue works while $\gamma < 1$: any integer $p \ge 1$ exceeds $\gamma$. For
 # the printed $p$ that rescue fails for $\gamma$ in $[1, 4\pi/3)$: at $\gamma = 2$, $\ell = 6$ it
-# gives $p =$ {eval}`p_print_ex` $< \gamma$. For a real-valued $p$ the estimate survives there: on that
-# interval $\gamma/p$ stays at most {eval}`max_ratio_gap` $< x_0$, so $e^{\gamma/p} - 1 \le 3\gamma/p$
+# gives $p =$ {eval}`f_rounding.p_print_ex` $< \gamma$. For a real-valued $p$ the estimate survives there: on that
+# interval $\gamma/p$ stays at most {eval}`f_rounding.max_ratio_gap` $< x_0$, so $e^{\gamma/p} - 1 \le 3\gamma/p$
 # still holds, and only the justification as written fails. But the construction needs an integer
-# $p$, and the rounding matters. Rounded down, $p =$ {eval}`p_floor_s` at $\gamma = 2$, $\ell = 6$, so
-# $\gamma/p =$ {eval}`floor_ratio` $> x_0$ and $e^{\gamma/p} - 1 =$ {eval}`floor_est` exceeds
-# $3\gamma/p =$ {eval}`floor_3x`; when $\sigma_{\max}(R) = e^\gamma$ that is the norm of the factor
-# $K^{1/p} - I$, above even the ICLR bound at that depth, {eval}`iclr_26`. Rounded up, $\gamma/p$
-# stays at most {eval}`worst_ceil_s` $< x_0$ on the interval (at every depth
+# $p$, and the rounding matters. Rounded down, $p =$ {eval}`f_rounding.p_floor_s` at $\gamma = 2$, $\ell = 6$, so
+# $\gamma/p =$ {eval}`f_rounding.floor_ratio` $> x_0$ and $e^{\gamma/p} - 1 =$ {eval}`f_rounding.floor_est` exceeds
+# $3\gamma/p =$ {eval}`f_rounding.floor_3x`; when $\sigma_{\max}(R) = e^\gamma$ that is the norm of the factor
+# $K^{1/p} - I$, above even the ICLR bound at that depth, {eval}`f_rounding.iclr_26`. Rounded up, $\gamma/p$
+# stays at most {eval}`f_rounding.worst_ceil_s` $< x_0$ on the interval (at every depth
 # $3\gamma \le \ell < 3\gamma + 20$), and the estimate holds. Our two implementations try every
 # integer split, so they do not depend on a rounding rule.
 #
@@ -474,35 +421,7 @@ display(hm.check_theorem21_bound(), hm.check_rotation_step(), hm.check_rotation_
 #
 
 # %% tags=["hide-input"]
-# An SVD is unique only up to the signs of matching singular pairs (and up to rotations inside
-# a repeated singular value). The recipe above uses LAPACK's. Flipping signs of matching columns
-# of U and rows of V^T (an even number, so that both stay rotations) can shrink their angles.
-# hm.sign_aligned_recipe_norm tries every even sign flip of matching pairs.
-R_near_diag = np.diag([3.0, 2.0, 1.0]) + 0.05 * np.random.default_rng(0).standard_normal((3, 3))
-A_lapack, i_lapack = hm.theorem21_paper_recipe(R_near_diag, 8)
-aligned_8 = hm.sign_aligned_recipe_norm(R_near_diag, 8)
-pairs = [
-    (hm.max_spectral_norm(A), hm.sign_aligned_recipe_norm(R, l), hm.theorem21_bound(i["gamma"], l))
-    for R, l, A, i in paper
-    if l >= 3 * i["gamma"]
-]
-# flipping never hurts: LAPACK's signs are one of the choices
-assert all(a <= lap * (1 + 1e-12) for lap, a, _ in pairs)
-worst_aligned = max(a / b for _, a, b in pairs)
-assert abs(worst_aligned - paper_ratio) < 1e-12
-assert aligned_8 < 0.5 * hm.max_spectral_norm(A_lapack)
-tU, tV = show.fixed(i_lapack["theta_U"], 2), show.fixed(i_lapack["theta_V"], 2)
-near_angles = show.text(f"{tU} and {tV}")
-near_lapack, near_aligned = show.fixed(hm.max_spectral_norm(A_lapack), 2), show.fixed(aligned_8, 2)
-inflation = 1.5  # "much worse": LAPACK's signs cost more than this factor
-n_inflated = show.count(sum(lap > inflation * a for lap, a, _ in pairs))
-inflation_shown = show.num(inflation)
-n_pairs = show.count(len(pairs))
-U_mI, _, Vt_mI = np.linalg.svd(-np.eye(2))
-assert np.array_equal(U_mI, np.eye(2)) and np.array_equal(Vt_mI, -np.eye(2))
-# R = -I, l = 10: U = V^T = rotation by pi/2, q = 5 factors each
-minus_I_10 = show.fixed(10 * 2 * math.sin(math.pi / 2 / (2 * 5)), 3)
-iclr_10 = show.fixed(10 * hm.theorem21_bound(0.0, 10), 3)
+f_signs = facts.signs_facts(paper, paper_ratio)
 
 # %% [markdown]
 # :::{admonition} Which SVD?
@@ -511,15 +430,15 @@ iclr_10 = show.fixed(10 * hm.theorem21_bound(0.0, 10), 3)
 # The paper says "the SVD", but an SVD is unique only up to the signs of matching
 # singular pairs (and up to rotations inside a repeated singular value), and the recipe's cost depends
 # on the choice. We give it LAPACK's. For $R = \mathrm{diag}(3, 2, 1)$ plus a small perturbation,
-# LAPACK returns $U$ and $V^\top$ that rotate by {eval}`near_angles` radians, close to $\pi$, and the
-# recipe at $\ell = 8$ has $|||A||| =$ {eval}`near_lapack`; flipping the signs of matching columns of
-# $U$ and rows of $V^\top$ makes both nearly the identity and gives {eval}`near_aligned`. Over the
-# {eval}`n_pairs` runs above with $\ell \ge 3\gamma$, LAPACK's signs cost more than {eval}`inflation_shown` times the best
-# signs in {eval}`n_inflated`. The worst ratio to the ICLR bound is the same with the best signs (the
+# LAPACK returns $U$ and $V^\top$ that rotate by {eval}`f_signs.near_angles` radians, close to $\pi$, and the
+# recipe at $\ell = 8$ has $|||A||| =$ {eval}`f_signs.near_lapack`; flipping the signs of matching columns of
+# $U$ and rows of $V^\top$ makes both nearly the identity and gives {eval}`f_signs.near_aligned`. Over the
+# {eval}`f_signs.n_pairs` runs above with $\ell \ge 3\gamma$, LAPACK's signs cost more than {eval}`f_signs.inflation_shown` times the best
+# signs in {eval}`f_signs.n_inflated`. The worst ratio to the ICLR bound is the same with the best signs (the
 # cell asserts it): it comes from $R = -I$, where no sign flip helps. A rotation inside the repeated
 # singular value does: in two dimensions every SVD of $-I$ has $U$ rotating by some $\alpha$ and
 # $V^\top$ by $\pi - \alpha$, and $\alpha = \pi/2$ halves the largest angle, so at $\ell = 10$ the
-# recipe reaches $\ell\,|||A||| =$ {eval}`minus_I_10` against the bound's {eval}`iclr_10`. So the
+# recipe reaches $\ell\,|||A||| =$ {eval}`f_signs.minus_I_10` against the bound's {eval}`f_signs.iclr_10`. So the
 # bound is tight for the recipe with LAPACK's SVD, which returns $U = I$ and $V^\top = -I$ for $R = -I_2$ (the
 # cell asserts it), or with any SVD of $-I$ whose $U$ or $V^\top$ rotates by $\pi$; it is not tight for the best SVD; the paper does not
 # say which SVD it means, and the statement of Theorem 2.1 is not affected either way.
@@ -872,127 +791,34 @@ D_entries = show.text(", ".join(str(show.num(s)) for s in np.diag(D)))
 # :::
 
 # %% tags=["remove-input"]
-adv = []
-for l in (2, 8):
-    for tau in (0.1, 0.5, 0.9):
-        for name in ("100 D", "ill-conditioned"):
-            for start in ("random", "shrink"):
-                r = hm.adversarial_gradient_ratio(
-                    l, 3, tau, Sigmas[name], steps=60, seed=l, start=start
-                )
-                adv.append(dict(l=l, tau=tau, Sigma=name, start=start, ratio=r["ratio"]))
-adv = pd.DataFrame(adv)
-expo = hm.adversarial_gradient_ratio(4, 3, 0.5, Sigmas["100 D"], form="exponent_only", steps=150)
-printed = hm.adversarial_gradient_ratio(4, 3, 0.5, np.eye(3), form="printed", steps=150)
-A_ext = hm.random_ball_point(4, 3, 0.5, rng, "shrink")
-ext = hm.gradient_bound_sides(
-    A_ext, hm.residual_product(A_ext) - np.outer(rng.standard_normal(3), [1.0, 0, 0]), 100 * D, 0.5
-)
-
-assert adv.ratio.min() >= 1 - 1e-12 and expo["ratio"] < 1 and printed["ratio"] < 1
-n_adv, adv_excess = show.count(len(adv)), show.num(adv.ratio.min() - 1)
-far = adv.loc[adv.ratio.idxmax()]
-adv_max, adv_max_l, adv_max_tau = show.num(far.ratio, 3), show.count(far.l), show.num(far.tau)
-ext_dev = show.num(abs(ext["lhs"] / ext["corrected"] - 1))
-expo_min, printed_min = show.num(expo["ratio"]), show.num(printed["ratio"], 3)
-ext_I = hm.gradient_bound_sides(
-    A_ext,
-    hm.residual_product(A_ext) - np.outer(rng.standard_normal(3), [1.0, 0, 0]),
-    np.eye(3),
-    0.5,
-)
-# the infimum of each ratio is attained at the extremal point: lhs = corrected there, and
-# corrected / printed and corrected / exponent_only are constants of (l, tau, Sigma)
-inf_printed, inf_expo = ext_I["lhs"] / ext_I["printed"], ext["lhs"] / ext["exponent_only"]
-assert math.isclose(inf_printed, 0.5**3, rel_tol=1e-9) and math.isclose(
-    inf_expo, 1 / 50, rel_tol=1e-9
-)
-search_vs = pd.DataFrame(
-    [
-        dict(form="printed (2.3)", Sigma="I", search=printed["ratio"], infimum=inf_printed),
-        dict(form="exponent-only repair", Sigma="100 D", search=expo["ratio"], infimum=inf_expo),
-        dict(
-            form="corrected, smallest of the searches",
-            Sigma="100 D, ill-cond.",
-            search=adv.ratio.min(),
-            infimum=1.0,
-        ),
-        dict(
-            form="corrected, the search that stops furthest",
-            Sigma=str(far.Sigma),
-            search=far.ratio,
-            infimum=1.0,
-        ),
-    ]
-)
-search_vs["search / infimum"] = search_vs.search / search_vs.infimum
-display(table(search_vs, 3))
-miss = [printed["ratio"] / inf_printed - 1, expo["ratio"] / inf_expo - 1]
-assert min(miss) > 0
-miss_range = show.text(f"{show.pct(min(miss))} to {show.pct(max(miss))}")
+f_survey = facts.survey_facts(D, Sigmas, rng)
+display(table(f_survey.search_vs, 3))
 
 # %% [markdown]
 # **What we found.** Lemma 2.4, in the corrected order, agrees with autograd to rounding error.
 # The printed inequality (2.3) fails even for $\Sigma = I$ ($\ell = 4$, $\tau = 1/2$: the search
-# finds a ratio of {eval}`printed_min`), and the exponent-only repair fails for $\Sigma = 100\,D$
-# ({eval}`expo_min`). The searches stop {eval}`miss_range` above the infimum that the extremal point
+# finds a ratio of {eval}`f_survey.printed_min`), and the exponent-only repair fails for $\Sigma = 100\,D$
+# ({eval}`f_survey.expo_min`). The searches stop {eval}`f_survey.miss_range` above the infimum that the extremal point
 # attains (table): they show that counterexamples exist, the extremal point how bad they get. The
-# corrected inequality held everywhere: over {eval}`n_adv` searches the smallest ratio exceeds 1 by
-# {eval}`adv_excess`, and at the extremal point it differs from 1 by {eval}`ext_dev`, so its
+# corrected inequality held everywhere: over {eval}`f_survey.n_adv` searches the smallest ratio exceeds 1 by
+# {eval}`f_survey.adv_excess`, and at the extremal point it differs from 1 by {eval}`f_survey.ext_dev`, so its
 # constant $4\ell(1-\tau)^{2\ell-2}$ cannot be improved.
 
 # %% tags=["remove-input"]
-A = hm.critical_point_at_tau_one(4, 3)
-R = hm.random_positive_det(3, rng)
-grad_max = np.abs(hm.risk_gradient(A, R, np.eye(3))).max()
-excess = hm.population_risk(A, R, np.eye(3)) - 3
-assert grad_max == 0 and excess > 0  # exactly zero: every partial derivative has a zero factor
-crit_excess = show.fixed(excess, 3)
-# the ratio ||grad f||^2 / (f - C_opt) near the edge of the ball, against the proof's bound
-Sig_small, tau_edge = np.diag([0.05, 1.0]), 0.899
-rows = []
-for l in (6, 7, 8):
-    A_l = hm.random_ball_point(l, 2, tau_edge, rng, "shrink")
-    R_l = hm.residual_product(A_l) - np.outer([1.0, 0.3], [1.0, 0.0])
-    g2 = float((hm.risk_gradient(A_l, R_l, Sig_small) ** 2).sum())
-    ex = hm.population_risk(A_l, R_l, Sig_small, noise=0.0)
-    mu = hm.theorem22_rate(l, tau_edge, Sig_small)
-    rows.append(
-        dict(
-            l=l,
-            ratio=g2 / ex,
-            bound=mu,
-            ratio_over_bound=g2 / (ex * mu),
-        )
-    )
-thm22_rows = pd.DataFrame(rows)
-assert thm22_rows.loc[thm22_rows.ratio.idxmin(), "l"] == 8
-assert (thm22_rows.ratio_over_bound >= 1 - 1e-9).all()
-shown = thm22_rows.copy()
-for col in ("ratio", "bound", "ratio_over_bound"):
-    shown[col] = [str(show.num(x, 3)) for x in shown[col]]
-shown = shown.rename(
-    columns={
-        "ratio": "||grad f||^2 / (f - C_opt)",
-        "bound": "the bound 4l(1-tau)^(2l-2) sigma_min",
-        "ratio_over_bound": "ratio / bound",
-    }
-)
-display(shown.style.hide(axis="index"))
-thm22_small = show.num(thm22_rows.ratio.min())
-tau_edge_s, sig_small_s = show.num(tau_edge, 3), show.num(Sig_small[0, 0])
+f_search = facts.search_facts(rng)
+display(f_search.shown.style.hide(axis="index"))
 display(hm.check_theorem22(), hm.check_theorem22(falsify=True))
 
 # %% [markdown]
 # **Theorem 2.2 itself** follows from the corrected bound, and its check compares the gradient with
 # that bound, not with zero: the ratio $\|\nabla f\|^2/(f - C_{\rm opt})$ can be as small as we like
-# in the ball (in the table, {eval}`thm22_small` at $\ell = 8$, with $|||A||| =$ {eval}`tau_edge_s`,
-# $A_i = -\tau I$, $\Sigma = \mathrm{diag}$({eval}`sig_small_s`, 1)), while against the bound it is 1
+# in the ball (in the table, {eval}`f_search.thm22_small` at $\ell = 8$, with $|||A||| =$ {eval}`f_search.tau_edge_s`,
+# $A_i = -\tau I$, $\Sigma = \mathrm{diag}$({eval}`f_search.sig_small_s`, 1)), while against the bound it is 1
 # to rounding at every depth.
 #
 # The radius condition $\tau < 1$ is needed. At $A_1 = A_2 = -I$ (so $|||A||| = 1$) two factors
 # vanish, every partial derivative contains one of them, and the gradient is exactly zero. Yet the
-# excess risk there is $\operatorname{tr}(E\Sigma E^\top) =$ {eval}`crit_excess` for the $R$ of the
+# excess risk there is $\operatorname{tr}(E\Sigma E^\top) =$ {eval}`f_search.crit_excess` for the $R$ of the
 # cell, not 0.
 #
 # :::{admonition} Details: this point as the falsifier of the check
@@ -1207,88 +1033,19 @@ plt.show()
 #
 
 # %% tags=["remove-input"]
-R_neg = np.diag([-1.0, 1.0])
-gd_small, gd_big = 0.05, 0.3  # step sizes below and above hm.GD_STEP_LIMIT = 1/4
-assert gd_small < hm.GD_STEP_LIMIT < gd_big
-gd_rows = []
-for l in (3, 4, 5, 6):
-    # one batched run per depth: A = 0 at both step sizes, then four small random starts
-    starts = np.concatenate(
-        [
-            np.zeros((2, l, 2, 2)),
-            np.stack(
-                [0.01 * np.random.default_rng(s).standard_normal((l, 2, 2)) for s in range(4)]
-            ),
-        ]
-    )
-    batch = hm.population_gd_batch(
-        R_neg, l, starts, [gd_small, gd_big] + [gd_small] * 4, steps=6000
-    )
-    for r0, lr in zip(batch[:2], (gd_small, gd_big)):
-        escaped = int(r0["excess"] < 1e-3)
-        gd_rows.append(
-            dict(
-                l=l,
-                start="A = 0",
-                lr=lr,
-                runs=1,
-                escaped=escaped,
-                excess=r0["excess"],
-                norm=r0["norm"],
-            )
-        )
-    ends = batch[2:]
-    gd_rows.append(
-        dict(
-            l=l,
-            start="small random",
-            lr=gd_small,
-            runs=4,
-            escaped=sum(e["excess"] < 1e-3 for e in ends),
-            excess=min(e["excess"] for e in ends),
-            norm=max(e["norm"] for e in ends),
-        )
-    )
-gd_neg = pd.DataFrame(gd_rows)
-zero_small = gd_neg[(gd_neg.start == "A = 0") & (gd_neg.lr == gd_small)]
-zero_big = gd_neg[(gd_neg.start == "A = 0") & (gd_neg.lr == gd_big)].set_index("l")
-assert (zero_small.escaped == 0).all() and (zero_small.norm < 1).all()
-assert zero_big.escaped[3] == 1 and zero_big.escaped[4] == 0 and zero_big.escaped[6] == 0
-
-
-# the symmetric path: u <- u - 2 eta u^(l-1) (u^l + 1), slope 1 - 2 eta l at u = -1
-path5 = hm.symmetric_excess(5, gd_big)
-assert gd_big > 1 / 5 and zero_big.escaped[5] == 0 and gd_big < 1 / 3
-assert math.isclose(path5[-1], zero_big.excess[5], rel_tol=1e-6)  # the batched run follows it
-assert path5[-3:].max() - path5[-3:].min() > 0.1  # still cycling after 6,000 steps
-# every step size on a grid: which ones take the symmetric path to u = -1 within 6,000 steps?
-eta_grid = np.arange(1, 101) / 100
-reached = {l: eta_grid[hm.symmetric_excess(l, eta_grid)[-1] < 1e-10] for l in (3, 5, 7)}
-assert list(reached[5]) == list(reached[7]) == [0.5]  # u = 1 - 4 eta = -1 in one step
-assert ((reached[3] > 0.25) & (reached[3] < 1 / 3) | (reached[3] == 0.5)).all()
-assert len(reached[3]) > 1
-n_eta = show.count(len(eta_grid))
-stall_excess = show.fixed(zero_small.excess.min(), 4)
-big_norm3, big_excess5 = show.num(zero_big.norm[3], 3), show.num(zero_big.excess[5], 3)
-gd_small_s, gd_big_s = show.num(gd_small), show.num(gd_big)
-display(table(gd_neg, 3))
+f_gd = facts.gd_facts()
+display(table(f_gd.gd_neg, 3))
 display(hm.check_gd_reflection(), hm.check_gd_reflection(falsify=True))
-escape_text = show.text(
-    "; ".join(
-        f"{int(r.escaped)} of 4 at depth {int(r.l)}"
-        for r in gd_neg[gd_neg.start == "small random"].itertuples()
-    )
-)
 
 # %% [markdown]
 # The table shows the runs (6,000 steps each). At the small step size every depth stalls from
-# $A = 0$: the excess risk stays at {eval}`stall_excess` or above, with $|||A||| < 1$. At the large
-# step size, $\eta =$ {eval}`gd_big_s`, the first step overshoots the singular point. Depth 3 then
-# reaches the global minimum, with $|||A||| =$ {eval}`big_norm3`. Depth 5 comes near it but does not
+# $A = 0$: the excess risk stays at {eval}`f_gd.stall_excess` or above, with $|||A||| < 1$. At the large
+# step size, $\eta =$ {eval}`f_gd.gd_big_s`, the first step overshoots the singular point. Depth 3 then
+# reaches the global minimum, with $|||A||| =$ {eval}`f_gd.big_norm3`. Depth 5 comes near it but does not
 # settle, since $\eta > 1/5$: the iterates cycle around $u = -1$, and the excess risk ends at
-# {eval}`big_excess5` (dropdown below). The even depths stay at excess 1 or above, as the parity
-# argument says. From four small random starts per depth at $\eta =$ {eval}`gd_small_s` (rows "small
-# random"), the runs that reach a global minimum within the 6,000 steps are {eval}`escape_text`.
+# {eval}`f_gd.big_excess5` (dropdown below). The even depths stay at excess 1 or above, as the parity
+# argument says. From four small random starts per depth at $\eta =$ {eval}`f_gd.gd_small_s` (rows "small
+# random"), the runs that reach a global minimum within the 6,000 steps are {eval}`f_gd.escape_text`.
 # So the det hypothesis is not a technicality of the proof: a target with $\det R < 0$ puts
 # gradient descent from the identity at the mercy of the step size or of symmetry breaking, and
 # the minimum it may reach lies outside the ball where Theorem 2.2 speaks.
@@ -1299,7 +1056,7 @@ escape_text = show.text(
 # No step size does better from depth 5 on: crossing needs $\eta > 1/4$, which
 # exceeds $1/\ell$, so the minimum repels the path, and only step sizes whose orbit lands exactly
 # on $u = -1$ reach it (a countable set; $\eta = 1/2$ lands in one step, $u = 1 - 4\eta = -1$). The
-# grid illustrates this and does not prove it: of {eval}`n_eta` step sizes up to 1,
+# grid illustrates this and does not prove it: of {eval}`f_gd.n_eta` step sizes up to 1,
 # $\eta = 1/2$ alone reaches the minimum within 6,000 steps at depths 5 and 7 (at depth 3, those in
 # $(1/4, 1/3)$ do too).
 # :::
@@ -1327,29 +1084,7 @@ display(
 )
 
 # %% tags=["remove-input"]
-# numbers used in the exercise solutions
-ex_l1, ex_l2 = show.num(math.expm1(4), 3), show.num(math.expm1(2), 3)
-ex_b1, ex_b2 = (
-    show.num(hm.theorem21_bound(4, 1, "summary"), 3),
-    show.num(hm.theorem21_bound(4, 2, "summary"), 3),
-)
-assert hm.scalar_optimum(4, 1) > hm.theorem21_bound(4, 1, "summary") and hm.scalar_optimum(
-    4, 2
-) < hm.theorem21_bound(4, 2, "summary")
-l_w, tau_w = 4, 0.5
-for name, Sig in (("I", np.eye(3)), ("D/100", 0.01 * D)):
-    A_w = hm.random_ball_point(l_w, 3, tau_w, rng, "shrink")
-    v = np.linalg.eigh(Sig)[1][:, 0]
-    s_w = hm.gradient_bound_sides(
-        A_w, hm.residual_product(A_w) - np.outer(rng.standard_normal(3), v), Sig, tau_w
-    )
-    predicted = (1 - tau_w) ** (l_w - 1) / np.linalg.eigvalsh(Sig)[0]
-    assert math.isclose(s_w["lhs"] / s_w["printed"], predicted, rel_tol=1e-9)
-    if name == "I":
-        whiten_I = show.num(predicted, 3)
-    else:
-        whiten_small = show.num(predicted, 3)
-
+f_lemma24 = facts.lemma24_facts(D, rng)
 
 # %% [markdown]
 # ## Exercises
@@ -1367,8 +1102,8 @@ for name, Sig in (("I", np.eye(3)), ("D/100", 0.01 * D)):
 #
 # If $|a_i| \le a$ for all $i$ then $\prod(1+a_i) \le (1+a)^\ell$, so $e^\gamma \le (1+a)^\ell$,
 # that is $a \ge e^{\gamma/\ell} - 1$; equal factors $a_i = e^{\gamma/\ell} - 1$ reach it.
-# For $\gamma = 4$: $\ell = 1$ gives $e^4 - 1 =$ {eval}`ex_l1`, above the bound {eval}`ex_b1`,
-# while $\ell = 2$ gives $e^2 - 1 =$ {eval}`ex_l2`, below {eval}`ex_b2`. For every larger $\ell$:
+# For $\gamma = 4$: $\ell = 1$ gives $e^4 - 1 =$ {eval}`f_lemma24.ex_l1`, above the bound {eval}`f_lemma24.ex_b1`,
+# while $\ell = 2$ gives $e^2 - 1 =$ {eval}`f_lemma24.ex_l2`, below {eval}`f_lemma24.ex_b2`. For every larger $\ell$:
 # the comparison $e^{\gamma/\ell} - 1 < (4\pi + 3\gamma)/\ell$ reads
 # $g(\ell) = \ell\,(e^{\gamma/\ell} - 1) < 4\pi + 3\gamma$, and $g$ decreases in $\ell$. With
 # $x = \gamma/\ell$, $g = \gamma\,h(x)$ where $h(x) = (e^x - 1)/x$, and
@@ -1429,8 +1164,8 @@ for name, Sig in (("I", np.eye(3)), ("D/100", 0.01 * D)):
 # is $(1-\tau)^{2\ell-2}\sigma_{\min}(\Sigma)$. At the extremal point $A_i = -\tau I$,
 # $E = e v^\top$ (the next exercise, and the extremal point of the section on the gradient bound) the ratio of its two sides is
 # $(1-\tau)^{\ell-1}/\sigma_{\min}(\Sigma)$. For $\Sigma = I$ that is below 1 as soon as
-# $\tau > 0$ and $\ell \ge 2$ (at $\ell = 4$, $\tau = 1/2$: {eval}`whiten_I`). For a small
-# covariance it exceeds 1 (for $\Sigma = D/100$: {eval}`whiten_small`), so at that point, and at
+# $\tau > 0$ and $\ell \ge 2$ (at $\ell = 4$, $\tau = 1/2$: {eval}`f_lemma24.whiten_I`). For a small
+# covariance it exceeds 1 (for $\Sigma = D/100$: {eval}`f_lemma24.whiten_small`), so at that point, and at
 # every random point of the chapter's histogram with $\Sigma = D/100$, the printed form holds.
 # It fails for small covariances only at points where the exponent matters more than
 # $\sigma_{\min}$: fix $\Sigma$, then $\tau$ close to 1 or $\ell$ large enough makes
@@ -1475,6 +1210,8 @@ for name, Sig in (("I", np.eye(3)), ("D/100", 0.01 * D)):
 # %% exercise="hm-ex-scalar" tags=["exercise-answer", "remove-cell"]
 # Your answer to hm-ex-scalar: "Show that for d = 1 and R = e^gamma, ..."
 # replace every ... below, run this cell, then the check under it.
+
+
 def smallest_max(gamma, l):
     """The smallest max_i |a_i| over factorisations e^gamma = prod (1 + a_i) of l factors."""
     ...
@@ -1487,10 +1224,11 @@ from resnet_nb.book import exercises
 
 exercises.check("hm-ex-scalar", smallest_max, first_l)
 
-
 # %% exercise="hm-ex-pi" tags=["exercise-answer", "remove-cell"]
 # Your answer to hm-ex-pi: "R = -I_2 and R' = diag(-1, 1) both have ..."
 # replace every ... below, run this cell, then the check under it.
+
+
 def norm_at_depth(l):
     """|||A||| of the construction for R = -I_2 with l factors."""
     ...
@@ -1511,10 +1249,11 @@ from resnet_nb.book import exercises
 
 exercises.check("hm-ex-whiten", ratio)
 
-
 # %% exercise="hm-ex-tight" tags=["exercise-answer", "remove-cell"]
 # Your answer to hm-ex-tight: "Show that the corrected bound holds ..."
 # replace every ... below, run this cell, then the check under it.
+
+
 def extremal_point(l, d, tau, Sigma):
     """The factors A (shape (l, d, d)) and the error E = prod(I + A_i) - R (shape (d, d))
     at which the corrected bound holds with equality."""
