@@ -265,6 +265,7 @@ def survey_facts(D, Sigmas, rng) -> show.Facts:
     )
     assert adv.ratio.min() >= 1 - 1e-12 and expo["ratio"] < 1 and printed["ratio"] < 1
     n_adv, adv_excess = show.count(len(adv)), show.num(adv.ratio.min() - 1)
+    far = adv.loc[adv.ratio.idxmax()]
     ext_dev = show.num(abs(ext["lhs"] / ext["corrected"] - 1))
     expo_min, printed_min = show.num(expo["ratio"]), show.num(printed["ratio"], 3)
     ext_I = hm.gradient_bound_sides(
