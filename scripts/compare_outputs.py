@@ -4,11 +4,11 @@
 
 Both folders hold the execution records that ``scripts/exec_cache.py`` writes
 (``.cache/exec/<chapter>.json``, NEW defaults to this checkout's). For every chapter the text
-each cell prints (plain text, HTML, Markdown, streams) and every inline ``{eval}`` value (not the
-expression that reads it) are put in order, the volatile parts are masked with the rules of ``tests/nbval_sanitize.cfg`` (memory
-addresses, random ids, timings), rounding residues below 1e-12 are reconciled as nbval does
-(``tests/nbval_numbers.py``: at most one order of magnitude apart), images are left out, and
-the two sequences are compared. A
+each cell prints (plain text, HTML, Markdown, streams) and every inline ``{eval}`` value (not
+the expression that reads it) are put in order, the volatile parts are masked with the rules of
+``tests/nbval_sanitize.cfg`` (memory addresses, random ids, timings), rounding residues below
+1e-12 are reconciled as nbval does (``tests/nbval_numbers.py``: at most one order of magnitude
+apart), images are left out, and the two sequences are compared. A
 restructuring of the code that changes no number leaves no difference; the script prints each
 difference it finds and exits 1 if there is one.
 """

@@ -195,3 +195,20 @@ def test_symmetric_excess_names_a_bad_step_size():
         symmetric_excess(3, "0.1")
     with pytest.raises(ValueError, match=r"\bl\b"):
         symmetric_excess(0, 0.1)
+
+
+def test_reflection_escape_table_rows_are_the_runs_they_summarise():
+    from resnet_nb.hardt_ma.linear import population_gd, reflection_escape_table
+
+    t = reflection_escape_table(depths=(3,), lrs=(0.05, 0.3), random_starts=2, steps=300)
+    assert list(t.start) == ["A = 0", "A = 0", "small random"] and list(t.runs) == [1, 1, 2]
+    # the rows from A = 0 are single runs of population_gd from zero
+    for lr, row in zip((0.05, 0.3), t.itertuples()):
+        one = population_gd(np.diag([-1.0, 1.0]), 3, lr=lr, steps=300)
+        assert row.excess == pytest.approx(one["excess"], rel=1e-9)
+        assert row.escaped == int(one["excess"] < 1e-3)
+    # the random row: smallest excess and largest norm over its two runs
+    starts = [0.01 * np.random.default_rng(s).standard_normal((3, 2, 2)) for s in range(2)]
+    runs = [population_gd(np.diag([-1.0, 1.0]), 3, lr=0.05, steps=300, A0=a) for a in starts]
+    assert t.excess[2] == pytest.approx(min(r["excess"] for r in runs), rel=1e-9)
+    assert t.norm[2] == pytest.approx(max(r["norm"] for r in runs), rel=1e-9)

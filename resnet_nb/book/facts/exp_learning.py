@@ -244,7 +244,7 @@ def he64_facts(best10, he_s, paper_he) -> show.Facts:
     he_loss, he_lr = show.num(he_s.loc[64, "final_loss"], 3), show.num(he_s.loc[64, "best_lr"], 3)
     xav_same = best10.loc[64, "xavier"]
     he_xav = show.num(xav_same, 3)
-    he64_spread, he64_mean, _ = fig10.flat_spread(paper_he, "he", 64)
+    he64_spread, _, _ = fig10.flat_spread(paper_he, "he", 64)
     he64_flat = he64_spread <= fig9.FLAT_TOL
     he64_rule = show.text(
         "ends at the same loss at every eligible rate, as the plain networks do"
@@ -348,7 +348,7 @@ def he_provenance_facts() -> show.Facts:
             for k, (m, n) in sorted(_by.items())
         )
     )
-    n_mod_he, n_rec_he, commits_he = fig9.modified_records("fig10_he")
+    n_mod_he, n_rec_he, _ = fig9.modified_records("fig10_he")
     assert n_mod_he == sum(m for m, _ in _by.values()) and n_rec_he == len(_gits)
     return show.Facts(
         prov_he=prov_he,

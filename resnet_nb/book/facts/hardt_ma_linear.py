@@ -17,45 +17,9 @@ __all__ = ["gd_facts", "signs_facts", "rounding_facts", "det_facts", "lemma24_fa
 
 def gd_facts() -> show.Facts:
     """One batched run per depth: A = 0 at both step sizes, then four small random starts."""
-    R_neg = np.diag([-1.0, 1.0])
     gd_small, gd_big = 0.05, 0.3  # step sizes below and above hm.GD_STEP_LIMIT = 1/4
     assert gd_small < hm.GD_STEP_LIMIT < gd_big
-    gd_rows = []
-    for l in (3, 4, 5, 6):
-        # one batched run per depth: A = 0 at both step sizes, then four small random starts
-        starts = np.concatenate(
-            [
-                np.zeros((2, l, 2, 2)),
-                np.stack([0.01 * np.random.default_rng(s).standard_normal((l, 2, 2)) for s in range(4)]),
-            ]
-        )
-        batch = hm.population_gd_batch(R_neg, l, starts, [gd_small, gd_big] + [gd_small] * 4, steps=6000)
-        for r0, lr in zip(batch[:2], (gd_small, gd_big)):
-            escaped = int(r0["excess"] < 1e-3)
-            gd_rows.append(
-                dict(
-                    l=l,
-                    start="A = 0",
-                    lr=lr,
-                    runs=1,
-                    escaped=escaped,
-                    excess=r0["excess"],
-                    norm=r0["norm"],
-                )
-            )
-        ends = batch[2:]
-        gd_rows.append(
-            dict(
-                l=l,
-                start="small random",
-                lr=gd_small,
-                runs=4,
-                escaped=sum(e["excess"] < 1e-3 for e in ends),
-                excess=min(e["excess"] for e in ends),
-                norm=max(e["norm"] for e in ends),
-            )
-        )
-    gd_neg = pd.DataFrame(gd_rows)
+    gd_neg = hm.reflection_escape_table((3, 4, 5, 6), (gd_small, gd_big), random_starts=4, steps=6000)
     zero_small = gd_neg[(gd_neg.start == "A = 0") & (gd_neg.lr == gd_small)]
     zero_big = gd_neg[(gd_neg.start == "A = 0") & (gd_neg.lr == gd_big)].set_index("l")
     assert (zero_small.escaped == 0).all() and (zero_small.norm < 1).all()

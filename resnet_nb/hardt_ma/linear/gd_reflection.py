@@ -15,7 +15,14 @@ from resnet_nb.hardt_ma.linear.network import as_factors, as_square, max_spectra
 
 WHERE = ["book/hardt_ma_linear.ipynb", "tests/hardt_ma/test_gd_reflection.py"]
 
-__all__ = ["population_gd_batch", "population_gd", "symmetric_excess", "GD_STEP_LIMIT", "check_gd_reflection"]
+__all__ = [
+    "population_gd_batch",
+    "population_gd",
+    "symmetric_excess",
+    "reflection_escape_table",
+    "GD_STEP_LIMIT",
+    "check_gd_reflection",
+]
 
 
 def symmetric_excess(l: int, eta, steps: int = 6000) -> np.ndarray:
@@ -47,6 +54,38 @@ def symmetric_excess(l: int, eta, steps: int = 6000) -> np.ndarray:
             u = u - 2 * eta * u ** (l - 1) * (u**l + 1)
             out.append((u**l + 1) ** 2)
     return np.array(out)
+
+
+def reflection_escape_table(depths=(3, 4, 5, 6), lrs=(0.05, 0.3), random_starts: int = 4, steps: int = 6000):
+    """Gradient descent on ``R = diag(-1, 1)`` at each depth, in one batched run per depth: from
+    ``A = 0`` at each step size in ``lrs``, and from ``random_starts`` small random starts
+    (``0.01 N(0, 1)``, seeds ``0, 1, ...``) at the first step size. One row per depth and start:
+    ``escaped`` counts the runs whose excess risk fell below ``1e-3``; ``excess`` is the smallest
+    and ``norm`` the largest over the runs of that row."""
+    import pandas as pd
+
+    R_neg = np.diag([-1.0, 1.0])
+    rows = []
+    for l in depths:
+        noise = [0.01 * np.random.default_rng(s).standard_normal((l, 2, 2)) for s in range(random_starts)]
+        starts = np.concatenate([np.zeros((len(lrs), l, 2, 2)), np.stack(noise)])
+        batch = population_gd_batch(R_neg, l, starts, list(lrs) + [lrs[0]] * random_starts, steps=steps)
+        for r0, lr in zip(batch[: len(lrs)], lrs):
+            escaped = int(r0["excess"] < 1e-3)
+            rows.append(dict(l=l, start="A = 0", lr=lr, runs=1, escaped=escaped, excess=r0["excess"], norm=r0["norm"]))
+        ends = batch[len(lrs) :]
+        rows.append(
+            dict(
+                l=l,
+                start="small random",
+                lr=lrs[0],
+                runs=random_starts,
+                escaped=sum(e["excess"] < 1e-3 for e in ends),
+                excess=min(e["excess"] for e in ends),
+                norm=max(e["norm"] for e in ends),
+            )
+        )
+    return pd.DataFrame(rows)
 
 
 def population_gd_batch(R, l: int, A0s, lrs, Sigma=None, steps: int = 4000) -> list[dict]:
