@@ -717,6 +717,7 @@ assert (unit_norms[:, 0] - nuc).abs().max() < 5e-4
 u1, u2, u3, u4 = (show.fixed(v, 2) for v in unit_norms[:, 0].tolist())
 assert len({str(u) for u in (u1, u2, u3, u4)}) == 4
 
+
 # %% [markdown]
 # % check hints ex-dyn-balance (written by scripts/exercise_cells.py from resnet_nb.book.exercises)
 # **In the notebook** the answer cell under this exercise has a check. Besides a wrong shape, sign, factor of two or transpose, it recognises these mistakes and answers:
@@ -756,8 +757,6 @@ assert len({str(u) for u in (u1, u2, u3, u4)}) == 4
 # %% exercise="ex-dyn-balance" tags=["exercise-answer", "remove-cell"]
 # Your answer to ex-dyn-balance: "In the committed linear runs of Figure ..."
 # replace every ... below, run this cell, then the check under it.
-
-
 def predicted_norm(W_star):
     """The norm of either matrix of a balanced depth-2 unit whose map is W_star (numpy)."""
     ...
@@ -802,6 +801,7 @@ index_o, index_2 = (show.fixed(flat[a][1], 3) for a in ("orthogonal", "2-shortcu
 neg_o, neg_2 = (show.pct(flat[a][2], 1) for a in ("orthogonal", "2-shortcut"))
 assert all(v[0] >= 5 / 6 and 0.3 < v[1] < 0.5 and v[2] < 0.05 for v in flat.values())
 
+
 # %% [markdown]
 # % check hints ex-dyn-flat (written by scripts/exercise_cells.py from resnet_nb.book.exercises)
 # **In the notebook** the answer cell under this exercise has a check. Besides a wrong shape, sign, factor of two or transpose, it recognises these mistakes and answers:
@@ -840,8 +840,6 @@ assert all(v[0] >= 5 / 6 and 0.3 < v[1] < 0.5 and v[2] < 0.05 for v in flat.valu
 # %% exercise="ex-dyn-flat" tags=["exercise-answer", "remove-cell"]
 # Your answer to ex-dyn-flat: "Near ell_min the 10th percentile of ..."
 # replace every ... below, run this cell, then the check under it.
-
-
 def flat_fraction(L):
     """The fraction of Hessian eigenvalues that tend to zero for a linear network of depth L."""
     ...

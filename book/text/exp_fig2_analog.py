@@ -407,6 +407,7 @@ rng = np.random.default_rng(0)
 draws = {N: np.linalg.norm(rng.standard_normal((2000, N)), axis=1) for N in (N_mid, N_stem)}
 print({N: f"relative std of ||W||: {d.std() / d.mean():.4f}" for N, d in draws.items()})
 
+
 # %% [markdown]
 # % check hints ex-fig2-init-norm (written by scripts/exercise_cells.py from resnet_nb.book.exercises)
 # **In the notebook** the answer cell under this exercise has a check. Besides a wrong shape, sign, factor of two or transpose, it recognises these mistakes and answers:
@@ -433,8 +434,6 @@ print({N: f"relative std of ||W||: {d.std() / d.mean():.4f}" for N, d in draws.i
 # %% exercise="ex-fig2-init-norm" tags=["exercise-answer", "remove-cell"]
 # Your answer to ex-fig2-init-norm: "A kernel W of shape c_outtimes ..."
 # replace every ... below, run this cell, then the check under it.
-
-
 def moments(c_out, c_in, k):
     """(E ||W||_F^2, Var ||W||_F^2) for i.i.d. N(0, 2 / (k^2 c_in)) entries."""
     ...
@@ -444,6 +443,7 @@ def moments(c_out, c_in, k):
 from resnet_nb.book import exercises
 
 exercises.check("ex-fig2-init-norm", moments)
+
 
 # %% [markdown]
 # ```{exercise}
@@ -501,8 +501,6 @@ exercises.check("ex-fig2-init-norm", moments)
 # %% exercise="ex-fig2-scale-invariance" tags=["exercise-answer", "remove-cell"]
 # Your answer to ex-fig2-scale-invariance: "Let a loss L depend on a kernel W only ..."
 # replace every ... below, run this cell, then the check under it.
-
-
 def norm_sq_increase(eta, W, grad):
     """The increase of ||W||_F^2 in one step W -> W - eta grad (numpy arrays)."""
     ...

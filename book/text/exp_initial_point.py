@@ -462,6 +462,7 @@ for L in (2, 8, 16):
 zero_lg = {str(show.fixed(v[0], 3)) for v in at_zero.values()}
 assert zero_lg == {str(lg_p10_zero)} and all(v[1] == 0.5 for v in at_zero.values())
 
+
 # %% [markdown]
 # % check hints ex-fig5-zero (written by scripts/exercise_cells.py from resnet_nb.book.exercises)
 # **In the notebook** the answer cell under this exercise has a check. Besides a wrong shape, sign, factor of two or transpose, it recognises these mistakes and answers:
@@ -497,8 +498,6 @@ assert zero_lg == {str(lg_p10_zero)} and all(v[1] == 0.5 for v in at_zero.values
 # %% exercise="ex-fig5-zero" tags=["exercise-answer", "remove-cell"]
 # Your answer to ex-fig5-zero: "Use Theorem 1 of Li et al. to explain ..."
 # replace every ... below, run this cell, then the check under it.
-
-
 def lg_ratio(sv):
     """lg(|lambda|max / |lambda|(10%)) at zero from the singular values sv of M (increasing)."""
     ...

@@ -1180,11 +1180,10 @@ from resnet_nb.book import exercises
 
 exercises.check("hm-ex-margin", points)
 
+
 # %% exercise="hm-ex-count" tags=["exercise-answer", "remove-cell"]
 # Your answer to hm-ex-count: "A network with ell residual blocks of ..."
 # replace every ... below, run this cell, then the check under it.
-
-
 def blocks(n, k):
     """The number l of residual blocks in the paper's order for n points and width k."""
     ...

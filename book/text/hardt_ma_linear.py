@@ -1086,6 +1086,7 @@ display(
 # %% tags=["remove-input"]
 f_lemma24 = facts.lemma24_facts(D, rng)
 
+
 # %% [markdown]
 # ## Exercises
 #
@@ -1210,8 +1211,6 @@ f_lemma24 = facts.lemma24_facts(D, rng)
 # %% exercise="hm-ex-scalar" tags=["exercise-answer", "remove-cell"]
 # Your answer to hm-ex-scalar: "Show that for d = 1 and R = e^gamma, ..."
 # replace every ... below, run this cell, then the check under it.
-
-
 def smallest_max(gamma, l):
     """The smallest max_i |a_i| over factorisations e^gamma = prod (1 + a_i) of l factors."""
     ...
@@ -1224,11 +1223,10 @@ from resnet_nb.book import exercises
 
 exercises.check("hm-ex-scalar", smallest_max, first_l)
 
+
 # %% exercise="hm-ex-pi" tags=["exercise-answer", "remove-cell"]
 # Your answer to hm-ex-pi: "R = -I_2 and R' = diag(-1, 1) both have ..."
 # replace every ... below, run this cell, then the check under it.
-
-
 def norm_at_depth(l):
     """|||A||| of the construction for R = -I_2 with l factors."""
     ...
@@ -1249,11 +1247,10 @@ from resnet_nb.book import exercises
 
 exercises.check("hm-ex-whiten", ratio)
 
+
 # %% exercise="hm-ex-tight" tags=["exercise-answer", "remove-cell"]
 # Your answer to hm-ex-tight: "Show that the corrected bound holds ..."
 # replace every ... below, run this cell, then the check under it.
-
-
 def extremal_point(l, d, tau, Sigma):
     """The factors A (shape (l, d, d)) and the error E = prod(I + A_i) - R (shape (d, d))
     at which the corrected bound holds with equality."""

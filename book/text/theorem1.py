@@ -1114,6 +1114,7 @@ for ax, n in zip(axes, (1, 2, 3)):
 plt.tight_layout()
 plt.show()
 
+
 # %% [markdown]
 # <div data-live="theorem1-hessian">
 #
@@ -1309,8 +1310,6 @@ plt.show()
 # %% exercise="ex-t1-singular" tags=["exercise-answer", "remove-cell"]
 # Your answer to ex-t1-singular: "Show without the permutation P that the ..."
 # replace every ... below, run this cell, then the check under it.
-
-
 def A_times(M, U):
     """A u of Eq. 11 written as a d x d matrix (u = vec(U), column-major), for numpy M and U."""
     ...
@@ -1355,11 +1354,10 @@ from resnet_nb.book import exercises
 
 exercises.check("ex-t1-sigmoid", couplings_vanish, same_matrix_vanish, units_equal)
 
+
 # %% exercise="ex-t1-saddle" tags=["exercise-answer", "remove-cell"]
 # Your answer to ex-t1-saddle: "Starting at w = epsilon v, with v the ..."
 # replace every ... below, run this cell, then the check under it.
-
-
 def predicted(lam, eps, lr, t):
     """The quadratic model's loss change after t steps from eps v (v: eigenvector of lam < 0)."""
     ...
