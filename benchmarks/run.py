@@ -351,7 +351,7 @@ def main(argv=None):
     from resnet_nb.experiments import engine
     from resnet_nb.shared import store
 
-    engine.check_device(args.device)
+    engine.require_device(args.device)
     _warm_up(args.device)
     gflops = matmul_rate(args.device)
     print(f"  float64 matrix product: {gflops:.0f} GFLOP/s", file=sys.stderr)

@@ -77,7 +77,7 @@ def _store_name(module, figure):
     return getattr(module, "SHARES_RECORDS_WITH", figure)
 
 
-def check_out(out) -> Path:
+def require_out(out) -> Path:
     """Create ``out`` if needed and make sure files can be written there; else ValueError."""
     if not str(out).strip():
         raise ValueError("--out must name a folder, got an empty name")
@@ -97,7 +97,7 @@ def _folders(figure: str, scale: str, out):
     return Path(out) / figure / scale, Path(out) / _store_name(module, figure) / scale / "records"
 
 
-def check_folders(figures, scale: str, out, collect: bool) -> None:
+def require_folders(figures, scale: str, out, collect: bool) -> None:
     """Before any item runs: each figure's folder (and, unless collecting, its records folder)
     is a writable folder; else ValueError naming it."""
     for figure in figures:
@@ -107,7 +107,7 @@ def check_folders(figures, scale: str, out, collect: bool) -> None:
             continue  # reported when the figure's turn comes
         for f in (folder,) if collect else (folder, records):
             try:
-                check_out(f)
+                require_out(f)
             except ValueError as exc:
                 raise ValueError(f"{figure}: {exc}".replace("--out ", "the folder ")) from None
 
@@ -187,17 +187,17 @@ def main(argv=None) -> int:
     figures = list(engine.FIGURES) if "all" in args.figures else list(dict.fromkeys(args.figures))
     client = None
     try:
-        device = engine.check_device(args.device)
-        jobs = engine.check_jobs(args.jobs)
+        device = engine.require_device(args.device)
+        jobs = engine.require_jobs(args.jobs)
         if device != "cpu":
             jobs = 1
         if args.scheduler is not None and args.collect:
             raise ValueError("--collect computes nothing, so it takes no --scheduler")
         if args.scheduler is not None:
-            cluster.check_scheduler_address(args.scheduler)
-        check_out(args.out)
+            cluster.require_scheduler_address(args.scheduler)
+        require_out(args.out)
         out = Path(args.out).resolve()  # the workers of a cluster may run in other folders
-        check_folders(figures, args.scale, out, args.collect)
+        require_folders(figures, args.scale, out, args.collect)
         if args.scheduler is not None:
             client = cluster.connect_scheduler(args.scheduler)
             # distributed logs a lost scheduler as an error with a traceback on stderr; the

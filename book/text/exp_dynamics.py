@@ -103,7 +103,7 @@ import pandas as pd
 norms, norms_relu = (fig3.final_norms(paper3, relu)["mean"] for relu in (False, True))
 n2, n64 = show.fixed(norms[2], 2), show.fixed(norms[64], 2)
 r2, r64 = show.fixed(norms_relu[2], 1), show.fixed(norms_relu[64], 1)
-deeper = fig3.check_deeper_smaller()
+deeper = fig3.claim_deeper_smaller()
 display(deeper)
 # "at every loss level the norm falls with depth": where the run-mean curves are not ordered
 rev_lin, rev_relu = fig3.depth_reversals(paper3, False), fig3.depth_reversals(paper3, True)
@@ -299,7 +299,7 @@ display(live_cond, live_index)
 _ = views.show_committed("fig6_stable")
 axes = figures.plot_fig6(stable6)
 axes = figures.plot_fig8(stable6)
-first = fig6.check_first_step()
+first = fig6.claim_first_step()
 f1 = first.values
 eta_lam, shrink, shrink_pred = (show.num(f1[k], 2) for k in ("eta_lam", "shrink", "shrink_pred"))
 loss0, loss1 = show.num(f1["loss0"], 3), show.num(f1["loss1"], 3)
@@ -307,7 +307,7 @@ lam0, lam1 = show.num(f1["lam_max0"], 3), show.num(f1["lam_max1"], 3)
 display(first)
 
 # %% tags=["remove-input"]
-stable_check = fig6.check_shortcut_better_conditioned()
+stable_check = fig6.claim_shortcut_better_conditioned()
 f_fig60 = facts.fig60_facts(lr_book, lr_stable, paper6, stable6)
 cross_max, cross_x = (
     show.num(f_fig60.fast.value, 2),
@@ -331,7 +331,7 @@ max_end = last.groupby("arch")["lam_max"].mean()
 p10_orth_end, p10_two_end = (show.fixed(p10_end[a], 1) for a in ("orthogonal", "2-shortcut"))
 max_orth_end, max_two_end = show.num(max_end["orthogonal"], 2), show.num(max_end["2-shortcut"], 2)
 end_gap = show.count(int(p10_end["2-shortcut"] - p10_end["orthogonal"]))
-zeros = fig6.check_minimiser_zeros()
+zeros = fig6.claim_minimiser_zeros()
 z = zeros.parts[0].values
 zero_count, zero_expected, zero_P = (show.count(z[k]) for k in ("zeros", "expected", "P"))
 display(zeros)
@@ -467,7 +467,7 @@ axes = figures.plot_fig8(paper6)
 
 # %% tags=["remove-input"]
 f_fig7 = facts.fig7_facts(paper6)
-display(fig8.check_smaller_index(), f_fig7.peak_check)
+display(fig8.claim_smaller_index(), f_fig7.peak_check)
 
 # %% [markdown]
 # *Comparison with the paper's Figure 8.* The 2-shortcut runs sit at index one half while the loss

@@ -343,7 +343,7 @@ below_start = npath.layers[npath.final_minus_initial < 0].tolist()
 f_larger0 = facts.larger0_facts(below_start, fa, fb, npath, paper_table)
 
 # %% tags=["remove-input"]
-display(fig2.check_larger_run_ordered(), fig2.check_growth_shrinks())
+display(fig2.claim_larger_run_ordered(), fig2.claim_growth_shrinks())
 f_larger1 = facts.larger1_facts(below_start, fb, npath, paper_table)
 
 # %% [markdown]

@@ -21,7 +21,7 @@ from resnet_nb.shared.common import committed
 
 torch.set_num_threads(1)  # on a shared machine a second thread costs more than it gains
 paper = committed("fig5")  # the committed paper-scale run (10 runs, depths 2 to 96)
-flat, one_like_plain = fig5.check_flat_to_depth_96(), fig5.check_one_shortcut_like_plain()
+flat, one_like_plain = fig5.claim_flat_to_depth_96(), fig5.claim_one_shortcut_like_plain()
 claims = ledger.all_claims()
 v_flat = show.text(claims["li-fig5-flat-to-depth-96"].verdict)
 v_one = show.text(claims["li-fig5-one-shortcut-like-plain"].verdict)

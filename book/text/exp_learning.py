@@ -210,7 +210,7 @@ f_fig9 = facts.fig9_facts(paper9, s9)
 #
 
 # %% tags=["remove-input"]
-display(fig9.check_fig9_near_optimal(), fig9.check_fig9_shortcut_lowest())
+display(fig9.claim_fig9_near_optimal(), fig9.claim_fig9_shortcut_lowest())
 
 # %% [markdown]
 # ## What the condition number at zero does and does not tell gradient descent
@@ -258,7 +258,7 @@ eos_table.style.hide(axis="index").format(precision=3)
 
 # %% tags=["remove-input"]
 f_eos = facts.eos_facts(eos, eos_table, paper9)
-display(f_eos.eos_check, fig9.check_escape_rate())
+display(f_eos.eos_check, fig9.claim_escape_rate())
 
 # %% [markdown]
 # The depth-16 2-shortcut networks start with $\lambda_{\max}(0) =$ {eval}`f_eos.lam0_2` (this is
@@ -374,7 +374,7 @@ fhx = facts.he_xavier_facts(he_s, hx, paper10, paper_he)
 fdiv = facts.he_divergence_facts(paper10, paper_he, s10)
 
 # %% tags=["remove-input"]
-display(fig10.check_shortcut_lowest(), fig10.check_deeper_lower(), fig10.check_flat_at_64())
+display(fig10.claim_shortcut_lowest(), fig10.claim_deeper_lower(), fig10.claim_flat_at_64())
 fprov = facts.he_provenance_facts()
 
 # %% [markdown]

@@ -257,7 +257,7 @@ sv = np.linalg.svd(R_scale, compute_uv=False)
 R_rescaled = R_scale / math.sqrt(sv[0] * sv[-1])
 assert math.isclose(hm.gamma_of(R_rescaled), 0.5 * math.log(sv[0] / sv[-1]), rel_tol=1e-12)
 assert hm.gamma_of(R_rescaled) <= min(hm.gamma_of(c * R_scale) for c in np.geomspace(0.01, 100, 41))
-display(hm.check_psd_case(), hm.check_psd_case(falsify=True))
+display(hm.claim_psd_case(), hm.claim_psd_case(falsify=True))
 
 # %% tags=["remove-input"]
 f_rounding = facts.rounding_facts()
@@ -394,7 +394,7 @@ display(
         )
     )
 )
-display(hm.check_theorem21_bound(), hm.check_rotation_step(), hm.check_rotation_step(falsify=True))
+display(hm.claim_theorem21_bound(), hm.claim_rotation_step(), hm.claim_rotation_step(falsify=True))
 
 # %% [markdown]
 # Both bounds hold on every instance of the survey, and our one-rotation variant reaches at most
@@ -618,9 +618,9 @@ for _trial in range(200):
     g = hm.risk_gradient(A, R, Sigma)
     worst = max(worst, np.abs(At.grad.numpy() - g).max() / max(1.0, np.abs(g).max()))
 lemma24_worst = show.num(worst)
-lemma24_printed = hm.check_lemma24(falsify=True)
+lemma24_printed = hm.claim_lemma24(falsify=True)
 printed_off = show.num(lemma24_printed.value)
-display(hm.check_lemma24(), lemma24_printed)
+display(hm.claim_lemma24(), lemma24_printed)
 
 # %% [markdown]
 # Over 200 random points the corrected formula agrees with autograd to a relative
@@ -759,7 +759,7 @@ pl = pd.DataFrame(
     ]
 )
 display(pl.style.hide(axis="index").format("{:.3g}", subset=["fixed_tau", "tau_1_over_l"]))
-display(hm.check_eq23(), hm.check_eq23(falsify=True))
+display(hm.claim_eq23(), hm.claim_eq23(falsify=True))
 D_entries = show.text(", ".join(str(show.num(s)) for s in np.diag(D)))
 
 # %% [markdown]
@@ -807,7 +807,7 @@ display(table(f_survey.search_vs, 3))
 # %% tags=["remove-input"]
 f_search = facts.search_facts(rng)
 display(f_search.shown.style.hide(axis="index"))
-display(hm.check_theorem22(), hm.check_theorem22(falsify=True))
+display(hm.claim_theorem22(), hm.claim_theorem22(falsify=True))
 
 # %% [markdown]
 # **Theorem 2.2 itself** follows from the corrected bound, and its check compares the gradient with
@@ -1035,7 +1035,7 @@ plt.show()
 # %% tags=["remove-input"]
 f_gd = facts.gd_facts()
 display(table(f_gd.gd_neg, 3))
-display(hm.check_gd_reflection(), hm.check_gd_reflection(falsify=True))
+display(hm.claim_gd_reflection(), hm.claim_gd_reflection(falsify=True))
 
 # %% [markdown]
 # The table shows the runs (6,000 steps each). At the small step size every depth stalls from

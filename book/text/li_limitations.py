@@ -130,9 +130,9 @@ print(f_opening.fixup_desc)
 # {eval}`f_opening.zero_grad` and a largest Hessian entry of {eval}`f_opening.zero_maxH`, as Theorem 1 says.
 
 # %% tags=["remove-input"]
-fixup_check = lim.check_fixup_not_flat()
+fixup_check = lim.claim_fixup_not_flat()
 fixup_check.require()
-assert lim.check_fixup_not_flat(falsify=True).rejected_on_value
+assert lim.claim_fixup_not_flat(falsify=True).rejected_on_value
 display(fixup_check)
 
 # %% [markdown]
@@ -218,9 +218,9 @@ f_fixup = facts.fixup_facts(R_units, errors, gains, profiles)
 # expectation {eval}`f_fixup.scaled_exact` and the depth-free bound {eval}`f_fixup.scaled_bound`.
 
 # %% tags=["remove-input"]
-variance_check = lim.check_variance_growth()
+variance_check = lim.claim_variance_growth()
 variance_check.require()
-assert lim.check_variance_growth(falsify=True).rejected_on_value
+assert lim.claim_variance_growth(falsify=True).rejected_on_value
 display(variance_check)
 
 # %% [markdown]
@@ -285,9 +285,9 @@ display(HTML(f_variance.products.to_html(index=False, float_format="{:.4g}".form
 # falsifier adds no evidence beyond the check itself; the ledger labels it so.
 
 # %% tags=["remove-input"]
-product_check = lim.check_product_band()
+product_check = lim.claim_product_band()
 product_check.require()
-assert lim.check_product_band(falsify=True).rejected_on_value
+assert lim.claim_product_band(falsify=True).rejected_on_value
 display(product_check)
 
 # %% [markdown]
@@ -343,9 +343,9 @@ display(HTML(f_products.table.to_html(index=False, float_format="{:.4f}".format)
 # negative curvature.
 
 # %% tags=["remove-input"]
-index_check = lim.check_index_vs_loss()
+index_check = lim.claim_index_vs_loss()
 index_check.require()
-assert lim.check_index_vs_loss(falsify=True).rejected_on_value
+assert lim.claim_index_vs_loss(falsify=True).rejected_on_value
 display(index_check)
 
 # %% [markdown]

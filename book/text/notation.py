@@ -327,9 +327,9 @@ print("every entry at position ((r n + l) d + j) d + i:", bool(ok))
 # $\Sigma_{YX}^\top$ (its falsifier) would fail.
 
 # %% tags=["hide-input"]
-loss_check = rn.core.losses.check_loss_statistics()
+loss_check = rn.core.losses.claim_loss_statistics()
 loss_gap, loss_tol = show.num(loss_check.value), show.num(loss_check.tol)
-loss_wrong = show.num(rn.core.losses.check_loss_statistics(falsify=True).value)
+loss_wrong = show.num(rn.core.losses.claim_loss_statistics(falsify=True).value)
 loss_check
 
 # %% [markdown]
@@ -429,7 +429,7 @@ display(
 # map with the same minimum.
 
 # %% tags=["hide-input"]
-rn.core.losses.check_optimum()
+rn.core.losses.claim_optimum()
 
 # %% [markdown]
 # On the whitened digits, gradient descent on a 2-shortcut network of depth 8 from the small

@@ -280,7 +280,7 @@ plt.show()
 
 by = s5.set_index(["arch", "depth"]).lg_cond_mean
 two = by["2-shortcut"]
-two_range = show.fixed(fig5.check_flat_to_depth_96().value, 4)  # as The initial point quotes it
+two_range = show.fixed(fig5.claim_flat_to_depth_96().value, 4)  # as The initial point quotes it
 two_level = show.num(10 ** two.mean(), 2)
 ortho_growth = show.fixed(by["orthogonal"].iloc[-1] - by["orthogonal"].iloc[0], 1)
 one_growth = show.fixed(by["1-shortcut"].iloc[-1] - by["1-shortcut"].iloc[0], 1)

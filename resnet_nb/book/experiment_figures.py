@@ -182,10 +182,10 @@ def fig2_widget(table: pd.DataFrame | None = None, config: dict | None = None):
     import matplotlib.pyplot as plt
 
     config = dict(fig2.SCALES["default"] if config is None else config)
-    fig2.check_config(config)
+    fig2.require_config(config)
     cache: dict = {}
     if table is not None:
-        fig2.check_table(table)
+        fig2.require_table(table)
         for item in fig2.configurations(config):
             rows = table[(table["blocks"] == item["blocks"]) & (table["seed"] == item["seed"])]
             if len(rows):

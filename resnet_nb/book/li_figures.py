@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from resnet_nb.book.palette import COLORS
-from resnet_nb.core.checks import check_int
+from resnet_nb.core.checks import require_int
 from resnet_nb.core.data import Dataset
 from resnet_nb.core.hessians import cond_percentile, hessian_linear, theorem1_blocks
 from resnet_nb.core.networks import ShortcutNetwork
@@ -262,7 +262,7 @@ def depth_animation(n: int, Rs, data, **activations) -> str:
     import matplotlib.pyplot as plt
     from matplotlib.animation import FuncAnimation
 
-    Rs = [check_int("R", R) for R in Rs]
+    Rs = [require_int("R", R) for R in Rs]
     d = data.d
     fig = plt.figure(figsize=(9, 4))
 

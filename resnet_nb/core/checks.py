@@ -1,7 +1,10 @@
 """Argument checks for every chapter (book/*.ipynb): each public function checks its input at the door.
 
-Each helper raises ``ValueError`` with a message that names the argument, what it got and
-what is allowed, so a reader never meets a NaN or a traceback from deep inside torch.
+Each helper raises with a message that names the argument, what it got and what is allowed, so
+a reader never meets a NaN or a traceback from deep inside torch: :class:`ArgumentTypeError` for
+a value of the wrong type (a string for a depth), ``ValueError`` for a value of the right type
+out of range. :class:`ArgumentTypeError` is a ``TypeError`` (as in scikit-learn) and also a
+``ValueError``, so that code which caught every bad argument as ``ValueError`` still does.
 """
 
 from __future__ import annotations
@@ -12,18 +15,24 @@ import numpy as np
 import torch
 
 
-def check_int(name: str, value, minimum: int = 1) -> int:
+class ArgumentTypeError(TypeError, ValueError):
+    """An argument of the wrong type."""
+
+
+def require_int(name: str, value, minimum: int = 1) -> int:
     """Return ``value`` as an int, or raise if it is not an integer >= ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise ArgumentTypeError(f"{name} must be an integer >= {minimum}, got {value!r}")
     if value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
     return int(value)
 
 
-def check_float(name: str, value, low=None, high=None, low_open=False, high_open=False) -> float:
+def require_float(name: str, value, low=None, high=None, low_open=False, high_open=False) -> float:
     """Return ``value`` as a finite float inside the stated interval, or raise."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ArgumentTypeError(f"{name} must be a finite real number, got {value!r}")
+    if not np.isfinite(value):
         raise ValueError(f"{name} must be a finite real number, got {value!r}")
     value = float(value)
     lo_ok = low is None or (value > low if low_open else value >= low)
@@ -36,7 +45,7 @@ def check_float(name: str, value, low=None, high=None, low_open=False, high_open
     return value
 
 
-def check_choice(name: str, value, allowed) -> str:
+def require_choice(name: str, value, allowed) -> str:
     """Raise unless ``value`` is one of ``allowed``."""
     allowed = list(allowed)
     if value not in allowed:

@@ -13,7 +13,7 @@ its chapter, with the :func:`claim` decorator::
            statement=r"All partial derivatives of order $< n$ vanish at $w = 0$ ...",
            verdict="holds", falsifier=r"the same with $\\sigma_{mid}(0) \\ne 0$",
            where=["book/theorem1.ipynb", "tests/li/test_theorem1.py"])
-    def check_lemma1(falsify: bool = False) -> Check:
+    def claim_lemma1(falsify: bool = False) -> Check:
         ...
 
 The decorated function takes one argument, ``falsify``: with ``falsify=False`` it checks the

@@ -93,7 +93,7 @@ from torch import nn
 from torch.nn import functional as F
 from tqdm.auto import tqdm
 
-from resnet_nb.core.checks import check_choice, check_float, check_int
+from resnet_nb.core.checks import require_choice, require_float, require_int
 
 __all__ = [
     "conv_weight_count",
@@ -134,7 +134,7 @@ class ResidualBlock(nn.Module):
 
     def __init__(self, channels: int, batch_norm: bool = False, kind: str = "preact"):
         super().__init__()
-        check_choice("kind", kind, BLOCKS)
+        require_choice("kind", kind, BLOCKS)
         if kind == "hardt_ma" and batch_norm:
             raise ValueError("Hardt & Ma's block has no batch norm: use batch_norm=False with kind='hardt_ma'")
         self.kind = kind
@@ -156,9 +156,9 @@ class ResidualBlock(nn.Module):
 
 def _as_stage_list(name: str, value, stages: int | None, minimum: int) -> list[int]:
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return [check_int(name, value, minimum=minimum)] * (stages or 1)
+        return [require_int(name, value, minimum=minimum)] * (stages or 1)
     if isinstance(value, (list, tuple)) and len(value) > 0:
-        return [check_int(f"{name}[{i}]", v, minimum=minimum) for i, v in enumerate(value)]
+        return [require_int(f"{name}[{i}]", v, minimum=minimum) for i, v in enumerate(value)]
     raise ValueError(
         f"{name} must be an integer >= {minimum} or a non-empty list of them (one per stage), got {value!r}"
     )
@@ -196,14 +196,14 @@ class ConvResNet(nn.Module):
         block: str = "preact",
     ):
         super().__init__()
-        check_choice("block", block, BLOCKS)
+        require_choice("block", block, BLOCKS)
         if stages is not None:
-            stages = check_int("stages", stages)
+            stages = require_int("stages", stages)
         for name, flag in (("fixed_last_layer", fixed_last_layer), ("batch_norm", batch_norm)):
             if not isinstance(flag, bool):
                 raise ValueError(f"{name} must be True or False, got {flag!r}")
-        check_choice("init", init, INITS)
-        seed = check_int("seed", seed, minimum=0)
+        require_choice("init", init, INITS)
+        seed = require_int("seed", seed, minimum=0)
         both_int = all(isinstance(v, numbers.Integral) for v in (blocks, channels))
         n_stages = (stages or 2) if both_int else None
         blocks_l = _as_stage_list("blocks", blocks, n_stages, minimum=0)
@@ -255,9 +255,9 @@ class ConvResNet(nn.Module):
     @staticmethod
     def init_std(scheme: str, kernel: int, in_channels: int) -> float:
         """Standard deviation of a ``kernel x kernel`` convolution's entries under ``scheme``."""
-        check_choice("scheme", scheme, INITS)
-        kernel = check_int("kernel", kernel)
-        in_channels = check_int("in_channels", in_channels)
+        require_choice("scheme", scheme, INITS)
+        kernel = require_int("kernel", kernel)
+        in_channels = require_int("in_channels", in_channels)
         if scheme == "hardt_ma":
             return 1.0 / (kernel**2 * in_channels)
         return math.sqrt(2.0 / (kernel**2 * in_channels))
@@ -369,8 +369,8 @@ def mnist_tensors(
     downsample_ok = isinstance(downsample, bool)
     if not downsample_ok:
         raise ValueError(f"downsample must be True or False, got {downsample!r}")
-    seed = check_int("seed", seed, minimum=0)
-    test_fraction = check_float("test_fraction", test_fraction, low=0.0, high=1.0, high_open=True)
+    seed = require_int("seed", seed, minimum=0)
+    test_fraction = require_float("test_fraction", test_fraction, low=0.0, high=1.0, high_open=True)
     if images is None:
         from resnet_nb.core.data import mnist_digits
 
@@ -387,7 +387,7 @@ def mnist_tensors(
         raise ValueError(f"labels must be integers in 0..{CLASSES - 1}, got values {np.unique(labels)[:12]}")
     labels = labels.astype(np.int64)
     if n_per_class is not None:
-        n_per_class = check_int("n_per_class", n_per_class)
+        n_per_class = require_int("n_per_class", n_per_class)
     rng = np.random.default_rng(seed)
     train_idx, test_idx = [], []
     for c in range(CLASSES):
@@ -444,7 +444,7 @@ def weight_tensors(model: ConvResNet, which: str = "conv") -> list[torch.Tensor]
     """
     if not isinstance(model, ConvResNet):
         raise ValueError(f"model must be a ConvResNet, got {type(model).__name__}")
-    check_choice("which", which, WHICH)
+    require_choice("which", which, WHICH)
     keep = {
         "conv": None,
         "residual": ("residual_1", "residual_2"),
@@ -514,7 +514,7 @@ def evaluate(
 ) -> tuple[float, float]:
     """Mean cross-entropy and accuracy of ``model`` on all of ``images`` (evaluation mode)."""
     _check_images_labels(images, labels)
-    batch_size = check_int("batch_size", batch_size)
+    batch_size = require_int("batch_size", batch_size)
     was_training = model.training
     model.eval()
     total_loss, correct = 0.0, 0
@@ -540,10 +540,10 @@ def lr_schedule(lr: float, epochs: int, milestones=(), factor: float = 0.1) -> l
     epoch"): ``lr_schedule(0.1, 200, (81, 122))`` gives 0.1 for epochs 1-80, 0.01 for 81-121 and
     0.001 from 122 on.
     """
-    lr = check_float("lr", lr, low=0.0, low_open=True)
-    epochs = check_int("epochs", epochs)
-    factor = check_float("factor", factor, low=0.0, low_open=True)
-    ms = [check_int("milestones", m, minimum=2) for m in milestones]
+    lr = require_float("lr", lr, low=0.0, low_open=True)
+    epochs = require_int("epochs", epochs)
+    factor = require_float("factor", factor, low=0.0, low_open=True)
+    ms = [require_int("milestones", m, minimum=2) for m in milestones]
     if ms != sorted(set(ms)):
         raise ValueError(f"milestones must be strictly increasing epochs >= 2, got {list(milestones)}")
     return [lr * factor ** sum(e >= m for m in ms) for e in range(1, epochs + 1)]
@@ -593,18 +593,18 @@ def train(
     if not isinstance(model, ConvResNet):
         raise ValueError(f"model must be a ConvResNet, got {type(model).__name__}")
     _check_images_labels(images, labels)
-    epochs = check_int("epochs", epochs)
+    epochs = require_int("epochs", epochs)
     if isinstance(lr, (list, tuple, np.ndarray)):
-        lrs = [check_float("lr", v, low=0.0, low_open=True) for v in lr]
+        lrs = [require_float("lr", v, low=0.0, low_open=True) for v in lr]
         if len(lrs) != epochs:
             raise ValueError(f"lr as a list must have one step size per epoch ({epochs}), got {len(lrs)}")
     else:
-        lrs = [check_float("lr", lr, low=0.0, low_open=True)] * epochs
-    batch_size = check_int("batch_size", batch_size)
-    seed = check_int("seed", seed, minimum=0)
-    momentum = check_float("momentum", momentum, low=0.0, high=1.0, high_open=True)
-    weight_decay = check_float("weight_decay", weight_decay, low=0.0)
-    check_choice("which", which, WHICH)
+        lrs = [require_float("lr", lr, low=0.0, low_open=True)] * epochs
+    batch_size = require_int("batch_size", batch_size)
+    seed = require_int("seed", seed, minimum=0)
+    momentum = require_float("momentum", momentum, low=0.0, high=1.0, high_open=True)
+    weight_decay = require_float("weight_decay", weight_decay, low=0.0)
+    require_choice("which", which, WHICH)
     if test is not None:
         if not (isinstance(test, (tuple, list)) and len(test) == 2):
             raise ValueError(f"test must be a pair (images, labels) or None, got {type(test).__name__}")
@@ -678,5 +678,5 @@ def _train_loop(
 
 def conv_weight_count(c_in: int, c_out: int, k: int = 3) -> int:
     """The weights of one ``k x k`` convolution from ``c_in`` to ``c_out`` channels (no bias)."""
-    c_in, c_out, k = check_int("c_in", c_in), check_int("c_out", c_out), check_int("k", k)
+    c_in, c_out, k = require_int("c_in", c_in), require_int("c_out", c_out), require_int("k", k)
     return k * k * c_in * c_out

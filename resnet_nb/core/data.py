@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from resnet_nb.core.checks import as_matrix, check_choice, check_float, check_int
+from resnet_nb.core.checks import as_matrix, require_choice, require_float, require_int
 
 __all__ = [
     "Dataset",
@@ -41,7 +41,7 @@ __all__ = [
     "as_stats",
     "SIGN_CONVENTIONS",
     "sign_convention",
-    "check_order",
+    "require_order",
     "mnist_digits",
     "whiten_pca",
     "whitened_mnist",
@@ -128,7 +128,7 @@ def as_stats(data) -> SufficientStats:
 SIGN_CONVENTIONS = ("svd_flip", "positive_diagonal", "negative_diagonal")
 
 
-def check_order(order, k: int):
+def require_order(order, k: int):
     """``None`` or ``order`` as an integer array, checked to be a permutation of ``range(k)``."""
     if order is None:
         return None
@@ -152,7 +152,7 @@ def sign_convention(X, Y, signs="svd_flip") -> np.ndarray:
     Y = Y.detach().cpu().numpy() if isinstance(Y, torch.Tensor) else np.asarray(Y, dtype=np.float64)
     k = X.shape[0]
     if isinstance(signs, str):
-        check_choice("signs", signs, SIGN_CONVENTIONS)
+        require_choice("signs", signs, SIGN_CONVENTIONS)
         flip = np.ones(k)
         if signs != "svd_flip":
             kk = min(k, Y.shape[0])
@@ -216,7 +216,7 @@ def whiten_pca(images: np.ndarray, k: int):
     if images.ndim != 2:
         raise ValueError(f"images must be a 2-d array (samples, pixels), got shape {images.shape}")
     m, p = images.shape
-    k = check_int("k", k)
+    k = require_int("k", k)
     if k > min(m, p):
         raise ValueError(f"k must be at most min(samples, pixels) = {min(m, p)}, got {k}")
     if not np.isfinite(images).all():
@@ -253,19 +253,19 @@ def whitened_mnist(
     Returns a :class:`Dataset` with ``X`` (k, m), ``Y`` (10, m), ``Sxx = I`` exactly up to
     rounding. ``Y`` has 10 rows, so shortcuts need ``k = 10``.
     """
-    k = check_int("k", k)
+    k = require_int("k", k)
     if images is None:
         images, labels = mnist_digits()
     elif labels is None:
         raise ValueError("labels must be given together with images")
     labels = np.asarray(labels, dtype=np.int64)
     if n_per_class is not None:
-        n_per_class = check_int("n_per_class", n_per_class)
+        n_per_class = require_int("n_per_class", n_per_class)
         keep = np.concatenate([np.flatnonzero(labels == c)[:n_per_class] for c in range(10)])
         images, labels = np.asarray(images)[keep], labels[keep]
     Z, comps, scales, mean = whiten_pca(images, k)
     Y = _one_hot(labels, 10)
-    order = check_order(order, k)
+    order = require_order(order, k)
     if order is not None:
         Z, comps = Z[order], comps[order]
     flip = sign_convention(Z, Y, signs)
@@ -288,9 +288,9 @@ def synthetic_linear(d: int, m: int, R=None, noise: float = 0.1, cov=None, seed:
     ``R`` defaults to ``I + G / (2 sqrt(d))`` with ``G`` standard Gaussian (a matrix with
     positive determinant close to the identity); ``cov`` defaults to ``I``.
     """
-    d = check_int("d", d)
-    m = check_int("m", m)
-    noise = check_float("noise", noise, low=0.0)
+    d = require_int("d", d)
+    m = require_int("m", m)
+    noise = require_float("noise", noise, low=0.0)
     g = torch.Generator().manual_seed(int(seed))
     if R is None:
         R = torch.eye(d, dtype=torch.float64) + torch.randn(d, d, generator=g, dtype=torch.float64) / (2 * d**0.5)
@@ -368,7 +368,7 @@ def download_mnist(cache_dir=None, mirror: str = MNIST_MIRROR, files=None, split
     and verified against their published MD5; a corrupt file is deleted and fetched again once.
     Returns ``(images (N, 784) float64, labels (N,) int64)``.
     """
-    check_choice("split", split, ["train", "test"])
+    require_choice("split", split, ["train", "test"])
     files = MNIST_FILES if files is None else files
     cache = Path(cache_dir or os.environ.get("RESNET_NB_CACHE", Path.home() / ".cache" / "resnet_nb"))
     cache.mkdir(parents=True, exist_ok=True)

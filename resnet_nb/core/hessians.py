@@ -33,7 +33,7 @@ from torch.func import jvp as _jvp
 from torch.func import vmap as _vmap
 
 from resnet_nb.core import claims
-from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.checks import require_float, require_int
 from resnet_nb.core.data import Dataset, SufficientStats, as_stats
 from resnet_nb.core.losses import loss_end_to_end, loss_samples
 from resnet_nb.core.networks import ShortcutNetwork, end_to_end, flatten, unflatten
@@ -122,11 +122,11 @@ def hessian(net: ShortcutNetwork, W, data, chunk: int | None = None) -> torch.Te
     ``chunk`` at a time under ``vmap``; the default chunk keeps the working memory near 1 GB
     beyond the P x P result. Works for every network (activations need a Dataset).
     """
-    W = net.check_weights(W)
+    W = net.require_weights(W)
     data = _check_net_data(net, data)
     if chunk is None:
         chunk = hvp_chunk_size(net, data)
-    chunk = check_int("chunk", chunk)
+    chunk = require_int("chunk", chunk)
     w0 = flatten(W).detach().to(torch.float64)
     f = loss_function(net, data, device=w0.device, dtype=w0.dtype)
     g = _fgrad(f)
@@ -188,7 +188,7 @@ def hessian_linear(net: ShortcutNetwork, W, data, second_order: bool = True) -> 
     """
     if not net.is_linear:
         raise ValueError(f"hessian_linear needs a linear network; got {net.describe()}. Use hessian().")
-    W = net.check_weights(W).detach().to(torch.float64)
+    W = net.require_weights(W).detach().to(torch.float64)
     data = _check_net_data(net, data)
     stats = as_stats(data).to(device=W.device, dtype=W.dtype)
     R, n, d = net.R, net.n, net.d
@@ -306,7 +306,7 @@ def theorem1_blocks(net: ShortcutNetwork, data) -> dict:
 
 def eq11_assemble(A: torch.Tensor, R: int) -> torch.Tensor:
     """Eq. 11: block diagonal over R units, each unit ``[[0, A^T], [A, 0]]``."""
-    R = check_int("R", R)
+    R = require_int("R", R)
     q = A.shape[0]
     unit = torch.zeros(2 * q, 2 * q, dtype=A.dtype, device=A.device)
     unit[q:, :q] = A
@@ -316,7 +316,7 @@ def eq11_assemble(A: torch.Tensor, R: int) -> torch.Tensor:
 
 def eq13_assemble(A: torch.Tensor, B: torch.Tensor, R: int) -> torch.Tensor:
     """Eq. 13: block Toeplitz over R units, ``B`` on the diagonal, ``A`` below it, ``A^T`` above."""
-    R = check_int("R", R)
+    R = require_int("R", R)
     q = A.shape[0]
     H = torch.zeros(R * q, R * q, dtype=A.dtype, device=A.device)
     for r1 in range(R):
@@ -381,7 +381,7 @@ def cond_percentile(eigs, q: float = 10.0) -> float:
     fills exactly 1/d of the spectrum, and with d = 10 the 10th percentile falls 90% of the
     way from the smallest to the second smallest, not on the smallest.
     """
-    q = check_float("q", q, low=0.0, high=100.0, low_open=True, high_open=True)
+    q = require_float("q", q, low=0.0, high=100.0, low_open=True, high_open=True)
     a = np.abs(_eigs(eigs))
     p = float(np.percentile(a, q))
     return float(a.max() / p) if p > 0 else math.inf
@@ -412,7 +412,7 @@ def resolution_floor(eigs) -> float:
 
 def directional_derivatives(f, w0: torch.Tensor, v: torch.Tensor, order: int) -> list[float]:
     """``[d^k/dt^k f(w0 + t v) at t = 0 for k = 1..order]``, exact, by nested forward-mode AD."""
-    order = check_int("order", order)
+    order = require_int("order", order)
     w0 = torch.as_tensor(w0, dtype=torch.float64)
     v = torch.as_tensor(v, dtype=torch.float64)
     if w0.shape != v.shape:
@@ -437,8 +437,8 @@ def stationarity_profile(net: ShortcutNetwork, W, data, order: int, directions: 
     direction (a homogeneous polynomial that vanishes on random directions is zero with
     probability one). Returns an array of length ``order``.
     """
-    directions = check_int("directions", directions)
-    W = net.check_weights(W)
+    directions = require_int("directions", directions)
+    W = net.require_weights(W)
     f = loss_function(net, data)
     w0 = flatten(W).detach().to(torch.float64)
     g = torch.Generator().manual_seed(int(seed))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from resnet_nb.core.checks import check_choice, check_float, check_int
+from resnet_nb.core.checks import require_choice, require_float, require_int
 from resnet_nb.core.networks import ShortcutNetwork
 
 __all__ = ["INITS", "SMALL_SCALE", "initialise"]
@@ -51,9 +51,9 @@ def initialise(
     """
     if not isinstance(net, ShortcutNetwork):
         raise ValueError(f"net must be a ShortcutNetwork, got {type(net).__name__}")
-    check_choice("scheme", scheme, INITS)
-    scale = check_float("scale", scale, low=0.0)
-    lead = () if runs is None else (check_int("runs", runs),)
+    require_choice("scheme", scheme, INITS)
+    scale = require_float("scale", scale, low=0.0)
+    lead = () if runs is None else (require_int("runs", runs),)
     shape = lead + (net.R, net.n)
     g = torch.Generator().manual_seed(int(seed))
     d = net.d

@@ -107,7 +107,7 @@ def _stats_loss_variant(Wend, stats, variant):
     where=["tests/core/test_losses.py", "book/notation.ipynb"],
     falsifier_kind="plausible false statement",
 )
-def check_loss_statistics(falsify: bool = False) -> claims.Check:
+def claim_loss_statistics(falsify: bool = False) -> claims.Check:
     """Loss from the samples against the loss from (Sxx, Syx, tr Syy), on four random networks."""
     from resnet_nb.core.init import initialise
 
@@ -160,7 +160,7 @@ def _g_inverse(Sxx, seed):  # pragma: no mutate block
     where=["tests/core/test_losses.py", "book/notation.ipynb"],
     falsifier_kind="plausible false statement",
 )
-def check_optimum(falsify: bool = False) -> claims.Check:
+def claim_optimum(falsify: bool = False) -> claims.Check:
     """Eq. 15 (the map) and Eq. 16 (the minimum) against ``numpy.linalg.lstsq`` on the samples."""
     parts = []
     # full rank, Sxx != I: the map itself is unique

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from resnet_nb.core.checks import as_matrix, check_choice, check_float, check_int
+from resnet_nb.core.checks import as_matrix, require_choice, require_float, require_int
 
 __all__ = [
     "Activation",
@@ -87,7 +87,7 @@ def activation(name, relu_grad_at_zero: float = 1.0) -> Activation:
         return name
     if name is None:
         name = "identity"
-    check_choice("activation", name, ACTIVATIONS)
+    require_choice("activation", name, ACTIVATIONS)
     if name == "identity":
         return Activation("identity", lambda x: x, 0.0, 1.0, 0.0, torch.ones_like)
     if name == "tanh":
@@ -100,7 +100,7 @@ def activation(name, relu_grad_at_zero: float = 1.0) -> Activation:
             return sg * (1 + x * (1 - sg))
 
         return Activation("silu", torch.nn.functional.silu, 0.0, 0.5, 0.5, silu_grad)
-    c = check_float("relu_grad_at_zero", relu_grad_at_zero)
+    c = require_float("relu_grad_at_zero", relu_grad_at_zero)
 
     def grad(x):
         return torch.where(x > 0, torch.ones_like(x), torch.where(x == 0, c * torch.ones_like(x), torch.zeros_like(x)))
@@ -134,9 +134,9 @@ class ShortcutNetwork:
     relu_grad_at_zero: float = 1.0
 
     def __post_init__(self):
-        object.__setattr__(self, "d", check_int("d", self.d))
-        object.__setattr__(self, "n", check_int("n", self.n))
-        object.__setattr__(self, "R", check_int("R", self.R))
+        object.__setattr__(self, "d", require_int("d", self.d))
+        object.__setattr__(self, "n", require_int("n", self.n))
+        object.__setattr__(self, "R", require_int("R", self.R))
         if not isinstance(self.shortcut, bool):
             raise ValueError(f"shortcut must be True or False, got {self.shortcut!r}")
         for pos in ("pre", "mid", "post"):
@@ -174,7 +174,7 @@ class ShortcutNetwork:
         return f"{kind} network, d={self.d}, {shape}" + (", " + ", ".join(acts) if acts else ", linear")
 
     # -- checks ----------------------------------------------------------------------------
-    def check_weights(self, W) -> torch.Tensor:
+    def require_weights(self, W) -> torch.Tensor:
         """Return ``W`` as a tensor of shape (R, n, d, d), or raise a clear error."""
         W = _as_tensor(W)
         if W.ndim == 1:
@@ -187,7 +187,7 @@ class ShortcutNetwork:
             raise ValueError(f"W must be a floating-point tensor, got dtype {W.dtype}")
         return W
 
-    def check_input(self, X) -> torch.Tensor:
+    def require_input(self, X) -> torch.Tensor:
         if isinstance(X, torch.Tensor) and X.is_floating_point() and X.ndim == 2 and X.shape[0] == self.d:
             if not torch.isfinite(X).all():
                 raise ValueError("X contains NaN or infinite entries; all entries must be finite")
@@ -205,8 +205,8 @@ class ShortcutNetwork:
 
     def forward(self, W: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
         """The network's output ``f(X)`` of shape (d, m) for weights ``W`` (R, n, d, d) or flat."""
-        W = self.check_weights(W)
-        h = self.check_input(X).to(W.dtype)
+        W = self.require_weights(W)
+        h = self.require_input(X).to(W.dtype)
         for r in range(self.R):
             h = self.unit(W[r], h)
         return h

@@ -113,7 +113,7 @@ def hessian_mid_relu(net: ShortcutNetwork, W, data: Dataset) -> torch.Tensor:
     matrix a, then column q, then row p, i.e. index ``a d^2 + q d + p``.
     """
     _check(net, data)
-    W = net.check_weights(W).detach().to(torch.float64)
+    W = net.require_weights(W).detach().to(torch.float64)
     if W.ndim != 4:
         raise ValueError(f"W must be one point of shape {net.shape}, got {tuple(W.shape)}")
     X = data.X.to(W)

@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.checks import require_float, require_int
 from resnet_nb.core.data import Dataset, SufficientStats
 from resnet_nb.core.networks import ShortcutNetwork
 
@@ -254,8 +254,8 @@ def gradient_descent(
     blowup : a run whose loss exceeds this (or is not finite) is frozen and marked diverged.
     callback : ``callback(epoch, W, losses)`` after each step, for live plots.
     """
-    epochs = check_int("epochs", epochs, minimum=0)
-    blowup = check_float("blowup", blowup, low=0.0, low_open=True)
+    epochs = require_int("epochs", epochs, minimum=0)
+    blowup = require_float("blowup", blowup, low=0.0, low_open=True)
     if not isinstance(net, ShortcutNetwork):
         raise ValueError(f"net must be a ShortcutNetwork, got {type(net).__name__}")
     if not isinstance(data, (Dataset, SufficientStats)):
@@ -264,7 +264,7 @@ def gradient_descent(
         raise ValueError("a network with activations needs the samples (a Dataset), not SufficientStats")
     if isinstance(data, Dataset) and net.is_linear:
         data = data.stats()
-    W = net.check_weights(W0).detach().clone()
+    W = net.require_weights(W0).detach().clone()
     if not torch.isfinite(W).all():
         bad = int((~torch.isfinite(W)).sum())
         raise ValueError(f"W0 must be finite; it has {bad} NaN or infinite entries of {W.numel()}")

@@ -10,7 +10,7 @@ from pathlib import Path
 from resnet_nb.experiments.progress import item_cost
 from resnet_nb.shared.store import inspect_record, item_key, write_record
 
-__all__ = ["EngineError", "run_on_dask", "check_scheduler_address", "connect_scheduler"]
+__all__ = ["EngineError", "run_on_dask", "require_scheduler_address", "connect_scheduler"]
 
 
 class EngineError(RuntimeError):
@@ -87,7 +87,7 @@ def run_on_dask(module, todo, device, store_dir, scheduler, bar=None) -> dict:
             client.close()
 
 
-def check_scheduler_address(address) -> str:
+def require_scheduler_address(address) -> str:
     """``address`` if it is a Dask scheduler address ``tcp://host:port`` (or ``tls://``), else
     ValueError naming it and what is wrong."""
     import re
@@ -108,9 +108,9 @@ def check_scheduler_address(address) -> str:
 
 def connect_scheduler(address, timeout_s: float = 10.0):
     """A ``distributed.Client`` connected to the scheduler at ``address`` (checked first by
-    :func:`check_scheduler_address`); ValueError naming the address if it cannot be reached
+    :func:`require_scheduler_address`); ValueError naming the address if it cannot be reached
     within ``timeout_s`` seconds, ImportError if distributed is not installed."""
-    address = check_scheduler_address(address)
+    address = require_scheduler_address(address)
     try:
         from distributed import Client
     except ImportError:

@@ -63,12 +63,12 @@ __all__ = [
     "SCALE_NAMES",
     "run",
     "run_items",
-    "check_jobs",
+    "require_jobs",
     "load_figure",
     "get_config",
     "write_summary",
-    "check_device",
-    "check_store",
+    "require_device",
+    "require_store",
     "MAX_JOBS",
 ]
 
@@ -86,7 +86,7 @@ FIGURES = {
 SCALE_NAMES = ("default", "paper")
 
 
-def check_device(device) -> str:
+def require_device(device) -> str:
     """Return ``device`` if it is "cpu" or an available CUDA device, else raise ValueError."""
     if not isinstance(device, str) or not (device == "cpu" or device.startswith("cuda")):
         raise ValueError(f"device must be 'cpu' or 'cuda' (or 'cuda:N'), got {device!r}")
@@ -205,7 +205,7 @@ def _run_and_store(module, item: dict, device: str, store_dir):
     return new, wall, prov
 
 
-def check_jobs(jobs) -> int:
+def require_jobs(jobs) -> int:
     """``jobs`` as an int from 1 to :data:`MAX_JOBS` (None: every core)."""
     if jobs is None:
         return min(os.cpu_count() or 1, MAX_JOBS)
@@ -214,7 +214,7 @@ def check_jobs(jobs) -> int:
     return jobs
 
 
-def check_store(store_dir) -> Path:
+def require_store(store_dir) -> Path:
     """Create the record folder ``store_dir`` if needed and make sure a record can be written
     there, before any item runs; else ValueError naming the folder."""
     import tempfile
@@ -281,12 +281,12 @@ def run_items(
     ``distributed.Client``) runs the items on that Dask cluster instead, through
     :func:`run_on_dask`; ``jobs`` is then ignored.
     """
-    device = check_device(device)
-    jobs = check_jobs(jobs)
+    device = require_device(device)
+    jobs = require_jobs(jobs)
     items = module.configurations(config) if items is None else items
     expected = code_identity(module)
     if store_dir is not None and compute:
-        check_store(store_dir)
+        require_store(store_dir)
     stored, meta, todo, damaged, outdated, stale = {}, {}, [], [], [], []
     for item in items:
         body, reason = inspect_record(store_dir, item) if store_dir is not None else (None, "missing")

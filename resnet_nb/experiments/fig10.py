@@ -32,7 +32,7 @@ import pandas as pd
 import torch
 
 from resnet_nb.core import claims
-from resnet_nb.core.checks import check_float
+from resnet_nb.core.checks import require_float
 from resnet_nb.experiments import engine, fig9
 from resnet_nb.shared import common, store
 from resnet_nb.shared.common import initial_weights, log_grid, mnist, network
@@ -300,7 +300,7 @@ def committed_he() -> pd.DataFrame:
     falsifier_kind="plausible false statement",
     where=_WHERE,
 )
-def check_shortcut_lowest(falsify: bool = False) -> claims.Check:
+def claim_shortcut_lowest(falsify: bool = False) -> claims.Check:
     g = fig9.lowest_gap(committed(), "2-shortcut", 0.0, from_depth=2 if falsify else 8, others=["xavier", "orthogonal"])
     return claims.Check(
         f"Figure 10: 2-shortcut-ReLU lowest from depth {2 if falsify else 8}",
@@ -332,7 +332,7 @@ def _best_by_depth(table, arch):
     falsifier_kind="plausible false statement",
     where=_WHERE,
 )
-def check_deeper_lower(falsify: bool = False) -> claims.Check:
+def claim_deeper_lower(falsify: bool = False) -> claims.Check:
     t = committed()
     arch = "xavier" if falsify else "2-shortcut"
     s = _best_by_depth(t, arch)
@@ -375,7 +375,7 @@ def flat_spread(table, arch, depth):
     falsifier_kind="plausible false statement",
     where=_WHERE,
 )
-def check_flat_at_64(falsify: bool = False) -> claims.Check:
+def claim_flat_at_64(falsify: bool = False) -> claims.Check:
     t = committed()
     archs = ["2-shortcut"] if falsify else ["xavier", "orthogonal"]
     parts = []
@@ -437,7 +437,7 @@ FLOOR_ACCURACY = 0.01
     falsifier_kind="plausible false statement",
     where=_WHERE,
 )
-def check_depth2_floor(falsify: bool = False) -> claims.Check:
+def claim_depth2_floor(falsify: bool = False) -> claims.Check:
     s = summarise(committed())
     row = s[(s["arch"] == "2-shortcut") & (s["depth"] == 2)].iloc[0]
     t = committed()
@@ -568,7 +568,7 @@ def gd_at_best(arch: str, depth: int) -> dict:
     falsifier_kind="implied by the check",
     where=_WHERE,
 )
-def check_depth4_floor(falsify: bool = False) -> claims.Check:
+def claim_depth4_floor(falsify: bool = False) -> claims.Check:
     gd, fl = gd_at_best("2-shortcut", 4), _stored_floor4()
     tol = FLOOR_ACCURACY * float(fl.min()) + gd["range"]
     diff = gd["loss"] - float(fl.min())
@@ -613,7 +613,7 @@ def _stored_floor4() -> np.ndarray:
 
 
 def depth4_floor_negative_control() -> claims.Check:
-    """Negative control of :func:`check_depth4_floor`: its comparison ("GD above the floor") applied at
+    """Negative control of :func:`claim_depth4_floor`: its comparison ("GD above the floor") applied at
     depth 2 (L-BFGS from three starts, computed live), where gradient descent does reach the floor,
     so it must fail."""
     gd, fl = gd_at_best("2-shortcut", 2), _floor_ends("2-shortcut")
@@ -672,7 +672,7 @@ def floor_comparison(floor_loss: float, arch: str, depth: int = 4) -> str:
     at ``depth`` (:func:`gd_at_best`), decided like the floor checks: "about equal to" within
     :data:`FLOOR_ACCURACY` of the floor plus the range of the gradient-descent runs, else "below"
     or "above"."""
-    floor_loss = check_float("floor_loss", floor_loss, low=0)
+    floor_loss = require_float("floor_loss", floor_loss, low=0)
     g = gd_at_best(arch, depth)
     if abs(floor_loss - g["loss"]) <= FLOOR_ACCURACY * floor_loss + g["range"]:
         return "about equal to"

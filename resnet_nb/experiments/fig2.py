@@ -32,7 +32,7 @@ import pandas as pd
 import torch
 
 from resnet_nb.core import claims, conv
-from resnet_nb.core.checks import check_choice, check_float, check_int
+from resnet_nb.core.checks import require_choice, require_float, require_int
 from resnet_nb.experiments import engine
 from resnet_nb.shared import common, store
 
@@ -44,8 +44,8 @@ __all__ = [
     "summarise",
     "lr_drops",
     "norm_path",
-    "check_config",
-    "check_table",
+    "require_config",
+    "require_table",
     "crossing_table",
     "same_epoch_worst",
 ]
@@ -111,7 +111,7 @@ KEYS = (
 )
 
 
-def check_config(config: dict) -> None:
+def require_config(config: dict) -> None:
     if not isinstance(config, dict):
         raise ValueError(f"config must be a dict, got {type(config).__name__}")
     missing = [k for k in KEYS if k not in config]
@@ -126,30 +126,30 @@ def check_config(config: dict) -> None:
             f"blocks={config['blocks']!r}, seeds={config['seeds']!r}"
         )
     for b in config["blocks"]:
-        check_int("blocks entry", b)
+        require_int("blocks entry", b)
     for c in config["channels"]:
-        check_int("channels entry", c)
+        require_int("channels entry", c)
     for s in config["seeds"]:
-        check_int("seeds entry", s, minimum=0)
-    check_choice("init", config["init"], conv.INITS)
+        require_int("seeds entry", s, minimum=0)
+    require_choice("init", config["init"], conv.INITS)
     for key in ("batch_norm", "downsample"):
         if not isinstance(config[key], bool):
             raise ValueError(f"{key} must be True or False, got {config[key]!r}")
     n_max = 4000
-    n = check_int("n_train", config["n_train"])
+    n = require_int("n_train", config["n_train"])
     if n > n_max:
         raise ValueError(f"n_train must be at most {n_max} (the training part of the 5,000 digits), got {n}")
-    check_int("data_seed", config["data_seed"], minimum=0)
-    check_int("batch_size", config["batch_size"])
-    check_float("momentum", config["momentum"], low=0.0, high=1.0, high_open=True)
-    check_float("weight_decay", config["weight_decay"], low=0.0)
+    require_int("data_seed", config["data_seed"], minimum=0)
+    require_int("batch_size", config["batch_size"])
+    require_float("momentum", config["momentum"], low=0.0, high=1.0, high_open=True)
+    require_float("weight_decay", config["weight_decay"], low=0.0)
     # lr, epochs, milestones and factor are checked by the schedule itself
     conv.lr_schedule(config["lr"], config["epochs"], config["milestones"], config["factor"])
 
 
 def configurations(config: dict) -> list[dict]:
     """One work item per (blocks per stage, seed): a complete, JSON-serialisable recipe."""
-    check_config(config)
+    require_config(config)
     shared = {k: config[k] for k in KEYS if k not in ("blocks", "seeds")}
     shared["channels"] = [int(c) for c in shared["channels"]]
     shared["milestones"] = [int(m) for m in shared["milestones"]]
@@ -180,13 +180,13 @@ def _check_item(item) -> None:
     if missing:
         raise ValueError(f"item must have the keys {need}; missing {missing}")
     config = {k: item[k] for k in KEYS if k not in ("blocks", "seeds")}
-    check_config(dict(config, blocks=[item["blocks"]], seeds=[item["seed"]]))
+    require_config(dict(config, blocks=[item["blocks"]], seeds=[item["seed"]]))
 
 
 def run_one(item: dict, device: str = "cpu", progress: bool = False) -> list[dict]:
     """Train one network of ``item`` (see :func:`configurations`); one row per epoch."""
     _check_item(item)
-    device = engine.check_device(device)
+    device = engine.require_device(device)
     data = _digits(item["downsample"], item["data_seed"])
     n = item["n_train"]
     x, y = data.x_train[:n].to(device), data.y_train[:n].to(device)
@@ -246,7 +246,7 @@ def run_one(item: dict, device: str = "cpu", progress: bool = False) -> list[dic
 # ---------------------------------------------------------------------------------------------
 
 
-def check_table(table) -> pd.DataFrame:
+def require_table(table) -> pd.DataFrame:
     need = {"blocks", "layers", "seed", "epoch", "lr", "loss", "avg_weight_norm"}
     if not isinstance(table, pd.DataFrame) or not need <= set(table.columns):
         got = sorted(table.columns) if isinstance(table, pd.DataFrame) else type(table).__name__
@@ -268,8 +268,8 @@ def curves(table: pd.DataFrame, column: str = "avg_weight_norm") -> pd.DataFrame
 
     The norm comes back in a column named ``avg_weight_norm`` whichever ``column`` it is.
     """
-    t = check_table(table).copy()
-    check_choice("column", column, [c for c in NORM_COLUMNS if c in t.columns])
+    t = require_table(table).copy()
+    require_choice("column", column, [c for c in NORM_COLUMNS if c in t.columns])
     t["lg_loss"] = np.log10(t["loss"].where(t["loss"] > 0))
     out = (
         t.groupby(["blocks", "layers", "epoch"], sort=True)
@@ -286,7 +286,7 @@ def lr_drops(table: pd.DataFrame) -> list[int]:
 
     Read from the table itself (the ``lr`` of the next row is smaller), not from the config.
     """
-    t = check_table(table)
+    t = require_table(table)
     first = t[t["blocks"] == t["blocks"].iloc[0]]
     first = first[first["seed"] == first["seed"].iloc[0]].sort_values("epoch")
     lr = first["lr"].to_numpy()
@@ -299,7 +299,7 @@ def summarise(table: pd.DataFrame) -> pd.DataFrame:
     """Per depth (mean over seeds): average weight norm at the start, its maximum and at the end
     (also for the first and the second convolutions of the blocks alone), the final training
     loss and accuracy."""
-    t = check_table(table)
+    t = require_table(table)
     rows = []
     for (b, n_layers), g in t.groupby(["blocks", "layers"], sort=True):
         last = g[g["epoch"] == g["epoch"].max()]
@@ -355,7 +355,7 @@ def ordering(table: pd.DataFrame, first_epoch: int = 1) -> dict:
       point the two networks have the same loss and the same norm, so "the deeper curve lies
       lower" fails there.
     """
-    t = check_table(table)
+    t = require_table(table)
     t = t[t["epoch"] >= first_epoch]
     per = t.pivot_table(index=["seed", "epoch"], columns="layers", values="avg_weight_norm").sort_index(axis=1)
     v = per.to_numpy()
@@ -407,7 +407,7 @@ def crossing_table(table: pd.DataFrame, first_epoch: int = 1) -> pd.DataFrame:
 def same_epoch_worst(table: pd.DataFrame, first_epoch: int = 1) -> dict:
     """Where the largest same-epoch ratio norm(deeper)/norm(shallower) occurs, and the spread
     over seeds of that ratio (same pair, same epoch)."""
-    t = check_table(table)
+    t = require_table(table)
     t = t[t["epoch"] >= first_epoch]
     per = t.pivot_table(index=["seed", "epoch"], columns="layers", values="avg_weight_norm").sort_index(axis=1)
     v = per.to_numpy()
@@ -442,7 +442,7 @@ def committed() -> pd.DataFrame:
 def successive_ratios(table: pd.DataFrame, epoch: int | None = None, column: str = "avg_weight_norm") -> np.ndarray:
     """Per seed (rows) and pair of successive depths (columns): norm(deeper) / norm(shallower) at
     ``epoch`` (default: the last)."""
-    t = check_table(table)
+    t = require_table(table)
     epoch = int(t["epoch"].max()) if epoch is None else int(epoch)
     at = t[t["epoch"] == epoch].pivot_table(index="seed", columns="layers", values=column).sort_index(axis=1)
     v = at.to_numpy()
@@ -462,7 +462,7 @@ def successive_ratios(table: pd.DataFrame, epoch: int | None = None, column: str
     falsifier_kind="plausible false statement",
     where=_WHERE,
 )
-def check_larger_run_ordered(falsify: bool = False) -> claims.Check:
+def claim_larger_run_ordered(falsify: bool = False) -> claims.Check:
     t = committed()
     if falsify:
         n = sum(len(v) for s in sorted(t["seed"].unique()) for v in ordering(t[t["seed"] == s])["crossings"].values())
@@ -512,7 +512,7 @@ def check_larger_run_ordered(falsify: bool = False) -> claims.Check:
     falsifier_kind="plausible false statement",
     where=_WHERE,
 )
-def check_growth_shrinks(falsify: bool = False) -> claims.Check:
+def claim_growth_shrinks(falsify: bool = False) -> claims.Check:
     t = committed()
     if falsify:
         r = successive_ratios(t, epoch=0)

@@ -23,7 +23,7 @@ import pandas as pd
 import torch
 
 from resnet_nb.core import claims
-from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.checks import require_float, require_int
 from resnet_nb.core.paths import results_dir
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.shared.common import committed, initial_weights, interpolate_on_grid, mnist, mnist_optimum, network
@@ -66,9 +66,9 @@ def configurations(config: dict) -> list[dict]:
         if key not in config:
             raise ValueError(f"config must have the key {key!r}; got keys {sorted(config)}")
     for L in config["depths"]:
-        if check_int("depths entry", L) % 2:
+        if require_int("depths entry", L) % 2:
             raise ValueError(f"depths must be even (2-shortcut networks), got {L}")
-    check_float("lr", config["lr"], low=0.0, low_open=True)
+    require_float("lr", config["lr"], low=0.0, low_open=True)
     items = []
     for relu in config["relu"]:
         if not isinstance(relu, bool):
@@ -79,10 +79,10 @@ def configurations(config: dict) -> list[dict]:
                 "depth": int(L),
                 "relu": relu,
                 "lr": float(config["lr"]),
-                "epochs": check_int("epochs", config["epochs"]),
-                "runs": check_int("runs", config["runs"]),
-                "points": check_int("points", config["points"], minimum=2),
-                "seed": check_int("seed", config["seed"], minimum=0),
+                "epochs": require_int("epochs", config["epochs"]),
+                "runs": require_int("runs", config["runs"]),
+                "points": require_int("points", config["points"], minimum=2),
+                "seed": require_int("seed", config["seed"], minimum=0),
             }
             if relu and config.get("n_per_class") is not None:
                 item["n_per_class"] = int(config["n_per_class"])
@@ -226,7 +226,7 @@ def deeper_smaller(table: pd.DataFrame, factor: float = 1.0) -> claims.Check:
     falsifier_kind="plausible false statement",
     where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"],
 )
-def check_deeper_smaller(falsify: bool = False) -> claims.Check:
+def claim_deeper_smaller(falsify: bool = False) -> claims.Check:
     return deeper_smaller(committed("fig3"), factor=0.5 if falsify else 1.0)
 
 

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from resnet_nb.core import claims, hessians
-from resnet_nb.core.checks import check_choice, check_int
+from resnet_nb.core.checks import require_choice, require_int
 from resnet_nb.experiments import engine
 from resnet_nb.shared.common import (
     ARCHS,
@@ -54,11 +54,11 @@ def _check_config(config):
         if key not in config:
             raise ValueError(f"config must have the key {key!r}; got keys {sorted(config)}")
     for a in config["archs"]:
-        check_choice("archs entry", a, ARCHS)
+        require_choice("archs entry", a, ARCHS)
     for L in config["depths"]:
-        check_int("depths entry", L)
-    check_int("runs", config["runs"])
-    check_int("seed", config["seed"], minimum=0)
+        require_int("depths entry", L)
+    require_int("runs", config["runs"])
+    require_int("seed", config["seed"], minimum=0)
 
 
 def configurations(config: dict) -> list[dict]:
@@ -184,7 +184,7 @@ def flatness(table: pd.DataFrame, arch: str = "2-shortcut") -> claims.Check:
     falsifier_kind="plausible false statement",
     where=["tests/experiments/test_claims.py", "book/exp_initial_point.ipynb"],
 )
-def check_flat_to_depth_96(falsify: bool = False) -> claims.Check:
+def claim_flat_to_depth_96(falsify: bool = False) -> claims.Check:
     return flatness(committed("fig5"), "1-shortcut" if falsify else "2-shortcut")
 
 
@@ -198,7 +198,7 @@ def check_flat_to_depth_96(falsify: bool = False) -> claims.Check:
     falsifier_kind="plausible false statement",
     where=["tests/experiments/test_claims.py", "book/exp_initial_point.ipynb"],
 )
-def check_flat_live(falsify: bool = False) -> claims.Check:
+def claim_flat_live(falsify: bool = False) -> claims.Check:
     arch = "1-shortcut" if falsify else "2-shortcut"
     config = dict(archs=[arch, "orthogonal"], depths=[2, 4, 8], runs=2, seed=0)
     tab = engine.run(sys.modules[__name__], config, progress=False)
@@ -279,5 +279,5 @@ def growth_like_plain(table: pd.DataFrame, arch: str = "1-shortcut") -> claims.C
     falsifier_kind="plausible false statement",
     where=["tests/experiments/test_claims.py", "book/exp_initial_point.ipynb"],
 )
-def check_one_shortcut_like_plain(falsify: bool = False) -> claims.Check:
+def claim_one_shortcut_like_plain(falsify: bool = False) -> claims.Check:
     return growth_like_plain(committed("fig5"), "2-shortcut" if falsify else "1-shortcut")

@@ -25,7 +25,7 @@ import pandas as pd
 import torch
 
 from resnet_nb.core import claims, hessians
-from resnet_nb.core.checks import check_choice, check_float, check_int
+from resnet_nb.core.checks import require_choice, require_float, require_int
 from resnet_nb.core.relu_hessian import hessian_mid_relu
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.experiments import engine
@@ -84,13 +84,13 @@ def configurations(config: dict, figure: str = "fig6") -> list[dict]:
         if key not in config:
             raise ValueError(f"config must have the key {key!r}; got keys {sorted(config)}")
     for a in config["archs"]:
-        check_choice("archs entry", a, ARCHS)
-    if check_int("depth", config["depth"]) % 2:
+        require_choice("archs entry", a, ARCHS)
+    if require_int("depth", config["depth"]) % 2:
         raise ValueError(f"depth must be even (2-shortcut networks), got {config['depth']}")
-    check_float("lr", config["lr"], low=0.0, low_open=True)
+    require_float("lr", config["lr"], low=0.0, low_open=True)
     items = []
     # run-major order: an interrupted run still has every architecture for its first runs
-    for r in range(check_int("runs", config["runs"])):
+    for r in range(require_int("runs", config["runs"])):
         for a in config["archs"]:
             item = {
                 "figure": figure,
@@ -98,10 +98,10 @@ def configurations(config: dict, figure: str = "fig6") -> list[dict]:
                 "depth": int(config["depth"]),
                 "relu": bool(config["relu"]),
                 "lr": float(config["lr"]),
-                "epochs": check_int("epochs", config["epochs"]),
-                "points": check_int("points", config["points"], minimum=2),
+                "epochs": require_int("epochs", config["epochs"]),
+                "points": require_int("points", config["points"], minimum=2),
                 "run": r,
-                "seed": check_int("seed", config["seed"], minimum=0) + r,
+                "seed": require_int("seed", config["seed"], minimum=0) + r,
             }
             if config.get("n_per_class") is not None:
                 item["n_per_class"] = int(config["n_per_class"])
@@ -372,7 +372,7 @@ def ordering(
     falsifier_kind="plausible false statement",
     where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"],
 )
-def check_shortcut_better_conditioned(falsify: bool = False) -> claims.Check:
+def claim_shortcut_better_conditioned(falsify: bool = False) -> claims.Check:
     t = committed("fig6_stable")
     small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")
     return ordering(t, "lgc", False, small, large, "lg cond", spreads=1.0)
@@ -420,7 +420,7 @@ def _first_step(depth: int, lr: float, seed: int, arch: str) -> dict:
     falsifier_kind="implied by the check",
     where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"],
 )
-def check_first_step(falsify: bool = False) -> claims.Check:
+def claim_first_step(falsify: bool = False) -> claims.Check:
     f = first_step()
     return claims.Check(
         "depth-16 orthogonal network, learning rate 0.1: first step",
@@ -517,7 +517,7 @@ def zero_eigenvalues_at_minimiser(arch: str = "orthogonal", depth: int = 6, clai
     falsifier_kind="plausible false statement",
     where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"],
 )
-def check_minimiser_zeros(falsify: bool = False) -> claims.Check:
+def claim_minimiser_zeros(falsify: bool = False) -> claims.Check:
     claimed = "(L-1)d" if falsify else "(L-1)d^2"
     parts = [zero_eigenvalues_at_minimiser(a, 6, claimed) for a in ("orthogonal", "2-shortcut")]
     return claims.all_of("zero eigenvalues at minimisers of depth-6 linear networks", parts)

@@ -67,7 +67,7 @@ def per_output_optimum() -> float:
     falsifier_kind="implied by the check",
     where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"],
 )
-def check_shortcut_better_conditioned_relu(falsify: bool = False) -> claims.Check:
+def claim_shortcut_better_conditioned_relu(falsify: bool = False) -> claims.Check:
     t = committed("fig7")
     small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")
     return fig6.ordering(t, "lgc", True, small, large, "lg cond")

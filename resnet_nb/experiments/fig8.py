@@ -61,7 +61,7 @@ def run_one(item: dict, device: str = "cpu") -> list[dict]:
     falsifier_kind="implied by the check",
     where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"],
 )
-def check_smaller_index(falsify: bool = False) -> claims.Check:
+def claim_smaller_index(falsify: bool = False) -> claims.Check:
     t = committed("fig6")
     small, large = ("orthogonal", "2-shortcut") if falsify else ("2-shortcut", "orthogonal")
     return fig6.ordering(t, "index", False, small, large, "index", exclude=fig6.first_step_gap(t))
@@ -281,7 +281,7 @@ def peak_lag(dense: pd.DataFrame, arch: str = "2-shortcut") -> claims.Check:
     falsifier_kind="plausible false statement",
     where=["tests/experiments/test_claims.py", "book/exp_dynamics.ipynb"],
 )
-def check_peak_at_drop(falsify: bool = False) -> claims.Check:
+def claim_peak_at_drop(falsify: bool = False) -> claims.Check:
     arch = "orthogonal" if falsify else "2-shortcut"
     dense = load_dense()
     if dense is None:

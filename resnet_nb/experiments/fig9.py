@@ -23,7 +23,7 @@ import pandas as pd
 import torch
 
 from resnet_nb.core import claims
-from resnet_nb.core.checks import check_choice, check_float, check_int
+from resnet_nb.core.checks import require_choice, require_float, require_int
 from resnet_nb.core.train import gradient_descent
 from resnet_nb.shared import common, store
 from resnet_nb.shared.common import ARCHS, depths_for, initial_weights, log_grid, mnist, mnist_optimum, network
@@ -74,14 +74,14 @@ def _check_config(config, archs_allowed=ARCHS):
         if key not in config:
             raise ValueError(f"config must have the key {key!r}; got keys {sorted(config)}")
     for a in config["archs"]:
-        check_choice("archs entry", a, archs_allowed)
+        require_choice("archs entry", a, archs_allowed)
     for L in config["depths"]:
-        check_int("depths entry", L)
+        require_int("depths entry", L)
     for lr in config["lrs"]:
-        check_float("lrs entry", lr, low=0.0, low_open=True)
-    check_int("runs", config["runs"])
-    check_int("epochs", config["epochs"])
-    check_int("seed", config["seed"], minimum=0)
+        require_float("lrs entry", lr, low=0.0, low_open=True)
+    require_int("runs", config["runs"])
+    require_int("epochs", config["epochs"])
+    require_int("seed", config["seed"], minimum=0)
 
 
 def configurations(config: dict, figure: str = "fig9", relu: bool = False, archs_allowed=ARCHS) -> list[dict]:
@@ -431,7 +431,7 @@ def near_optimal(table: pd.DataFrame, arch: str, loss_opt: float, from_depth: in
     falsifier_kind="plausible false statement",
     where=_WHERE,
 )
-def check_fig9_near_optimal(falsify: bool = False) -> claims.Check:
+def claim_fig9_near_optimal(falsify: bool = False) -> claims.Check:
     arch = "1-shortcut" if falsify else "2-shortcut"
     w = near_optimal(committed(), arch, mnist_optimum())
     bound = float(np.log10(NEAR_OPT_EXCESS))
@@ -463,7 +463,7 @@ def check_fig9_near_optimal(falsify: bool = False) -> claims.Check:
     falsifier_kind="plausible false statement",
     where=_WHERE,
 )
-def check_fig9_shortcut_lowest(falsify: bool = False) -> claims.Check:
+def claim_fig9_shortcut_lowest(falsify: bool = False) -> claims.Check:
     t = committed()
     arch = "orthogonal" if falsify else "2-shortcut"
     g = lowest_gap(t, arch, mnist_optimum(), from_depth=FIG9_FROM_DEPTH)
@@ -497,7 +497,7 @@ def check_fig9_shortcut_lowest(falsify: bool = False) -> claims.Check:
     falsifier_kind="implied by the check",
     where=_WHERE,
 )
-def check_edge_of_stability(falsify: bool = False, runs: int = 3, data: pd.DataFrame | None = None) -> claims.Check:
+def claim_edge_of_stability(falsify: bool = False, runs: int = 3, data: pd.DataFrame | None = None) -> claims.Check:
     """``data``: the rows of :func:`stability_run` for the depth-16 2-shortcut networks at their
     best committed rate, if already computed (the chapter passes them)."""
     t = committed()
@@ -558,7 +558,7 @@ def check_edge_of_stability(falsify: bool = False, runs: int = 3, data: pd.DataF
     falsifier_kind="regression test",
     where=_WHERE,
 )
-def check_escape_rate(falsify: bool = False) -> claims.Check:
+def claim_escape_rate(falsify: bool = False) -> claims.Check:
     e = escape_factor()
     sig = e["sigma"]
     predicted = 1 + e["lr"] * (sig[0] / sig[-1] if falsify else sig[0])

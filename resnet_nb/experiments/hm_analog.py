@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from resnet_nb.core.checks import check_choice
+from resnet_nb.core.checks import require_choice
 from resnet_nb.core.claims import Check, all_of, claim
 from resnet_nb.core.conv import INITS, ConvResNet, lr_schedule, mnist_tensors, train
 
@@ -29,8 +29,8 @@ __all__ = [
     "run_provenance",
     "summary",
     "difference",
-    "check_hm_analog",
-    "check_hm_analog_train_loss",
+    "claim_hm_analog",
+    "claim_hm_analog_train_loss",
 ]
 
 #: how the committed runs were made
@@ -75,7 +75,7 @@ HISTORY_COLUMNS = (
 def run_one(init: str, seed: int, config: dict | None = None) -> pd.DataFrame:
     """One run of the analog (see :data:`CONFIG`): the training history with its settings."""
     cfg = dict(CONFIG, **(config or {}))
-    check_choice("init", init, INITS)
+    require_choice("init", init, INITS)
     digits = mnist_tensors(downsample=True, seed=cfg["data_seed"], n_per_class=cfg["n_per_class"])
     model = ConvResNet(
         blocks=list(cfg["blocks"]),
@@ -269,7 +269,7 @@ def difference(
     falsifier_kind="plausible false statement",
     where=["book/hardt_ma_expressivity.ipynb", "tests/experiments/test_hm_analog.py"],
 )
-def check_hm_analog(falsify: bool = False) -> Check:
+def claim_hm_analog(falsify: bool = False) -> Check:
     """The committed analog (``results/hm_conv``): is a hypothesised mean difference of held-out
     accuracy (0 for the check, :data:`EFFECT` for the falsifier) inside the 95% interval?"""
     from resnet_nb.core.paths import RESULTS
@@ -307,7 +307,7 @@ def check_hm_analog(falsify: bool = False) -> Check:
     falsifier_kind="plausible false statement",
     where=["book/hardt_ma_expressivity.ipynb", "tests/experiments/test_hm_analog.py"],
 )
-def check_hm_analog_train_loss(falsify: bool = False) -> Check:
+def claim_hm_analog_train_loss(falsify: bool = False) -> Check:
     """The committed analog, final training loss after the fixed budget, small over standard, as a
     ratio of geometric means ``exp(mean ln ratio)`` with the 95% Welch interval of the mean log ratio
     mapped through ``exp``. The check: the ratio is at least 1 (no training benefit in the mean) and

@@ -13,7 +13,7 @@ inner product two points can have under norms ``||.||^2 <= 1 + rho'`` and a squa
 ``s = rho'``, that is ``1 + rho'/2``: the unit fires at the other point with pre-activation
 ``5 rho' / 2``. B.1's proof needs ``s >= 6 rho'``, six times what B.2 assumes.
 
-The check (:func:`check_b2_meets_b1`) compares this closed form with a second, independent
+The check (:func:`claim_b2_meets_b1`) compares this closed form with a second, independent
 computation: a constrained numerical maximisation of ``<a, b>`` over pairs that satisfy the
 hypotheses (:func:`max_inner_product_search`). Its falsifier is the statement the printed proof
 relies on, Eq. (B.1)'s bound ``1 - 2 rho'`` applied under B.2's hypotheses.
@@ -26,7 +26,7 @@ import math
 import numpy as np
 from scipy.optimize import minimize
 
-from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.checks import require_float, require_int
 from resnet_nb.core.claims import Check, all_of, claim
 
 __all__ = [
@@ -35,7 +35,7 @@ __all__ = [
     "extremal_pair",
     "max_inner_product_search",
     "b1_preactivations",
-    "check_b2_meets_b1",
+    "claim_b2_meets_b1",
     "SEARCH_TOL",
 ]
 
@@ -51,15 +51,15 @@ def worst_inner_product(rho_prime: float, sq_sep: float) -> float:
     """Largest ``<a, b>`` over pairs with ``||a||^2, ||b||^2 <= 1 + rho'`` and ``||a - b||^2 >= sq_sep``
     (polarisation identity; attained by two points of squared norm ``1 + rho'`` at squared distance
     ``sq_sep``, which needs ``sq_sep <= 4 (1 + rho')``)."""
-    rho_prime = check_float("rho_prime", rho_prime, low=0.0, high=1.0, low_open=True, high_open=True)
-    sq_sep = check_float("sq_sep", sq_sep, low=0.0, high=4 * (1 + rho_prime))
+    rho_prime = require_float("rho_prime", rho_prime, low=0.0, high=1.0, low_open=True, high_open=True)
+    sq_sep = require_float("sq_sep", sq_sep, low=0.0, high=4 * (1 + rho_prime))
     return (2 * (1 + rho_prime) - sq_sep) / 2
 
 
 def required_sq_separation(rho_prime: float) -> float:
     """The squared separation that Lemma B.1's proof needs: the smallest ``s`` with
     ``worst_inner_product(rho', s) <= 1 - 2 rho'``, that is ``6 rho'``."""
-    rho_prime = check_float("rho_prime", rho_prime, low=0.0, high=1.0, low_open=True, high_open=True)
+    rho_prime = require_float("rho_prime", rho_prime, low=0.0, high=1.0, low_open=True, high_open=True)
     return 6 * rho_prime
 
 
@@ -70,10 +70,10 @@ def extremal_pair(
 ) -> np.ndarray:
     """Two points in R^k (columns) of squared norm ``1 + rho'`` at squared distance ``sq_sep``, built
     from an angle: the pair that attains :func:`worst_inner_product`."""
-    rho_prime = check_float("rho_prime", rho_prime, low=0.0, high=1.0, low_open=True, high_open=True)
-    k = check_int("k", k, 2)
+    rho_prime = require_float("rho_prime", rho_prime, low=0.0, high=1.0, low_open=True, high_open=True)
+    k = require_int("k", k, 2)
     r = math.sqrt(1 + rho_prime)
-    half = math.asin(math.sqrt(check_float("sq_sep", sq_sep, low=0.0, high=4 * (1 + rho_prime))) / (2 * r))
+    half = math.asin(math.sqrt(require_float("sq_sep", sq_sep, low=0.0, high=4 * (1 + rho_prime))) / (2 * r))
     P = np.zeros((k, 2))
     P[0] = r * math.cos(half)
     P[1, 0] = r * math.sin(half)
@@ -91,9 +91,9 @@ def max_inner_product_search(
     """Maximise ``<a, b>`` numerically over ``a, b`` in R^k with ``1 - rho' <= ||a||^2, ||b||^2 <= 1 + rho'``
     and ``||a - b||^2 >= sq_sep`` (SLSQP from ``starts`` random feasible-ish starts). Returns the best
     value, the pair, and the largest constraint violation at it (re-evaluated directly)."""
-    rho_prime = check_float("rho_prime", rho_prime, low=0.0, high=1.0, low_open=True, high_open=True)
-    sq_sep = check_float("sq_sep", sq_sep, low=0.0)
-    k, starts = check_int("k", k, 2), check_int("starts", starts, 1)
+    rho_prime = require_float("rho_prime", rho_prime, low=0.0, high=1.0, low_open=True, high_open=True)
+    sq_sep = require_float("sq_sep", sq_sep, low=0.0)
+    k, starts = require_int("k", k, 2), require_int("starts", starts, 1)
     rng = np.random.default_rng(seed)
 
     def split(x):
@@ -147,7 +147,7 @@ def b1_preactivations(alpha, S, rho_prime: float) -> np.ndarray:
     alpha = np.asarray(alpha, dtype=float)
     if alpha.ndim != 2:
         raise ValueError(f"alpha must be a (k, n) array of points, got shape {alpha.shape}")
-    rho_prime = check_float("rho_prime", rho_prime, low=0.0, high=1.0, low_open=True, high_open=True)
+    rho_prime = require_float("rho_prime", rho_prime, low=0.0, high=1.0, low_open=True, high_open=True)
     S = np.asarray(S, dtype=np.int64)
     return alpha[:, S].T @ alpha - (1 - 2 * rho_prime)
 
@@ -172,7 +172,7 @@ _RHOS = (0.02, 0.1, 0.2)
     falsifier_kind="plausible false statement",
     where=["book/hardt_ma_expressivity.ipynb", "tests/hardt_ma/test_lemma_b2_meets_b1.py"],
 )
-def check_b2_meets_b1(falsify: bool = False) -> Check:
+def claim_b2_meets_b1(falsify: bool = False) -> Check:
     parts = []
     for rp in _RHOS:
         found = max_inner_product_search(rp, rp, seed=1)

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from resnet_nb.core.checks import check_choice, check_int
+from resnet_nb.core.checks import require_choice, require_int
 from resnet_nb.core.data import whitened_mnist
 from resnet_nb.core.init import initialise
 from resnet_nb.core.losses import optimum
@@ -50,7 +50,7 @@ _N = {"1-shortcut": 1, "2-shortcut": 2, "3-shortcut": 3}
 
 def depth_allowed(arch: str, depth: int, relu: bool = False) -> bool:
     """Whether ``arch`` has a network of depth ``depth``: an n-shortcut needs n | depth."""
-    check_choice("arch", arch, ARCHS)
+    require_choice("arch", arch, ARCHS)
     if arch in _N:
         return depth % _N[arch] == 0
     return depth % 2 == 0 if relu else True
@@ -63,8 +63,8 @@ def depths_for(arch: str, depths, relu: bool = False) -> list[int]:
 
 def network(arch: str, depth: int, relu: bool = False, d: int = 10) -> ShortcutNetwork:
     """The network of Li et al. section 5 named ``arch`` at depth ``depth`` (number of matrices)."""
-    check_choice("arch", arch, ARCHS)
-    depth = check_int("depth", depth)
+    require_choice("arch", arch, ARCHS)
+    depth = require_int("depth", depth)
     if not depth_allowed(arch, depth, relu):
         raise ValueError(
             f"depth must be a multiple of {_N.get(arch, 2)} for {arch}{' with ReLU' if relu else ''}, got {depth}"

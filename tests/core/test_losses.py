@@ -71,7 +71,7 @@ def test_batched_training_equals_separate_runs():
     assert batched.diverged.tolist() == [False, False, True]
 
 
-@pytest.mark.parametrize("check", ["check_loss_statistics", "check_optimum"])
+@pytest.mark.parametrize("check", ["claim_loss_statistics", "claim_optimum"])
 def test_core_claims_pass_and_their_falsifiers_fail(check):
     from resnet_nb.core import losses
 

@@ -155,12 +155,12 @@ def test_a_network_refuses_a_shortcut_flag_that_is_not_a_bool_naming_it():
 def test_weights_given_as_numpy_or_lists_are_read_as_tensors():
     net = rn.ShortcutNetwork(2, 1, 2)
     W = rn.initialise(net, "xavier", seed=3)
-    assert torch.equal(net.check_weights(W.numpy()), W)
-    assert torch.equal(net.check_weights(W.tolist()), W)
-    assert torch.equal(net.check_weights(rn.flatten(W).numpy()), W)
+    assert torch.equal(net.require_weights(W.numpy()), W)
+    assert torch.equal(net.require_weights(W.tolist()), W)
+    assert torch.equal(net.require_weights(rn.flatten(W).numpy()), W)
     assert torch.equal(rn.end_to_end(net, W.tolist()), rn.end_to_end(net, W))
     with pytest.raises(ValueError, match=r"\bW must"):
-        net.check_weights(W.numpy() + 1j)
+        net.require_weights(W.numpy() + 1j)
     with pytest.raises(ValueError, match=r"\bW must"):
         rn.end_to_end(net, W.to(torch.complex128))
 

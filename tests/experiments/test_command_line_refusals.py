@@ -160,5 +160,5 @@ def test_a_malformed_or_absent_cuda_device_is_refused_where_cuda_exists(monkeypa
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # review case a11 (a static finding)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
     with pytest.raises(ValueError, match=re.escape(named)):
-        engine.check_device(device)
-    assert engine.check_device("cuda:1") == "cuda:1" and engine.check_device("cuda") == "cuda"
+        engine.require_device(device)
+    assert engine.require_device("cuda:1") == "cuda:1" and engine.require_device("cuda") == "cuda"

@@ -26,7 +26,7 @@ def test_parallel_run_equals_sequential_and_writes_every_record(tmp_path):
 def test_jobs_argument_is_checked():
     with pytest.raises(ValueError, match=r"\bjobs\b"):
         engine.run_items(fake_figure, fake_figure.SCALES["default"], progress=False, jobs=0)
-    assert engine.check_jobs(None) >= 1
+    assert engine.require_jobs(None) >= 1
 
 
 def _bar(done=(), jobs=2, prior=1.0):

@@ -113,7 +113,7 @@ def test_get_config_and_bad_names(fake_module):
     with pytest.raises(ValueError, match=r"\bfigure must"):
         engine.load_figure("fig4")
     with pytest.raises(ValueError, match=r"\bdevice must"):
-        engine.check_device("tpu")
+        engine.require_device("tpu")
 
 
 def test_run_runs_a_figure_at_its_default_scale_or_the_given_config(fake_module):

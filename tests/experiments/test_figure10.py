@@ -67,15 +67,15 @@ def test_gd_at_best_is_figure_10s_point():
 
 
 def test_depth4_falsifier_is_a_false_statement_on_depth4_data_and_depth2_is_a_negative_control():
-    f = fig10.check_depth4_floor(falsify=True)
+    f = fig10.claim_depth4_floor(falsify=True)
     assert "depth 4" in f.claim and f.op == "<=" and not f.passed
-    assert f.value == pytest.approx(abs(fig10.check_depth4_floor().value))
+    assert f.value == pytest.approx(abs(fig10.claim_depth4_floor().value))
     c = fig10.depth4_floor_negative_control()
     assert "depth 2" in c.claim and not c.passed
 
 
 def test_floor_breakeven_is_where_the_depth4_verdict_would_flip():
-    v = fig10.check_depth4_floor().values
+    v = fig10.claim_depth4_floor().values
     be = fig10.floor_breakeven(v["gd"], v["range"], v["lo"])
     assert be > fig10.FLOOR_ACCURACY
     assert (v["gd"] - v["lo"]) == pytest.approx(be * v["lo"] + v["range"])

@@ -149,5 +149,5 @@ def test_ordering_leaves_out_an_excluded_range():
 
 
 def test_fig6_stable_raw_means_cross_at_intermediate_loss_within_the_spread():
-    v = fig6.check_shortcut_better_conditioned().values
+    v = fig6.claim_shortcut_better_conditioned().values
     assert -2.5 < v["cross_lo"] < v["cross_hi"] < 0 and 0 < v["excess"] < v["sd_excess"]

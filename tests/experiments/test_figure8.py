@@ -57,7 +57,7 @@ def test_dense_run_matches_the_committed_run_0():
 
 
 def test_fig8_index_claim_is_decided_outside_the_first_step_gap():
-    c = fig8.check_smaller_index()
+    c = fig8.claim_smaller_index()
     lo, hi = fig6.first_step_gap(fig6.committed("fig6"))
     assert c.values["exclude"] == (lo, hi)
     assert not lo <= c.values["x_closest"] <= hi

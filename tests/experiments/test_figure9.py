@@ -87,17 +87,17 @@ def test_fig9_lists_the_depths_where_the_gap_is_below_two_standard_errors():
     # the two-sample standard error is well below a single run's spread (10 runs per rate)
     assert (tab["se"] < 0.5 * tab["spread"]).all()
     assert g["fragile"] == [4, 6]
-    assert fig9.check_fig9_shortcut_lowest.claim.verdict == "partly reproduced"
+    assert fig9.claim_fig9_shortcut_lowest.claim.verdict == "partly reproduced"
 
 
 def test_fig9_near_optimal_reading_and_its_falsifier():
-    assert fig9.check_fig9_near_optimal.claim.verdict == "reproduced"
-    assert fig9.check_fig9_near_optimal().passed
-    assert fig9.check_fig9_near_optimal(falsify=True).rejected_on_value
+    assert fig9.claim_fig9_near_optimal.claim.verdict == "reproduced"
+    assert fig9.claim_fig9_near_optimal().passed
+    assert fig9.claim_fig9_near_optimal(falsify=True).rejected_on_value
 
 
 def test_escape_check_is_declared_an_implementation_check():
-    assert fig9.check_escape_rate.claim.kind == "regression"
+    assert fig9.claim_escape_rate.claim.kind == "regression"
 
 
 def test_rate_scale_band_is_narrow_while_lambda_max_grows():

@@ -91,7 +91,7 @@ def test_the_training_loss_difference_is_welchs_interval_of_log_losses():
 
 
 def test_the_paper_direction_of_training_loss_is_not_seen_in_the_analog():
-    ok, paper = hm_analog.check_hm_analog_train_loss(), hm_analog.check_hm_analog_train_loss(falsify=True)
+    ok, paper = hm_analog.claim_hm_analog_train_loss(), hm_analog.claim_hm_analog_train_loss(falsify=True)
     mean, interval = ok.parts
     assert ok.passed and mean.value > 1  # the small initialisation ends higher in the mean
     assert not paper.passed and paper.rejected_on_value and paper.value > 1
@@ -101,9 +101,9 @@ def test_the_paper_direction_of_training_loss_is_not_seen_in_the_analog():
 
 
 def test_the_falsifier_is_the_three_point_effect():
-    c = hm_analog.check_hm_analog(falsify=True)
+    c = hm_analog.claim_hm_analog(falsify=True)
     assert "+0.03" in c.claim and not c.passed and c.value > 0
-    assert hm_analog.check_hm_analog().values["low"] < 0 < hm_analog.check_hm_analog().values["high"]
+    assert hm_analog.claim_hm_analog().values["low"] < 0 < hm_analog.claim_hm_analog().values["high"]
 
 
 @pytest.fixture

@@ -223,6 +223,6 @@ def test_printed_construction_is_exact_at_six_rho_prime_and_fails_just_below():
 
 
 def test_lemma_b1_claims_pass_and_their_falsifiers_fail():
-    for check in (hr.check_lemma_b1, hr.check_lemma_b1_squared):
+    for check in (hr.claim_lemma_b1, hr.claim_lemma_b1_squared):
         assert check().passed
         assert not check(falsify=True).passed

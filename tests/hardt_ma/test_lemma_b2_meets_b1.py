@@ -7,7 +7,7 @@ from resnet_nb.hardt_ma import relu as hr
 from resnet_nb.hardt_ma.interface import (
     SEARCH_TOL,
     b1_preactivations,
-    check_b2_meets_b1,
+    claim_b2_meets_b1,
     extremal_pair,
     max_inner_product_search,
     required_sq_separation,
@@ -50,8 +50,8 @@ def test_search_never_beats_the_closed_form():
 
 
 def test_claim_passes_and_falsifier_is_rejected():
-    assert check_b2_meets_b1().passed
-    assert check_b2_meets_b1(falsify=True).rejected_on_value
+    assert claim_b2_meets_b1().passed
+    assert claim_b2_meets_b1(falsify=True).rejected_on_value
 
 
 def test_arguments_are_checked():

@@ -77,14 +77,14 @@ def test_min_max_norm_search_finds_exact_factorisations_and_respects_the_lemma()
 
 
 def test_theorem21_det_check_finds_the_lemma_tight_by_a_search_and_rejects_the_dropped_exponent():
-    from resnet_nb.hardt_ma.linear import check_theorem21_det
+    from resnet_nb.hardt_ma.linear import claim_theorem21_det
 
-    good = check_theorem21_det()
+    good = claim_theorem21_det()
     assert good.passed and "search" in good.claim
     assert len(good.parts) == 2  # d = 2 and d = 3
     for part in good.parts:
         assert 1.0 - 1e-12 <= part.value < 1.0 + 1e-5  # reaches the lemma's bound 1, not below (rounding aside)
-    bad = check_theorem21_det(falsify=True)
+    bad = claim_theorem21_det(falsify=True)
     assert not bad.passed and "1 - ||A||" in bad.claim and bad.value < 0.5
 
 

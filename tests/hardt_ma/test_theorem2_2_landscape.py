@@ -262,7 +262,7 @@ def test_adversary_refuses_one_factor_with_a_clear_error():
 
 def test_theorem22_check_compares_with_the_bound_not_with_a_rounding_threshold():
     from resnet_nb.book.ledger import eps_criterion
-    from resnet_nb.hardt_ma.linear import check_theorem22, theorem22_points, theorem22_rate
+    from resnet_nb.hardt_ma.linear import claim_theorem22, theorem22_points, theorem22_rate
 
     old_threshold = eps_criterion(6 * 3**3, 1.0)[0]  # a rounding tolerance, not a bound
     ratios = {}
@@ -273,7 +273,7 @@ def test_theorem22_check_compares_with_the_bound_not_with_a_rounding_threshold()
         ratios.setdefault(A.shape[0], []).append(g2 / ex)
     # the true theorem's ratio drops below the old threshold at depths 7 and 8 (not at 6)
     assert min(ratios[6]) > old_threshold and min(ratios[7]) < old_threshold and min(ratios[8]) < old_threshold
-    good, bad = check_theorem22(), check_theorem22(falsify=True)
+    good, bad = claim_theorem22(), claim_theorem22(falsify=True)
     assert good.passed and not bad.passed
     assert bad.value == 1.0 and "A_1 = A_2 = -I" in bad.claim  # the exact critical point, nothing else
     assert theorem22_rate(4, 1.0, np.eye(2)) == 0.0 and theorem22_rate(1, 1.0, np.eye(2)) == 4.0
@@ -293,7 +293,7 @@ def test_every_claim_of_the_chapter_states_its_falsifier_kind_and_the_forms_are_
 
 def test_theorem22_falsifier_refutes_the_statement_where_the_bound_is_vacuous():
     from resnet_nb.book import ledger
-    from resnet_nb.hardt_ma.linear import check_theorem22, theorem22_rate
+    from resnet_nb.hardt_ma.linear import claim_theorem22, theorem22_rate
 
     l, d = 4, 3
     A = critical_point_at_tau_one(l, d)
@@ -302,7 +302,7 @@ def test_theorem22_falsifier_refutes_the_statement_where_the_bound_is_vacuous():
     ex = population_risk(A, R, np.eye(d), noise=0.0)
     # at tau = 1 the bound's comparison reads 0 >= 0 and cannot fail; the statement itself does
     assert g2 == 0.0 and ex > 0 and theorem22_rate(l, 1.0, np.eye(d)) * ex == 0.0
-    assert check_theorem22(falsify=True).value == 1.0
+    assert claim_theorem22(falsify=True).value == 1.0
     assert "vacuous" in ledger.all_claims()["hm-thm22"].falsifier
 
 

@@ -144,7 +144,7 @@ def test_paper_order_failure_agrees_with_the_construction():
 
 def test_constant_width_falsifier_drops_k_at_least_2():
     """At k = 1 the surrogates of norm s can only be +-s: the construction cannot give 10 classes."""
-    bad = hr.check_constant_width(falsify=True)
+    bad = hr.claim_constant_width(falsify=True)
     assert not bad.passed and bad.value == np.inf and "k = 1" in bad.claim and "coincide" in bad.lines[0]
 
 
@@ -161,7 +161,7 @@ def test_construction_steps_move_every_point_onto_its_surrogate():
 
 
 def test_constant_width_size_part_is_labelled_an_implementation_test():
-    chk = hr.check_constant_width()
+    chk = hr.claim_constant_width()
     assert chk.passed and any("implementation test" in p.claim for p in chk.parts)
 
 

@@ -65,10 +65,10 @@ def test_theorem32_falsifier_is_the_printed_constant_under_both_readings():
     """The falsifier is the printed c = 10; its comparison fails under each reading of rho, and
     the claim's c = 30 widths stay below d (a projection that reduces the dimension)."""
     cfg = hr.THM32_DRAWS
-    bad = hr.check_theorem32(falsify=True)
+    bad = hr.claim_theorem32(falsify=True)
     assert not bad.passed and bad.values["c"] == cfg["c_paper"] == 10
     assert all(not p.passed for p in bad.parts) and len(bad.parts) == len(hr.RHO_READINGS) == 2
-    good = hr.check_theorem32()
+    good = hr.claim_theorem32()
     assert good.passed and good.values["c"] == cfg["c_larger"]
     for r in hr.RHO_READINGS:
         assert good.values[r]["k_max"] < cfg["d"] and good.values[r]["draws"] == cfg["draws"]

@@ -10,7 +10,7 @@ from resnet_nb import ShortcutNetwork
 from resnet_nb.core import claims
 from resnet_nb.li import limitations as lim
 
-CLAIMS = [lim.check_fixup_not_flat, lim.check_variance_growth, lim.check_product_band, lim.check_index_vs_loss]
+CLAIMS = [lim.claim_fixup_not_flat, lim.claim_variance_growth, lim.claim_product_band, lim.claim_index_vs_loss]
 
 
 @pytest.mark.parametrize("fn", CLAIMS, ids=lambda f: f.__name__)
@@ -76,11 +76,11 @@ def test_mixed_block_inertia_and_zero_block():
 
 def test_fixup_falsifier_is_the_p_minus_k_count():
     # the falsifier counts p - k zero eigenvalues (the zero block's size): the zero count fails
-    f = lim.check_fixup_not_flat(falsify=True)
+    f = lim.claim_fixup_not_flat(falsify=True)
     assert f.rejected_on_value
-    assert "p - k" in f.claim and "p - 2k" in lim.check_fixup_not_flat().claim
+    assert "p - k" in f.claim and "p - 2k" in lim.claim_fixup_not_flat().claim
     assert [x.passed for x in f.parts][:-1] == [True] * (len(f.parts) - 1) and not f.parts[-1].passed
-    claim = lim.check_fixup_not_flat.claim
+    claim = lim.claim_fixup_not_flat.claim
     assert "p - 2k" in claim.statement and "p - k)" in claim.falsifier
     assert "strict saddle" not in claim.statement and "bottleneck" not in claim.statement
     assert claim.falsifier_kind == "plausible false statement"
@@ -636,7 +636,7 @@ def test_critical_point_rows_are_the_loss_gradient_and_inertia_of_their_weights(
 
 @pytest.mark.parametrize("falsify", [False, True])
 def test_variance_claim_compares_each_measured_factor_with_its_closed_form_at_four_standard_errors(falsify):
-    res = lim.check_variance_growth(falsify=falsify)
+    res = lim.claim_variance_growth(falsify=falsify)
     rho = lim.pre_relu_keep()
     assert len(res.parts) == len(lim.GAIN_CASES)
     for part, (scheme, mid, pre) in zip(res.parts, lim.GAIN_CASES, strict=True):
@@ -651,7 +651,7 @@ def test_variance_claim_compares_each_measured_factor_with_its_closed_form_at_fo
 
 @pytest.mark.parametrize("falsify", [False, True])
 def test_product_claim_compares_spreads_with_sqrt_L_atanh_a_at_four_standard_errors(falsify):
-    res = lim.check_product_band(falsify=falsify)
+    res = lim.claim_product_band(falsify=falsify)
     L0, L1, N = lim.PRODUCT_DEPTHS[0], lim.PRODUCT_DEPTHS[-1], lim.PRODUCT_DRAWS
     if falsify:
         sd1 = res.nontrivial
@@ -678,7 +678,7 @@ def test_fixup_claim_counts_the_inertia_of_its_point():
     P, k = p["net"].num_params, p["rank_B"]
     zeros = len(p["eigs"]) - p["negative"] - p["positive"]
     for falsify, z_pred in ((False, P - 2 * k), (True, P - k)):
-        res = lim.check_fixup_not_flat(falsify=falsify)
+        res = lim.claim_fixup_not_flat(falsify=falsify)
         agree, full_rank, lead, grad, neg, pos, zero = res.parts
         size = p["max_H"]
         tol = 100 * P * np.finfo(np.float64).eps * size
@@ -697,7 +697,7 @@ def test_index_claim_is_the_rank_test_of_loss_against_the_index():
     df = lim.critical_points()
     P, size = df.attrs["P"], float(df["H_size"].max())
     eps = np.finfo(np.float64).eps
-    critical, routes, rank = lim.check_index_vs_loss().parts
+    critical, routes, rank = lim.claim_index_vs_loss().parts
     rho, thr = lim.spearman_test(df["loss"].to_numpy(), df["index"].to_numpy())
     assert (rank.value, rank.tol, rank.op) == (rho, thr, ">=")
     assert rank.nontrivial == df["index"].max() - df["index"].min() > 0

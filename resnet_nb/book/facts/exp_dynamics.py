@@ -59,7 +59,7 @@ def spikes1_facts(claims) -> show.Facts:
 
 def eos_facts(paper7, rate) -> show.Facts:
     """Numbers the prose of book/exp_dynamics.ipynb quotes."""
-    relu_check = fig7.check_shortcut_better_conditioned_relu()
+    relu_check = fig7.claim_shortcut_better_conditioned_relu()
     resolved = fig7.resolved_runs(paper7)
     orth_resolved = show.count(resolved["orthogonal"])
     two_resolved = show.count(resolved["2-shortcut"])
@@ -178,7 +178,7 @@ def fig7_facts(paper6) -> show.Facts:
     last_idx = idx.groupby(["arch", "run"]).tail(1).groupby("arch")["index"].mean()
     i_orth0, i_orth1 = show.fixed(first_idx["orthogonal"], 2), show.fixed(last_idx["orthogonal"], 2)
     i_two0, i_two1 = show.fixed(first_idx["2-shortcut"], 2), show.fixed(last_idx["2-shortcut"], 2)
-    peak_check = fig8.check_peak_at_drop()
+    peak_check = fig8.claim_peak_at_drop()
     sparse_part, dense_part = peak_check.parts
     (peak5,), ((drop_a, drop_b),) = sparse_part.values["peaks"], sparse_part.values["intervals"]
     fall = dense_part.values

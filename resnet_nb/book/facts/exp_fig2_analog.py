@@ -167,8 +167,8 @@ def setup_facts(paper_table, pc) -> show.Facts:
     """The closest pair of successive depths at the end (largest ratio over seeds)."""
     p_depths = show.text(f"{fig2.layers(pc['blocks'][0])} to {fig2.layers(pc['blocks'][-1])}")
     p_digits, p_seeds = show.count(pc["n_train"]), show.count(len(pc["seeds"]))
-    verdict_order = show.verdict(fig2.check_larger_run_ordered)
-    verdict_growth = show.verdict(fig2.check_growth_shrinks)
+    verdict_order = show.verdict(fig2.claim_larger_run_ordered)
+    verdict_growth = show.verdict(fig2.claim_growth_shrinks)
     # the closest pair of successive depths at the end (largest ratio over seeds)
     _r_end = fig2.successive_ratios(paper_table)
     _layers = sorted(int(x) for x in paper_table["layers"].unique())

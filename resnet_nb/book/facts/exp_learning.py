@@ -63,13 +63,13 @@ def setup_facts() -> show.Facts:
 def fig9_rate_facts(_lr9) -> show.Facts:
     """Figure 9's verdicts, and the best learning rates of the 2-shortcut networks against the others
     by depth."""
-    verdict9 = show.verdict(fig9.check_fig9_shortcut_lowest)
-    verdict9_near = show.verdict(fig9.check_fig9_near_optimal)
+    verdict9 = show.verdict(fig9.claim_fig9_shortcut_lowest)
+    verdict9_near = show.verdict(fig9.claim_fig9_near_optimal)
     verdict10, verdict10_flat = (
-        show.verdict(fig10.check_shortcut_lowest),
-        show.verdict(fig10.check_flat_at_64),
+        show.verdict(fig10.claim_shortcut_lowest),
+        show.verdict(fig10.claim_flat_at_64),
     )
-    verdict10_deeper = show.verdict(fig10.check_deeper_lower)
+    verdict10_deeper = show.verdict(fig10.claim_deeper_lower)
     _d9 = _lr9.index[_lr9["2-shortcut"].notna()]
     _sc, _oth = _lr9.loc[_d9, "2-shortcut"], _lr9.loc[_d9].drop(columns="2-shortcut").max(axis=1)
     rate_from_d = min(d for d in _d9 if (_sc[_d9 >= d] > _oth[_d9 >= d]).all())
@@ -357,7 +357,7 @@ def he_provenance_facts() -> show.Facts:
 
 def eos_facts(eos, eos_table, paper9) -> show.Facts:
     """Where the stability bound holds, the escape factor 1 + eta |lambda_min| is at most."""
-    eos_check = fig9.check_edge_of_stability(data=eos[eos["arch"] == "2-shortcut"])
+    eos_check = fig9.claim_edge_of_stability(data=eos[eos["arch"] == "2-shortcut"])
     escape = fig9.escape_factor()
     r2 = eos_table.set_index("arch").loc["2-shortcut"]
     ro = eos_table.set_index("arch").loc["orthogonal"]
@@ -417,8 +417,8 @@ def floor4_facts(best10) -> show.Facts:
     # depth 4: the stored L-BFGS runs (fig10.reproduce_floor, minutes) against Figure 10's gradient
     # descent; the falsifier ("GD at depth 4 ends at the floor") must fail on the same data, and the
     # negative control applies the comparison at depth 2, where gradient descent does reach the floor
-    floor4 = fig10.check_depth4_floor()
-    floor4_false = fig10.check_depth4_floor(falsify=True)
+    floor4 = fig10.claim_depth4_floor()
+    floor4_false = fig10.claim_depth4_floor(falsify=True)
     floor4_control = fig10.depth4_floor_negative_control()
     f4 = floor4.values
     floor4_gd, floor4_lr = show.num(f4["gd"], 3), show.num(f4["lr"], 3)
@@ -508,8 +508,8 @@ def fig9_facts(paper9, s9) -> show.Facts:
 def floor_facts() -> show.Facts:
     """What each network must realise with its ten ReLUs: the shortcut network x + B x has to
     cancel."""
-    floor_check = fig10.check_depth2_floor()
-    floor_plain = fig10.check_depth2_floor(falsify=True)
+    floor_check = fig10.claim_depth2_floor()
+    floor_plain = fig10.claim_depth2_floor(falsify=True)
     fv, pv = floor_check.values, floor_plain.values
     floor_gd = show.num(fv["gd"], 3)
     floor_lo, floor_hi = show.num(fv["lo"], 3), show.num(fv["hi"], 3)

@@ -159,7 +159,7 @@ def det_facts(rng) -> show.Facts:
     m2_err = show.num(np.abs(hm.residual_product(A_m2) - R_m2).max())
     m2_norm = show.fixed(hm.max_spectral_norm(A_m2), 3)
     m2_bound = show.fixed(hm.theorem21_bound(info_m2["gamma"], 20), 3)
-    det_check, det_false = hm.check_theorem21_det(), hm.check_theorem21_det(falsify=True)
+    det_check, det_false = hm.claim_theorem21_det(), hm.claim_theorem21_det(falsify=True)
     assert det_check.parts[1].value >= 1  # d = 3: above the bound; d = 2 lands on it up to rounding
     det_excess2, det_excess3 = (show.num(abs(p.value - 1)) for p in det_check.parts)
     det_wrong = show.num(det_false.value)

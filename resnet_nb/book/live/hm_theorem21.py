@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from resnet_nb.core.checks import check_choice, check_float, check_int
+from resnet_nb.core.checks import require_choice, require_float, require_int
 from resnet_nb.hardt_ma.linear.network import as_square, gamma_of, residual_product
 from resnet_nb.hardt_ma.linear.theorem21 import (
     min_max_norm_search,
@@ -50,9 +50,9 @@ def _rot(t: float) -> np.ndarray:
 def target(angle: float, stretch: float, axis: float, sign: int) -> np.ndarray:
     """The target the controls set: ``R = Rot(angle) S`` (times ``diag(1, -1)`` when ``sign < 0``),
     ``S`` the symmetric stretch by ``e^{+-stretch}`` along the direction ``axis``; angles in degrees."""
-    angle, axis = check_float("angle", angle), check_float("axis", axis)
-    stretch = check_float("stretch", stretch, low=0.0)
-    check_choice("sign", sign, [1, -1])
+    angle, axis = require_float("angle", angle), require_float("axis", axis)
+    stretch = require_float("stretch", stretch, low=0.0)
+    require_choice("sign", sign, [1, -1])
     V = _rot(math.radians(axis))
     R = _rot(math.radians(angle)) @ (V @ np.diag([math.exp(stretch), math.exp(-stretch)]) @ V.T)
     return R @ np.diag([1.0, -1.0]) if sign < 0 else R
@@ -64,7 +64,7 @@ def negative_factorisation(R, l: int) -> tuple[np.ndarray, int]:
     (and ``l`` when ``R = D``), at most :data:`MAX_REFLECTION`, and is the first with the smallest
     ``|||A|||``; at ``l = 1`` the one factor is ``R - I``. Returns ``(A, m)``."""
     R = as_square("R", R)
-    l = check_int("l", l)
+    l = require_int("l", l)
     if R.shape != (2, 2) or np.linalg.det(R) >= 0:
         raise ValueError(f"R must be 2 x 2 with det R < 0, got shape {R.shape}, det {np.linalg.det(R):.3g}")
     if l == 1:
@@ -87,7 +87,7 @@ def explore(R, l: int) -> dict:
     factorisation's ``m`` when ``det R < 0``. The construction's ``info`` keys (``p``, ``q``, ``gamma``,
     ``theta_max``, ``norm_stretch``, ``norm_rotation``) sit at the top level, a NaN as ``None``."""
     R = as_square("R", R)
-    l = check_int("l", l)
+    l = require_int("l", l)
     if R.shape != (2, 2):
         raise ValueError(f"R must be 2 x 2, got shape {R.shape}")
     g = gamma_of(R)

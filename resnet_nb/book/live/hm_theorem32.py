@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from resnet_nb.core.checks import check_int
+from resnet_nb.core.checks import require_int
 from resnet_nb.hardt_ma.relu.network import as_points, parameter_count
 from resnet_nb.hardt_ma.relu.theorem32 import construction_steps, theorem32_construction
 
@@ -32,7 +32,7 @@ CLASSES = 6
 def normals(seeds=SEEDS, classes: int = CLASSES) -> dict:
     """The start of ``default_rng(s).standard_normal`` for every ``s`` in ``seeds`` and ``max(seeds) + 1``:
     ``2 * classes`` numbers each (4 for ``A0``, ``2 r`` for the surrogates), keyed by ``str(s)``."""
-    count = 2 * check_int("classes", classes, minimum=2)
+    count = 2 * require_int("classes", classes, minimum=2)
     return {str(s): np.random.default_rng(s).standard_normal(count).tolist() for s in [*seeds, max(seeds) + 1]}
 
 
@@ -78,7 +78,7 @@ def explore(X, labels, seed: int = 0) -> dict:
     X = as_points("X", X)
     labels = np.asarray(labels)
     try:
-        net, rep = theorem32_construction(X, labels, seed=check_int("seed", seed, minimum=0))
+        net, rep = theorem32_construction(X, labels, seed=require_int("seed", seed, minimum=0))
     except ValueError as err:
         return dict(refusal=str(err))
     states = net.trajectory(X)

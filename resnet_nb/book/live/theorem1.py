@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from resnet_nb.core.checks import check_choice, check_float, check_int
+from resnet_nb.core.checks import require_choice, require_float, require_int
 from resnet_nb.core.data import Dataset, SufficientStats
 from resnet_nb.core.hessians import (
     cond_percentile,
@@ -54,7 +54,7 @@ RTOL = 1e-9
 def synthetic_moments(rho: float) -> SufficientStats:
     """Moments of the synthetic set: ``Sxx[i, j] = rho^|i-j|`` (d = 3), ``Syx = T Sxx``,
     ``tr Syy = tr(T Sxx T^T)``; ``rho`` in (-1, 1)."""
-    rho = check_float("rho", rho, low=-1.0, high=1.0, low_open=True, high_open=True)
+    rho = require_float("rho", rho, low=-1.0, high=1.0, low_open=True, high_open=True)
     d = len(SYNTH_T)
     idx = np.arange(d)
     Sxx = torch.tensor(rho ** np.abs(idx[:, None] - idx[None, :]).astype(np.float64), dtype=torch.float64)
@@ -78,16 +78,16 @@ def mnist_moments() -> SufficientStats:
 
 
 def moments(data: str, rho: float = 0.5) -> SufficientStats:
-    check_choice("data", data, ("synthetic", "mnist"))
+    require_choice("data", data, ("synthetic", "mnist"))
     return mnist_moments() if data == "mnist" else synthetic_moments(rho)
 
 
 def hessian_zero(n: int, R: int, data: str, rho: float = 0.5, method: str = "kronecker") -> torch.Tensor:
     """The exact Hessian at 0 of the linear n-shortcut network of R units: by autograd
     (``method="autograd"``, on samples with the data's moments) or by the Kronecker route."""
-    check_choice("method", method, ("autograd", "kronecker"))
+    require_choice("method", method, ("autograd", "kronecker"))
     st = moments(data, rho)
-    net = ShortcutNetwork(st.d, check_int("n", n), check_int("R", R))
+    net = ShortcutNetwork(st.d, require_int("n", n), require_int("R", R))
     W0 = torch.zeros(net.shape, dtype=torch.float64)
     if method == "kronecker":
         return hessian_linear(net, W0, st)

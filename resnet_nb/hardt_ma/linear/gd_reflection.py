@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.checks import require_float, require_int
 from resnet_nb.core.claims import Check, claim, eps_criterion
 from resnet_nb.hardt_ma.linear.network import as_factors, as_square, max_spectral_norm
 
@@ -21,7 +21,7 @@ __all__ = [
     "symmetric_excess",
     "reflection_escape_table",
     "GD_STEP_LIMIT",
-    "check_gd_reflection",
+    "claim_gd_reflection",
 ]
 
 
@@ -32,8 +32,8 @@ def symmetric_excess(l: int, eta, steps: int = 6000) -> np.ndarray:
     minimiser ``u = -1``). Returns the excess ``(u^l + 1)^2`` after each of ``steps`` steps: shape
     ``(steps,)`` for one step size, ``(steps, k)`` for an array of ``k`` step sizes (one path
     each; a path that overflows gives inf or nan, not an error)."""
-    l = check_int("l", l)
-    steps = check_int("steps", steps)
+    l = require_int("l", l)
+    steps = require_int("steps", steps)
     scalar = np.ndim(eta) == 0
     if not scalar and np.ndim(eta) != 1:
         raise ValueError(f"eta must be a number or a 1-d array of step sizes, got shape {np.shape(eta)}")
@@ -94,13 +94,13 @@ def population_gd_batch(R, l: int, A0s, lrs, Sigma=None, steps: int = 4000) -> l
     same iteration as :func:`population_gd`, vectorised over the runs; returns one dict per run."""
     R = as_square("R", R)
     d = len(R)
-    l = check_int("l", l)
+    l = require_int("l", l)
     Sigma = np.eye(d) if Sigma is None else as_square("Sigma", Sigma)
-    steps = check_int("steps", steps)
+    steps = require_int("steps", steps)
     A = np.array(A0s, dtype=np.float64)
     if A.ndim != 4 or A.shape[1:] != (l, d, d):
         raise ValueError(f"A0s must have shape (B, {l}, {d}, {d}), got {A.shape}")
-    lrs = np.array([check_float("lr", float(x), low=0.0, low_open=True) for x in np.atleast_1d(lrs)])
+    lrs = np.array([require_float("lr", float(x), low=0.0, low_open=True) for x in np.atleast_1d(lrs)])
     if lrs.shape != (A.shape[0],):
         raise ValueError(f"lrs must hold one step size per run ({A.shape[0]}), got {lrs.shape}")
     eye = np.eye(d)
@@ -146,10 +146,10 @@ def population_gd(R, l: int, Sigma=None, lr: float = 0.05, steps: int = 4000, A0
     curve (every step). One run of :func:`population_gd_batch`."""
     R = as_square("R", R)
     d = len(R)
-    l = check_int("l", l)
+    l = require_int("l", l)
     Sigma = np.eye(d) if Sigma is None else as_square("Sigma", Sigma)
-    lr = check_float("lr", lr, low=0.0, low_open=True)
-    steps = check_int("steps", steps)
+    lr = require_float("lr", lr, low=0.0, low_open=True)
+    steps = require_int("steps", steps)
     A = np.zeros((l, d, d)) if A0 is None else as_factors(A0).copy()
     return population_gd_batch(R, l, A[None], [lr], Sigma=Sigma, steps=steps)[0]
 
@@ -172,7 +172,7 @@ GD_STEP_LIMIT = 0.25
     falsifier_kind="plausible false statement",
     where=WHERE,
 )
-def check_gd_reflection(falsify: bool = False) -> Check:
+def claim_gd_reflection(falsify: bool = False) -> Check:
     """Smallest excess risk along gradient descent from A = 0 (every step), over depths 2..6 at
     eta = 0.24 (0.05 as well), or at eta = 0.3, l = 3 for the falsifier."""
     R = np.diag([-1.0, 1.0])

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import torch
 
-from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.checks import require_float, require_int
 
 __all__ = ["as_square", "as_factors", "gamma_of", "residual_product", "max_spectral_norm", "random_positive_det"]
 
@@ -65,7 +65,7 @@ def max_spectral_norm(A) -> float:
 def random_positive_det(d: int, rng, gamma: float | None = None) -> np.ndarray:
     """A random ``R`` with ``det R > 0``: Haar rotation times a stretch. With ``gamma`` the
     singular values are ``e^{+-gamma}`` (and ``e^{u gamma}``, ``u`` uniform in [-1, 1], between)."""
-    d = check_int("d", d)
+    d = require_int("d", d)
     Q, Rr = np.linalg.qr(rng.standard_normal((d, d)))
     Q = Q * np.sign(np.diag(Rr))
     if np.linalg.det(Q) < 0:
@@ -73,7 +73,7 @@ def random_positive_det(d: int, rng, gamma: float | None = None) -> np.ndarray:
     if gamma is None:
         s = np.exp(rng.uniform(-1, 1, d))
     else:
-        gamma = check_float("gamma", gamma, low=0.0)
+        gamma = require_float("gamma", gamma, low=0.0)
         s = np.exp(gamma * np.concatenate([[1.0, -1.0], rng.uniform(-1, 1, max(d - 2, 0))])[:d])
     V, _ = np.linalg.qr(rng.standard_normal((d, d)))
     return Q @ V @ np.diag(s) @ V.T

@@ -20,7 +20,7 @@ import torch
 from scipy.optimize import minimize
 from tqdm.auto import tqdm
 
-from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.checks import require_float, require_int
 from resnet_nb.core.claims import Check, all_of, claim, eps_criterion
 from resnet_nb.hardt_ma.linear.network import (
     as_square,
@@ -55,9 +55,9 @@ __all__ = [
     "min_max_norm_search",
     "reflection_factorisation",
     "det_sign_data",
-    "check_theorem21_bound",
+    "claim_theorem21_bound",
     "det_lemma_search",
-    "check_theorem21_det",
+    "claim_theorem21_det",
 ]
 
 
@@ -72,8 +72,8 @@ def theorem21_bound(gamma: float, l: int, version: str = "iclr") -> float:
     """The bound on ``|||A*|||`` of Theorem 2.1: ``2 (sqrt(pi) + sqrt(3 gamma))^2 / l`` (``"iclr"``,
     the ICLR text) or ``(4 pi + 3 gamma) / l`` (``"summary"``: from a June-2017 summary,
     which version it read is unknown; unverified)."""
-    gamma = check_float("gamma", gamma, low=0.0)
-    l = check_int("l", l)
+    gamma = require_float("gamma", gamma, low=0.0)
+    l = require_int("l", l)
     if version == "summary":
         return (4 * math.pi + 3 * gamma) / l
     if version == "iclr":
@@ -140,7 +140,7 @@ def theorem21_construction(R, l: int, split: str = "best"):
     product exists: see :func:`min_max_norm_lower_bound`).
     """
     R = as_square("R", R)
-    l = check_int("l", l)
+    l = require_int("l", l)
     if split not in ("best", "proof"):
         raise ValueError(f"split must be one of ['best', 'proof'], got {split!r}")
     sign, _ = np.linalg.slogdet(R)
@@ -200,7 +200,7 @@ def theorem21_paper_recipe(R, l: int):
     :func:`theorem21_construction`.
     """
     R = as_square("R", R)
-    l = check_int("l", l)
+    l = require_int("l", l)
     if np.linalg.det(R) <= 0:
         raise ValueError(f"R must have positive determinant, got det R = {np.linalg.det(R):.3g}")
     d = len(R)
@@ -236,8 +236,8 @@ def scalar_optimum(gamma: float, l: int) -> float:
     """The smallest ``|||A|||`` over all factorisations of the 1 x 1 matrix ``R = e^gamma`` into
     ``l`` factors ``1 + a_i``: ``e^{gamma / l} - 1`` (if every ``|a_i| <= a`` the product is at
     most ``(1 + a)^l``)."""
-    gamma = check_float("gamma", gamma, low=0.0)
-    return math.expm1(gamma / check_int("l", l))
+    gamma = require_float("gamma", gamma, low=0.0)
+    return math.expm1(gamma / require_int("l", l))
 
 
 def p_printed(gamma: float, l: int) -> float:
@@ -284,7 +284,7 @@ def sign_aligned_recipe_norm(R, l: int) -> float:
     both stay rotations) leaves ``R`` unchanged and can shrink the rotation angles. LAPACK's
     signs are one of the choices tried, so this is never larger than the recipe with them."""
     R = np.asarray(R, dtype=float)
-    l = check_int("l", l)
+    l = require_int("l", l)
     U, k, Vt = np.linalg.svd(R)
     if np.linalg.det(U) < 0:
         U[:, -1] *= -1
@@ -349,7 +349,7 @@ def min_max_norm_search(R, l: int, restarts: int = 3, steps: int = 150, seed: in
     when ``det R < 0``).
     """
     R = as_square("R", R)
-    l, restarts, steps = check_int("l", l, minimum=2), check_int("restarts", restarts), check_int("steps", steps)
+    l, restarts, steps = require_int("l", l, minimum=2), require_int("restarts", restarts), require_int("steps", steps)
     d = len(R)
     Rt = torch.as_tensor(R, dtype=torch.float64)
     eye = torch.eye(d, dtype=torch.float64)
@@ -379,7 +379,7 @@ def reflection_factorisation(l: int) -> np.ndarray:
     ``diag(-delta, 1)`` (it crosses the singular point, ``||A_1|| = 1 + delta``), the other
     ``l - 1`` stretch back by ``delta^{-1/(l-1)}`` each; ``delta`` balances the two norms. Its
     ``|||A|||`` tends to 1 from above as ``l`` grows, matching the determinant lemma's lower bound 1."""
-    l = check_int("l", l)
+    l = require_int("l", l)
     if l == 1:
         return np.diag([-2.0, 0.0])[None]
     # 1 + delta = delta^(-1/(l-1)) - 1: solve for delta in (0, 1) by bisection on the log scale
@@ -408,7 +408,7 @@ def det_sign_data(
     ``search_ls``. And every single factor's norm ``||A_k||`` and determinant ``det(I + A_k)``: of the
     constructions at the depths ``factor_ls`` (``det R > 0``), and of the search's and the explicit
     factorisations of ``diag(-1, 1)``."""
-    ls = [check_int("l", x) for x in ls]
+    ls = [require_int("l", x) for x in ls]
     plus = {"-I_2": -np.eye(2), "diag(-1, -2)": np.diag([-1.0, -2.0])}
     minus = np.diag([-1.0, 1.0])
     out = dict(ls=np.array(ls), search_ls=np.array(search_ls))
@@ -444,7 +444,7 @@ def det_sign_data(
     falsifier_kind="plausible false statement",
     where=WHERE,
 )
-def check_theorem21_bound(falsify: bool = False) -> Check:
+def claim_theorem21_bound(falsify: bool = False) -> Check:
     """Largest ``|||A||| / bound`` of the construction over random R with det R > 0 and l >= 3 gamma
     (a rotation by pi among them), and the error of the product."""
     if falsify:
@@ -499,8 +499,8 @@ def det_lemma_search(d: int, power: float, starts: int = 6, seed: int = 0) -> di
     norm uniform in ``(0.1, 0.9)`` (no start is a multiple of ``I``). The lemma says the minimum is
     at least 1 for ``power = d``. Returns the smallest ratio found, the norm of its matrix and the
     matrix."""
-    d, starts = check_int("d", d, 1), check_int("starts", starts, 1)
-    power = check_float("power", power, low=0.0)
+    d, starts = require_int("d", d, 1), require_int("starts", starts, 1)
+    power = require_float("power", power, low=0.0)
     rng = np.random.default_rng(seed)
 
     def ratio(x):
@@ -545,7 +545,7 @@ def det_lemma_search(d: int, power: float, starts: int = 6, seed: int = 0) -> di
     falsifier_kind="plausible false statement",
     where=WHERE,
 )
-def check_theorem21_det(falsify: bool = False) -> Check:
+def claim_theorem21_det(falsify: bool = False) -> Check:
     """The check: the determinant lemma ``det(I + A) >= (1 - ||A||)^d`` where it could fail, found by
     a search (:func:`det_lemma_search`, random starts, none a multiple of ``I``) for the smallest
     ratio ``det(I + A) / (1 - ||A||)^d`` at ``d = 2`` and ``d = 3``: it approaches 1 from above (the

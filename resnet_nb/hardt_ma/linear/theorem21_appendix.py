@@ -10,19 +10,19 @@ import math
 
 import numpy as np
 
-from resnet_nb.core.checks import check_float
+from resnet_nb.core.checks import require_float
 from resnet_nb.core.claims import Check, claim, eps_criterion
 from resnet_nb.hardt_ma.linear.network import gamma_of, max_spectral_norm, random_positive_det
 
 WHERE = ["book/hardt_ma_linear.ipynb", "tests/hardt_ma/test_theorem2_1_appendix.py"]
 
-__all__ = ["rotation_step_norm", "check_rotation_step", "check_psd_case"]
+__all__ = ["rotation_step_norm", "claim_rotation_step", "claim_psd_case"]
 
 
 def rotation_step_norm(phi: float) -> dict:
     """``||I - T(phi)||`` for the planar rotation ``T(phi)``, beside the value ``|sin phi|`` printed
     in the proof of Theorem 2.1 and the true value ``2 |sin(phi / 2)|``."""
-    phi = check_float("phi", phi)
+    phi = require_float("phi", phi)
     T = np.array([[math.cos(phi), -math.sin(phi)], [math.sin(phi), math.cos(phi)]])
     return dict(
         phi=phi,
@@ -43,7 +43,7 @@ def rotation_step_norm(phi: float) -> dict:
     falsifier_kind="plausible false statement",
     where=WHERE,
 )
-def check_rotation_step(falsify: bool = False) -> Check:
+def claim_rotation_step(falsify: bool = False) -> Check:
     rows = [rotation_step_norm(phi) for phi in np.linspace(0.1, math.pi, 12)]
     worst = max(abs(r["norm"] - (r["printed"] if falsify else r["formula"])) for r in rows)
     tol, crit = eps_criterion(4, 2.0)
@@ -68,7 +68,7 @@ def check_rotation_step(falsify: bool = False) -> Check:
     falsifier_kind="plausible false statement",
     where=WHERE,
 )
-def check_psd_case(falsify: bool = False) -> Check:
+def claim_psd_case(falsify: bool = False) -> Check:
     rng = np.random.default_rng(11)
     worst = 0.0
     cases = (

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.checks import require_float, require_int
 from resnet_nb.core.claims import Check, claim, eps_criterion
 from resnet_nb.hardt_ma.linear.network import (
     as_factors,
@@ -42,11 +42,11 @@ __all__ = [
     "gradient_bound_survey",
     "bound_ratios",
     "lemma24_worst",
-    "check_lemma24",
-    "check_eq23",
+    "claim_lemma24",
+    "claim_eq23",
     "theorem22_rate",
     "theorem22_points",
-    "check_theorem22",
+    "claim_theorem22",
 ]
 
 
@@ -87,7 +87,7 @@ def gradient_bound_sides(A, R, Sigma, tau: float) -> dict:
     ``tau`` must be at least ``|||A|||`` and below 1.
     """
     A = as_factors(A)
-    tau = check_float("tau", tau, low=0.0, high=1.0, high_open=True)
+    tau = require_float("tau", tau, low=0.0, high=1.0, high_open=True)
     if max_spectral_norm(A) > tau * (1 + 1e-12):
         raise ValueError(f"tau must be >= |||A||| = {max_spectral_norm(A):.6g}, got {tau}")
     Sigma = as_square("Sigma", Sigma)
@@ -134,8 +134,8 @@ def random_ball_point(l: int, d: int, tau: float, rng, kind: str = "gaussian") -
     """A point of the ball ``|||A||| <= tau``: each ``A_i`` scaled to spectral norm ``tau``
     (``"gaussian"``), or the adversarial ``A_i = -tau I`` (``"shrink"``), or ``A_i = -tau u u^T``
     for one shared unit vector ``u`` (``"rank_one"``)."""
-    l, d = check_int("l", l), check_int("d", d)
-    tau = check_float("tau", tau, low=0.0)
+    l, d = require_int("l", l), require_int("d", d)
+    tau = require_float("tau", tau, low=0.0)
     if kind == "gaussian":
         G = rng.standard_normal((l, d, d))
         return tau * G / np.linalg.norm(G, ord=2, axis=(1, 2))[:, None, None]
@@ -179,10 +179,10 @@ def adversarial_gradient_ratio(
     Needs ``l >= 2``: with one factor ``K`` does not depend on ``A``, so there is nothing to
     search over (the ratio is a generalised eigenvalue of fixed matrices).
     """
-    l, d = check_int("l", l, minimum=2), check_int("d", d)
-    tau = check_float("tau", tau, low=0.0, high=1.0, high_open=True)
-    steps = check_int("steps", steps)
-    lr = check_float("lr", lr, low=0.0, low_open=True)
+    l, d = require_int("l", l, minimum=2), require_int("d", d)
+    tau = require_float("tau", tau, low=0.0, high=1.0, high_open=True)
+    steps = require_int("steps", steps)
+    lr = require_float("lr", lr, low=0.0, low_open=True)
     if form not in FORMS:
         raise ValueError(f"form must be one of {list(FORMS)}, got {form!r}")
     Sigma = as_square("Sigma", Sigma)
@@ -254,7 +254,7 @@ def critical_point_at_tau_one(l: int, d: int) -> np.ndarray:
     """``A_1 = A_2 = -I`` and the rest 0: on the boundary ``|||A||| = 1`` of the ball, a critical
     point of ``f`` for every ``R`` (two singular factors kill every partial derivative),
     which is not a global minimum unless ``R = 0``."""
-    l, d = check_int("l", l, minimum=2), check_int("d", d)
+    l, d = require_int("l", l, minimum=2), require_int("d", d)
     A = np.zeros((l, d, d))
     A[0] = A[1] = -np.eye(d)
     return A
@@ -296,15 +296,15 @@ def bound_ratios(l: int, tau: float, Sigma, d: int = 3, per_kind: int = 60, seed
     """``||grad f||_F^2 / right-hand side`` of Eq. (2.3), printed and corrected, at random points
     of the ball of radius ``tau`` (``per_kind`` of each kind of :func:`random_ball_point`), each
     with a random target R. A ratio below 1 is a point where that form of the bound fails."""
-    l = check_int("l", l, minimum=1)
-    tau = check_float("tau", tau, low=0.0, high=1.0, high_open=True)
+    l = require_int("l", l, minimum=1)
+    tau = require_float("tau", tau, low=0.0, high=1.0, high_open=True)
     Sigma = as_square("Sigma", Sigma)
     if len(Sigma) != d:
         raise ValueError(f"Sigma must be {d} x {d} (d = {d}), got shape {Sigma.shape}")
     rng = np.random.default_rng(seed)
     out = {"printed": [], "corrected": []}
     for kind in ("gaussian", "shrink", "rank_one"):
-        for _ in range(check_int("per_kind", per_kind, minimum=1)):
+        for _ in range(require_int("per_kind", per_kind, minimum=1)):
             A = random_ball_point(l, d, tau, rng, kind)
             s = gradient_bound_sides(A, residual_product(A) - rng.standard_normal((d, d)), Sigma, tau)
             for form in out:
@@ -358,7 +358,7 @@ def lemma24_worst(order: str):
     falsifier_kind="plausible false statement",
     where=WHERE,
 )
-def check_lemma24(falsify: bool = False) -> Check:
+def claim_lemma24(falsify: bool = False) -> Check:
     worst, differ, gmax = lemma24_worst("printed" if falsify else "corrected")
     tol, crit = eps_criterion(6 * 3**3, 1.0)
     return Check(
@@ -405,7 +405,7 @@ def _eq23_points(form: str):
     falsifier_kind="plausible false statement",
     where=WHERE,
 )
-def check_eq23(falsify: bool = False) -> Check:
+def claim_eq23(falsify: bool = False) -> Check:
     worst, excess = _eq23_points("printed" if falsify else "corrected")
     tol, crit = eps_criterion(6 * 3**3, 1.0)
     return Check(
@@ -424,13 +424,13 @@ def check_eq23(falsify: bool = False) -> Check:
 def theorem22_rate(l: int, tau: float, Sigma) -> float:
     """``mu = 4 l (1 - tau)^{2l-2} sigma_min(Sigma)``: the proof's bound ``||grad f||_F^2 >= mu (f - C_opt)``
     on the ball ``|||A||| <= tau`` (the corrected Eq. (2.3)). Positive for ``tau < 1``, 0 at ``tau = 1``."""
-    l = check_int("l", l)
-    tau = check_float("tau", tau, low=0.0, high=1.0)
+    l = require_int("l", l)
+    tau = require_float("tau", tau, low=0.0, high=1.0)
     return 4 * l * (1 - tau) ** (2 * l - 2) * float(np.linalg.eigvalsh(as_square("Sigma", Sigma))[0])
 
 
 def theorem22_points(seed: int = 7) -> list[tuple]:
-    """The points of :func:`check_theorem22`: ``(A, R, Sigma, tau)`` for depths 2..8, radii 0.3, 0.6
+    """The points of :func:`claim_theorem22`: ``(A, R, Sigma, tau)`` for depths 2..8, radii 0.3, 0.6
     and 0.899, the three kinds of :func:`random_ball_point`, covariances with ``sigma_min`` down to
     0.05, and the extremal points ``A_i = -tau I``, ``E = e v^T`` (``v``: bottom eigenvector of
     ``Sigma``) at depths 6, 7 and 8, where ``||grad f||^2 / (f - C_opt)`` is as small as the bound
@@ -468,7 +468,7 @@ def theorem22_points(seed: int = 7) -> list[tuple]:
     falsifier_kind="plausible false statement",
     where=WHERE,
 )
-def check_theorem22(falsify: bool = False) -> Check:
+def claim_theorem22(falsify: bool = False) -> Check:
     """Largest relative shortfall ``1 - ||grad f||^2 / (mu (f - C_opt))`` of the gradient below the
     proof's bound ``mu = 4 l (1 - tau)^{2l-2} sigma_min(Sigma)`` (:func:`theorem22_rate`) over
     :func:`theorem22_points`; a critical point that is not a minimum (gradient exactly 0, ``f > C_opt``)

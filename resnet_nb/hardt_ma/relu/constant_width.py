@@ -14,7 +14,7 @@ from resnet_nb.hardt_ma.relu.theorem32 import construction_fit_error
 
 WHERE = ["book/hardt_ma_expressivity.ipynb", "tests/hardt_ma/test_theorem3_2_construction.py"]
 
-__all__ = ["check_constant_width"]
+__all__ = ["claim_constant_width"]
 
 
 @claim(
@@ -32,7 +32,7 @@ __all__ = ["check_constant_width"]
     falsifier_kind="plausible false statement",
     where=WHERE,
 )
-def check_constant_width(falsify: bool = False) -> Check:
+def claim_constant_width(falsify: bool = False) -> Check:
     rng = np.random.default_rng(4)
     n, k, r = 400, 3, 10
     X = unit_norm_columns(rng.standard_normal((20, n)))

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from scipy.optimize import minimize
 
-from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.checks import require_float, require_int
 from resnet_nb.core.claims import Check, all_of, claim, eps_criterion
 from resnet_nb.hardt_ma.relu.network import as_points, margins, relu_block, separation
 
@@ -30,8 +30,8 @@ __all__ = [
     "extremal_b1_pair",
     "squared_reading_margin_search",
     "squared_reading_min_margin",
-    "check_lemma_b1",
-    "check_lemma_b1_squared",
+    "claim_lemma_b1",
+    "claim_lemma_b1_squared",
 ]
 
 #: the two readings of hypothesis (b): ``||a_i - a_j|| >= 3 rho'`` and ``||a_i - a_j||^2 >= 3 rho'``
@@ -44,7 +44,7 @@ def lemma_b1_hypotheses(alpha, S, rho_prime: float, reading: str = "distance") -
     (``reading="distance"``) or ``||alpha_i - alpha_j||^2 >= 3 rho'`` (``reading="squared"``)
     whenever ``i != j`` and ``S`` contains ``i`` or ``j``."""
     alpha = as_points("alpha", alpha)
-    rho_prime = check_float("rho_prime", rho_prime, low=0.0, low_open=True)
+    rho_prime = require_float("rho_prime", rho_prime, low=0.0, low_open=True)
     if reading not in READINGS:
         raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
     S = np.asarray(S, dtype=np.int64)
@@ -70,7 +70,7 @@ def lemma_b1_paper(alpha, S, beta, rho_prime: float):
     Returns ``(U, V, s, report)`` with the errors of the lemma's specification: ``moved_error``
     over ``S`` and ``fixed_error`` (largest displacement) over the other columns."""
     alpha = as_points("alpha", alpha)
-    rho_prime = check_float("rho_prime", rho_prime, low=0.0, low_open=True)
+    rho_prime = require_float("rho_prime", rho_prime, low=0.0, low_open=True)
     S = np.asarray(S, dtype=np.int64)
     k, n = alpha.shape
     beta = as_points("beta", beta)
@@ -104,7 +104,7 @@ def lemma_b1_counterexamples(rho_prime: float = 0.1) -> dict:
 
     ``rho'`` is at most 0.12: above about 0.1224 the inner point of the hull comes closer than
     ``3 rho'`` to the points at +-20 degrees, and the hull no longer meets hypothesis (b)."""
-    rho_prime = check_float("rho_prime", rho_prime, low=0.0, high=0.12, low_open=True)
+    rho_prime = require_float("rho_prime", rho_prime, low=0.0, high=0.12, low_open=True)
     # a hair inside the allowed norms and outside the required distance, against rounding
     r_out, r_in = math.sqrt((1 + rho_prime) * (1 - 1e-9)), math.sqrt((1 - rho_prime) * (1 + 1e-9))
     phi = 2 * math.asin(3 * rho_prime * (1 + 1e-6) / (2 * r_out))
@@ -126,7 +126,7 @@ def pad_configuration(alpha, k: int):
     moved has ``k`` elements: point 0 of ``alpha`` and the added ones (Lemma B.1 moves k points
     at once). Returns ``(alpha_k, S)``."""
     alpha = as_points("alpha", alpha)
-    k = check_int("k", k, minimum=3)
+    k = require_int("k", k, minimum=3)
     n = alpha.shape[1]
     extra = np.zeros((k, k - 1))
     for j in range(k - 1):  # +e_3, -e_3, +e_4, -e_4, ...
@@ -151,9 +151,9 @@ def extremal_b1_pair(rho_prime: float, sq_dist: float):
     """Two planar points of squared norm ``1 + rho'`` at squared distance ``sq_dist``: at
     ``sq_dist = 6 rho'`` the printed unit for the first has pre-activation exactly 0 at the second
     (the tight case of the proof's inequality); any smaller ``sq_dist`` makes it fire there."""
-    rho_prime = check_float("rho_prime", rho_prime, low=0.0, high=1.0 / 3.0, low_open=True)
+    rho_prime = require_float("rho_prime", rho_prime, low=0.0, high=1.0 / 3.0, low_open=True)
     r2 = 1 + rho_prime
-    sq_dist = check_float("sq_dist", sq_dist, low=0.0, high=4 * r2, low_open=True)
+    sq_dist = require_float("sq_dist", sq_dist, low=0.0, high=4 * r2, low_open=True)
     cos = 1 - sq_dist / (2 * r2)
     r = math.sqrt(r2)
     return r * np.array([[1.0, cos], [0.0, math.sqrt(max(1 - cos * cos, 0.0))]])
@@ -165,8 +165,8 @@ def squared_reading_margin_search(rho_prime: float, k: int = 3, starts: int = 20
     at least ``3 rho'``): SLSQP from ``starts`` random starts of unit norm. Returns the smallest margin
     over the starts whose constraints hold to within ``1e-12`` (re-evaluated), the pair, its largest
     constraint violation and the number of feasible ends."""
-    rho_prime = check_float("rho_prime", rho_prime, low=0.0, high=0.5, low_open=True)
-    k, starts = check_int("k", k, 1), check_int("starts", starts, 1)
+    rho_prime = require_float("rho_prime", rho_prime, low=0.0, high=0.5, low_open=True)
+    k, starts = require_int("k", k, 1), require_int("starts", starts, 1)
     rng = np.random.default_rng(seed)
 
     def violation(x):
@@ -218,8 +218,8 @@ def squared_reading_min_margin(draws: int, rho_prime: float, rng, n: int = 6) ->
     Lemma B.1's hypotheses under the squared reading (squared norms in ``[1 - rho', 1 + rho']``,
     squared distances at least ``3 rho'``; rejection sampling). In the plane the separation binds,
     so the draws come near the extremal case. Returns the smallest margin and the counts."""
-    draws = check_int("draws", draws, minimum=1)
-    rho_prime = check_float("rho_prime", rho_prime, low=0.0, high=0.5, low_open=True)
+    draws = require_int("draws", draws, minimum=1)
+    rho_prime = require_float("rho_prime", rho_prime, low=0.0, high=0.5, low_open=True)
     lowest, tried = math.inf, 0
     for _ in range(draws):
         while True:
@@ -253,7 +253,7 @@ def squared_reading_min_margin(draws: int, rho_prime: float, rng, n: int = 6) ->
     falsifier_kind="plausible false statement",
     where=WHERE,
 )
-def check_lemma_b1(falsify: bool = False) -> Check:
+def claim_lemma_b1(falsify: bool = False) -> Check:
     rho_p, k = 0.1, 4
     rng = np.random.default_rng(5)
     if falsify:
@@ -336,7 +336,7 @@ def check_lemma_b1(falsify: bool = False) -> Check:
     falsifier_kind="plausible false statement",
     where=WHERE,
 )
-def check_lemma_b1_squared(falsify: bool = False) -> Check:
+def claim_lemma_b1_squared(falsify: bool = False) -> Check:
     """Smallest margin under the squared reading of (b), found by a constrained search over pairs in
     R^3 (:func:`squared_reading_margin_search`, 200 seeded starts; the search is not told where the
     bound is attained) and over 2,000 random admissible planar configurations, against ``rho'/2`` (the

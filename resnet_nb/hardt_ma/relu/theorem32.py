@@ -24,7 +24,7 @@ import math
 import numpy as np
 from tqdm.auto import tqdm
 
-from resnet_nb.core.checks import check_choice, check_float, check_int
+from resnet_nb.core.checks import require_choice, require_float, require_int
 from resnet_nb.hardt_ma.relu.network import (
     ReLUResNet,
     as_points,
@@ -63,7 +63,7 @@ def lemma_block(H, idx, targets, k: int | None = None, safety: float = 0.5):
         raise ValueError(f"idx must be a non-empty list of distinct column indices, got {idx.tolist()}")
     if idx.min() < 0 or idx.max() >= n:
         raise ValueError(f"idx must lie in [0, {n}), got {idx.tolist()}")
-    k = kdim if k is None else check_int("k", k)
+    k = kdim if k is None else require_int("k", k)
     if k != kdim or idx.size > k:
         raise ValueError(
             f"a block of width k = {k} works on points of dimension k and moves at most k of "
@@ -72,7 +72,7 @@ def lemma_block(H, idx, targets, k: int | None = None, safety: float = 0.5):
     T = as_points("targets", targets)
     if T.shape != (kdim, idx.size):
         raise ValueError(f"targets must have shape {(kdim, idx.size)}, got {T.shape}")
-    safety = check_float("safety", safety, low=0.0, high=1.0, low_open=True, high_open=True)
+    safety = require_float("safety", safety, low=0.0, high=1.0, low_open=True, high_open=True)
     mg = margins(H, idx)
     if np.any(mg <= 0):
         bad = int(np.argmin(mg))
@@ -106,8 +106,8 @@ def surrogate_vectors(r: int, k: int, radius: float, seed: int = 0) -> np.ndarra
     """``r`` surrogate vectors of norm ``radius`` in R^k (columns), random directions.
 
     Raises if two of them nearly coincide (they must be told apart by the last block)."""
-    r, k = check_int("r", r), check_int("k", k)
-    radius = check_float("radius", radius, low=0.0, low_open=True)
+    r, k = require_int("r", r), require_int("k", k)
+    radius = require_float("radius", radius, low=0.0, low_open=True)
     rng = np.random.default_rng(seed)
     Q = rng.standard_normal((k, r))
     Q = radius * Q / np.linalg.norm(Q, axis=0)
@@ -145,11 +145,11 @@ def theorem32_construction(
     labels = np.asarray(labels)
     if labels.shape != (n,) or not np.issubdtype(labels.dtype, np.integer) or labels.min() < 0:
         raise ValueError(f"labels must be {n} non-negative integers, got shape {labels.shape}, dtype {labels.dtype}")
-    r = int(labels.max()) + 1 if r is None else check_int("r", r)
+    r = int(labels.max()) + 1 if r is None else require_int("r", r)
     if labels.max() >= r:
         raise ValueError(f"labels must be < r = {r}, got {labels.max()}")
-    check_choice("selection", selection, ["paper", "greedy"])
-    k = min(d, math.ceil(6 * math.log(max(n, 2)))) if k is None else check_int("k", k)  # ceil(6 ln 2) = 5 at least
+    require_choice("selection", selection, ["paper", "greedy"])
+    k = min(d, math.ceil(6 * math.log(max(n, 2)))) if k is None else require_int("k", k)  # ceil(6 ln 2) = 5 at least
     # exact comparison first: separation's Gram formula rounds, and may see identical points apart
     if n > 1 and np.unique(X, axis=1).shape[1] < n:
         raise ValueError("X has two identical points: they cannot be given different outputs")
@@ -238,7 +238,7 @@ def projected_margins(X, k: int, seed: int = 0) -> dict:
     the first block that contains that point), the fraction of points with a positive
     margin, and the range of projected norms."""
     X = as_points("X", X)
-    k = check_int("k", k)
+    k = require_int("k", k)
     A0 = np.random.default_rng(seed).standard_normal((k, X.shape[0])) / math.sqrt(k)
     H = A0 @ X
     mg = margins(H, np.arange(H.shape[1]))
@@ -263,7 +263,7 @@ def paper_order_failure(X, k: int, seed: int = 0) -> dict:
     ``block`` is the first refusing block (0-based; ``None`` if none), ``point`` the centre of
     smallest margin there, as :func:`lemma_block` reports it."""
     X = as_points("X", X)
-    k = check_int("k", k)
+    k = require_int("k", k)
     d, n = X.shape
     H = projection_A0(d, k, seed) @ X
     M = (H**2).sum(0)[:, None] - H.T @ H  # M[i, j] = ||h_i||^2 - <h_i, h_j>
@@ -282,7 +282,7 @@ def paper_order_failure(X, k: int, seed: int = 0) -> dict:
 def surrogate_inner_products(r: int, k: int, draws: int = 2000, seed: int = 0) -> dict:
     """For ``r`` random unit vectors in R^k (the paper's surrogates), the fraction of ``draws`` in
     which every pairwise inner product is below 0.5 (and, for the absolute value, |.| < 0.5)."""
-    r, k, draws = check_int("r", r, minimum=2), check_int("k", k), check_int("draws", draws)
+    r, k, draws = require_int("r", r, minimum=2), require_int("k", k), require_int("draws", draws)
     rng = np.random.default_rng(seed)
     Q = rng.standard_normal((draws, k, r))
     Q /= np.linalg.norm(Q, axis=1, keepdims=True)
@@ -303,7 +303,7 @@ def construction_steps(n: int = 6, r: int = 3, seed: int = 3) -> dict:
     Returns ``dict(states, moved, centres, deltas, Q, labels)``: the points after each block
     (``states[0]`` the input), the indices moved by each block, and, per block, the rows of ``U``
     (the centres ``z``) and the ``delta``: unit ``a`` fires exactly where ``<z_a, h> > ||z_a||^2 - delta_a``."""
-    n, r = check_int("n", n, minimum=2), check_int("r", r)
+    n, r = require_int("n", n, minimum=2), require_int("r", r)
     g = np.random.default_rng(seed)
     ang = 2 * np.pi * (np.arange(n) + 0.25 * g.uniform(-1, 1, n)) / n
     H = np.vstack([np.cos(ang), np.sin(ang)])

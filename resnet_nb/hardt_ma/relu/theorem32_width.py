@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.checks import require_float, require_int
 from resnet_nb.core.claims import Check, all_of, claim
 from resnet_nb.hardt_ma.relu.network import as_points, projection_A0, random_unit_draw, separation, unit_norm_columns
 from resnet_nb.hardt_ma.relu.theorem32 import construction_fit_error, paper_order_failure, projected_margins
@@ -31,7 +31,7 @@ __all__ = [
     "THM32_RESULTS",
     "thm32_draw_row",
     "projection_row",
-    "check_theorem32",
+    "claim_theorem32",
     "THM32_DIR",
     "thm32_draw_item",
     "thm32_projection_item",
@@ -47,19 +47,19 @@ def paper_width(n: int, rho_paper: float, c: float = 10.0) -> int:
     distances (:func:`paper_rho`); the proof also uses ``rho`` as a distance, and passing
     :func:`separation` instead gives that second reading's width. ``c = 10`` is the paper's own
     constant (appendix B: "for example, c = 10 works")."""
-    n = check_int("n", n, minimum=2)
-    rho_paper = check_float("rho_paper", rho_paper, low=0.0, low_open=True)
-    return int(math.ceil(check_float("c", c, low=0.0, low_open=True) * math.log(n) / rho_paper**2))
+    n = require_int("n", n, minimum=2)
+    rho_paper = require_float("rho_paper", rho_paper, low=0.0, low_open=True)
+    return int(math.ceil(require_float("c", c, low=0.0, low_open=True) * math.log(n) / rho_paper**2))
 
 
 def clopper_pearson(x: int, n: int, level: float = 0.95) -> tuple[float, float]:
     """The exact (Clopper-Pearson) two-sided confidence interval of a rate seen ``x`` times in ``n``."""
     from scipy.stats import beta
 
-    x, n = check_int("x", x, minimum=0), check_int("n", n)
+    x, n = require_int("x", x, minimum=0), require_int("n", n)
     if x > n:
         raise ValueError(f"x must be at most n = {n}, got {x}")
-    a = 1 - check_float("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
+    a = 1 - require_float("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
     low = 0.0 if x == 0 else float(beta.ppf(a / 2, x, n - x + 1))
     high = 1.0 if x == n else float(beta.ppf(1 - a / 2, x + 1, n - x))
     return low, high
@@ -89,7 +89,7 @@ def jl_distortion(X, k: int, seed: int = 0) -> float:
     ``| ||A0 (u - v)|| / ||u - v|| - 1 |`` over the norms ``||x_i||`` and the pairwise distances.
     The proof of Theorem 3.2 asks that it be at most ``rho / 3`` ("with high probability")."""
     X = as_points("X", X)
-    k = check_int("k", k)
+    k = require_int("k", k)
     H = projection_A0(X.shape[0], k, seed) @ X
     sq0, sq = (X**2).sum(0), (H**2).sum(0)
     if np.any(sq0 == 0):
@@ -126,7 +126,7 @@ def jl_step_rates(c: float, draws: int | None = None) -> dict:
     ``distortion / (rho / 3)`` (above 1: the step fails on that draw) and of rho."""
     cfg = THM32_DRAWS
     out = {name: dict(fails=[], k=[], excess=[], rho=[]) for name in RHO_READINGS}
-    for seed in range(cfg["draws"] if draws is None else check_int("draws", draws)):
+    for seed in range(cfg["draws"] if draws is None else require_int("draws", draws)):
         dr = thm32_draw(seed)
         for name in RHO_READINGS:
             rho = dr["rho"][name]
@@ -157,7 +157,7 @@ def chapter_point_sets(n: int = 2000) -> dict:
     subset, seed 1) scaled to unit norm. Shared by the chapter and ``scripts/hm_thm32.py``."""
     from resnet_nb.core.data import mnist_digits
 
-    n = check_int("n", n, minimum=2)
+    n = require_int("n", n, minimum=2)
     g = np.random.default_rng(2)
     X_syn = unit_norm_columns(g.standard_normal((100, n)))
     y_syn = g.integers(0, 10, n)
@@ -221,7 +221,7 @@ def projection_row(X, k: int, seed: int) -> dict:
     falsifier_kind="plausible false statement",
     where=WHERE,
 )
-def check_theorem32(falsify: bool = False) -> Check:
+def claim_theorem32(falsify: bool = False) -> Check:
     cfg = THM32_DRAWS
     c = cfg["c_paper"] if falsify else cfg["c_larger"]
     rates = jl_step_rates(c)

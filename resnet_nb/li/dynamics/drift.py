@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from resnet_nb.core import claims
-from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.checks import require_float, require_int
 from resnet_nb.core.claims import PLAUSIBLE, Check, eps_criterion
 from resnet_nb.core.data import as_stats
 from resnet_nb.core.hessians import hessian_linear
@@ -35,8 +35,8 @@ def drift_table(Rs, epss, data, seed: int = 0) -> list[dict]:
     V is one Xavier draw for the largest R; smaller networks use its first R units (nested, so
     that depth alone changes between rows). Each row also holds c = drift / (R eps^2)."""
     stats = as_stats(data)
-    Rs = [check_int("R", R) for R in Rs]
-    epss = [check_float("eps", e, low=0.0, low_open=True) for e in epss]
+    Rs = [require_int("R", R) for R in Rs]
+    epss = [require_float("eps", e, low=0.0, low_open=True) for e in epss]
     sig = float(torch.linalg.svdvals(stats.Sxx - stats.Syx).max())
     V = initialise(ShortcutNetwork(stats.d, 2, max(Rs)), "xavier", seed=seed)
     rows = []
@@ -64,7 +64,7 @@ def evenness_check(data, n: int = 2, R: int = 4, epss=(0.01, 0.02, 0.04), seed: 
     (or 1) is the plausible false generalisation "every shortcut network's Hessian is even".
     """
     stats = as_stats(data)
-    epss = [check_float("eps", e, low=0.0, low_open=True) for e in epss]
+    epss = [require_float("eps", e, low=0.0, low_open=True) for e in epss]
     net = ShortcutNetwork(stats.d, n, R)
     V = initialise(net, "xavier", seed=seed)
     H0 = hessian_linear(net, torch.zeros(net.shape, dtype=torch.float64), stats)
@@ -103,7 +103,7 @@ def drift_per_unit(table=None, eps: float | None = None, sigma_max: float | None
     from resnet_nb.shared.common import committed, mnist
 
     t = committed("fig5") if table is None else table
-    eps = SMALL_SCALE if eps is None else check_float("eps", eps, low=0.0, low_open=True)
+    eps = SMALL_SCALE if eps is None else require_float("eps", eps, low=0.0, low_open=True)
     g = t[t["arch"] == "2-shortcut"]
     if g.empty:
         raise ValueError("table has no 2-shortcut rows")
@@ -111,7 +111,7 @@ def drift_per_unit(table=None, eps: float | None = None, sigma_max: float | None
         st = mnist().stats()
         sig = float(torch.linalg.svdvals(st.Sxx - st.Syx).max())
     else:
-        sig = check_float("sigma_max", sigma_max, low=0.0)
+        sig = require_float("sigma_max", sigma_max, low=0.0)
     R = (g["depth"] // 2).astype(int)
     drift = g["lam_max"].astype(float) - sig
     df = pd.DataFrame(dict(depth=g["depth"].astype(int), R=R, drift=drift, c=drift / (R * eps**2), k=drift / eps**2))

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from resnet_nb.core import claims
-from resnet_nb.core.checks import check_int
+from resnet_nb.core.checks import require_int
 from resnet_nb.core.claims import PLAUSIBLE, Check, all_of, eps_criterion
 from resnet_nb.core.data import Dataset
 from resnet_nb.core.init import initialise
@@ -96,7 +96,7 @@ def eq15_16_check(data, n: int = 2, R: int = 4, lr: float = 0.1, epochs: int = 2
 
 def rank_deficient_data(d: int = 5, rank: int = 3, m: int = 40, seed: int = 0) -> Dataset:
     """Inputs of rank ``rank`` < d (X = U Z with U of shape (d, rank)), Gaussian targets."""
-    d, rank, m = check_int("d", d), check_int("rank", rank), check_int("m", m)
+    d, rank, m = require_int("d", d), require_int("rank", rank), require_int("m", m)
     if rank >= d:
         raise ValueError(f"rank must be below d = {d} for a rank-deficient X, got {rank}")
     g = torch.Generator().manual_seed(int(seed))

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from resnet_nb.core import claims
-from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.checks import require_float, require_int
 from resnet_nb.core.claims import PLAUSIBLE, REGRESSION, Check, all_of, eps_criterion, fmt
 from resnet_nb.core.data import Dataset, SufficientStats, as_stats
 from resnet_nb.core.init import initialise
@@ -40,8 +40,8 @@ def eq7_update(
     transposes (a plausible misprint; the ledger's falsifier)."""
     if not net.is_linear:
         raise ValueError(f"net must be a linear network (Eq. 7 is for linear networks), got {net.describe()}")
-    W = net.check_weights(W).to(torch.float64)
-    lr = check_float("lr", lr, low=0.0, low_open=True)
+    W = net.require_weights(W).to(torch.float64)
+    lr = require_float("lr", lr, low=0.0, low_open=True)
     d = net.d
     eye = torch.eye(d, dtype=torch.float64)
     unit = []
@@ -144,7 +144,7 @@ def figure4_skip_all_check(
     plain network on Y itself (the ledger's falsifier)."""
     if not isinstance(data, Dataset):
         raise ValueError(f"data must be a Dataset (the samples are changed), got {type(data).__name__}")
-    n = check_int("n", n)
+    n = require_int("n", n)
     res_net = ShortcutNetwork(data.d, n, 1, **activations)
     plain = ShortcutNetwork(data.d, n, 1, shortcut=False, **activations)
     target = Dataset(data.X, data.Y - data.X) if shift else data

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from resnet_nb.core.checks import check_float, check_int
-from resnet_nb.core.data import Dataset, check_order, sign_convention
+from resnet_nb.core.checks import require_float, require_int
+from resnet_nb.core.data import Dataset, require_order, sign_convention
 from resnet_nb.core.hessians import cond_max_min, cond_percentile, hessian_linear, spectrum
 from resnet_nb.core.losses import loss_end_to_end, optimum
 from resnet_nb.core.networks import ShortcutNetwork
@@ -35,7 +35,7 @@ def relabel(data: Dataset, signs="svd_flip", order=None) -> Dataset:
     """
     if not isinstance(data, Dataset):
         raise ValueError(f"data must be a Dataset, got {type(data).__name__}")
-    order = check_order(order, data.d)
+    order = require_order(order, data.d)
     X = data.X if order is None else data.X[torch.as_tensor(order)]
     flip = torch.as_tensor(sign_convention(X, data.Y, signs), dtype=torch.float64)
     return Dataset(
@@ -105,7 +105,7 @@ def sign_sweep(data: Dataset) -> np.ndarray:
 
 def order_sweep(data: Dataset, count: int = 2000, seed: int = 0) -> np.ndarray:
     """sigma_max/sigma_min of M for ``count`` random orders of the input coordinates."""
-    count = check_int("count", count)
+    count = require_int("count", count)
     st = data.stats()
     g = torch.Generator().manual_seed(int(seed))
     perms = torch.stack([torch.randperm(data.d, generator=g) for _ in range(count)])
@@ -118,9 +118,9 @@ def controlled_residual(d: int = 10, size: float = 0.5, smallest: float = 0.5, s
     """A target map Q with a residual I - Q of chosen size and conditioning:
     I - Q = size * U diag(s) V^T with s geometric from 1 down to ``smallest`` and U, V Haar-random
     orthogonal, so ||I - Q|| = size and sigma_min(I - Q) = size * smallest."""
-    d = check_int("d", d)
-    size = check_float("size", size, low=0.0, low_open=True)
-    smallest = check_float("smallest", smallest, low=0.0, low_open=True, high=1.0)
+    d = require_int("d", d)
+    size = require_float("size", size, low=0.0, low_open=True)
+    smallest = require_float("smallest", smallest, low=0.0, low_open=True, high=1.0)
     g = torch.Generator().manual_seed(int(seed))
     U, _ = torch.linalg.qr(torch.randn(d, d, generator=g, dtype=torch.float64))
     V, _ = torch.linalg.qr(torch.randn(d, d, generator=g, dtype=torch.float64))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.checks import require_float, require_int
 from resnet_nb.core.data import as_stats
 from resnet_nb.core.hessians import hessian_linear, spectrum
 from resnet_nb.core.init import initialise
@@ -98,10 +98,10 @@ def sharpness_sweep(
     a jump by an order of magnitude), the final gap and the final lambda_max.
     """
     stats = as_stats(data)
-    seeds = [check_int("seed", s, minimum=0) for s in seeds]
+    seeds = [require_int("seed", s, minimum=0) for s in seeds]
     if not seeds:
         raise ValueError("seeds must not be empty")
-    spike = check_float("spike", spike, low=1.0, low_open=True)
+    spike = require_float("spike", spike, low=1.0, low_open=True)
     net = ShortcutNetwork(stats.d, n, R)
     snaps = list(range(0, epochs + 1, every))
     W0 = torch.stack([initialise(net, "small", seed=s) for s in seeds])
@@ -286,7 +286,7 @@ def catapult_steps(
     ``lam``, ``predicted`` = 1 - lr lambda, ``growth`` (geometric mean of |ratio|) and ``losses``.
     """
     stats = as_stats(data)
-    start, steps = check_int("start", start, minimum=0), check_int("steps", steps, minimum=2)
+    start, steps = require_int("start", start, minimum=0), require_int("steps", steps, minimum=2)
     net = ShortcutNetwork(stats.d, n, R)
     ep = list(range(start, start + steps + 2))
     res = gradient_descent(net, initialise(net, "small", seed=seed), stats, lr, ep[-1], snapshot_epochs=ep)

@@ -11,7 +11,7 @@ import torch
 from torch.func import grad as _fgrad
 
 from resnet_nb.core import claims
-from resnet_nb.core.checks import check_float, check_int
+from resnet_nb.core.checks import require_float, require_int
 from resnet_nb.core.data import Dataset, synthetic_linear
 from resnet_nb.core.hessians import hessian, hessian_linear, loss_function, resolution_floor, spectrum
 from resnet_nb.core.losses import loss
@@ -25,7 +25,7 @@ __all__ = [
     "discordant_pairs",
     "widest_discordant_pair",
     "index_ordered_by_rank",
-    "check_index_vs_loss",
+    "claim_index_vs_loss",
 ]
 
 # ==========================================================================================
@@ -58,7 +58,7 @@ def critical_points(data=None, R: int = 2, descending: bool = False):
     data = whitened_synthetic() if data is None else data
     stats = data.stats()
     d = stats.d
-    net = ShortcutNetwork(d, 2, check_int("R", R))
+    net = ShortcutNetwork(d, 2, require_int("R", R))
     T = stats.Syx - torch.eye(d, dtype=torch.float64) @ stats.Sxx
     U, s, Vh = torch.linalg.svd(T)
     f = loss_function(net, stats)
@@ -100,8 +100,8 @@ def spearman_test(x, y, permutations: int = 10000, q: float = 99.0, seed: int = 
     """
     from scipy.stats import rankdata
 
-    permutations = check_int("permutations", permutations)
-    q = check_float("q", q, 0.0, 100.0)
+    permutations = require_int("permutations", permutations)
+    q = require_float("q", q, 0.0, 100.0)
     rx, ry = rankdata(x), rankdata(y)
 
     def rho(a, b):
@@ -173,7 +173,7 @@ def zero_eigen_counts(df) -> dict:
     falsifier_kind="implied by the check",
     where=["book/li_limitations.ipynb", "tests/li/test_limitations.py"],
 )
-def check_index_vs_loss(falsify: bool = False) -> claims.Check:
+def claim_index_vs_loss(falsify: bool = False) -> claims.Check:
     df = critical_points()
     P = df.attrs["P"]
     size = float(df["H_size"].max())

@@ -13,7 +13,7 @@ from resnet_nb.core.hessians import hessian, hessian_linear, loss_function, reso
 from resnet_nb.core.init import initialise
 from resnet_nb.core.networks import ShortcutNetwork, flatten
 
-__all__ = ["fixup_start", "fixup_point", "mixed_block_rank", "check_fixup_not_flat"]
+__all__ = ["fixup_start", "fixup_point", "mixed_block_rank", "claim_fixup_not_flat"]
 
 _MNIST_CACHE: dict = {}
 
@@ -136,7 +136,7 @@ def _fixup_point(n, R, seed, data):
     falsifier_kind="plausible false statement",
     where=["book/li_limitations.ipynb", "tests/li/test_limitations.py"],
 )
-def check_fixup_not_flat(falsify: bool = False) -> claims.Check:
+def claim_fixup_not_flat(falsify: bool = False) -> claims.Check:
     p = fixup_point()
     Ha, Hk = p["H_autograd"], p["H_kronecker"]
     P = p["net"].num_params

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from resnet_nb.core import claims
-from resnet_nb.core.checks import check_choice, check_int
+from resnet_nb.core.checks import require_choice, require_int
 from resnet_nb.li.limitations.variance import GAIN_CASES, pre_relu_keep, predicted_gain, unit_gain
 
 __all__ = [
@@ -17,7 +17,7 @@ __all__ = [
     "deviation",
     "product_table",
     "gain_table",
-    "check_product_band",
+    "claim_product_band",
     "SCALINGS",
     "PRODUCT_DEPTHS",
     "PRODUCT_C",
@@ -35,7 +35,7 @@ SCALINGS = ("fixed", "sqrt", "linear")
 
 def deviation(L: int, size: float, scaling: str) -> float:
     """The deviation ``a`` of each factor ``1 +- a``: ``size``, ``size / sqrt(L)`` or ``size / L``."""
-    check_choice("scaling", scaling, SCALINGS)
+    require_choice("scaling", scaling, SCALINGS)
     return size / {"fixed": 1.0, "sqrt": math.sqrt(L), "linear": float(L)}[scaling]
 
 
@@ -47,7 +47,7 @@ def product_log_spread(L: int, size: float, scaling: str = "fixed", draws: int =
     ``1/sqrt(R)``) or like ``1/L``. The products are multiplied factor by factor (in logs, so
     that they neither overflow nor underflow).
     """
-    L, draws = check_int("L", L), check_int("draws", draws)
+    L, draws = require_int("L", L), require_int("draws", draws)
     a = deviation(L, size, scaling)
     if not 0 < a < 1:
         raise ValueError(f"size must give a deviation a = deviation(L, size, scaling) in (0, 1), got a = {a}")
@@ -141,7 +141,7 @@ def gain_table(ns=(2, 3), draws: int = 200):
     falsifier_kind="implied by the check",
     where=["book/li_limitations.ipynb", "tests/li/test_limitations.py"],
 )
-def check_product_band(falsify: bool = False) -> claims.Check:
+def claim_product_band(falsify: bool = False) -> claims.Check:
     if falsify:
         L0, L1 = PRODUCT_DEPTHS[0], PRODUCT_DEPTHS[-1]
         sd = [

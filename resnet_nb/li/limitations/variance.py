@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from resnet_nb.core import claims
-from resnet_nb.core.checks import check_choice, check_float, check_int
+from resnet_nb.core.checks import require_choice, require_float, require_int
 from resnet_nb.core.data import whitened_mnist
 from resnet_nb.core.networks import ShortcutNetwork
 
@@ -20,7 +20,7 @@ __all__ = [
     "GAIN_CASES",
     "unit_gain",
     "depth_profile",
-    "check_variance_growth",
+    "claim_variance_growth",
     "GAINS",
 ]
 
@@ -56,11 +56,11 @@ def predicted_gain(n: int, scheme: str, mid: str = "identity", pre: str = "ident
     coordinates of h are symmetric about zero, giving ``1 + (v/2)^n``; pass the fraction measured
     on the data (:func:`pre_relu_keep`) for the exact expectation there.
     """
-    n = check_int("n", n)
-    check_choice("scheme", scheme, tuple(GAINS))
-    check_choice("mid", mid, GAIN_ACTIVATIONS)
-    check_choice("pre", pre, GAIN_ACTIVATIONS)
-    keep = check_float("keep", keep, 0.0, 1.0)
+    n = require_int("n", n)
+    require_choice("scheme", scheme, tuple(GAINS))
+    require_choice("mid", mid, GAIN_ACTIVATIONS)
+    require_choice("pre", pre, GAIN_ACTIVATIONS)
+    keep = require_float("keep", keep, 0.0, 1.0)
     v = GAINS[scheme]
     branch = v**n / (2.0 ** (n - 1) if mid == "relu" else 1.0)
     return 1.0 + branch * (float(keep) if pre == "relu" else 1.0)
@@ -70,14 +70,14 @@ def pre_relu_keep(m: int = 250) -> float:
     """Mean over the ``m`` MNIST inputs of :func:`unit_gain` of ``||relu(x)||^2 / ||x||^2``: the
     fraction of an input's second moment that a ReLU at the pre position keeps (1/2 for inputs whose
     coordinates are symmetric about zero)."""
-    m = check_int("m", m)
+    m = require_int("m", m)
     X = _mnist().X[:, :: max(1, _mnist().m // m)][:, :m]
     return float(((X.clamp(min=0) ** 2).sum(0) / (X**2).sum(0)).mean())
 
 
 def unhalved_gain(n: int, scheme: str) -> float:
     """The factor per unit when the ReLU halving is ignored, ``1 + v^n`` whatever the activations: the
-    plausible false statement that :func:`check_variance_growth` rejects."""
+    plausible false statement that :func:`claim_variance_growth` rejects."""
     return predicted_gain(n, scheme)
 
 
@@ -104,10 +104,10 @@ def unit_gain(
     times ``sqrt(v / d)``, so that a result can be reproduced.
     """
     # a standard error needs two draws (one gave NaN)
-    n, draws, m = check_int("n", n), check_int("draws", draws, minimum=2), check_int("m", m)
-    check_choice("scheme", scheme, tuple(GAINS))
-    check_choice("mid", mid, GAIN_ACTIVATIONS)
-    check_choice("pre", pre, GAIN_ACTIVATIONS)
+    n, draws, m = require_int("n", n), require_int("draws", draws, minimum=2), require_int("m", m)
+    require_choice("scheme", scheme, tuple(GAINS))
+    require_choice("mid", mid, GAIN_ACTIVATIONS)
+    require_choice("pre", pre, GAIN_ACTIVATIONS)
     X = _mnist().X[:, :: max(1, _mnist().m // m)][:, :m] if X is None else X
     d = X.shape[0]
     net = ShortcutNetwork(d, n, 1, mid=mid, pre=pre)
@@ -138,10 +138,10 @@ def depth_profile(
     k-th R n d x d block of ``torch.randn`` from a generator seeded with ``seed``, times
     ``scale sqrt(v / d)``.
     """
-    n, R, draws, m = check_int("n", n), check_int("R", R), check_int("draws", draws), check_int("m", m)
-    check_choice("scheme", scheme, tuple(GAINS))
-    check_choice("mid", mid, GAIN_ACTIVATIONS)
-    scale = check_float("scale", scale)
+    n, R, draws, m = require_int("n", n), require_int("R", R), require_int("draws", draws), require_int("m", m)
+    require_choice("scheme", scheme, tuple(GAINS))
+    require_choice("mid", mid, GAIN_ACTIVATIONS)
+    scale = require_float("scale", scale)
     X = _mnist().X[:, :: max(1, _mnist().m // m)][:, :m]
     d = X.shape[0]
     net = ShortcutNetwork(d, n, 1, mid=mid)
@@ -160,7 +160,7 @@ def depth_profile(
     return out.mean(0)
 
 
-#: the cases of :func:`check_variance_growth` and :func:`gain_table`: (init, mid, pre)
+#: the cases of :func:`claim_variance_growth` and :func:`gain_table`: (init, mid, pre)
 GAIN_CASES = (
     ("xavier", "identity", "identity"),
     ("he", "identity", "identity"),
@@ -184,7 +184,7 @@ GAIN_CASES = (
     falsifier_kind="plausible false statement",
     where=["book/li_limitations.ipynb", "tests/li/test_limitations.py"],
 )
-def check_variance_growth(falsify: bool = False) -> claims.Check:
+def claim_variance_growth(falsify: bool = False) -> claims.Check:
     parts = []
     for scheme, mid, pre in GAIN_CASES:
         est, se = unit_gain(2, scheme, mid, draws=300, seed=1, pre=pre)

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch.func import jvp as _jvp
 
-from resnet_nb.core.checks import check_int
+from resnet_nb.core.checks import require_int
 from resnet_nb.core.data import Dataset, SufficientStats
 from resnet_nb.core.networks import Activation, ShortcutNetwork
 
@@ -46,7 +46,7 @@ def subsample(data: Dataset, every: int) -> Dataset:
     """Every ``every``-th sample of ``data`` (no new PCA: the coordinates stay those of ``data``)."""
     if not isinstance(data, Dataset):
         raise ValueError(f"data must be a Dataset, got {type(data).__name__}")
-    every = check_int("every", every)
+    every = require_int("every", every)
     if every > data.m:
         raise ValueError(f"every must be at most the number of samples {data.m}, got {every}")
     idx = torch.arange(0, data.m, every)

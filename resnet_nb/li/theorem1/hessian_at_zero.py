@@ -19,7 +19,7 @@ import torch
 from tqdm.auto import tqdm
 
 from resnet_nb.core import claims
-from resnet_nb.core.checks import check_choice, check_int
+from resnet_nb.core.checks import require_choice, require_int
 from resnet_nb.core.claims import PLAUSIBLE, Check, all_of, eps_criterion
 from resnet_nb.core.data import Dataset, as_stats
 from resnet_nb.core.hessians import (
@@ -61,7 +61,7 @@ __all__ = [
 
 def shuffle_matrix(d: int) -> torch.Tensor:
     """Eq. 20's permutation P (d^2 x d^2): P_{ij} = 1 iff i = ((j-1) mod d) d + ceil(j/d), 1-based."""
-    d = check_int("d", d)
+    d = require_int("d", d)
     P = torch.zeros(d * d, d * d, dtype=torch.float64)
     for j in range(1, d * d + 1):
         i = ((j - 1) % d) * d + math.ceil(j / d)
@@ -98,7 +98,7 @@ def exact_hessian_at_zero(net: ShortcutNetwork, data, method: str = "auto"):
     W0 = torch.zeros(net.shape, dtype=torch.float64)
     if method == "auto":
         method = "kronecker" if net.is_linear else "autograd"
-    check_choice("method", method, ["autograd", "kronecker"])
+    require_choice("method", method, ["autograd", "kronecker"])
     if method == "kronecker":
         return hessian_linear(net, W0, data), method
     return hessian(net, W0, data), method
@@ -130,7 +130,7 @@ def part2_check(net: ShortcutNetwork, data, method: str = "auto", H=None, varian
     """
     if net.n != 2:
         raise ValueError(f"part 2 is about n = 2, got a network with n = {net.n}")
-    check_choice("variant", variant, PART2_VARIANTS)
+    require_choice("variant", variant, PART2_VARIANTS)
     if H is None:
         H, method = exact_hessian_at_zero(net, data, method)
     blocks = theorem1_blocks(net, data)
@@ -267,7 +267,7 @@ def part3_check(net: ShortcutNetwork, data, method: str = "auto", H=None, varian
     """
     if net.n != 1:
         raise ValueError(f"part 3 is about n = 1, got a network with n = {net.n}")
-    check_choice("variant", variant, (None, "eq25_without_P"))
+    require_choice("variant", variant, (None, "eq25_without_P"))
     if H is None:
         H, method = exact_hessian_at_zero(net, data, method)
     q, R = net.d**2, net.R
@@ -402,7 +402,7 @@ def depth_invariance_check(n: int, Rs, data) -> Check:
     compared across R: the relative spread must be below 100 P eps cond (the resolution of the
     smallest eigenvalue). The ledger's falsifier runs the same comparison for n = 1.
     """
-    Rs = [check_int("R", R) for R in Rs]
+    Rs = [require_int("R", R) for R in Rs]
     if len(Rs) < 2:
         raise ValueError(f"Rs must hold at least two depths, got {Rs}")
     conds, Ps = [], []
@@ -443,14 +443,14 @@ def growth_bounds(Rs, stats, variant: str | None = None) -> list[dict]:
     formula and in the bound built on it. Each row holds the measured values (exact Hessian) beside
     the bounds.
     """
-    check_choice("variant", variant, GROWTH_VARIANTS)
+    require_choice("variant", variant, GROWTH_VARIANTS)
     blocks = theorem1_blocks(ShortcutNetwork(stats.d, 1, 1), stats)
     A, B = blocks["A"], blocks["B"]
     Asym = (A + A.T) / 2
     nA, nB = float((A**2).sum()), float((B**2).sum())
     rows = []
     for R in Rs:
-        net = ShortcutNetwork(stats.d, 1, check_int("R", R))
+        net = ShortcutNetwork(stats.d, 1, require_int("R", R))
         H = hessian_linear(net, torch.zeros(net.shape, dtype=torch.float64), stats)
         eigs = spectrum(H)
         a = np.abs(eigs)

@@ -17,7 +17,7 @@ import torch
 from tqdm.auto import tqdm
 
 from resnet_nb.core import claims
-from resnet_nb.core.checks import check_int
+from resnet_nb.core.checks import require_int
 from resnet_nb.core.claims import PLAUSIBLE, Check, all_of, eps_criterion
 from resnet_nb.core.hessians import loss_function
 from resnet_nb.core.networks import ShortcutNetwork
@@ -72,8 +72,8 @@ def lemma1_tuples(net: ShortcutNetwork, max_order: int, samples: int, seed: int 
     Lemma 1 allows it to be nonzero and our closed form says it is), ``broken_chain``
     (covering but not chaining: zero although it covers).
     """
-    max_order = check_int("max_order", max_order)
-    samples = check_int("samples", samples)
+    max_order = require_int("max_order", max_order)
+    samples = require_int("samples", samples)
     rng = np.random.default_rng(seed)
     Mabs = None
     if data is not None:
@@ -117,7 +117,7 @@ def lemma1_check(
     |partial| over covering chains: the comparison means something only if those are nonzero.
     Tolerance: ``100 P eps`` times the size of the data matrices.
     """
-    max_order = net.n + 1 if max_order is None else check_int("max_order", max_order)
+    max_order = net.n + 1 if max_order is None else require_int("max_order", max_order)
     f = loss_function(net, data)
     w0 = torch.zeros(net.num_params, dtype=torch.float64)
     tol, crit = eps_criterion(net.num_params, partial_scale(net, data))

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from resnet_nb.core import claims
-from resnet_nb.core.checks import check_choice, check_int
+from resnet_nb.core.checks import require_choice, require_int
 from resnet_nb.core.claims import PLAUSIBLE, Check, all_of, eps_criterion
 from resnet_nb.core.hessians import directional_derivatives, hessian, loss_function
 from resnet_nb.core.networks import ShortcutNetwork, flatten, unflatten
@@ -93,8 +93,8 @@ def part1_check(
     n - 1 by another order k (the ledger's falsifier uses k = n: "the order is not sharp").
     The largest order-n derivative must exceed the rounding tolerance, so that the order is sharp.
     """
-    directions = check_int("directions", directions)  # none would pass vacuously
-    k = net.n - 1 if stationary_order is None else check_int("stationary_order", stationary_order, 0)
+    directions = require_int("directions", directions)  # none would pass vacuously
+    k = net.n - 1 if stationary_order is None else require_int("stationary_order", stationary_order, 0)
     top = max(k, net.n)
     rng = np.random.default_rng(seed)
     f = loss_function(net, data)
@@ -176,7 +176,7 @@ def taylor_remainder_check(
     replaced by (-t)^n. For n = 1, Definition 4 with k = n - 1 = 0 says nothing (every continuous
     function qualifies); the check then only confirms the first-order (gradient) term.
     """
-    check_choice("reading", reading, TAYLOR_READINGS)
+    require_choice("reading", reading, TAYLOR_READINGS)
     ts = [float(t) for t in ts]
     if len(ts) < 2 or any(t <= 0 for t in ts) or sorted(ts, reverse=True) != ts or len(set(ts)) < len(ts):
         raise ValueError(f"ts must hold at least two positive values in decreasing order, got {ts}")

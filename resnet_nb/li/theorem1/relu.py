@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from resnet_nb.core import claims
-from resnet_nb.core.checks import check_choice, check_int
+from resnet_nb.core.checks import require_choice, require_int
 from resnet_nb.core.claims import PLAUSIBLE, Check, all_of
 from resnet_nb.core.data import Dataset
 from resnet_nb.core.hessians import cond_percentile, hessian, hessian_linear, loss_function, spectrum
@@ -55,7 +55,7 @@ def one_sided_derivatives(f, w0, v, degree: int = 8, ts=None):
     linear/ReLU networks along a ray); the fit residual is returned to prove it. Returns
     ``(derivs, residual)`` with ``derivs[k] = k! * coefficient of t^k`` (one-sided derivative).
     """
-    degree = check_int("degree", degree)
+    degree = require_int("degree", degree)
     ts = np.linspace(0.1, 1.0, 2 * degree + 3) if ts is None else np.asarray(ts, dtype=float)
     vals = np.array([float(f(w0 + float(t) * v)) for t in ts])
     V = np.vander(ts, degree + 1, increasing=True)
@@ -88,9 +88,9 @@ def relu_kink_check(
     is detected. ``act="tanh"`` (fitted on a short interval) is the ledger's falsifier.
     Also reports how autograd's Hessian at 0 depends on the convention relu'(0) in {0, 1/2, 1}.
     """
-    check_choice("position", position, ["mid", "post"])
-    check_choice("act", act, ACTIVATIONS)
-    pairs = check_int("pairs", pairs)  # none: no smallest defect
+    require_choice("position", position, ["mid", "post"])
+    require_choice("act", act, ACTIVATIONS)
+    pairs = require_int("pairs", pairs)  # none: no smallest defect
     dd = data.d if d is None else d
     rng = np.random.default_rng(seed)
     net = ShortcutNetwork(d=dd, n=2, R=1, **{position: act})
@@ -155,8 +155,8 @@ def relu_first_order_check(data, seed: int = 0, directions: int = 6, act: str = 
     random v, for a 1-shortcut unit with sigma_post = ReLU, the sum D1+(v) + D1+(-v) equals
     -<(Y - X), |V s|> / m, which is nonzero. Passes when the kink is detected.
     """
-    check_choice("act", act, ACTIVATIONS)
-    directions = check_int("directions", directions)  # none: no smallest sum
+    require_choice("act", act, ACTIVATIONS)
+    directions = require_int("directions", directions)  # none: no smallest sum
     rng = np.random.default_rng(seed)
     net = ShortcutNetwork(data.d, 1, 1, post=act)
     f = loss_function(net, data)
@@ -292,7 +292,7 @@ def relu_depth_check(
     """
     from resnet_nb.shared.common import mnist
 
-    check_choice("statistic", statistic, ("cond10", "cond"))
+    require_choice("statistic", statistic, ("cond10", "cond"))
     if rows is None:
         rows = relu_depth_table(depths, seeds, mnist(n_per_class))
     if flat_tol is None:
@@ -422,7 +422,7 @@ def relu_start_check(
     from resnet_nb.core.relu_hessian import hessian_mid_relu
     from resnet_nb.shared.common import initial_weights, mnist, network
 
-    check_choice("prediction", prediction, ("masked", "half", "one"))
+    require_choice("prediction", prediction, ("masked", "half", "one"))
     data = mnist(n_per_class)
     stats = data.stats()
     sig = float(torch.linalg.svdvals(stats.Sxx - stats.Syx).max())
@@ -468,7 +468,7 @@ def relu_shape_check(depth: int = 4, n_per_class: int | None = 100, seed: int = 
     from resnet_nb.core.relu_hessian import hessian_mid_relu
     from resnet_nb.shared.common import initial_weights, mnist, network
 
-    check_choice("prediction", prediction, ("masked", "scaled"))
+    require_choice("prediction", prediction, ("masked", "scaled"))
     data = mnist(n_per_class)
     stats = data.stats()
     sv = torch.linalg.svdvals(stats.Sxx - stats.Syx).numpy()
