@@ -571,3 +571,14 @@ def test_theorem22_points_cover_the_stated_grid_and_end_at_the_extremal_points()
         g2 = float((risk_gradient(A, R, Sigma) ** 2).sum())
         ex = population_risk(A, R, Sigma, noise=0.0)
         assert g2 == pytest.approx(theorem22_rate(l, tau, Sigma) * ex, rel=1e-9)
+
+
+def test_adversarial_survey_has_one_row_per_setting_each_the_searchs_ratio():
+    from resnet_nb.hardt_ma.linear import adversarial_gradient_ratio, adversarial_survey
+
+    Sigmas = {"I": np.eye(3), "2I": 2 * np.eye(3)}
+    t = adversarial_survey(Sigmas, ls=(2,), taus=(0.5,), starts=("random", "shrink"), steps=5)
+    assert len(t) == 4 and set(t.Sigma) == {"I", "2I"} and set(t.start) == {"random", "shrink"}
+    row = t[(t.Sigma == "2I") & (t.start == "shrink")].iloc[0]
+    direct = adversarial_gradient_ratio(2, 3, 0.5, 2 * np.eye(3), steps=5, seed=2, start="shrink")
+    assert row.ratio == direct["ratio"]

@@ -30,6 +30,7 @@ from resnet_nb.hardt_ma.linear.network import (
 WHERE = ["book/hardt_ma_linear.ipynb", "tests/hardt_ma/test_theorem2_2_landscape.py"]
 
 __all__ = [
+    "adversarial_survey",
     "population_risk",
     "risk_gradient",
     "FORMS",
@@ -516,3 +517,19 @@ def claim_theorem22(falsify: bool = False) -> Check:
         ],
         values=dict(smallest_ratio=ratio_min, smallest_rate=rate_min),
     )
+
+
+def adversarial_survey(Sigmas: dict, ls=(2, 8), taus=(0.1, 0.5, 0.9), starts=("random", "shrink"), steps: int = 60):
+    """The corrected Eq. (2.3)'s ratio lhs / rhs at the point :func:`adversarial_gradient_ratio`'s
+    search stops, for every depth ``l``, radius ``tau``, covariance in ``Sigmas`` (name -> matrix,
+    d = 3) and start: one row each (seed ``l``), in a table."""
+    import pandas as pd
+
+    rows = []
+    for l in ls:
+        for tau in taus:
+            for name, Sigma in Sigmas.items():
+                for start in starts:
+                    r = adversarial_gradient_ratio(l, 3, tau, Sigma, steps=steps, seed=l, start=start)
+                    rows.append(dict(l=l, tau=tau, Sigma=name, start=start, ratio=r["ratio"]))
+    return pd.DataFrame(rows)
