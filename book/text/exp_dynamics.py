@@ -27,10 +27,10 @@ lr_book, lr_stable = show.num(rate, 2), show.num(fig6.STABLE_SCALES["paper"]["lr
 paper3, paper6, paper7, stable6 = (committed(f) for f in ("fig3", "fig6", "fig7", "fig6_stable"))
 dense = fig8.load_dense()  # run 0 of Figure 8 with a Hessian at every epoch from 20 to 60
 claims = ledger.all_claims()
-f_spikes0 = facts.spikes0_facts(paper6, paper7, rate)
+f_spikes0 = facts.dynamics_summary_facts(paper6, paper7, rate)
 
 # %% tags=["remove-input"]
-f_spikes1 = facts.spikes1_facts(claims)
+f_spikes1 = facts.verdict_facts(claims)
 
 # %% [markdown]
 # The {doc}`previous chapter <exp_initial_point>` showed where training starts; this one follows
@@ -308,7 +308,7 @@ display(first)
 
 # %% tags=["remove-input"]
 stable_check = fig6.claim_shortcut_better_conditioned()
-f_fig60 = facts.fig60_facts(lr_book, lr_stable, paper6, stable6)
+f_fig60 = facts.fig6_rates_facts(lr_book, lr_stable, paper6, stable6)
 cross_max, cross_x = (
     show.num(f_fig60.fast.value, 2),
     show.fixed(f_fig60.fast.values["x_closest"], 2),
@@ -322,7 +322,7 @@ print(
     f"run means of lg cond, 2-shortcut - orthogonal: largest {cross_max} "
     f"at lg(l - l_min) = {cross_x};\nrun-to-run spread of the difference there: {cross_spread}"
 )
-f_fig61 = facts.fig61_facts(stable_check)
+f_fig61 = facts.fig6_stable_facts(stable_check)
 
 # %% tags=["remove-input"]
 last = paper6[paper6["kind"] == "hessian"].sort_values("epoch").groupby(["arch", "run"]).tail(1)

@@ -340,11 +340,11 @@ display(Markdown(views.provenance_note(provenance)))
 npath = fig2.norm_path(paper_table)
 fb, fa = npath.fall_before_drop, npath.fall_after_drop
 below_start = npath.layers[npath.final_minus_initial < 0].tolist()
-f_larger0 = facts.larger0_facts(below_start, fa, fb, npath, paper_table)
+f_larger0 = facts.ordering_facts(below_start, fa, fb, npath, paper_table)
 
 # %% tags=["remove-input"]
 display(fig2.claim_larger_run_ordered(), fig2.claim_growth_shrinks())
-f_larger1 = facts.larger1_facts(below_start, fb, npath, paper_table)
+f_larger1 = facts.growth_ratio_facts(below_start, fb, npath, paper_table)
 
 # %% [markdown]
 # **The larger run.** With {eval}`f_prov.p_epochs` epochs on {eval}`f_setup.p_digits` digits the gaps between

@@ -40,7 +40,7 @@ both = xs_p["lg_cond_mean"].dropna().index
 
 # %% tags=["remove-input"]
 live_cfg = fig5.SCALES["default"]
-f_start1 = facts.start1_facts(both, live_cfg, os_p, paper, xs_p)
+f_start1 = facts.live_start_facts(both, live_cfg, os_p, paper, xs_p)
 
 # %% [markdown]
 # Li et al. {cite}`li2016demystifying` measure how well conditioned the loss surface is where
@@ -196,10 +196,10 @@ display(
 ends2 = paper[paper["arch"] == "2-shortcut"].groupby("depth")[["lam_max", "lam_p10"]].mean()
 # the 3-shortcut curve under the same criterion, and where its drift comes from
 three = fig5.flatness(paper, "3-shortcut")
-f_growth0 = facts.growth0_facts(ends2, paper, three)
+f_growth0 = facts.growth_facts(ends2, paper, three)
 
 # %% tags=["remove-input"]
-f_growth1 = facts.growth1_facts(ends2, paper, three)
+f_growth1 = facts.flatness_facts(ends2, paper, three)
 display(
     three,
     f_growth1.p3.reset_index()

@@ -170,7 +170,7 @@ key_points, key_classes = show.count(key_steps["labels"].size), show.count(key_s
 # $\delta_a = \mu(z_a)/2$ and check the lemma on random and near-duplicate instances.
 
 # %% tags=["hide-input"]
-f_analog = facts.analog_facts(checks, rng)
+f_analog = facts.lemma_b1_facts(checks, rng)
 
 # %% [markdown]
 # Over 300 blocks the points that should stay fixed do not move at all (their units receive
@@ -433,7 +433,7 @@ assert cell[("MNIST", 100)].every_point_exposed == 0 < mn_at.every_point_exposed
 rho_syn_s, rho_mn_s = show.num(rho_syn, 3), show.num(rho_mn, 2)
 
 # %% tags=["hide-input", "hide-output"]
-f_construction2 = facts.construction2_facts(cell, k_mn, k_mn_d, k_syn, k_syn_d, mn_at, syn_at)
+f_construction2 = facts.width_readings_facts(cell, k_mn, k_mn_d, k_syn, k_syn_d, mn_at, syn_at)
 
 # %% [markdown]
 # The paper uses $\rho$ in two ways: Assumption 3.1 bounds *squared* distances, while the proof
@@ -1017,10 +1017,10 @@ an_diff = hm_analog.difference(runs)
 n_held = cfg["n_per_class"] * 2
 at8 = runs[runs.epoch == 8].groupby("init").test_accuracy.mean()
 inits = ("hardt_ma", "hardt_ma_residual", "standard")
-f_b10 = facts.b10_facts(an_diff, by, checks, n_held, small, std)
+f_b10 = facts.analog_test_facts(an_diff, by, checks, n_held, small, std)
 
 # %% tags=["remove-input"]
-f_b11 = facts.b11_facts(an_diff, at8, by, cfg, checks, inits, n_held, runs, small, std)
+f_b11 = facts.analog_runs_facts(an_diff, at8, by, cfg, checks, inits, n_held, runs, small, std)
 display(table(f_b11.diff_table, 2))
 display(f_b11.tl_check, f_b11.tl_falsifier)
 

@@ -967,12 +967,12 @@ for res in (
 # :::
 
 # %% tags=["hide-input"]
-f_growth0 = facts.growth0_facts()
+f_growth0 = facts.relu_lambda_facts()
 display(f_growth0.relu_start)
 display(f_growth0.relu_half)
 
 # %% tags=["hide-input"]
-f_growth1 = facts.growth1_facts()
+f_growth1 = facts.relu_shape_facts()
 display(f_growth1.relu_shape)
 display(f_growth1.relu_scaled)
 

@@ -9,7 +9,7 @@ __all__ = ["ledger_facts"]
 
 
 def ledger_facts(table) -> show.Facts:
-    """Numbers the prose of book/claims.ipynb quotes."""
+    """The ledger's totals: claims checked, checks passed, falsifiers rejected, falsifier kinds, time."""
     n_claims = show.count(len(table))
     n_passed = show.count(table.passed.sum())
     n_rejected = show.count(table.falsifier_rejected.sum())

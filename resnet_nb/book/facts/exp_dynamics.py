@@ -9,10 +9,17 @@ from resnet_nb.book import show
 from resnet_nb.experiments import fig3, fig6, fig7, fig8
 from resnet_nb.shared.common import mnist, mnist_optimum
 
-__all__ = ["spikes0_facts", "spikes1_facts", "eos_facts", "fig60_facts", "fig61_facts", "fig7_facts"]
+__all__ = [
+    "dynamics_summary_facts",
+    "verdict_facts",
+    "eos_facts",
+    "fig6_rates_facts",
+    "fig6_stable_facts",
+    "fig7_facts",
+]
 
 
-def spikes0_facts(paper6, paper7, rate) -> show.Facts:
+def dynamics_summary_facts(paper6, paper7, rate) -> show.Facts:
     """The committed paper-scale runs, on which the claims are decided."""
     assert fig3.SCALES["paper"]["lr"] == rate == fig8.SCALES["paper"]["lr"]
     stable_paper_cfg = fig6.STABLE_SCALES["paper"]
@@ -36,8 +43,8 @@ def spikes0_facts(paper6, paper7, rate) -> show.Facts:
     )
 
 
-def spikes1_facts(claims) -> show.Facts:
-    """Numbers the prose of book/exp_dynamics.ipynb quotes."""
+def verdict_facts(claims) -> show.Facts:
+    """The ledger's verdicts on the claims of Figures 3, 6, 7 and 8."""
     v3, v6, v7, v8a, v8b = (
         show.text(claims[k].verdict)
         for k in (
@@ -58,7 +65,8 @@ def spikes1_facts(claims) -> show.Facts:
 
 
 def eos_facts(paper7, rate) -> show.Facts:
-    """Numbers the prose of book/exp_dynamics.ipynb quotes."""
+    """Figure 7 (ReLU networks): which runs have resolved condition numbers, the ledger's check, the
+    range of lg cond of each architecture, the loss per output at the start."""
     relu_check = fig7.claim_shortcut_better_conditioned_relu()
     resolved = fig7.resolved_runs(paper7)
     orth_resolved = show.count(resolved["orthogonal"])
@@ -101,8 +109,9 @@ def eos_facts(paper7, rate) -> show.Facts:
     )
 
 
-def fig60_facts(lr_book, lr_stable, paper6, stable6) -> show.Facts:
-    """Numbers the prose of book/exp_dynamics.ipynb quotes."""
+def fig6_rates_facts(lr_book, lr_stable, paper6, stable6) -> show.Facts:
+    """Figure 6's orthogonal networks: how far the loss falls between the first two Hessians, the index
+    at the stable rate, and the ranges of lg cond."""
     h = paper6[(paper6["kind"] == "hessian") & (paper6["arch"] == "orthogonal")]
     x = np.log10(h["loss"] - mnist_optimum())
     gap_hi, gap_lo = x[h["epoch"] == 0].min(), x[h["epoch"] == 1].max()  # no Hessian in between
@@ -134,9 +143,9 @@ def fig60_facts(lr_book, lr_stable, paper6, stable6) -> show.Facts:
     )
 
 
-def fig61_facts(stable_check) -> show.Facts:
-    """The raw run-mean difference 2-shortcut - orthogonal of lg cond at the stable rate (the
-    check."""
+def fig6_stable_facts(stable_check) -> show.Facts:
+    """Figure 6 at the stable rate: the run-mean difference 2-shortcut - orthogonal of lg cond, where
+    it changes sign, and its range near and far from the start."""
     # the raw run-mean difference 2-shortcut - orthogonal of lg cond at the stable rate (the check
     # itself compares it minus one run-to-run spread): below zero at large loss and near the minimum,
     # above zero in between
@@ -172,7 +181,8 @@ def fig61_facts(stable_check) -> show.Facts:
 
 
 def fig7_facts(paper6) -> show.Facts:
-    """Numbers the prose of book/exp_dynamics.ipynb quotes."""
+    """Figure 8: the index at the first and last Hessian of each architecture, and when it peaks and
+    falls."""
     idx = paper6[paper6["kind"] == "hessian"].sort_values("epoch")
     first_idx = idx.groupby(["arch", "run"]).head(1).groupby("arch")["index"].mean()
     last_idx = idx.groupby(["arch", "run"]).tail(1).groupby("arch")["index"].mean()

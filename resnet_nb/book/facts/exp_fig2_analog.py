@@ -8,11 +8,12 @@ import numpy as np
 from resnet_nb.book import show
 from resnet_nb.experiments import fig2, fig9
 
-__all__ = ["larger0_facts", "larger1_facts", "evals_facts", "nobn_facts", "setup_facts", "prov_facts"]
+__all__ = ["ordering_facts", "growth_ratio_facts", "evals_facts", "nobn_facts", "setup_facts", "prov_facts"]
 
 
-def larger0_facts(below_start, fa, fb, npath, paper_table) -> show.Facts:
-    """Where the mean norm peaks, and how far it falls before and after the first drop."""
+def ordering_facts(below_start, fa, fb, npath, paper_table) -> show.Facts:
+    """The convolutional analog's norms: where the mean norm peaks, how far it falls around the first
+    drop of the rate, and the final ordering by depth."""
     ps = fig2.summarise(paper_table)
     order = fig2.ordering(paper_table)
     per_seed = {
@@ -62,8 +63,9 @@ def larger0_facts(below_start, fa, fb, npath, paper_table) -> show.Facts:
     )
 
 
-def larger1_facts(below_start, fb, npath, paper_table) -> show.Facts:
-    """Weight decay alone: the factor per epoch on a kernel the loss does not push back."""
+def growth_ratio_facts(below_start, fb, npath, paper_table) -> show.Facts:
+    """The growth of the norms early in training against what weight decay alone would give, and the
+    first rate drop."""
     below_what = show.text(" and ".join(str(x) for x in below_start))
     first_drop = show.count(fig2.lr_drops(paper_table)[0])
     assert (npath.peak_epoch < fig2.lr_drops(paper_table)[0]).all() and (fb > 0).all()
@@ -103,7 +105,8 @@ def larger1_facts(below_start, fb, npath, paper_table) -> show.Facts:
 
 
 def evals_facts(config, init_gap) -> show.Facts:
-    """Numbers the prose of book/exp_fig2_analog.ipynb quotes."""
+    """The convolutional analog's settings (data, epochs, widths, depths, rates, momentum, weight
+    decay) and the largest gap between initialisations at the start."""
     init_gap_max = show.pct(max(init_gap), 1)
     n_train, n_epochs = show.count(config["n_train"]), show.count(config["epochs"])
     widths = show.text(", ".join(map(str, config["channels"])))
@@ -134,7 +137,7 @@ def evals_facts(config, init_gap) -> show.Facts:
 
 
 def nobn_facts(summary) -> show.Facts:
-    """Numbers the prose of book/exp_fig2_analog.ipynb quotes."""
+    """The run without batch normalisation: whether the ordering of the final norms survives."""
     growth = summary.final_norm - summary.initial_norm
     for (_, row), g in zip(summary.iterrows(), growth):
         print(
@@ -164,7 +167,8 @@ def nobn_facts(summary) -> show.Facts:
 
 
 def setup_facts(paper_table, pc) -> show.Facts:
-    """The closest pair of successive depths at the end (largest ratio over seeds)."""
+    """The committed run's depths, digits and seeds, the live run's digits, and the closest pair of
+    successive depths at the end."""
     p_depths = show.text(f"{fig2.layers(pc['blocks'][0])} to {fig2.layers(pc['blocks'][-1])}")
     p_digits, p_seeds = show.count(pc["n_train"]), show.count(len(pc["seeds"]))
     verdict_order = show.verdict(fig2.claim_larger_run_ordered)
@@ -190,7 +194,8 @@ def setup_facts(paper_table, pc) -> show.Facts:
 
 
 def prov_facts(paper_table, pc, provenance) -> show.Facts:
-    """Numbers the prose of book/exp_fig2_analog.ipynb quotes."""
+    """The committed Figure 2 analog: its summary, its wall times and the records from a modified
+    working tree."""
     paper_summary = fig2.summarise(paper_table)
     item_times = fig2.item_wall_times()
     core_min = show.count(round(provenance["items_wall_time_s"] / 60))

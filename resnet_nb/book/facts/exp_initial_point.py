@@ -10,12 +10,12 @@ from resnet_nb.book import show
 from resnet_nb.core.init import SMALL_SCALE
 from resnet_nb.experiments import fig5
 
-__all__ = ["growth0_facts", "growth1_facts", "scale_facts", "start1_facts"]
+__all__ = ["growth_facts", "flatness_facts", "scale_facts", "live_start_facts"]
 
 
-def growth0_facts(ends2, paper, three) -> show.Facts:
-    """Where would "flat" stop holding? fig5.flat_until fits the 2-shortcut drift linearly in L and
-    the."""
+def growth_facts(ends2, paper, three) -> show.Facts:
+    """How fast lg cond drifts with depth for 2-shortcut and orthogonal networks, and the depth at
+    which 'flat' would stop holding (fig5.flat_until)."""
     until = fig5.flat_until(paper)
     break_depth = show.count(int(round(until["depth"], -2)))
     drift_per_layer, orth_per_lg = show.num(until["slope"], 2), show.fixed(until["per_lg"], 2)
@@ -53,9 +53,9 @@ def growth0_facts(ends2, paper, three) -> show.Facts:
     )
 
 
-def growth1_facts(ends2, paper, three) -> show.Facts:
-    """The scale cond10 does not see: the 3-shortcut curvature against the 2-shortcut one (run
-    means)."""
+def flatness_facts(ends2, paper, three) -> show.Facts:
+    """The curvature cond10 does not see: lambda_max of the 3-shortcut networks against the 2-shortcut
+    ones (run means)."""
     three_spread = show.fixed(three.spread, 3)
     three_word = show.text("below" if three.fragile else "above")
     p3 = fig5.percentile_table(paper, "3-shortcut")
@@ -85,7 +85,8 @@ def growth1_facts(ends2, paper, three) -> show.Facts:
 
 
 def scale_facts(one_like_plain, s) -> show.Facts:
-    """The gap 1-shortcut - orthogonal (the second box checks the growth, not the gap)."""
+    """The gap 1-shortcut - orthogonal at the first and last depth, and lg cond of the 2- and
+    3-shortcut networks at the ends of the grid."""
     lg = s.set_index(["arch", "depth"])["lg_cond_mean"]
     two_2, two_96 = (show.fixed(lg["2-shortcut", L], 3) for L in (2, 96))
     two_spread = show.num(s.loc[s["arch"] == "2-shortcut", "lg_cond_std"].max(), 1)
@@ -119,8 +120,9 @@ def scale_facts(one_like_plain, s) -> show.Facts:
     )
 
 
-def start1_facts(both, live_cfg, os_p, paper, xs_p) -> show.Facts:
-    """Numbers the prose of book/exp_initial_point.ipynb quotes."""
+def live_start_facts(both, live_cfg, os_p, paper, xs_p) -> show.Facts:
+    """The live run's depth and runs, and the largest parameter count, with the ordering of Xavier and
+    orthogonal networks asserted."""
     x_deep = both.max()
     assert (xs_p.loc[both, "lg_cond_mean"] > os_p.loc[both, "lg_cond_mean"]).all()
     assert (

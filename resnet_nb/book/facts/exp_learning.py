@@ -356,7 +356,8 @@ def he_provenance_facts() -> show.Facts:
 
 
 def eos_facts(eos, eos_table, paper9) -> show.Facts:
-    """Where the stability bound holds, the escape factor 1 + eta |lambda_min| is at most."""
+    """The stability bound eta lambda_max < 2 along the runs, and the escape factor 1 + eta
+    |lambda_min| predicted and measured."""
     eos_check = fig9.claim_edge_of_stability(data=eos[eos["arch"] == "2-shortcut"])
     escape = fig9.escape_factor()
     r2 = eos_table.set_index("arch").loc["2-shortcut"]
@@ -412,8 +413,8 @@ def eos_facts(eos, eos_table, paper9) -> show.Facts:
 
 
 def floor4_facts(best10) -> show.Facts:
-    """Depth 4: the stored L-BFGS runs (fig10.reproduce_floor, minutes) against Figure 10's
-    gradient."""
+    """Depth 4: the stored L-BFGS floor against Figure 10's gradient descent, its falsifier and
+    negative control, and how the plain networks compare."""
     # depth 4: the stored L-BFGS runs (fig10.reproduce_floor, minutes) against Figure 10's gradient
     # descent; the falsifier ("GD at depth 4 ends at the floor") must fail on the same data, and the
     # negative control applies the comparison at depth 2, where gradient descent does reach the floor
@@ -466,7 +467,8 @@ def floor4_facts(best10) -> show.Facts:
 
 
 def fig9_facts(paper9, s9) -> show.Facts:
-    """3-shortcut at depth 3: the plateau at the loss of the starting point."""
+    """Figure 9 read at the paper's scale: the 2-shortcut gaps, the orthogonal and Xavier levels, the
+    3-shortcut plateau at depth 3, and the records' commits."""
     lg9 = s9.pivot(index="depth", columns="arch", values="lg_excess")
     t9 = paper9
     sc2 = lg9.loc[lg9.index >= 4, "2-shortcut"]
@@ -506,8 +508,8 @@ def fig9_facts(paper9, s9) -> show.Facts:
 
 
 def floor_facts() -> show.Facts:
-    """What each network must realise with its ten ReLUs: the shortcut network x + B x has to
-    cancel."""
+    """The rank-limited floor: what each network can reach with its ten ReLUs against gradient
+    descent's end, and the ledger check."""
     floor_check = fig10.claim_depth2_floor()
     floor_plain = fig10.claim_depth2_floor(falsify=True)
     fv, pv = floor_check.values, floor_plain.values

@@ -10,11 +10,11 @@ from resnet_nb.book import show
 from resnet_nb.experiments import hm_analog
 from resnet_nb.hardt_ma import relu as hr
 
-__all__ = ["b10_facts", "b11_facts", "construction2_facts", "analog_facts"]
+__all__ = ["analog_test_facts", "analog_runs_facts", "width_readings_facts", "lemma_b1_facts"]
 
 
-def b10_facts(an_diff, by, checks, n_held, small, std) -> show.Facts:
-    """Numbers the prose of book/hardt_ma_expressivity.ipynb quotes."""
+def analog_test_facts(an_diff, by, checks, n_held, small, std) -> show.Facts:
+    """The CIFAR-style analog: the test of a benefit of the small initialisation, in words."""
     an_check, an_falsifier = checks("hm-analog-small-init")
     null_in = an_diff["low"] <= 0 <= an_diff["high"]
     effect_out = not (an_diff["low"] <= hm_analog.EFFECT <= an_diff["high"])
@@ -41,8 +41,9 @@ def b10_facts(an_diff, by, checks, n_held, small, std) -> show.Facts:
     )
 
 
-def b11_facts(an_diff, at8, by, cfg, checks, inits, n_held, runs, small, std) -> show.Facts:
-    """Numbers the prose of book/hardt_ma_expressivity.ipynb quotes."""
+def analog_runs_facts(an_diff, at8, by, cfg, checks, inits, n_held, runs, small, std) -> show.Facts:
+    """The analog's runs: accuracy of each initialisation early on, the learning-rate schedule, and the
+    train-loss ratio with its interval."""
     early = show.text(", ".join(f"{100 * at8[i]:.0f}% ({i})" for i in inits))
     assert at8.idxmin() == "hardt_ma"
     n_hm_all = show.count(int(by.loc["hardt_ma", "runs"]))
@@ -83,8 +84,8 @@ def b11_facts(an_diff, at8, by, cfg, checks, inits, n_held, runs, small, std) ->
     )
 
 
-def construction2_facts(cell, k_mn, k_mn_d, k_syn, k_syn_d, mn_at, syn_at) -> show.Facts:
-    """Numbers the prose of book/hardt_ma_expressivity.ipynb quotes."""
+def width_readings_facts(cell, k_mn, k_mn_d, k_syn, k_syn_d, mn_at, syn_at) -> show.Facts:
+    """Theorem 3.2's width under the two readings of the separation, on both data sets."""
     k_syn_s, k_mn_s, k_mn_d_s = show.count(k_syn), show.count(k_mn), show.count(k_mn_d)
     mn_readings = show.num(k_mn / k_mn_d, 2)
     n_proj = show.count(syn_at.projections)
@@ -102,8 +103,9 @@ def construction2_facts(cell, k_mn, k_mn_d, k_syn, k_syn_d, mn_at, syn_at) -> sh
     )
 
 
-def analog_facts(checks, rng) -> show.Facts:
-    """Rounding scale of the prose: eps ||t - z|| / delta, with delta = margin / 2."""
+def lemma_b1_facts(checks, rng) -> show.Facts:
+    """Lemma B.1: where the printed hypothesis fails, the searched smallest margin under the squared
+    reading, and the rounding scale of the prose."""
     worst_moved, worst_fixed, worst_scaled = 0.0, 0.0, 0.0
     for trial in range(300):
         k, n = int(rng.integers(2, 16)), int(rng.integers(2, 200))

@@ -16,7 +16,8 @@ __all__ = ["gd_facts", "signs_facts", "rounding_facts", "det_facts", "lemma24_fa
 
 
 def gd_facts() -> show.Facts:
-    """One batched run per depth: A = 0 at both step sizes, then four small random starts."""
+    """Gradient descent on a reflection (det R < 0) from A = 0 and from small random starts, and the
+    symmetric path that explains where it stalls."""
     gd_small, gd_big = 0.05, 0.3  # step sizes below and above hm.GD_STEP_LIMIT = 1/4
     assert gd_small < hm.GD_STEP_LIMIT < gd_big
     gd_neg = hm.reflection_escape_table((3, 4, 5, 6), (gd_small, gd_big), random_starts=4, steps=6000)
@@ -57,8 +58,7 @@ def gd_facts() -> show.Facts:
 
 
 def signs_facts(paper, paper_ratio) -> show.Facts:
-    """An SVD is unique only up to the signs of matching singular pairs (and up to rotations
-    inside."""
+    """The recipe's norm with LAPACK's SVD signs against the best signs, and the R = -I example."""
     # An SVD is unique only up to the signs of matching singular pairs (and up to rotations inside
     # a repeated singular value). The recipe above uses LAPACK's. Flipping signs of matching columns
     # of U and rows of V^T (an even number, so that both stay rotations) can shrink their angles.
@@ -101,7 +101,8 @@ def signs_facts(paper, paper_ratio) -> show.Facts:
 
 
 def rounding_facts() -> show.Facts:
-    """At the smallest allowed depth l = 3 gamma, p >= gamma exactly from these gammas on."""
+    """Rounding p in Theorem 2.1's proof: where the printed p drops below gamma, what rounding down
+    costs, and the worst ratio when rounding up."""
     # at the smallest allowed depth l = 3 gamma, p >= gamma exactly from these gammas on
     for p_of, closed in (
         (hm.p_printed, 4 * math.pi / 3),
@@ -144,7 +145,8 @@ def rounding_facts() -> show.Facts:
 
 
 def det_facts(rng) -> show.Facts:
-    """Numbers the prose of book/hardt_ma_linear.ipynb quotes."""
+    """Theorem 2.1 and det R: the smallest determinant inside the ball, and the reflection that no
+    network of the ball reaches."""
     R_reflect = np.diag([-1.0, 1.0, 1.0])
     dets = [np.linalg.det(hm.residual_product(hm.random_ball_point(6, 3, 0.999, rng))) for _ in range(2000)]
     assert min(dets) > 0
@@ -180,7 +182,7 @@ def det_facts(rng) -> show.Facts:
 
 
 def lemma24_facts(D, rng) -> show.Facts:
-    """Numbers used in the exercise solutions."""
+    """The numbers the exercise solutions on Lemma 2.4 quote."""
     # numbers used in the exercise solutions
     ex_l1, ex_l2 = show.num(math.expm1(4), 3), show.num(math.expm1(2), 3)
     ex_b1, ex_b2 = (

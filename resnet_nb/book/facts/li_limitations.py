@@ -12,7 +12,8 @@ __all__ = ["products_facts", "fixup_facts", "variance_facts", "opening_facts"]
 
 
 def products_facts() -> show.Facts:
-    """Numbers the prose of book/li_limitations.ipynb quotes."""
+    """The critical points of a linear 2-shortcut network (Section 5.2): loss against index, the rank
+    correlation and its discordant pairs."""
     crit = lim.critical_points(R=2)
     rho, rho_99 = lim.spearman_test(crit["loss"].to_numpy(), crit["index"].to_numpy())
     n_crit = len(crit)
@@ -55,7 +56,7 @@ def products_facts() -> show.Facts:
 
 
 def fixup_facts(R_units, errors, gains, profiles) -> show.Facts:
-    """Numbers the prose of book/li_limitations.ipynb quotes."""
+    """Fixup and He at the start: predicted and measured gains by depth, and the scaled products' errors."""
     g_he = lim.predicted_gain(2, "he")
     he_g = show.num(g_he)
     he_growth = show.sci(profiles["He, linear"][-1])
@@ -89,7 +90,7 @@ def fixup_facts(R_units, errors, gains, profiles) -> show.Facts:
 
 
 def variance_facts() -> show.Facts:
-    """Numbers the prose of book/li_limitations.ipynb quotes."""
+    """Products of random units: the constants of their log-norm and how its spread grows with depth."""
     prod_c, prod_a = show.num(lim.PRODUCT_C), show.num(lim.PRODUCT_A)
     products = lim.product_table()
     assert (products["c/L: max |log|"] <= products["c/L: bound"]).all()
@@ -116,7 +117,8 @@ def variance_facts() -> show.Facts:
 
 
 def opening_facts(p) -> show.Facts:
-    """Numbers the prose of book/li_limitations.ipynb quotes."""
+    """The opening: the zero start of a Fixup block and of a 2-shortcut network, its gradient and
+    Hessian signature."""
     fixup_desc = p["net"].describe()
     fixup_grad = show.num(p["grad_norm"])
     fixup_maxH = show.num(p["max_H"])

@@ -58,7 +58,7 @@ def hessian_facts(FLOOR_TARGET, by_fig, floor_info) -> show.Facts:
 
 
 def bench_facts() -> show.Facts:
-    """Numbers the prose of book/performance.ipynb quotes."""
+    """The rerun times of the figures: core-hours at the paper's scale and the slowest figure."""
     rerun = views.rerun_times()
     counted = rerun[rerun["figure"] != "Figure 8"]
     paper_core_min = sum(v for v in counted["paper: core-minutes"] if v != "")

@@ -7,11 +7,12 @@ from resnet_nb.book import show
 from resnet_nb.li import theorem1 as t1
 from resnet_nb.shared import store
 
-__all__ = ["relu_facts", "growth0_facts", "growth1_facts"]
+__all__ = ["relu_facts", "relu_lambda_facts", "relu_shape_facts"]
 
 
 def relu_facts(relu_by_depth, relu_depth, relu_eq12, relu_rows) -> show.Facts:
-    """Numbers the prose of book/theorem1.ipynb quotes."""
+    """The ReLU networks at their small start: flatness in depth of cond10 and of max/min, with margins
+    and spreads, and the masked Eq. 19's ratio."""
     flat = relu_depth.parts[0]
     relu_flat_range, relu_flat_tol = show.num(flat.value), show.num(flat.tol)
     relu_flat_spread = show.num(flat.spread)
@@ -55,9 +56,9 @@ def relu_facts(relu_by_depth, relu_depth, relu_eq12, relu_rows) -> show.Facts:
     )
 
 
-def growth0_facts() -> show.Facts:
-    """The masked Eq. 19 explains lambda_max to within the linear network's drift at the same
-    start."""
+def relu_lambda_facts() -> show.Facts:
+    """The ReLU start's lambda_max: the masked Eq. 19's against the exact one, within the linear
+    network's drift at the same start."""
     relu_start = t1.relu_start_check(depth=16)
     assert relu_start.passed
     fig7, _ = store.load_results("fig7", "paper")
@@ -91,9 +92,9 @@ def growth0_facts() -> show.Facts:
     )
 
 
-def growth1_facts() -> show.Facts:
-    """The shape, free of scale: cond10 of the exact Hessian is the masked Eq. 19's, and not that
-    of."""
+def relu_shape_facts() -> show.Facts:
+    """The ReLU start's spectrum free of scale: cond10 of the exact Hessian is the masked Eq. 19's, and
+    not Theorem 1's."""
     # the shape, free of scale: cond10 of the exact Hessian is the masked Eq. 19's, and not that of
     # c (+-sigma_k(M)) for any c (relu'(0) = c cancels in the ratio): the ledger's falsifier
     relu_shape = t1.relu_shape_check(depth=16, n_per_class=None)
