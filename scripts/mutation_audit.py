@@ -78,6 +78,52 @@ def commit() -> str:
     return head.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
 
 
+PRAGMA = "# pragma: no mutate"
+PRAGMA_SECTION = "## Lines the pragmas exclude"
+
+
+def pragma_lines(source: str) -> int:
+    """How many lines of ``source`` a ``# pragma: no mutate`` keeps from being mutated: the line
+    itself, or, for ``# pragma: no mutate block`` on a ``def`` line, every line of the function."""
+    import ast
+
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    blocks = {
+        n.lineno: n.end_lineno - n.lineno + 1
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and "no mutate block" in lines[n.lineno - 1]
+    }
+    total = 0
+    for number, line in enumerate(lines, 1):
+        if PRAGMA in line:
+            total += blocks.get(number, 1)
+    return total
+
+
+def pragma_section(root: Path = ROOT) -> list[str]:
+    """The report's table of pragma-excluded lines per module of ``resnet_nb``, from the source."""
+    rows = []
+    for path in sorted((root / "resnet_nb").rglob("*.py")):
+        n = pragma_lines(path.read_text())
+        if n:
+            rows.append((".".join(path.relative_to(root).with_suffix("").parts), n))
+    out = [
+        PRAGMA_SECTION,
+        "",
+        f"Counted from the source at commit `{commit()}` (`# pragma: no mutate` lines; a `no mutate block`",
+        "counts every line of its function). These lines are in no module's mutants. The scores above",
+        "are from the commit named at the top; where that differs from this one, this source has not",
+        "been re-measured.",
+        "",
+        "| module | excluded lines |",
+        "| --- | --- |",
+    ]
+    out += [f"| {m} | {n} |" for m, n in rows]
+    out += [f"| total | {sum(n for _, n in rows)} |"]
+    return out
+
+
 def report(statuses: dict[str, str], note: str, seconds: float | None) -> str:
     by_module: dict[str, dict[str, str]] = defaultdict(dict)
     for name, status in statuses.items():
@@ -135,7 +181,21 @@ def report(statuses: dict[str, str], note: str, seconds: float | None) -> str:
             )
     if seconds is not None:
         lines += ["", f"Wall time of this run: {seconds / 60:.0f} minutes."]
+    lines += ["", *pragma_section()]
     return "\n".join(lines + details) + "\n"
+
+
+def with_pragma_section(text: str) -> str:
+    """An existing report with its pragma table (re)written from today's source, the rest kept."""
+    head, sep, tail = text.partition(PRAGMA_SECTION)
+    rest = ""
+    if sep:
+        after = tail.split("\n## ", 1)
+        rest = "\n## " + after[1] if len(after) > 1 else ""
+    else:
+        parts = head.split("\n## ", 1)
+        head, rest = parts[0], ("\n## " + parts[1] if len(parts) > 1 else "")
+    return head.rstrip("\n") + "\n\n" + "\n".join(pragma_section()) + "\n" + rest
 
 
 def main(argv: list[str]) -> int:
@@ -144,8 +204,15 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--modules", nargs="*", help="only these modules (dotted names, e.g. resnet_nb.core.losses)")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument(
+        "--pragmas-only", action="store_true", help="only rewrite the report's table of pragma-excluded lines"
+    )
     args = ap.parse_args(argv)
     start = time.time()
+    if args.pragmas_only:
+        REPORT.write_text(with_pragma_section(REPORT.read_text()))
+        print("\n".join(pragma_section()))
+        return 0
     note = "Rewritten from mutmut's stored results." if args.report_only else "Every mutant of every mutated module."
     if not args.report_only:
         # mutmut credits each function to the tests during which it ran; fixtures that tests
