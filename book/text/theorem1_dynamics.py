@@ -680,18 +680,9 @@ lg_slope = np.polyfit(lg.index.to_numpy() / 2, lg.to_numpy(), 1)[0]
 law_slope = per_unit["c"].mean() * SMALL_SCALE**2 / (per_unit.attrs["sigma_max"] * np.log(10))
 lg_slope_s, law_slope_s = show.num(lg_slope), show.num(law_slope)
 two = fig5_table[fig5_table["arch"] == "2-shortcut"]
-lg_parts = (
-    two.assign(top=np.log10(two["lam_max"]), p10=np.log10(two["lam_p10"]))
-    .groupby("depth")[["top", "p10"]]
-    .mean()
-)
-top_slope = np.polyfit(lg_parts.index.to_numpy() / 2, lg_parts["top"].to_numpy(), 1)[0]
-p10_slope = np.polyfit(lg_parts.index.to_numpy() / 2, lg_parts["p10"].to_numpy(), 1)[0]
-# cond10 = top / 10th percentile, so the slopes add up
-assert abs(top_slope - p10_slope - lg_slope) < 1e-3 * abs(lg_slope)
-assert p10_slope < 0 < top_slope
-top_slope_s, p10_fall_s = show.num(top_slope), show.num(-p10_slope)
-law_share = show.pct(law_slope / lg_slope)
+
+# %% tags=["hide-input"]
+f_long1 = facts.long1_facts(law_slope, lg_slope, two)
 
 # %% [markdown]
 # From depth 2 to 96 the mean of $c$ stays between {eval}`c_lo` and {eval}`c_hi`: a range of
@@ -709,9 +700,9 @@ law_share = show.pct(law_slope / lg_slope)
 # {eval}`flat_frac` of the orthogonal networks' growth over the same depths; the committed runs give a
 # range of {eval}`flat_range` against {eval}`flat_tol` (the box above). The drift law predicts a rise
 # of $\lg|\lambda|_{\max}$ by $c\varepsilon^2/(\sigma_{\max}(M)\ln 10) \approx$ {eval}`law_slope_s` per
-# unit, and the runs give {eval}`top_slope_s` (linear fits in $R$). The mean
+# unit, and the runs give {eval}`f_long1.top_slope_s` (linear fits in $R$). The mean
 # $\lg\operatorname{cond}_{10}$ rises by {eval}`lg_slope_s` per unit, because $\lg|\lambda|_{(10\%)}$
-# also falls, by {eval}`p10_fall_s` per unit: the drift law accounts for {eval}`law_share` of the rise
+# also falls, by {eval}`f_long1.p10_fall_s` per unit: the drift law accounts for {eval}`f_long1.law_share` of the rise
 # of the condition number, and the falling percentile, which the law does not describe, for the rest. The line of Figure 5 is therefore flat at the paper's
 # depths but not at every depth; where it would leave the tolerance is an extrapolation, made once,
 # in {doc}`exp_initial_point`.
@@ -836,30 +827,18 @@ display(
     )
 )
 rand, ctrl = res_tab.iloc[:3], res_tab.iloc[3:]
-# natural pairing: cond(M) follows cond(I - Q) up to the noise, large with a near-zero direction
-assert (np.abs(np.log10(rand["cond_M"] / rand["cond_res"])) < 0.3).all()
-assert ctrl["cond_M"].iloc[1] > 10 * max(ctrl["cond_M"].iloc[0], ctrl["cond_M"].iloc[2])
-# for the random draws (Q near I) flipping every sign gives the minimum over all patterns
-assert np.allclose(rand["cond_M_flipped"], rand["sweep_min"], rtol=1e-10)
-rand_lo, rand_hi = show.num(rand["cond_res"].min()), show.num(rand["cond_res"].max())
-small_well, small_near = show.num(ctrl["cond_M"].iloc[0]), show.num(ctrl["cond_M"].iloc[1])
-large_well = show.num(ctrl["cond_M"].iloc[2])
-small_norm, large_norm = show.num(ctrl["res_norm"].iloc[0]), show.num(ctrl["res_norm"].iloc[2])
-max_lo, max_hi = show.sci(res_tab["sweep_max"].min(), 2), show.sci(res_tab["sweep_max"].max(), 2)
-# L(0) / L_min does not follow cond(M): the last two controlled residuals invert the order
-cM, lr0 = ctrl["cond_M"], ctrl["loss_ratio"]
-assert cM.iloc[1] > cM.iloc[2] and lr0.iloc[1] < lr0.iloc[2]
-ratio_near, ratio_large = show.num(lr0.iloc[1], 3), show.num(lr0.iloc[2], 3)
-near_identity = cases[0][1]
-signs_syn = t1d.sign_sweep(near_identity)
+
+# %% tags=["hide-input"]
+f_drift2 = facts.drift2_facts(cases, ctrl, rand, res_tab)
+signs_syn = t1d.sign_sweep(f_drift2.near_identity)
 
 # %% [markdown]
 # Under the natural pairing $\operatorname{cond}(M)$ follows $\operatorname{cond}(I - Q)$ in every row,
 # up to the noise $\xi$, which blurs a singular value below its level. The random maps have
-# $\operatorname{cond}(I - Q)$ between {eval}`rand_lo` and {eval}`rand_hi`, because the smallest
-# singular value of a square Gaussian matrix is small. A residual of norm {eval}`small_norm` gives
-# $\operatorname{cond}(M) =$ {eval}`small_well` when it is well conditioned and {eval}`small_near` when
-# one direction is nearly zero, while a well-conditioned residual of norm {eval}`large_norm` gives {eval}`large_well`.
+# $\operatorname{cond}(I - Q)$ between {eval}`f_drift2.rand_lo` and {eval}`f_drift2.rand_hi`, because the smallest
+# singular value of a square Gaussian matrix is small. A residual of norm {eval}`f_drift2.small_norm` gives
+# $\operatorname{cond}(M) =$ {eval}`f_drift2.small_well` when it is well conditioned and {eval}`f_drift2.small_near` when
+# one direction is nearly zero, while a well-conditioned residual of norm {eval}`f_drift2.large_norm` gives {eval}`f_drift2.large_well`.
 # So the mechanism is a near-zero singular value of $I - Q$, not the closeness of targets to inputs.
 #
 # :::{admonition} Details: sign patterns, and how much there is to learn
@@ -868,12 +847,12 @@ signs_syn = t1d.sign_sweep(near_identity)
 # Along that direction the identity map ($w = 0$) is already nearly right: there is little to learn
 # there, which does not make the problem hard. For the random maps, flipping every sign turns $M$
 # into $(I + Q)\Sigma_{XX}$, which is well conditioned, and gives the smallest condition number over
-# all $2^{10}$ patterns. The largest lies between {eval}`max_lo` and {eval}`max_hi` in every row,
+# all $2^{10}$ patterns. The largest lies between {eval}`f_drift2.max_lo` and {eval}`f_drift2.max_hi` in every row,
 # well-conditioned residuals included: a pattern that flips some coordinates and not others can make
 # $D - Q$ nearly singular. The last column, the loss of the identity map ($w = 0$) over
 # $\mathcal L_{\min}$, measures how much there is to learn, and it does not follow
-# $\operatorname{cond}(M)$: it is {eval}`ratio_near` for the residual of norm {eval}`small_norm` with a
-# near-zero direction and {eval}`ratio_large` for the well-conditioned residual of norm {eval}`large_norm`.
+# $\operatorname{cond}(M)$: it is {eval}`f_drift2.ratio_near` for the residual of norm {eval}`f_drift2.small_norm` with a
+# near-zero direction and {eval}`f_drift2.ratio_large` for the well-conditioned residual of norm {eval}`f_drift2.large_norm`.
 # :::
 
 # %% tags=["remove-input"]
