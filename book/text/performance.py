@@ -139,111 +139,18 @@ import pandas as pd
 from resnet_nb.core import paths
 
 floor_info = json.loads(paths.benchmark_file("floor.json").read_text())
-FIG_NAMES = {
-    "fig2": "Figure 2 analog",
-    "fig3": "Figure 3",
-    "fig5": "Figure 5",
-    "fig6": "Figure 6",
-    "fig7": "Figure 7",
-    "fig9": "Figure 9",
-    "fig10": "Figure 10",
-}
-
-floor_rows = []
-for f in floor_info["figures"]:
-    chk = f["committed_check"]
-    floor_rows.append(
-        {
-            "figure": FIG_NAMES[f["figure"]],
-            "items sampled": f"{f['sampled_items']} of {f['paper_items']}",
-            "sample: ours (s)": round(f["sample_engine_s"], 1),
-            "sample: floor (s)": round(f["sample_floor_s"], 1),
-            "sample ratio": round(f["ratio"], 2),
-            "paired ratio": round(f["paired_ratio"], 2) if "paired_ratio" in f else "",
-            "paper: ours (core-h)": views.hours(f["paper_engine_core_s"]),
-            "paper: floor (core-h)": views.hours(f["paper_floor_core_s"]),
-            "paper ratio": round(f["paper_ratio"], 2),
-            "paper, 2 processes (h)": views.hours(f["paper_engine_wall_2jobs_s"]),
-            "sampling check": "" if chk is None else round(chk["estimated_over_committed"], 2),
-        }
-    )
-tot = floor_info["total"]
-floor_rows.append(
-    {
-        "figure": "all (reproduce all)",
-        "items sampled": "",
-        "sample: ours (s)": "",
-        "sample: floor (s)": "",
-        "sample ratio": "",
-        "paired ratio": "",
-        "paper: ours (core-h)": views.hours(tot["paper_engine_core_s"]),
-        "paper: floor (core-h)": views.hours(tot["paper_floor_core_s"]),
-        "paper ratio": round(tot["paper_ratio"], 2),
-        "paper, 2 processes (h)": views.hours(tot["paper_engine_wall_2jobs_s"]),
-        "sampling check": "",
-    }
-)
-floor_table = pd.DataFrame(floor_rows)
 by_fig = {f["figure"]: f for f in floor_info["figures"]}
 FLOOR_TARGET, TRAIN_TARGET = 1.5, 2.0  # the project's targets (issue 15)
-floor_target = show.num(FLOOR_TARGET)
-floor_ratio = show.num(tot["paper_ratio"], 2)
-floor_ratio_2jobs = show.num(tot["paper_ratio_2jobs"], 2)
-floor_met = show.text("within" if tot["paper_ratio"] <= FLOOR_TARGET else "above")
-floor_ours_h = show.fixed(tot["paper_engine_core_s"] / 3600, 1)
-floor_floor_h = show.fixed(tot["paper_floor_core_s"] / 3600, 1)
-floor_wall_h = show.fixed(tot["paper_engine_wall_2jobs_s"] / 3600, 1)
-floor_floor_wall_h = show.fixed(tot["paper_floor_wall_2jobs_s"] / 3600, 1)
-over = sorted(
-    (f for f in floor_info["figures"] if f["paper_ratio"] > FLOOR_TARGET),
-    key=lambda f: -f["paper_ratio"],
-)
-floor_over = show.text(
-    ", ".join(f"{FIG_NAMES[f['figure']]} ({f['paper_ratio']:.2f})" for f in over) or "none"
-)
-training = ["fig2", "fig3", "fig9", "fig10"]
-train_worst = max(training, key=lambda k: by_fig[k]["paper_ratio"])
-floor_train_worst = show.num(by_fig[train_worst]["paper_ratio"], 2)
-floor_train_worst_fig = show.text(FIG_NAMES[train_worst])
-floor_train_met = show.text(
-    "within" if by_fig[train_worst]["paper_ratio"] <= TRAIN_TARGET else "above"
-)
-checks = [
-    f["committed_check"]["estimated_over_committed"]
-    for f in floor_info["figures"]
-    if f["committed_check"]
-]
-floor_check_lo, floor_check_hi = show.num(min(checks), 2), show.num(max(checks), 2)
-m = floor_info["machine"]
-floor_load = show.num(m["load_average_end"][0], 1)
-floor_threads = show.count(m["torch_threads"])
-floor_date = show.text(floor_info["written_utc"][:10])
-floor_commit = show.text(floor_info["git"]["commit"][:7])
-earlier = [f for f in floor_info["figures"] if f.get("separate_run")]
-now = [FIG_NAMES[f["figure"]] for f in floor_info["figures"] if not f.get("separate_run")]
-floor_runs_note = show.text(
-    "All figures were measured in this one run."
-    if not earlier
-    else f"This run remeasured {', '.join(now)}; the other figures come from earlier runs of the "
-    f"same script ({', '.join(sorted({f['separate_run'][11:16] for f in earlier}))} UTC, the "
-    "same day), each figure with its engine and floor side by side."
-)
-# the floor must follow the engine's trajectory: same final losses, same divergences
-same = all(
-    it["check"] is None or (it["check"]["same_divergences"] and it["check"]["max_rel_diff"] < 1e-9)
-    for f in floor_info["figures"]
-    for it in f["items"]
-)
-assert same, "the floor did not follow the engine's trajectory"
-floor_table.style.hide(axis="index")
+f_floor = facts.floor_facts(FLOOR_TARGET, TRAIN_TARGET, by_fig, floor_info)
+views.floor_table(floor_info).style.hide(axis="index")
 
 # %% tags=["remove-input"]
 f_hessian = facts.hessian_facts(FLOOR_TARGET, by_fig, floor_info)
 
 # %% [markdown]
-# Measured on {eval}`floor_date` (commit {eval}`floor_commit`) with torch on {eval}`floor_threads`
-# thread per process, as each `--jobs` worker computes; the load average was {eval}`floor_load` at
-# the end of the run. {eval}`floor_runs_note` The machine was shared, so the seconds are slower than on an idle machine
+# Measured on {eval}`f_floor.floor_date` (commit {eval}`f_floor.floor_commit`) with torch on {eval}`f_floor.floor_threads`
+# thread per process, as each `--jobs` worker computes; the load average was {eval}`f_floor.floor_load` at
+# the end of the run. {eval}`f_floor.floor_runs_note` The machine was shared, so the seconds are slower than on an idle machine
 # and noisy; the ratios, taken side by side, are what carries over.
 #
 # *Reading the table.* "Sample ratio" is the engine's time over the floor's on the sampled items
@@ -251,14 +158,14 @@ f_hessian = facts.hessian_facts(FLOOR_TARGET, by_fig, floor_info)
 # and floor ran back to back, and then the median, which a load that changes between repetitions
 # disturbs less; "paper ratio" is the ratio for the whole paper grid, extrapolated (below). A
 # ratio below 1 means the measurement did not resolve the difference on the shared machine. Over the whole
-# reproduction the engine needs {eval}`floor_ours_h` core-hours against a floor of
-# {eval}`floor_floor_h`, a ratio of {eval}`floor_ratio`: {eval}`floor_met` the project's target of
-# {eval}`floor_target`. On two worker processes (`--jobs 2`, longest item first, as the engine
-# schedules them) that is about {eval}`floor_wall_h` hours of waiting against
-# {eval}`floor_floor_wall_h` for the floor split perfectly over both cores (ratio
-# {eval}`floor_ratio_2jobs`). Figures above the target: {eval}`floor_over`. Of the figures that only
-# train, the farthest from its floor is {eval}`floor_train_worst_fig` at {eval}`floor_train_worst`,
-# {eval}`floor_train_met` the target of 2 for training.
+# reproduction the engine needs {eval}`f_floor.floor_ours_h` core-hours against a floor of
+# {eval}`f_floor.floor_floor_h`, a ratio of {eval}`f_floor.floor_ratio`: {eval}`f_floor.floor_met` the project's target of
+# {eval}`f_floor.floor_target`. On two worker processes (`--jobs 2`, longest item first, as the engine
+# schedules them) that is about {eval}`f_floor.floor_wall_h` hours of waiting against
+# {eval}`f_floor.floor_floor_wall_h` for the floor split perfectly over both cores (ratio
+# {eval}`f_floor.floor_ratio_2jobs`). Figures above the target: {eval}`f_floor.floor_over`. Of the figures that only
+# train, the farthest from its floor is {eval}`f_floor.floor_train_worst_fig` at {eval}`f_floor.floor_train_worst`,
+# {eval}`f_floor.floor_train_met` the target of 2 for training.
 #
 # *Where the rest goes.* Figure 7 (paper ratio {eval}`f_hessian.fig7_ratio`) computes the exact Hessian of a
 # ReLU network on all {eval}`f_hessian.fig7_m` digits at the recorded epochs of every run. Its floor counts
@@ -299,7 +206,7 @@ f_hessian = facts.hessian_facts(FLOOR_TARGET, by_fig, floor_info)
 # repetition, the build is {eval}`f_hessian.fig7_build_x` times the eigenvalues, and the bare products alone
 # are {eval}`f_hessian.fig7_prod_x` times: with nothing else done, the Hessian part of Figure 7 would still take
 # {eval}`f_hessian.fig7_hess_part_x` times its floor, so no assembly built on these products brings it to the
-# target of {eval}`floor_target`. The whole build takes {eval}`f_hessian.fig7_build_over_prod` times as long
+# target of {eval}`f_floor.floor_target`. The whole build takes {eval}`f_hessian.fig7_build_over_prod` times as long
 # as its products alone; the rest is pushing the $d$ unit directions forward from every
 # matrix's output through the later matrices and ReLU masks (which gives $F_a$, $g_a$ and
 # $M_{ab}$), contracting $K_{ab}$ over the outputs sample by sample, forming the per-sample outer
@@ -321,8 +228,8 @@ f_hessian = facts.hessian_facts(FLOOR_TARGET, by_fig, floor_info)
 # with the nearest depth, scaled by the engine's cost model (`progress.item_cost`; $P^3$ for the
 # Hessians of Figure 5, weight layers times epochs for Figure 2). The last column checks the
 # choice of items on the committed paper records: the same estimator applied to the committed
-# times of the sampled items, over the committed total (from {eval}`floor_check_lo` to
-# {eval}`floor_check_hi`; 1 is exact). It cannot check the shortening: in the first epochs the runs
+# times of the sampled items, over the committed total (from {eval}`f_floor.floor_check_lo` to
+# {eval}`f_floor.floor_check_hi`; 1 is exact). It cannot check the shortening: in the first epochs the runs
 # that later diverge are still computed, which weighs them more than in the whole run. Figure 8
 # reuses the runs of Figure 6 and computes nothing of its own.
 
@@ -350,8 +257,6 @@ items10.style.hide(axis="index")
 
 # %% tags=["hide-input"]
 import json
-
-import pandas as pd
 
 from resnet_nb.core import paths
 

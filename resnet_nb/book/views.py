@@ -40,6 +40,8 @@ __all__ = [
     "fig9_config",
     "fig10_config",
     "hours",
+    "FIGURE_NAMES",
+    "floor_table",
 ]
 
 
@@ -462,3 +464,58 @@ def fig10_config(config: dict, v: dict, depths, lrs) -> dict:
 def hours(seconds: float) -> float:
     """Seconds in hours, to two decimals (the performance chapter's tables)."""
     return round(seconds / 3600, 2)
+
+
+#: The figures' names as the Performance page's tables give them.
+FIGURE_NAMES = {
+    "fig2": "Figure 2 analog",
+    "fig3": "Figure 3",
+    "fig5": "Figure 5",
+    "fig6": "Figure 6",
+    "fig7": "Figure 7",
+    "fig9": "Figure 9",
+    "fig10": "Figure 10",
+}
+
+
+def floor_table(floor_info: dict):
+    """The Performance page's table of the engine against its floor (``benchmarks/floor.py``'s
+    ``floor.json``): per figure the sampled items, both times on the sample and their ratio, the
+    paired ratio, the paper-scale core-hours of both and their ratio, the wall hours on two
+    processes, and the sampling check (estimated over committed time); then the total."""
+    import pandas as pd
+
+    rows = []
+    for f in floor_info["figures"]:
+        chk = f["committed_check"]
+        rows.append(
+            {
+                "figure": FIGURE_NAMES[f["figure"]],
+                "items sampled": f"{f['sampled_items']} of {f['paper_items']}",
+                "sample: ours (s)": round(f["sample_engine_s"], 1),
+                "sample: floor (s)": round(f["sample_floor_s"], 1),
+                "sample ratio": round(f["ratio"], 2),
+                "paired ratio": round(f["paired_ratio"], 2) if "paired_ratio" in f else "",
+                "paper: ours (core-h)": hours(f["paper_engine_core_s"]),
+                "paper: floor (core-h)": hours(f["paper_floor_core_s"]),
+                "paper ratio": round(f["paper_ratio"], 2),
+                "paper, 2 processes (h)": hours(f["paper_engine_wall_2jobs_s"]),
+                "sampling check": "" if chk is None else round(chk["estimated_over_committed"], 2),
+            }
+        )
+    tot = floor_info["total"]
+    blank = dict.fromkeys(
+        ["items sampled", "sample: ours (s)", "sample: floor (s)", "sample ratio", "paired ratio"], ""
+    )
+    rows.append(
+        {
+            "figure": "all (reproduce all)",
+            **blank,
+            "paper: ours (core-h)": hours(tot["paper_engine_core_s"]),
+            "paper: floor (core-h)": hours(tot["paper_floor_core_s"]),
+            "paper ratio": round(tot["paper_ratio"], 2),
+            "paper, 2 processes (h)": hours(tot["paper_engine_wall_2jobs_s"]),
+            "sampling check": "",
+        }
+    )
+    return pd.DataFrame(rows)

@@ -51,3 +51,20 @@ def test_fig8_run_plot_draws_the_run_the_control_picks_or_the_last_one(monkeypat
 def test_hours_are_seconds_over_3600_to_two_decimals():
     assert views.hours(5400) == 1.5
     assert views.hours(100) == pytest.approx(0.03)
+
+
+def test_floor_table_has_one_row_per_figure_and_a_total_from_the_benchmark_file():
+    import json
+
+    from resnet_nb.core import paths
+
+    info = json.loads(paths.benchmark_file("floor.json").read_text())
+    t = views.floor_table(info)
+    assert list(t.figure) == [views.FIGURE_NAMES[f["figure"]] for f in info["figures"]] + ["all (reproduce all)"]
+    for row, f in zip(t.itertuples(index=False), info["figures"]):
+        assert row[2] == round(f["sample_engine_s"], 1) and row[4] == round(f["ratio"], 2)
+        assert row[6] == round(f["paper_engine_core_s"] / 3600, 2)
+        assert row[8] == pytest.approx(f["paper_engine_core_s"] / f["paper_floor_core_s"], abs=0.006)
+    total = t.iloc[-1]
+    assert total["paper: ours (core-h)"] == round(info["total"]["paper_engine_core_s"] / 3600, 2)
+    assert total["items sampled"] == ""
