@@ -21,12 +21,12 @@ import pandas as pd
 from IPython.display import display
 
 import resnet_nb as rn
-from resnet_nb.book import show
+from resnet_nb.book import show, tour_figures
+from resnet_nb.book.facts import tour as facts
 from resnet_nb.book.li_figures import plot_hessian
 from resnet_nb.book.plotting import COLORS, style
 from resnet_nb.core import hessians
 from resnet_nb.experiments import fig5, fig9, fig10
-from resnet_nb.hardt_ma import linear as hml
 from resnet_nb.hardt_ma import relu as hmr
 from resnet_nb.shared import common
 
@@ -35,88 +35,13 @@ data = common.mnist()  # 5,000 whitened MNIST digits, d = 10 (Appendix B of Li e
 Lmin = rn.optimum(data)[1]  # the least-squares loss every linear network can reach
 
 # %% tags=["remove-input"]
-# left: Hardt & Ma, Theorem 2.1 -- the largest layer norm needed to write R as a product
-R_pos = hml.random_positive_det(4, np.random.default_rng(1), gamma=1.0)
-gamma = hml.gamma_of(R_pos)
-R_neg = R_pos.copy()
-R_neg[:, 0] *= -1  # one column flipped: det R < 0, same singular values
-ells = [3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
-built = [hml.max_spectral_norm(hml.theorem21_construction(R_pos, ell)[0]) for ell in ells]
-bound = [hml.theorem21_bound(gamma, ell) for ell in ells]
-floor = hml.min_max_norm_lower_bound(R_neg)
-assert np.linalg.det(R_neg) < 0 and floor == 1 and all(b <= c for b, c in zip(built, bound))
-
-# right: Li et al., Theorem 1 -- condition number of the Hessian at w = 0 against depth
-cond_at_zero = {}
-for n, Rs in [(1, [1, 2, 4, 8, 16]), (2, [1, 2, 4, 8])]:
-    cond_at_zero[n] = [
-        (
-            n * R,
-            hessians.cond_percentile(
-                hessians.spectrum(hessians.hessian_at_zero(rn.ShortcutNetwork(10, n, R), data))
-            ),
-        )
-        for R in Rs
-    ]
-
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.6))
-ax1.loglog(
-    ells, built, "o-", color=COLORS["1-shortcut"], label=r"det $R > 0$: the book's construction"
-)
-ax1.loglog(ells, bound, "k--", lw=1, label="bound of Theorem 2.1")
-ax1.axhspan(1e-2, floor, color=COLORS["plain"], alpha=0.15)
-ax1.axhline(floor, color=COLORS["plain"], lw=2, label=r"det $R < 0$: no factorisation below 1")
-ax1.set(
-    xlabel=r"number of layers $\ell$",
-    ylabel=r"$\max_i \|A_i\|$",
-    ylim=(0.02, 12),
-    title=r"Hardt & Ma: writing R ($\det R > 0$) with small layers",
-)
-ax1.legend(fontsize=8, loc="lower left")
-ax1.set_xticks([3, 10, 30, 64], ["3", "10", "30", "64"])
-ax1.minorticks_off()
-for n, key in [(1, "1-shortcut"), (2, "2-shortcut")]:
-    L, c = zip(*cond_at_zero[n])
-    ax2.loglog(L, c, "o-", color=COLORS[key], label=f"{n}-shortcut")
-ax2.text(
-    0.97,
-    0.5,
-    "3-shortcut: the Hessian\nat 0 is zero",
-    transform=ax2.transAxes,
-    ha="right",
-    color=COLORS["3-shortcut"],
-    fontsize=9,
-)
-ax2.set(
-    xlabel="depth L",
-    ylabel=r"$|\lambda|_{\max} / |\lambda|_{(10\%)}$ at $w = 0$",
-    title="Li et al.: curvature at the zero start",
-)
-ax2.legend(fontsize=8, loc="upper left")
-plt.tight_layout()
+f_key = facts.key_figure_facts(data)
+tour_figures.key_figure(f_key)
 plt.show()
-
-gamma_s, ell_lo, ell_hi = show.num(gamma), show.count(ells[0]), show.count(ells[-1])
-built_ratio = show.pct(max(b / c for b, c in zip(built, bound)), 1)
-# gamma = 1 by construction (to rounding), so every depth plotted has l >= 3 gamma
-assert abs(gamma - 1) < 1e-12 and min(ells) >= 3
-# without l >= 3 gamma: R = e^10 (1 x 1, gamma = 10) with l = 2 layers, whose best factors are
-# equal, 1 + a = e^5 (the ledger's falsifier of hm-thm21-bound)
-few_opt, few_bound = np.expm1(10 / 2), hml.theorem21_bound(10.0, 2)
-assert few_opt > few_bound
-few_opt_s, few_bound_s = show.num(few_opt, 3), show.num(few_bound, 3)
-cond2 = show.num(cond_at_zero[2][0][1], 3)
-# Theorem 1's own condition number at w = 0 (Eq. 12): |lambda|max / |lambda|min = smax(M) / smin(M)
-lam2 = np.abs(hessians.spectrum(hessians.hessian_at_zero(rn.ShortcutNetwork(10, 2, 1), data)))
-cond2_exact = show.num(lam2.max() / lam2.min(), 4)
-cond1_lo, cond1_hi = show.num(cond_at_zero[1][0][1], 3), show.num(cond_at_zero[1][-1][1], 3)
-depth1_hi, depth2_hi = show.count(cond_at_zero[1][-1][0]), show.count(cond_at_zero[2][-1][0])
-spread2 = np.ptp([c for _, c in cond_at_zero[2]]) / cond_at_zero[2][0][1]
-assert spread2 < 1e-9  # the 2-shortcut value is the same at every depth (to rounding)
 
 # %% [markdown]
 # **Figure 1.** *Left:* a random $4 \times 4$ matrix $R$ with $\det R > 0$ and $\gamma =$
-# {eval}`gamma_s` (how far its singular values are from 1, on a log scale) is written as
+# {eval}`f_key.gamma_s` (how far its singular values are from 1, on a log scale) is written as
 # $(I + A_\ell)\cdots(I + A_1)$ with every $\lVert A_i\rVert$ shrinking like $1/\ell$, within Hardt
 # and Ma's bound (stated for $\ell \ge 3\gamma$); flip one column ($\det R < 0$) and no product of layers of
 # norm below 1 reaches it. *Right:* the condition number of the Hessian of the loss at $w = 0$ (all weights zero) on
@@ -143,10 +68,10 @@ assert spread2 < 1e-9  # the 2-shortcut value is the same at every depth (to rou
 # product of $\ell$ factors $I + A_i$ with $\max_i \lVert A_i\rVert \le 2(\sqrt\pi + \sqrt{3\gamma})^2/\ell$,
 # where $\gamma = \max(|\log\sigma_{\max}(R)|, |\log\sigma_{\min}(R)|)$.
 # In Figure 1 the book's construction reaches at most
-# {eval}`built_ratio` of the bound ($\ell$ = {eval}`ell_lo` to {eval}`ell_hi`).
+# {eval}`f_key.built_ratio` of the bound ($\ell$ = {eval}`f_key.ell_lo` to {eval}`f_key.ell_hi`).
 #
 # Both hypotheses are needed. For $R = e^{10}$ ($1 \times 1$, $\gamma = 10$) and $\ell = 2 < 3\gamma$ the
-# best factors are $A_i = e^5 - 1 =$ {eval}`few_opt_s`, above the bound's {eval}`few_bound_s`.
+# best factors are $A_i = e^5 - 1 =$ {eval}`f_key.few_opt_s`, above the bound's {eval}`f_key.few_bound_s`.
 # The ICLR 2017 text omits $\det R > 0$ ({doc}`versions <hardt_ma_linear>`), but layers with $\lVert A_i\rVert < 1$ have
 # $\det(I + A_i) > 0$: a reflection needs a layer of norm at least 1.
 
@@ -245,9 +170,9 @@ assert hess[3].abs().max() == 0 and hess[2].abs().max() > 0
 # activations have the derivatives it needs at 0 (not ReLU's).
 # With $n = 2$ the Hessian's eigenvalues are $\pm\sigma_k(M)$, whatever the depth, so Theorem 1's
 # condition number $|\lambda|_{\max}/|\lambda|_{\min} = \sigma_{\max}(M)/\sigma_{\min}(M)$ is
-# {eval}`cond2_exact` at every depth, and the experiments' $\mathrm{cond}_{10}$ stays at
-# {eval}`cond2` from depth 2 to {eval}`depth2_hi` in Figure 1. With $n = 1$ $\mathrm{cond}_{10}$
-# grows, from {eval}`cond1_lo` at depth 1 to {eval}`cond1_hi` at depth {eval}`depth1_hi`. With
+# {eval}`f_key.cond2_exact` at every depth, and the experiments' $\mathrm{cond}_{10}$ stays at
+# {eval}`f_key.cond2` from depth 2 to {eval}`f_key.depth2_hi` in Figure 1. With $n = 1$ $\mathrm{cond}_{10}$
+# grows, from {eval}`f_key.cond1_lo` at depth 1 to {eval}`f_key.cond1_hi` at depth {eval}`f_key.depth1_hi`. With
 # $n \ge 3$ every derivative below order $n$ vanishes: a flat saddle.
 
 # %% tags=["hide-input"]
