@@ -91,47 +91,18 @@ n_pts, r_lab = 40, 3
 X = hmr.unit_norm_columns(g.standard_normal((2, n_pts)))
 labels = g.integers(0, r_lab, n_pts)
 net, report = hmr.theorem32_construction(X, labels, k=2, r=r_lab, seed=0)
-states = net.trajectory(X)
 fit_err = np.abs(net(X) - np.eye(r_lab)[:, labels]).max()
 assert fit_err < 1e-6  # every label fitted
-
-fig, axes = plt.subplots(1, 3, figsize=(10, 3.3))
-keys = ["1-shortcut", "2-shortcut", "3-shortcut"]  # three label colours from the book's palette
-steps = [None, len(states) // 2, len(states) - 1]
-for ax, j in zip(axes, steps):
-    pts = X if j is None else states[j]
-    for lab in range(r_lab):
-        P = pts[:, labels == lab]
-        ax.scatter(P[0], P[1], s=14, color=COLORS[keys[lab]], label=f"label {lab}")
-    lim = 1.15 * np.abs(pts).max()
-    ax.set(
-        aspect="equal",
-        xlim=(-lim, lim),
-        ylim=(-lim, lim),
-        xticks=[],
-        yticks=[],
-        title="the inputs" if j is None else f"after block {j} of {len(states) - 1}",
-    )
-axes[0].legend(fontsize=8, loc="lower left")
-plt.tight_layout()
+tour_figures.construction_steps(X, labels, net.trajectory(X), r_lab)
 plt.show()
-n_s, r_s, blocks_s = show.count(n_pts), show.count(r_lab), show.count(report["blocks"])
-draws32 = hmr.load_thm32()[0]
-refuse_sq = hmr.failure_rate(draws32.refuses_sq_c10)  # Assumption 3.1's reading of rho
-refuse_dist = hmr.failure_rate(draws32.refuses_dist_c10)  # the proof's reading
-jl_c10 = (draws32[["jl_excess_sq_c10", "jl_excess_dist_c10"]] > 1).all(axis=1)
-assert jl_c10.all()  # the projection broke its tolerance on every stored draw, both readings
-jl_draws = show.count(len(draws32))
-ref_sq = show.text(f"{refuse_sq['failures']} of {refuse_sq['draws']}")
-ref_dist = show.text(f"{refuse_dist['failures']} of {refuse_dist['draws']}")
-params_s, fit_s = show.count(hmr.parameter_count(net)["trainable"]), show.num(fit_err)
+f_fig2 = facts.construction_facts(net, report, fit_err, n_pts, r_lab)
 
 # %% [markdown]
-# **Figure 2.** {eval}`n_s` points with {eval}`r_s` labels (colours) as a residual ReLU network of
+# **Figure 2.** {eval}`f_fig2.n_s` points with {eval}`f_fig2.r_s` labels (colours) as a residual ReLU network of
 # width 2 moves them: each block moves at most two points to a position that encodes their label
-# and leaves every other point exactly where it is. After {eval}`blocks_s` blocks
-# ({eval}`params_s` trainable parameters) a last ReLU block maps every point to its label, up to
-# {eval}`fit_s`. Chapter: {doc}`Hardt & Ma, expressivity <hardt_ma_expressivity>`. Evidence: <a href="claims.html#claim-hm-constant-width" title="hm-constant-width">1</a>, <a href="claims.html#claim-hm-thm32" title="hm-thm32">2</a>, <a href="claims.html#claim-hm-lemma-b1" title="hm-lemma-b1">3</a>.
+# and leaves every other point exactly where it is. After {eval}`f_fig2.blocks_s` blocks
+# ({eval}`f_fig2.params_s` trainable parameters) a last ReLU block maps every point to its label, up to
+# {eval}`f_fig2.fit_s`. Chapter: {doc}`Hardt & Ma, expressivity <hardt_ma_expressivity>`. Evidence: <a href="claims.html#claim-hm-constant-width" title="hm-constant-width">1</a>, <a href="claims.html#claim-hm-thm32" title="hm-thm32">2</a>, <a href="claims.html#claim-hm-lemma-b1" title="hm-lemma-b1">3</a>.
 #
 
 # %% [markdown]
@@ -141,7 +112,7 @@ params_s, fit_s = show.count(hmr.parameter_count(net)["trainable"]), show.num(fi
 # (Assumption 3.1), a residual network with ReLU blocks $h \mapsto h + V\,\mathrm{ReLU}(Uh + b)$ and
 # $O(n\log n + r^2)$ parameters gives each input any of $r$ labels. The proof projects the data
 # to width $k = c\log n/\rho^2$, then each block moves $k$ points in a given order. At the paper's $c = 10$ the projection breaks the proof's
-# $1 \pm \rho/3$ tolerance on all {eval}`jl_draws` random draws; the theorem still holds, with another
+# $1 \pm \rho/3$ tolerance on all {eval}`f_fig2.jl_draws` random draws; the theorem still holds, with another
 # order of moves ({ref}`tour-corrects`).
 #
 
@@ -180,61 +151,24 @@ from resnet_nb.book.palette import LABELS
 
 T5 = common.committed("fig5")
 s5 = fig5.summarise(T5)
-fig, ax = plt.subplots(figsize=(5.6, 3.8))
-for arch in common.ARCHS:
-    g = s5[(s5.arch == arch) & (s5.unresolved == 0)]
-    ax.errorbar(
-        np.log10(g.depth),
-        g.lg_cond_mean,
-        yerr=g.lg_cond_std.fillna(0),
-        marker="o",
-        ms=4,
-        capsize=2,
-        color=COLORS[arch],
-        label=LABELS[arch],
-    )
-    u = s5[(s5.arch == arch) & (s5.unresolved > 0)]
-    ax.plot(np.log10(u.depth), u.lg_resolution_limit, "^", mfc="none", color=COLORS[arch])
-ax.set(
-    xlabel="lg(depth)",
-    ylabel=r"lg($|\lambda|_{\max}/|\lambda|_{(10\%)}$)",
-    title="Condition number at the small start (Figure 5)",
-)
-ax.legend(fontsize=8)
+tour_figures.figure5(s5, common.ARCHS)
 plt.show()
-
-by = s5.set_index(["arch", "depth"]).lg_cond_mean
-two = by["2-shortcut"]
-two_range = show.fixed(fig5.claim_flat_to_depth_96().value, 4)  # as The initial point quotes it
-two_level = show.num(10 ** two.mean(), 2)
-ortho_growth = show.fixed(by["orthogonal"].iloc[-1] - by["orthogonal"].iloc[0], 1)
-one_growth = show.fixed(by["1-shortcut"].iloc[-1] - by["1-shortcut"].iloc[0], 1)
-xav_lost = show.count(s5[(s5.arch == "xavier") & (s5.unresolved > 0)].depth.min())
-depth_max = show.count(s5.depth.max())
-small = show.num(rn.core.init.SMALL_SCALE)
-runs5 = show.count(s5.runs.max())
-lam_by = T5.groupby(["arch", "depth"]).lam_max.mean()
-scale_ratio = lam_by["2-shortcut"].mean() / lam_by["3-shortcut"].mean()
-assert scale_ratio > 10  # the 3-shortcut curvature is much smaller, not comparable
-three_scale = show.num(scale_ratio, 2)
-three_range = show.fixed(by["3-shortcut"].max() - by["3-shortcut"].min(), 2)
+f_fig5 = facts.fig5_facts(T5, s5)
 
 # %% [markdown]
-# **Figure 4** (Li et al.'s Figure 5, from the book's stored run: {eval}`runs5` runs per depth,
-# mean and standard deviation of the lg). At the small start, Xavier's weights times {eval}`small`,
-# the 2-shortcut networks' $\mathrm{cond}_{10}$ stays flat (range {eval}`two_range` in lg over
-# depths 2 to {eval}`depth_max`); the 1-shortcut and orthogonal plain networks' grows by about
-# {eval}`one_growth` and {eval}`ortho_growth` in lg; Xavier's leaves float64's resolution from
-# depth {eval}`xav_lost` (triangles: lower bounds). The 3-shortcut curve, not in the paper, is
-# nearly flat too (range {eval}`three_range`), at a curvature about {eval}`three_scale` times
+# **Figure 4** (Li et al.'s Figure 5, from the book's stored run: {eval}`f_fig5.runs5` runs per depth,
+# mean and standard deviation of the lg). At the small start, Xavier's weights times {eval}`f_fig5.small`,
+# the 2-shortcut networks' $\mathrm{cond}_{10}$ stays flat (range {eval}`f_fig5.two_range` in lg over
+# depths 2 to {eval}`f_fig5.depth_max`); the 1-shortcut and orthogonal plain networks' grows by about
+# {eval}`f_fig5.one_growth` and {eval}`f_fig5.ortho_growth` in lg; Xavier's leaves float64's resolution from
+# depth {eval}`f_fig5.xav_lost` (triangles: lower bounds). The 3-shortcut curve, not in the paper, is
+# nearly flat too (range {eval}`f_fig5.three_range`), at a curvature about {eval}`f_fig5.three_scale` times
 # smaller, proportional to the start: $\mathrm{cond}_{10}$, a ratio, misses the flatness Theorem 1
 # predicts for $n \ge 3$. Chapter:
 # {doc}`The initial point <exp_initial_point>`.
 # Evidence: <a href="claims.html#claim-li-fig5-flat-to-depth-96" title="li-fig5-flat-to-depth-96">1</a>, <a href="claims.html#claim-li-fig5-one-shortcut-like-plain" title="li-fig5-one-shortcut-like-plain">2</a>.
 
 # %% tags=["hide-input"]
-from resnet_nb.book.palette import LABELS
-
 T9, T10 = common.committed("fig9"), fig10.committed()
 s9, s10 = fig9.summarise(T9, loss_opt=Lmin), fig10.summarise(T10)
 fig, (a9, a10) = plt.subplots(1, 2, figsize=(10, 3.6))
@@ -353,6 +287,6 @@ display(
 # - Eq. (2.3) prints $4\ell(1-\tau)^{\ell-1}\sigma_{\min}(\Sigma)^2$; the bound that holds has $4\ell(1-\tau)^{2\ell-2}\sigma_{\min}(\Sigma)$, and Theorem 2.2 holds with it (<a href="claims.html#claim-hm-eq23">hm-eq23</a>, <a href="claims.html#claim-hm-thm22">hm-thm22</a>).
 # - In Theorem 2.1's proof, $\lVert I - T(\phi)\rVert = 2|\sin(\phi/2)|$, not $|\sin\phi|$; the estimate survives (<a href="claims.html#claim-hm-thm21-rotation-step">hm-thm21-rotation-step</a>).
 # - Lemma B.1 (one ReLU block moves $k$ chosen points and fixes the rest) asks for a separation (b) of $3\rho'$, readable as a distance or a squared distance. Its proof needs squared separation $6\rho'$: it fails either way. Its statement fails for distances only: a point inside the hull of four others meets the hypotheses, yet no block moving it with $k - 1$ others to arbitrary targets leaves those four in place (<a href="claims.html#claim-hm-lemma-b1">hm-lemma-b1</a>, <a href="claims.html#claim-hm-b2-meets-b1">hm-b2-meets-b1</a>).
-# - Theorem 3.2's proof at $c = 10$: the projection fails on every draw; the paper's order then meets a point it cannot isolate on {eval}`ref_sq` draws ($\rho$ as in Assumption 3.1) or {eval}`ref_dist` (the proof's reading). A greedy order proves the theorem at constant width with $O(n + r^2)$ parameters (the book's count; the paper's is $O(n \log n + r^2)$) (<a href="claims.html#claim-hm-thm32">hm-thm32</a>, <a href="claims.html#claim-hm-constant-width">hm-constant-width</a>).
+# - Theorem 3.2's proof at $c = 10$: the projection fails on every draw; the paper's order then meets a point it cannot isolate on {eval}`f_fig2.ref_sq` draws ($\rho$ as in Assumption 3.1) or {eval}`f_fig2.ref_dist` (the proof's reading). A greedy order proves the theorem at constant width with $O(n + r^2)$ parameters (the book's count; the paper's is $O(n \log n + r^2)$) (<a href="claims.html#claim-hm-thm32">hm-thm32</a>, <a href="claims.html#claim-hm-constant-width">hm-constant-width</a>).
 # - ReLU, which the paper lists as covered, leaves the loss not twice differentiable at zero (<a href="claims.html#claim-li-thm1-relu-hypothesis">li-thm1-relu-hypothesis</a>). At the small start the Hessian is Li et al.'s ReLU formula (Eq. 19) on the samples each unit passes, not $c\cdot(\pm\sigma_k(M))$ for any $\mathrm{relu}'(0) = c$: its scale-free $\mathrm{cond}_{10}$ is about twice Theorem 1's (<a href="claims.html#claim-li-thm1-relu-experiments">li-thm1-relu-experiments</a>), flat in depth as the abstract says (<a href="claims.html#claim-li-thm1-relu-depth">li-thm1-relu-depth</a>).
 # - Theorem 1's flat saddle belongs to the all-zero start: practical zero-last-layer starts have a nonzero gradient (<a href="claims.html#claim-lim-fixup-not-flat">lim-fixup-not-flat</a>).

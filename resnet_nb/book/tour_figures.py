@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from resnet_nb.book.palette import COLORS
+import numpy as np
 
-__all__ = ["key_figure"]
+from resnet_nb.book.palette import COLORS, LABELS
+
+__all__ = ["key_figure", "figure5", "construction_steps"]
 
 
 def key_figure(f):
@@ -46,5 +48,62 @@ def key_figure(f):
         title="Li et al.: curvature at the zero start",
     )
     ax2.legend(fontsize=8, loc="upper left")
+    plt.tight_layout()
+    return fig
+
+
+def figure5(s5, archs):
+    """Figure 5 in the tour: mean lg cond10 at the small start by lg depth for each architecture in
+    ``archs`` (error bars: run-to-run spread), and the depths where a network's condition number
+    is beyond float64's resolution as open triangles at that limit. ``s5``: Figure 5's summary."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.6, 3.8))
+    for arch in archs:
+        g = s5[(s5.arch == arch) & (s5.unresolved == 0)]
+        ax.errorbar(
+            np.log10(g.depth),
+            g.lg_cond_mean,
+            yerr=g.lg_cond_std.fillna(0),
+            marker="o",
+            ms=4,
+            capsize=2,
+            color=COLORS[arch],
+            label=LABELS[arch],
+        )
+        u = s5[(s5.arch == arch) & (s5.unresolved > 0)]
+        ax.plot(np.log10(u.depth), u.lg_resolution_limit, "^", mfc="none", color=COLORS[arch])
+    ax.set(
+        xlabel="lg(depth)",
+        ylabel=r"lg($|\lambda|_{\max}/|\lambda|_{(10\%)}$)",
+        title="Condition number at the small start (Figure 5)",
+    )
+    ax.legend(fontsize=8)
+    return fig
+
+
+def construction_steps(X, labels, states, r_lab: int):
+    """Theorem 3.2's construction at work: the inputs, the points halfway through the blocks and
+    after the last block, coloured by label. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(10, 3.3))
+    keys = ["1-shortcut", "2-shortcut", "3-shortcut"]  # three label colours from the book's palette
+    steps = [None, len(states) // 2, len(states) - 1]
+    for ax, j in zip(axes, steps):
+        pts = X if j is None else states[j]
+        for lab in range(r_lab):
+            P = pts[:, labels == lab]
+            ax.scatter(P[0], P[1], s=14, color=COLORS[keys[lab]], label=f"label {lab}")
+        lim = 1.15 * np.abs(pts).max()
+        ax.set(
+            aspect="equal",
+            xlim=(-lim, lim),
+            ylim=(-lim, lim),
+            xticks=[],
+            yticks=[],
+            title="the inputs" if j is None else f"after block {j} of {len(states) - 1}",
+        )
+    axes[0].legend(fontsize=8, loc="lower left")
     plt.tight_layout()
     return fig

@@ -8,9 +8,11 @@ import numpy as np
 import resnet_nb as rn
 from resnet_nb.book import show
 from resnet_nb.core import hessians
+from resnet_nb.experiments import fig5
 from resnet_nb.hardt_ma import linear as hml
+from resnet_nb.hardt_ma import relu as hmr
 
-__all__ = ["key_figure_facts"]
+__all__ = ["key_figure_facts", "fig5_facts", "construction_facts"]
 
 
 def key_figure_facts(data) -> show.Facts:
@@ -68,4 +70,45 @@ def key_figure_facts(data) -> show.Facts:
         cond1_hi=show.num(cond_at_zero[1][-1][1], 3),
         depth1_hi=show.count(cond_at_zero[1][-1][0]),
         depth2_hi=show.count(cond_at_zero[2][-1][0]),
+    )
+
+
+def fig5_facts(T5, s5) -> show.Facts:
+    """Figure 5 in words: how far lg cond of each architecture moves over the depths, where
+    Xavier's condition number leaves float64's resolution, and how much smaller the 3-shortcut
+    networks' curvature is (``T5``: the committed table, ``s5``: its summary)."""
+    by = s5.set_index(["arch", "depth"]).lg_cond_mean
+    lam_by = T5.groupby(["arch", "depth"]).lam_max.mean()
+    scale_ratio = lam_by["2-shortcut"].mean() / lam_by["3-shortcut"].mean()
+    assert scale_ratio > 10  # the 3-shortcut curvature is much smaller, not comparable
+    return show.Facts(
+        two_range=show.fixed(fig5.claim_flat_to_depth_96().value, 4),  # as The initial point quotes it
+        ortho_growth=show.fixed(by["orthogonal"].iloc[-1] - by["orthogonal"].iloc[0], 1),
+        one_growth=show.fixed(by["1-shortcut"].iloc[-1] - by["1-shortcut"].iloc[0], 1),
+        xav_lost=show.count(s5[(s5.arch == "xavier") & (s5.unresolved > 0)].depth.min()),
+        depth_max=show.count(s5.depth.max()),
+        small=show.num(rn.core.init.SMALL_SCALE),
+        runs5=show.count(s5.runs.max()),
+        three_scale=show.num(scale_ratio, 2),
+        three_range=show.fixed(by["3-shortcut"].max() - by["3-shortcut"].min(), 2),
+    )
+
+
+def construction_facts(net, report, fit_err: float, n_pts: int, r_lab: int) -> show.Facts:
+    """Theorem 3.2's construction on the tour's points, and the refusals and JL failures of the
+    stored draws at the printed constant c = 10 under both readings of rho."""
+    draws32 = hmr.load_thm32()[0]
+    refuse_sq = hmr.failure_rate(draws32.refuses_sq_c10)  # Assumption 3.1's reading of rho
+    refuse_dist = hmr.failure_rate(draws32.refuses_dist_c10)  # the proof's reading
+    jl_c10 = (draws32[["jl_excess_sq_c10", "jl_excess_dist_c10"]] > 1).all(axis=1)
+    assert jl_c10.all()  # the projection broke its tolerance on every stored draw, both readings
+    return show.Facts(
+        n_s=show.count(n_pts),
+        r_s=show.count(r_lab),
+        blocks_s=show.count(report["blocks"]),
+        jl_draws=show.count(len(draws32)),
+        ref_sq=show.text(f"{refuse_sq['failures']} of {refuse_sq['draws']}"),
+        ref_dist=show.text(f"{refuse_dist['failures']} of {refuse_dist['draws']}"),
+        params_s=show.count(hmr.parameter_count(net)["trainable"]),
+        fit_s=show.num(fit_err),
     )
