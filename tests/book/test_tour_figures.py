@@ -10,6 +10,7 @@ import numpy as np  # noqa: E402
 
 from resnet_nb.book import tour_figures  # noqa: E402
 from resnet_nb.book.facts import tour  # noqa: E402
+from resnet_nb.book.palette import LABELS  # noqa: E402
 from resnet_nb.core.data import synthetic_linear  # noqa: E402
 
 
@@ -35,3 +36,40 @@ def test_key_figure_draws_both_panels():
     ax1, ax2 = fig.axes
     assert len(ax1.lines) == 3 and len(ax2.lines) == 2  # construction, bound, floor; n = 1, 2
     plt.close(fig)
+
+
+def test_figure5_draws_each_architecture_and_the_facts_read_the_same_summary():
+    from resnet_nb.experiments import fig5
+    from resnet_nb.shared import common
+
+    T5 = common.committed("fig5")
+    s5 = fig5.summarise(T5)
+    fig = tour_figures.figure5(s5, common.ARCHS)
+    (ax,) = fig.axes
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [LABELS[a] for a in common.ARCHS]
+    plt.close(fig)
+    f = tour.fig5_facts(T5, s5)
+    assert repr(f.depth_max) == f"{int(s5.depth.max()):,}"
+    mean = s5.set_index(["arch", "depth"]).lg_cond_mean["orthogonal"]
+    assert repr(f.ortho_growth) == f"{mean.iloc[-1] - mean.iloc[0]:,.1f}"
+
+
+def test_construction_steps_show_the_inputs_halfway_and_the_end():
+    from resnet_nb.hardt_ma import relu as hmr
+
+    g = np.random.default_rng(0)
+    X = hmr.unit_norm_columns(g.standard_normal((2, 20)))
+    labels = g.integers(0, 3, 20)
+    net, report = hmr.theorem32_construction(X, labels, k=2, r=3, seed=0)
+    states = net.trajectory(X)
+    fig = tour_figures.construction_steps(X, labels, states, 3)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles == [
+        "the inputs",
+        f"after block {len(states) // 2} of {len(states) - 1}",
+        f"after block {len(states) - 1} of {len(states) - 1}",
+    ]
+    plt.close(fig)
+    fit_err = np.abs(net(X) - np.eye(3)[:, labels]).max()
+    f = tour.construction_facts(net, report, fit_err, 20, 3)
+    assert repr(f.blocks_s) == str(report["blocks"]) and repr(f.n_s) == "20"
