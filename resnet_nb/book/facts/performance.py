@@ -83,43 +83,15 @@ def floor_facts(FLOOR_TARGET, TRAIN_TARGET, by_fig, floor_info) -> show.Facts:
     """The engine against its floor in the prose: the total ratio and the targets, the figures above
     the target, the worst training figure, the sampling check, the machine and the runs; the floor
     must have followed the engine's trajectory (same final losses, same divergences)."""
-    tot = floor_info["total"]
-    floor_target = show.num(FLOOR_TARGET)
-    floor_ratio = show.num(tot["paper_ratio"], 2)
-    floor_ratio_2jobs = show.num(tot["paper_ratio_2jobs"], 2)
-    floor_met = show.text("within" if tot["paper_ratio"] <= FLOOR_TARGET else "above")
-    floor_ours_h = show.fixed(tot["paper_engine_core_s"] / 3600, 1)
-    floor_floor_h = show.fixed(tot["paper_floor_core_s"] / 3600, 1)
-    floor_wall_h = show.fixed(tot["paper_engine_wall_2jobs_s"] / 3600, 1)
-    floor_floor_wall_h = show.fixed(tot["paper_floor_wall_2jobs_s"] / 3600, 1)
+    tot, m = floor_info["total"], floor_info["machine"]
     over = sorted(
         (f for f in floor_info["figures"] if f["paper_ratio"] > FLOOR_TARGET),
         key=lambda f: -f["paper_ratio"],
     )
-    floor_over = show.text(
-        ", ".join(f"{views.FIGURE_NAMES[f['figure']]} ({f['paper_ratio']:.2f})" for f in over) or "none"
-    )
-    training = ["fig2", "fig3", "fig9", "fig10"]
-    train_worst = max(training, key=lambda k: by_fig[k]["paper_ratio"])
-    floor_train_worst = show.num(by_fig[train_worst]["paper_ratio"], 2)
-    floor_train_worst_fig = show.text(views.FIGURE_NAMES[train_worst])
-    floor_train_met = show.text("within" if by_fig[train_worst]["paper_ratio"] <= TRAIN_TARGET else "above")
+    train_worst = max(["fig2", "fig3", "fig9", "fig10"], key=lambda k: by_fig[k]["paper_ratio"])
     checks = [f["committed_check"]["estimated_over_committed"] for f in floor_info["figures"] if f["committed_check"]]
-    floor_check_lo, floor_check_hi = show.num(min(checks), 2), show.num(max(checks), 2)
-    m = floor_info["machine"]
-    floor_load = show.num(m["load_average_end"][0], 1)
-    floor_threads = show.count(m["torch_threads"])
-    floor_date = show.text(floor_info["written_utc"][:10])
-    floor_commit = show.text(floor_info["git"]["commit"][:7])
     earlier = [f for f in floor_info["figures"] if f.get("separate_run")]
     now = [views.FIGURE_NAMES[f["figure"]] for f in floor_info["figures"] if not f.get("separate_run")]
-    floor_runs_note = show.text(
-        "All figures were measured in this one run."
-        if not earlier
-        else f"This run remeasured {', '.join(now)}; the other figures come from earlier runs of the "
-        f"same script ({', '.join(sorted({f['separate_run'][11:16] for f in earlier}))} UTC, the "
-        "same day), each figure with its engine and floor side by side."
-    )
     # the floor must follow the engine's trajectory: same final losses, same divergences
     same = all(
         it["check"] is None or (it["check"]["same_divergences"] and it["check"]["max_rel_diff"] < 1e-9)
@@ -128,23 +100,31 @@ def floor_facts(FLOOR_TARGET, TRAIN_TARGET, by_fig, floor_info) -> show.Facts:
     )
     assert same, "the floor did not follow the engine's trajectory"
     return show.Facts(
-        floor_check_hi=floor_check_hi,
-        floor_check_lo=floor_check_lo,
-        floor_commit=floor_commit,
-        floor_date=floor_date,
-        floor_floor_h=floor_floor_h,
-        floor_floor_wall_h=floor_floor_wall_h,
-        floor_load=floor_load,
-        floor_met=floor_met,
-        floor_ours_h=floor_ours_h,
-        floor_over=floor_over,
-        floor_ratio=floor_ratio,
-        floor_ratio_2jobs=floor_ratio_2jobs,
-        floor_runs_note=floor_runs_note,
-        floor_target=floor_target,
-        floor_threads=floor_threads,
-        floor_train_met=floor_train_met,
-        floor_train_worst=floor_train_worst,
-        floor_train_worst_fig=floor_train_worst_fig,
-        floor_wall_h=floor_wall_h,
+        floor_target=show.num(FLOOR_TARGET),
+        floor_ratio=show.num(tot["paper_ratio"], 2),
+        floor_ratio_2jobs=show.num(tot["paper_ratio_2jobs"], 2),
+        floor_met=show.text("within" if tot["paper_ratio"] <= FLOOR_TARGET else "above"),
+        floor_ours_h=show.fixed(tot["paper_engine_core_s"] / 3600, 1),
+        floor_floor_h=show.fixed(tot["paper_floor_core_s"] / 3600, 1),
+        floor_wall_h=show.fixed(tot["paper_engine_wall_2jobs_s"] / 3600, 1),
+        floor_floor_wall_h=show.fixed(tot["paper_floor_wall_2jobs_s"] / 3600, 1),
+        floor_over=show.text(
+            ", ".join(f"{views.FIGURE_NAMES[f['figure']]} ({f['paper_ratio']:.2f})" for f in over) or "none"
+        ),
+        floor_train_worst=show.num(by_fig[train_worst]["paper_ratio"], 2),
+        floor_train_worst_fig=show.text(views.FIGURE_NAMES[train_worst]),
+        floor_train_met=show.text("within" if by_fig[train_worst]["paper_ratio"] <= TRAIN_TARGET else "above"),
+        floor_check_lo=show.num(min(checks), 2),
+        floor_check_hi=show.num(max(checks), 2),
+        floor_load=show.num(m["load_average_end"][0], 1),
+        floor_threads=show.count(m["torch_threads"]),
+        floor_date=show.text(floor_info["written_utc"][:10]),
+        floor_commit=show.text(floor_info["git"]["commit"][:7]),
+        floor_runs_note=show.text(
+            "All figures were measured in this one run."
+            if not earlier
+            else f"This run remeasured {', '.join(now)}; the other figures come from earlier runs of the "
+            f"same script ({', '.join(sorted({f['separate_run'][11:16] for f in earlier}))} UTC, the "
+            "same day), each figure with its engine and floor side by side."
+        ),
     )
