@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "Check",
+    "Part",
+    "checks_from",
     "Claim",
     "LEDGER",
     "VERDICTS",
@@ -279,6 +281,66 @@ class Check:
         if self.margin != 0:
             words += f" by {fmt(abs(self.margin))}"
         return words
+
+
+@dataclass(frozen=True)
+class Part:
+    """One row of a claim's table: the statement, the value compared, its bound, and why.
+
+    A module declares its claim's parts as a tuple of rows beside the function that computes the
+    numbers; :func:`checks_from` turns the rows and that function's values into
+    :class:`Check` objects. The words live in the table, so that a check function holds only the
+    computation (and stays short), and a test of the numbers is not a test of the words.
+
+    ``claim``, ``compared`` and ``criterion`` are ``str.format`` templates filled from the values
+    (``"{method}"``; a literal brace is written twice). ``value``, ``bound``, ``nontrivial`` and
+    ``spread`` name entries of the values; ``bound`` and ``nontrivial_min`` may also be numbers.
+    ``when`` names a boolean value: the row is left out unless it is true.
+    """
+
+    claim: str
+    compared: str
+    value: str
+    bound: str | float
+    criterion: str
+    op: str = "<="
+    nontrivial: str | None = None
+    nontrivial_what: str = ""
+    nontrivial_min: str | float = 0.0
+    spread: str | None = None
+    when: str | None = None
+
+
+def _entry(values: dict, ref, row: Part):
+    if not isinstance(ref, str):
+        return ref
+    if ref not in values:
+        raise KeyError(f"the row {row.claim!r} refers to {ref!r}, which the values do not hold: {sorted(values)}")
+    return values[ref]
+
+
+def checks_from(table, values: dict) -> list[Check]:
+    """The :class:`Check` of every row of ``table`` (a sequence of :class:`Part`) whose ``when``
+    holds, its words filled and its numbers read from ``values``."""
+    out = []
+    for row in table:
+        if row.when is not None and not _entry(values, row.when, row):
+            continue
+        out.append(
+            Check(
+                row.claim.format_map(values),
+                row.compared.format_map(values),
+                _entry(values, row.value, row),
+                _entry(values, row.bound, row),
+                row.criterion.format_map(values),
+                op=row.op,
+                nontrivial=None if row.nontrivial is None else _entry(values, row.nontrivial, row),
+                nontrivial_what=row.nontrivial_what.format_map(values),
+                nontrivial_min=_entry(values, row.nontrivial_min, row),
+                spread=None if row.spread is None else _entry(values, row.spread, row),
+            )
+        )
+    return out
 
 
 def all_of(claim: str, parts: list, lines=()) -> Check:

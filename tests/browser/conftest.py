@@ -4,6 +4,7 @@ count, controls driven) at the end of the run, and write it to ``<screenshots>/r
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,11 +41,17 @@ def _lines(report: dict) -> list[str]:
     return lines
 
 
+def _measured() -> dict:
+    """What test_site measured. Under ``--import-mode=importlib`` the collected test module is not
+    the ``test_site`` this file imports, so look for the one whose REPORT was filled."""
+    for module in list(sys.modules.values()):
+        if (getattr(module, "__file__", None) or "").endswith("test_site.py") and getattr(module, "REPORT", None):
+            return module.REPORT
+    return {}
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    try:
-        from test_site import REPORT, SHOTS
-    except ImportError:  # the module was not collected
-        return
+    REPORT = _measured()
     if not REPORT:
         return
     lines = _lines(REPORT)
@@ -81,3 +88,19 @@ def screenshot_dir():
         shutil.rmtree(SHOTS)
     SHOTS.mkdir(parents=True, exist_ok=True)
     return SHOTS
+
+
+@pytest.fixture(autouse=True)
+def _close_pages_the_test_left_open(request):
+    """Close every page a live test opened and did not close: an explorer left running in the
+    shared Chromium keeps drawing and slows every later page's load on a 2-core machine."""
+    if "live_browser" not in request.fixturenames:
+        yield
+        return
+    b = request.getfixturevalue("live_browser")
+    before = {id(p) for c in b.contexts for p in c.pages}
+    yield
+    for c in list(b.contexts):
+        for p in list(c.pages):
+            if id(p) not in before:
+                p.close()

@@ -133,3 +133,28 @@ def test_complement_falsifier_is_detected():
     # part by part, as mirrored
     same = Check("critical", "grad", 1e-15, 1e-12, "c")
     assert claims.implied(all_of("p", [same, chk]), all_of("q", [same, Check("r", "gap", 0.006, 0.03, "c", op=">=")]))
+
+
+def test_a_table_row_fills_its_words_and_reads_its_numbers_from_the_values():
+    table = (
+        claims.Part(
+            "Eq. {eq} at {method}", "max |a - b|", "err", "tol", "{crit}", nontrivial="size", nontrivial_what="max |a|"
+        ),
+        claims.Part("a threshold", "statistic", "stat", 2.0, "stated", op=">="),
+        claims.Part("only for n = 2", "x", "err", "tol", "c", when="is_n2"),
+    )
+    values = dict(eq=11, method="autograd", err=1e-3, tol=1e-2, crit="100 P eps", size=4.0, stat=1.5, is_n2=False)
+    first, second = claims.checks_from(table, values)
+    assert first.claim == "Eq. 11 at autograd" and first.criterion == "100 P eps"
+    assert (first.value, first.tol, first.nontrivial, first.nontrivial_what) == (1e-3, 1e-2, 4.0, "max |a|")
+    assert first.passed
+    # the second row compares a statistic with a fixed threshold, above it to pass: 1.5 < 2 fails
+    assert (second.op, second.tol) == (">=", 2.0) and not second.passed
+    # a row whose condition holds is kept
+    assert len(claims.checks_from(table, {**values, "is_n2": True})) == 3
+
+
+def test_a_table_row_naming_a_missing_value_says_which():
+    table = (claims.Part("claim", "compared", "err", "tolerance", "c"),)
+    with pytest.raises(KeyError, match="'tolerance'"):
+        claims.checks_from(table, {"err": 0.0})
