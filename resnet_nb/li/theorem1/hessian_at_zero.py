@@ -20,7 +20,7 @@ from tqdm.auto import tqdm
 
 from resnet_nb.core import claims
 from resnet_nb.core.checks import require_choice, require_int
-from resnet_nb.core.claims import PLAUSIBLE, Check, all_of, eps_criterion
+from resnet_nb.core.claims import PLAUSIBLE, Check, Part, all_of, checks_from, eps_criterion
 from resnet_nb.core.data import Dataset, as_stats
 from resnet_nb.core.hessians import (
     cond_max_min,
@@ -111,6 +111,50 @@ def exact_hessian_at_zero(net: ShortcutNetwork, data, method: str = "auto"):
 PART2_VARIANTS = (None, "eq21_without_P", "multiplicity_d", "multiplicity_R", "eq12_without_sqrt")
 
 
+PART2_TITLE = "Theorem 1, part 2 ({network})"
+PART2_LINE = "cond(H) = {cond_H:.6g}; sigma_max/sigma_min(M) = {cond_M:.6g}; lambda_min = {lam_min:.4g}"
+PART2_WITHOUT_P = {"eq21_without_P": " [A without P]"}
+PART2_EQ12_FORM = {None: "sqrt(cond(M^T M))", "eq12_without_sqrt": "cond(M^T M)"}
+PART2_TABLE = (
+    Part(
+        "Eq. 11 with A from Eq. 21 ({method}, #params = {num_params}){without_P}",
+        "max |H_exact - H_Eq.11|",
+        "err_H",
+        "tol",
+        "{crit}",
+        nontrivial="hmax",
+        nontrivial_what="max |H|",
+    ),
+    Part("the closed form of A (Eq. 19) equals Eq. 21", "max |A_Eq.19 - A_Eq.21|", "err_A", "tol", "{crit}"),
+    Part(
+        "each level +-sigma_k(M) holds {mult} eigenvalues",
+        "max over levels |#eigenvalues nearest to it - predicted count|",
+        "err_mult",
+        0.0,
+        "counts are integers: exact",
+    ),
+    Part(
+        "Eq. 12: cond(H) = {eq12_form}", "|cond(H) - Eq. 12| / Eq. 12", "rel_cond", "rtol_cond", "100 P eps (relative)"
+    ),
+    Part(
+        "strict saddle: L(tv) - L(0) = t^2 lambda_min / 2 at t = 1e-3",
+        "|drop - quadratic model| / |quadratic model|",
+        "saddle_value",
+        "saddle_bound",
+        "next Taylor term: 10 t at t = 1e-3",
+    ),
+    Part(
+        "eigenvalues lie at the levels +-sigma_k(M)",
+        "max |eig(H) - nearest level|",
+        "err_eigs",
+        "tol",
+        "{crit}",
+        nontrivial="sv_max",
+        nontrivial_what="sigma_max(M)",
+    ),
+)
+
+
 def part2_check(net: ShortcutNetwork, data, method: str = "auto", H=None, variant=None) -> Check:
     """Theorem 1, part 2 (n = 2) at w = 0, five statements against the exact Hessian:
 
@@ -168,65 +212,7 @@ def part2_check(net: ShortcutNetwork, data, method: str = "auto", H=None, varian
     # infinite gap); a gap below 10 t < 1 then makes the drop itself negative
     saddle_gap = abs(drop - quad) / -quad if quad < 0 else math.inf
     saddle_ok = saddle_gap <= 10 * t
-    parts = [
-        Check(
-            f"Eq. 11 with A from Eq. 21 ({method}, #params = {net.num_params})"  # pragma: no mutate
-            + (" [A without P]" if variant == "eq21_without_P" else ""),  # pragma: no mutate
-            "max |H_exact - H_Eq.11|",  # pragma: no mutate
-            err_H,
-            tol,
-            crit,
-            nontrivial=hmax,
-            nontrivial_what="max |H|",  # pragma: no mutate
-        ),
-        Check(
-            "the closed form of A (Eq. 19) equals Eq. 21",  # pragma: no mutate
-            "max |A_Eq.19 - A_Eq.21|",  # pragma: no mutate
-            err_A,
-            tol,
-            crit,
-        ),
-        Check(
-            f"each level +-sigma_k(M) holds {mult} eigenvalues",  # pragma: no mutate
-            "max over levels |#eigenvalues nearest to it - predicted count|",  # pragma: no mutate
-            err_mult,
-            0.0,
-            "counts are integers: exact",  # pragma: no mutate
-        ),
-        Check(
-            "Eq. 12: cond(H) = "  # pragma: no mutate
-            + ("cond(M^T M)" if variant == "eq12_without_sqrt" else "sqrt(cond(M^T M))"),  # pragma: no mutate
-            "|cond(H) - Eq. 12| / Eq. 12",  # pragma: no mutate
-            rel_cond,
-            rtol_cond / max(cond_H, 1.0),
-            "100 P eps (relative)",  # pragma: no mutate
-        ),
-        Check(
-            "strict saddle: L(tv) - L(0) = t^2 lambda_min / 2 at t = 1e-3",  # pragma: no mutate
-            "|drop - quadratic model| / |quadratic model|",  # pragma: no mutate
-            saddle_gap if saddle_ok else math.inf,
-            10 * t,
-            "next Taylor term: 10 t at t = 1e-3",  # pragma: no mutate
-        ),
-        Check(
-            "eigenvalues lie at the levels +-sigma_k(M)",  # pragma: no mutate
-            "max |eig(H) - nearest level|",  # pragma: no mutate
-            err_eigs,
-            tol,
-            crit,
-            nontrivial=float(sv.max()),
-            nontrivial_what="sigma_max(M)",  # pragma: no mutate
-        ),
-    ]
-    res = all_of(
-        f"Theorem 1, part 2 ({net.describe()})",  # pragma: no mutate
-        parts,
-        [
-            f"cond(H) = {cond_H:.6g}; sigma_max/sigma_min(M) = {cond_M:.6g}; "  # pragma: no mutate
-            f"lambda_min = {float(lam[0]):.4g}"  # pragma: no mutate
-        ],
-    )
-    res.values.update(
+    values = dict(
         err_H=err_H,
         err_A=err_A,
         err_eigs=err_eigs,
@@ -234,18 +220,32 @@ def part2_check(net: ShortcutNetwork, data, method: str = "auto", H=None, varian
         cond_M=cond_M,
         cond_eq12=cond_eq12,
         rel_cond=rel_cond,
+        rtol_cond=rtol_cond / max(cond_H, 1.0),
         err_mult=err_mult,
         counts=counts,
         lam_min=float(lam[0]),
         saddle_ok=saddle_ok,
         saddle_gap=saddle_gap,
+        saddle_value=saddle_gap if saddle_ok else math.inf,
+        saddle_bound=10 * t,
         drop=drop,
         quad=quad,
         sv=sv,
+        sv_max=float(sv.max()),
         eigs=eigs,
         H=H,
         hmax=hmax,
+        tol=tol,
+        crit=crit,
+        method=method,
+        num_params=net.num_params,
+        mult=mult,
+        without_P=PART2_WITHOUT_P.get(variant, ""),
+        eq12_form=PART2_EQ12_FORM.get(variant, PART2_EQ12_FORM[None]),
+        network=net.describe(),
     )
+    res = all_of(PART2_TITLE.format_map(values), checks_from(PART2_TABLE, values), [PART2_LINE.format_map(values)])
+    res.values.update(values)
     return res
 
 
