@@ -180,56 +180,14 @@ def part2_check(net: ShortcutNetwork, data, method: str = "auto", H=None, varian
     blocks = theorem1_blocks(net, data)
     M = blocks["M"]
     A21 = _blockdiag(M, net.d) if variant == "eq21_without_P" else eq21_A(M)
-    H11 = eq11_assemble(A21, net.R)
     hmax = float(H.abs().max())
     tol, crit = eps_criterion(net.num_params, max(hmax, 1e-300))
-    err_H = float((H - H11).abs().max())
-    err_A = float((blocks["A"] - A21).abs().max())
     eigs = spectrum(H)
     sv = torch.linalg.svdvals(M).numpy()
     mult = {"multiplicity_d": net.d, "multiplicity_R": net.R}.get(variant, net.d * net.R)
-    levels = np.concatenate([sv, -sv])
-    nearest = np.abs(eigs[:, None] - levels[None, :]).argmin(axis=1)
-    err_eigs = float(np.abs(eigs - levels[nearest]).max())
-    counts = np.bincount(nearest, minlength=levels.size)
-    err_mult = float(np.abs(counts - mult).max())
-    cond_H = cond_max_min(eigs)
-    cond_M = float(sv.max() / sv.min()) if sv.min() > 0 else math.inf
-    MtM = torch.linalg.eigvalsh(M.T @ M).numpy()
-    cond_MtM = MtM.max() / MtM.min() if MtM.min() > 0 else math.inf
-    cond_eq12 = cond_MtM if variant == "eq12_without_sqrt" else math.sqrt(cond_MtM)
-    rel_cond = abs(cond_H - cond_eq12) / cond_eq12 if math.isfinite(cond_eq12) else math.nan
-    rtol_cond, _ = eps_criterion(net.num_params, max(cond_H, 1.0))
-    # strict saddle: the most negative eigenvalue and the loss along its eigenvector
-    lam, vecs = torch.linalg.eigh(H)
-    v = vecs[:, 0]
-    f = loss_function(net, data)
-    w0 = torch.zeros(net.num_params, dtype=torch.float64)
-    t = 1e-3
-    drop = float(f(w0 + t * v) - f(w0))
-    quad = 0.5 * t**2 * float(lam[0])
-    # the drop relative to a negative quadratic model (no negative curvature: no strict saddle, an
-    # infinite gap); a gap below 10 t < 1 then makes the drop itself negative
-    saddle_gap = abs(drop - quad) / -quad if quad < 0 else math.inf
-    saddle_ok = saddle_gap <= 10 * t
     values = dict(
-        err_H=err_H,
-        err_A=err_A,
-        err_eigs=err_eigs,
-        cond_H=cond_H,
-        cond_M=cond_M,
-        cond_eq12=cond_eq12,
-        rel_cond=rel_cond,
-        rtol_cond=rtol_cond / max(cond_H, 1.0),
-        err_mult=err_mult,
-        counts=counts,
-        lam_min=float(lam[0]),
-        saddle_ok=saddle_ok,
-        saddle_gap=saddle_gap,
-        saddle_value=saddle_gap if saddle_ok else math.inf,
-        saddle_bound=10 * t,
-        drop=drop,
-        quad=quad,
+        err_H=float((H - eq11_assemble(A21, net.R)).abs().max()),
+        err_A=float((blocks["A"] - A21).abs().max()),
         sv=sv,
         sv_max=float(sv.max()),
         eigs=eigs,
@@ -243,10 +201,66 @@ def part2_check(net: ShortcutNetwork, data, method: str = "auto", H=None, varian
         without_P=PART2_WITHOUT_P.get(variant, ""),
         eq12_form=PART2_EQ12_FORM.get(variant, PART2_EQ12_FORM[None]),
         network=net.describe(),
+        **_levels_held(eigs, sv, mult),
+        **_eq12_condition(eigs, M, net.num_params, squared=variant == "eq12_without_sqrt"),
+        **_strict_saddle(net, data, H),
     )
     res = all_of(PART2_TITLE.format_map(values), checks_from(PART2_TABLE, values), [PART2_LINE.format_map(values)])
     res.values.update(values)
     return res
+
+
+def _levels_held(eigs, sv, mult) -> dict:
+    """Assign each eigenvalue to the nearest level +-sigma_k(M); how far it lies from it, and how
+    far each level's count is from ``mult``."""
+    levels = np.concatenate([sv, -sv])
+    nearest = np.abs(eigs[:, None] - levels[None, :]).argmin(axis=1)
+    counts = np.bincount(nearest, minlength=levels.size)
+    return dict(
+        err_eigs=float(np.abs(eigs - levels[nearest]).max()),
+        counts=counts,
+        err_mult=float(np.abs(counts - mult).max()),
+    )
+
+
+def _eq12_condition(eigs, M, num_params: int, squared: bool = False) -> dict:
+    """cond(H) against Eq. 12's sqrt(cond(M^T M)) (``squared``: against cond(M^T M), a false form)."""
+    sv = torch.linalg.svdvals(M).numpy()
+    cond_H = cond_max_min(eigs)
+    MtM = torch.linalg.eigvalsh(M.T @ M).numpy()
+    cond_MtM = MtM.max() / MtM.min() if MtM.min() > 0 else math.inf
+    cond_eq12 = cond_MtM if squared else math.sqrt(cond_MtM)
+    rtol_cond, _ = eps_criterion(num_params, max(cond_H, 1.0))
+    return dict(
+        cond_H=cond_H,
+        cond_M=float(sv.max() / sv.min()) if sv.min() > 0 else math.inf,
+        cond_eq12=cond_eq12,
+        rel_cond=abs(cond_H - cond_eq12) / cond_eq12 if math.isfinite(cond_eq12) else math.nan,
+        rtol_cond=rtol_cond / max(cond_H, 1.0),
+    )
+
+
+def _strict_saddle(net, data, H, t: float = 1e-3) -> dict:
+    """The loss along the eigenvector of lambda_min against its quadratic model t^2 lambda_min / 2.
+
+    The gap is the drop's distance from a negative quadratic model, relative to it (no negative
+    curvature: no strict saddle, an infinite gap); a gap below 10 t < 1 makes the drop negative."""
+    lam, vecs = torch.linalg.eigh(H)
+    f = loss_function(net, data)
+    w0 = torch.zeros(net.num_params, dtype=torch.float64)
+    drop = float(f(w0 + t * vecs[:, 0]) - f(w0))
+    quad = 0.5 * t**2 * float(lam[0])
+    saddle_gap = abs(drop - quad) / -quad if quad < 0 else math.inf
+    saddle_ok = saddle_gap <= 10 * t
+    return dict(
+        lam_min=float(lam[0]),
+        drop=drop,
+        quad=quad,
+        saddle_gap=saddle_gap,
+        saddle_ok=saddle_ok,
+        saddle_value=saddle_gap if saddle_ok else math.inf,
+        saddle_bound=10 * t,
+    )
 
 
 # ------------------------------------------------------------------------------------------
