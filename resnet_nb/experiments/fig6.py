@@ -274,22 +274,7 @@ def ordering(
     that range of the x-axis (e.g. :func:`first_step_gap`, where no Hessian was recorded)."""
     grid = shared_grid(table, relu, column)
     c = run_curves(table, column, relu, grid)
-    with np.errstate(invalid="ignore"):
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            diff = np.nanmean(c[small], axis=0) - np.nanmean(c[large], axis=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        sp = np.sqrt(
-            np.nan_to_num(np.nanstd(c[small], axis=0, ddof=1)) ** 2
-            + np.nan_to_num(np.nanstd(c[large], axis=0, ddof=1)) ** 2
-        )
-    if exclude is not None:
-        out = (grid >= exclude[0]) & (grid <= exclude[1])
-        diff, sp = np.where(out, np.nan, diff), np.where(out, np.nan, sp)
-    raw = diff
+    raw, sp = _mean_difference(c[small], c[large], grid, exclude)
     diff = raw - spreads * sp
     ok = np.isfinite(diff)
     if not ok.any():
@@ -297,51 +282,21 @@ def ordering(
     k = int(np.nanargmax(np.where(ok, diff, -np.inf)))
     s_small, s_large = run_spread(c[small][:, [k]]), run_spread(c[large][:, [k]])
     spread = float(np.sqrt(np.nansum([s_small**2, s_large**2])))
-    axis = "lg(loss)" if relu else "lg(loss - l_min)"
     runs = {a: int(np.isfinite(v).any(axis=1).sum()) for a, v in c.items()}
-    above = np.isfinite(raw) & (raw > 0)  # where the raw run means are in the other order
-    cross = {}
-    if above.any():
-        j = int(np.nanargmax(np.where(above, raw, -np.inf)))
-        cross = dict(
-            cross_lo=float(grid[above].min()),
-            cross_hi=float(grid[above].max()),
-            excess=float(raw[j]),
-            x_excess=float(grid[j]),
-            sd_excess=float(sp[j]),
-        )
-    sub = "" if not spreads else f" - {spreads:g} run-to-run spread"
+    cross = _other_order(raw, sp, grid)
+    claim, compared, criterion = _ordering_words(what, small, large, spreads, int(ok.sum()))
     return claims.Check(
-        f"{what} of {small} below {large} at every shared loss" + (f" (within {spreads:g} spread)" if spreads else ""),
-        f"max over {int(ok.sum())} losses of the run-mean difference {small} - {large}{sub}",
+        claim,
+        compared,
         float(diff[k]),
         0.0,
-        (
-            "strict ordering of the run means (tolerance 0)"
-            if not spreads
-            else f"ordering of the run means up to {spreads:g} run-to-run standard deviation of the difference"
-        )
-        + "; the spread is the run-to-run standard deviation of the difference where it is closest",
+        criterion,
         op="<=",
         spread=spread if np.isfinite(spread) else None,
         nontrivial=float(np.nanmax(np.abs(raw))),
         nontrivial_what="largest |run-mean difference| over the range",
         nontrivial_min=0.0,
-        lines=[
-            f"{axis} from {grid[0]:.2f} to {grid[-1]:.2f}"
-            + (f" except {exclude[0]:.2f} to {exclude[1]:.2f} (no Hessian recorded there)" if exclude else "")
-            + f"; closest at {grid[k]:.2f}; runs with "
-            "resolved points: " + ", ".join(f"{a} {n}" for a, n in runs.items())
-        ]
-        + (
-            [
-                f"raw run means in the other order ({small} above) from {cross['cross_lo']:.2f} to "
-                f"{cross['cross_hi']:.2f}; largest excess {cross['excess']:.3g} at {cross['x_excess']:.2f} "
-                f"(spread there {cross['sd_excess']:.3g})"
-            ]
-            if cross
-            else []
-        ),
+        lines=_ordering_lines(relu, grid, k, exclude, runs, small, cross),
         values=dict(
             x_closest=float(grid[k]),
             lo=float(grid[ok][0]),
@@ -355,6 +310,73 @@ def ordering(
             **cross,
         ),
     )
+
+
+def _mean_difference(small, large, grid, exclude=None):
+    """The run-mean difference ``small - large`` at each loss of ``grid`` (runs as rows) and the
+    run-to-run standard deviation of that difference; NaN inside ``exclude = (lo, hi)``."""
+    import warnings
+
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        diff = np.nanmean(small, axis=0) - np.nanmean(large, axis=0)
+        sp = np.sqrt(
+            np.nan_to_num(np.nanstd(small, axis=0, ddof=1)) ** 2 + np.nan_to_num(np.nanstd(large, axis=0, ddof=1)) ** 2
+        )
+    if exclude is not None:
+        out = (grid >= exclude[0]) & (grid <= exclude[1])
+        diff, sp = np.where(out, np.nan, diff), np.where(out, np.nan, sp)
+    return diff, sp
+
+
+def _other_order(raw, sp, grid) -> dict:
+    """Where the raw run means are in the other order (``small`` above): its range of losses and
+    the largest excess, with the spread there; empty when nowhere."""
+    above = np.isfinite(raw) & (raw > 0)
+    if not above.any():
+        return {}
+    j = int(np.nanargmax(np.where(above, raw, -np.inf)))
+    return dict(
+        cross_lo=float(grid[above].min()),
+        cross_hi=float(grid[above].max()),
+        excess=float(raw[j]),
+        x_excess=float(grid[j]),
+        sd_excess=float(sp[j]),
+    )
+
+
+def _ordering_words(what, small, large, spreads, losses):
+    """The claim, the compared value and the criterion of :func:`ordering`, in words."""
+    sub = "" if not spreads else f" - {spreads:g} run-to-run spread"
+    claim = f"{what} of {small} below {large} at every shared loss" + (
+        f" (within {spreads:g} spread)" if spreads else ""
+    )
+    compared = f"max over {losses} losses of the run-mean difference {small} - {large}{sub}"
+    criterion = (
+        "strict ordering of the run means (tolerance 0)"
+        if not spreads
+        else f"ordering of the run means up to {spreads:g} run-to-run standard deviation of the difference"
+    ) + "; the spread is the run-to-run standard deviation of the difference where it is closest"
+    return claim, compared, criterion
+
+
+def _ordering_lines(relu, grid, k, exclude, runs, small, cross) -> list[str]:
+    """The reader's lines under :func:`ordering`'s check: the range, where it is closest, the runs,
+    and where the raw means are in the other order."""
+    axis = "lg(loss)" if relu else "lg(loss - l_min)"
+    lines = [
+        f"{axis} from {grid[0]:.2f} to {grid[-1]:.2f}"
+        + (f" except {exclude[0]:.2f} to {exclude[1]:.2f} (no Hessian recorded there)" if exclude else "")
+        + f"; closest at {grid[k]:.2f}; runs with "
+        "resolved points: " + ", ".join(f"{a} {n}" for a, n in runs.items())
+    ]
+    if cross:
+        lines.append(
+            f"raw run means in the other order ({small} above) from {cross['cross_lo']:.2f} to "
+            f"{cross['cross_hi']:.2f}; largest excess {cross['excess']:.3g} at {cross['x_excess']:.2f} "
+            f"(spread there {cross['sd_excess']:.3g})"
+        )
+    return lines
 
 
 @claims.claim(
