@@ -287,6 +287,29 @@ def run_items(
     expected = code_identity(module)
     if store_dir is not None and compute:
         require_store(store_dir)
+    stored, meta, todo, damaged, outdated, stale = _sort_records(store_dir, items, expected, compute, keep_stale)
+    if not compute:
+        table = _table(items, stored)
+        table.attrs.update(missing=len(todo), damaged=damaged, outdated=outdated, stale=stale, records=meta)
+        return table
+    new_rows = _compute(module, items, todo, stored, device, store_dir, jobs, scheduler, expected, progress)
+    for k, (rows, _, prov) in new_rows.items():
+        stored[k] = rows
+        if prov is not None:
+            meta[k] = record_summary(prov)
+        elif store_dir is not None:  # read back from a record another run wrote meanwhile
+            body = read_record(store_dir, next(i for i in todo if item_key(i) == k), move=False)
+            meta[k] = record_summary(body["provenance"]) if body else {}
+    table = _table(items, stored)
+    table.attrs.update(missing=0, damaged=damaged, outdated=outdated, stale=stale, records=meta)
+    return table
+
+
+def _sort_records(store_dir, items, expected, compute: bool, keep_stale: bool):
+    """Read what the store holds for ``items``: the rows and provenance summaries of the usable
+    records, the items still to do, and the damaged, outdated and stale records (each
+    ``(file name, reason)``). With ``compute``, damaged and outdated records and stray files are
+    moved to ``quarantine/``; what was left unused is reported either way."""
     stored, meta, todo, damaged, outdated, stale = {}, {}, [], [], [], []
     for item in items:
         body, reason = inspect_record(store_dir, item) if store_dir is not None else (None, "missing")
@@ -315,10 +338,12 @@ def run_items(
             quarantine(Path(store_dir) / name, "stray")
     if damaged or outdated or strays:
         report_unused(store_dir, damaged, outdated, strays, compute)
-    if not compute:
-        table = _table(items, stored)
-        table.attrs.update(missing=len(todo), damaged=damaged, outdated=outdated, stale=stale, records=meta)
-        return table
+    return stored, meta, todo, damaged, outdated, stale
+
+
+def _compute(module, items, todo, stored, device, store_dir, jobs, scheduler, expected, progress):
+    """Run the items of ``todo`` (on Dask, in ``jobs`` processes, or here) under one progress bar
+    that counts the ``stored`` ones as done; return ``{key: (rows, seconds, provenance)}``."""
     name = getattr(module, "__name__", "experiment").rsplit(".", 1)[-1]
     done = [i for i in items if item_key(i) in stored]
     prior = None
@@ -327,26 +352,14 @@ def run_items(
         committed = [results_dir(figure, s) / "records" for s in SCALE_NAMES] if figure else []
         prior = seconds_per_cost(module, [store_dir]) or seconds_per_cost(module, committed)
     bar = Progress(module, name, items, done, min(jobs, max(len(todo), 1)), prior, progress)
-    new_rows = {}
     try:
         if scheduler is not None and todo:
-            new_rows = run_on_dask(module, todo, device, store_dir, scheduler, bar)
-        elif jobs == 1 or len(todo) <= 1:
-            new_rows = _run_sequential(module, todo, device, store_dir, expected, bar)
-        else:
-            new_rows = _run_parallel(module, todo, device, store_dir, jobs, expected, bar)
+            return run_on_dask(module, todo, device, store_dir, scheduler, bar)
+        if jobs == 1 or len(todo) <= 1:
+            return _run_sequential(module, todo, device, store_dir, expected, bar)
+        return _run_parallel(module, todo, device, store_dir, jobs, expected, bar)
     finally:
         bar.close()
-    for k, (rows, _, prov) in new_rows.items():
-        stored[k] = rows
-        if prov is not None:
-            meta[k] = record_summary(prov)
-        elif store_dir is not None:  # read back from a record another run wrote meanwhile
-            body = read_record(store_dir, next(i for i in todo if item_key(i) == k), move=False)
-            meta[k] = record_summary(body["provenance"]) if body else {}
-    table = _table(items, stored)
-    table.attrs.update(missing=0, damaged=damaged, outdated=outdated, stale=stale, records=meta)
-    return table
 
 
 def _table(items, stored) -> pd.DataFrame:
