@@ -174,83 +174,25 @@ def reproduce(
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "list":
-        for name in engine.FIGURES:
-            try:
-                module = engine.load_figure(name)
-            except ImportError as exc:
-                print(f"{name}: not available ({exc})")
-                continue
-            for scale in module.SCALES:
-                n = len(module.configurations(module.SCALES[scale]))
-                print(f"{name} --scale {scale}: {n} work items")
+        _list_figures()
         return 0
     figures = list(engine.FIGURES) if "all" in args.figures else list(dict.fromkeys(args.figures))
-    client = None
     try:
-        device = engine.require_device(args.device)
-        jobs = engine.require_jobs(args.jobs)
-        if device != "cpu":
-            jobs = 1
-        if args.scheduler is not None and args.collect:
-            raise ValueError("--collect computes nothing, so it takes no --scheduler")
-        if args.scheduler is not None:
-            cluster.require_scheduler_address(args.scheduler)
-        require_out(args.out)
-        out = Path(args.out).resolve()  # the workers of a cluster may run in other folders
-        require_folders(figures, args.scale, out, args.collect)
-        if args.scheduler is not None:
-            client = cluster.connect_scheduler(args.scheduler)
-            # distributed logs a lost scheduler as an error with a traceback on stderr; the
-            # command line says it in one line (cluster.EngineError) and what was kept
-            import logging
-
-            for name in ["distributed", *logging.root.manager.loggerDict]:
-                if name.startswith("distributed"):
-                    logging.getLogger(name).setLevel(logging.CRITICAL)
+        device, jobs, out = _settings(args, figures)
+        client = _connect(args.scheduler) if args.scheduler is not None else None
     except (ValueError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     produced, failed = 0, 0
     try:
         for figure in figures:
-            try:
-                folder = reproduce(
-                    figure,
-                    args.scale,
-                    device,
-                    out,
-                    progress=not args.no_progress,
-                    collect=args.collect,
-                    jobs=jobs,
-                    scheduler=client,
-                    keep_stale=args.keep_stale,
-                )
-            except KeyboardInterrupt:
-                print(
-                    f"\ninterrupted during {figure}; finished items are stored, run the same command to resume",
-                    file=sys.stderr,
-                )
-                return 130
-            except ImportError as exc:
-                print(f"{figure}: skipped, its module is not available ({exc})", file=sys.stderr)
-                continue
-            except LookupError as exc:
-                print(f"{figure}: skipped, {exc}", file=sys.stderr)
-                failed += 1
-                continue
-            except cluster.EngineError as exc:
-                print(f"error: {figure}: {exc}", file=sys.stderr)
-                return 1
-            except OSError as exc:
-                name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
-                print(
-                    f"error: {figure}: cannot write{name}: {exc.strerror or exc}; finished items are stored, "
-                    "run the same command to resume once it is fixed",
-                    file=sys.stderr,
-                )
-                return 1
-            produced += 1
-            print(f"{figure} ({args.scale}) -> {folder}")
+            status, folder = _reproduce_one(figure, args, device, out, jobs, client)
+            if status in (1, 130):
+                return status
+            failed += status == "failed"
+            if status == "produced":
+                produced += 1
+                print(f"{figure} ({args.scale}) -> {folder}")
     finally:
         if client is not None:
             client.close()
@@ -259,6 +201,87 @@ def main(argv=None) -> int:
         print(f"error: {failed or len(figures)} figure(s) requested, nothing {what} for them", file=sys.stderr)
         return 1
     return 0
+
+
+def _list_figures() -> None:
+    """Print every figure, each scale and its number of work items."""
+    for name in engine.FIGURES:
+        try:
+            module = engine.load_figure(name)
+        except ImportError as exc:
+            print(f"{name}: not available ({exc})")
+            continue
+        for scale in module.SCALES:
+            n = len(module.configurations(module.SCALES[scale]))
+            print(f"{name} --scale {scale}: {n} work items")
+
+
+def _settings(args, figures):
+    """Check the command line's settings before anything runs; return (device, jobs, out folder)."""
+    device = engine.require_device(args.device)
+    jobs = engine.require_jobs(args.jobs)
+    if device != "cpu":
+        jobs = 1
+    if args.scheduler is not None and args.collect:
+        raise ValueError("--collect computes nothing, so it takes no --scheduler")
+    if args.scheduler is not None:
+        cluster.require_scheduler_address(args.scheduler)
+    require_out(args.out)
+    out = Path(args.out).resolve()  # the workers of a cluster may run in other folders
+    require_folders(figures, args.scale, out, args.collect)
+    return device, jobs, out
+
+
+def _connect(address):
+    """A Dask client; distributed logs a lost scheduler as an error with a traceback on stderr,
+    the command line says it in one line (cluster.EngineError) and what was kept."""
+    import logging
+
+    client = cluster.connect_scheduler(address)
+    for name in ["distributed", *logging.root.manager.loggerDict]:
+        if name.startswith("distributed"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+    return client
+
+
+def _reproduce_one(figure, args, device, out, jobs, client):
+    """Reproduce one figure; return ("produced", folder), ("skipped" | "failed", None), or an exit
+    status (1, 130) with None when the whole command must stop, each said on stderr."""
+    try:
+        folder = reproduce(
+            figure,
+            args.scale,
+            device,
+            out,
+            progress=not args.no_progress,
+            collect=args.collect,
+            jobs=jobs,
+            scheduler=client,
+            keep_stale=args.keep_stale,
+        )
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted during {figure}; finished items are stored, run the same command to resume", file=sys.stderr
+        )
+        return 130, None
+    except ImportError as exc:
+        print(f"{figure}: skipped, its module is not available ({exc})", file=sys.stderr)
+        return "skipped", None
+    except LookupError as exc:
+        print(f"{figure}: skipped, {exc}", file=sys.stderr)
+        return "failed", None
+    except cluster.EngineError as exc:
+        print(f"error: {figure}: {exc}", file=sys.stderr)
+        return 1, None
+    except OSError as exc:
+        name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(
+            f"error: {figure}: cannot write{name}: {exc.strerror or exc}; finished items are stored, "
+            "run the same command to resume once it is fixed",
+            file=sys.stderr,
+        )
+        return 1, None
+    return "produced", folder
 
 
 if __name__ == "__main__":
