@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from resnet_nb.core.checks import require_float, require_int
+from resnet_nb.core.checks import ArgumentTypeError, require_float, require_int
 from resnet_nb.core.data import Dataset, SufficientStats
 from resnet_nb.core.networks import ShortcutNetwork
 
@@ -256,30 +256,7 @@ def gradient_descent(
     """
     epochs = require_int("epochs", epochs, minimum=0)
     blowup = require_float("blowup", blowup, low=0.0, low_open=True)
-    if not isinstance(net, ShortcutNetwork):
-        raise ValueError(f"net must be a ShortcutNetwork, got {type(net).__name__}")
-    if not isinstance(data, (Dataset, SufficientStats)):
-        raise ValueError(f"data must be a Dataset or SufficientStats, got {type(data).__name__}")
-    if isinstance(data, SufficientStats) and not net.is_linear:
-        raise ValueError("a network with activations needs the samples (a Dataset), not SufficientStats")
-    if isinstance(data, Dataset) and net.is_linear:
-        data = data.stats()
-    W = net.require_weights(W0).detach().clone()
-    if not torch.isfinite(W).all():
-        bad = int((~torch.isfinite(W)).sum())
-        raise ValueError(f"W0 must be finite; it has {bad} NaN or infinite entries of {W.numel()}")
-    if data.d != net.d or (isinstance(data, Dataset) and data.Y.shape[0] != net.d):
-        raise ValueError(f"data has dimension {data.d} but the network has d={net.d}")
-    batch = W.shape[:-4]
-    lr_t = torch.as_tensor(lr, dtype=W.dtype, device=W.device)
-    if not torch.isfinite(lr_t).all() or (lr_t <= 0).any():
-        raise ValueError(f"lr must be positive and finite, got {lr}")
-    try:
-        ok = torch.broadcast_shapes(lr_t.shape, batch) == batch
-    except RuntimeError:
-        ok = False
-    if not ok:
-        raise ValueError(f"lr of shape {tuple(lr_t.shape)} must broadcast to the runs axes {tuple(batch)} of W0")
+    W, data, lr_t, batch = _require_descent_inputs(net, W0, data, lr)
     lr_t = lr_t.reshape((1,) * (len(batch) - lr_t.ndim) + tuple(lr_t.shape))
     if net.is_linear:
         stats = data.to(device=W.device, dtype=W.dtype)
@@ -311,6 +288,37 @@ def gradient_descent(
     return TrainResult(
         W.contiguous(), loss_hist.cpu().numpy(), (~alive).cpu().numpy(), snapshots, gnorm_hist.cpu().numpy()
     )
+
+
+def _require_descent_inputs(net, W0, data, lr):
+    """Check the network, the data, the starting weights and the learning rate of
+    :func:`gradient_descent`; return the weights (a finite copy), the data (a linear network's
+    statistics), the learning rate as a tensor and the shape of the runs axes."""
+    if not isinstance(net, ShortcutNetwork):
+        raise ArgumentTypeError(f"net must be a ShortcutNetwork, got {type(net).__name__}")
+    if not isinstance(data, (Dataset, SufficientStats)):
+        raise ArgumentTypeError(f"data must be a Dataset or SufficientStats, got {type(data).__name__}")
+    if isinstance(data, SufficientStats) and not net.is_linear:
+        raise ValueError("a network with activations needs the samples (a Dataset), not SufficientStats")
+    if isinstance(data, Dataset) and net.is_linear:
+        data = data.stats()
+    W = net.require_weights(W0).detach().clone()
+    if not torch.isfinite(W).all():
+        bad = int((~torch.isfinite(W)).sum())
+        raise ValueError(f"W0 must be finite; it has {bad} NaN or infinite entries of {W.numel()}")
+    if data.d != net.d or (isinstance(data, Dataset) and data.Y.shape[0] != net.d):
+        raise ValueError(f"data has dimension {data.d} but the network has d={net.d}")
+    batch = W.shape[:-4]
+    lr_t = torch.as_tensor(lr, dtype=W.dtype, device=W.device)
+    if not torch.isfinite(lr_t).all() or (lr_t <= 0).any():
+        raise ValueError(f"lr must be positive and finite, got {lr}")
+    try:
+        ok = torch.broadcast_shapes(lr_t.shape, batch) == batch
+    except RuntimeError:
+        ok = False
+    if not ok:
+        raise ValueError(f"lr of shape {tuple(lr_t.shape)} must broadcast to the runs axes {tuple(batch)} of W0")
+    return W, data, lr_t, batch
 
 
 def _samples_step(net, W, X, Y, alive):

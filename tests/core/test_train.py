@@ -478,3 +478,13 @@ def test_data_on_the_cpu_follow_weights_on_the_gpu(mid):
         res = gradient_descent(net, W0.cuda(), given, lr=0.01, epochs=3)
         assert res.W.device.type == "cuda"
         np.testing.assert_allclose(res.losses, ref.losses, rtol=1e-10)
+
+
+def test_gradient_descent_rejects_a_wrong_type_with_a_type_error():
+    net = rn.ShortcutNetwork(2, 2, 2)
+    data = random_dataset(d=2, m=5, seed=0)
+    W0 = rn.initialise(net, "zero")
+    with pytest.raises(TypeError, match="net must be a ShortcutNetwork, got str"):
+        rn.gradient_descent("a network", W0, data, 0.1, 1)
+    with pytest.raises(TypeError, match="data must be a Dataset or SufficientStats, got tuple"):
+        rn.gradient_descent(net, W0, (data.X, data.Y), 0.1, 1)
