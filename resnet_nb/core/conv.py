@@ -93,7 +93,7 @@ from torch import nn
 from torch.nn import functional as F
 from tqdm.auto import tqdm
 
-from resnet_nb.core.checks import require_choice, require_float, require_int
+from resnet_nb.core.checks import ArgumentTypeError, require_choice, require_float, require_int
 
 __all__ = [
     "conv_weight_count",
@@ -164,6 +164,27 @@ def _as_stage_list(name: str, value, stages: int | None, minimum: int) -> list[i
     )
 
 
+def _stage_shapes(blocks, channels, stages=None):
+    """Blocks and channels per stage as two lists of one length: an int is repeated (over
+    ``stages`` stages, default 2, when both are ints; else over the other list's stages)."""
+    both_int = all(isinstance(v, numbers.Integral) for v in (blocks, channels))
+    n_stages = (stages or 2) if both_int else None
+    blocks_l = _as_stage_list("blocks", blocks, n_stages, minimum=0)
+    channels_l = _as_stage_list("channels", channels, n_stages, minimum=1)
+    if len(blocks_l) == 1 and len(channels_l) > 1:
+        blocks_l = blocks_l * len(channels_l)
+    if len(channels_l) == 1 and len(blocks_l) > 1:
+        channels_l = channels_l * len(blocks_l)
+    if len(blocks_l) != len(channels_l):
+        raise ValueError(
+            f"blocks and channels must have one entry per stage; got {len(blocks_l)} "
+            f"block counts {blocks_l} and {len(channels_l)} channel counts {channels_l}"
+        )
+    if stages is not None and len(blocks_l) != stages:
+        raise ValueError(f"stages={stages} disagrees with the {len(blocks_l)} entries of blocks/channels")
+    return blocks_l, channels_l
+
+
 class ConvResNet(nn.Module):
     """All-convolutional pre-activation ResNet for single-channel digits (see module docstring).
 
@@ -204,21 +225,7 @@ class ConvResNet(nn.Module):
                 raise ValueError(f"{name} must be True or False, got {flag!r}")
         require_choice("init", init, INITS)
         seed = require_int("seed", seed, minimum=0)
-        both_int = all(isinstance(v, numbers.Integral) for v in (blocks, channels))
-        n_stages = (stages or 2) if both_int else None
-        blocks_l = _as_stage_list("blocks", blocks, n_stages, minimum=0)
-        channels_l = _as_stage_list("channels", channels, n_stages, minimum=1)
-        if len(blocks_l) == 1 and len(channels_l) > 1:
-            blocks_l = blocks_l * len(channels_l)
-        if len(channels_l) == 1 and len(blocks_l) > 1:
-            channels_l = channels_l * len(blocks_l)
-        if len(blocks_l) != len(channels_l):
-            raise ValueError(
-                f"blocks and channels must have one entry per stage; got {len(blocks_l)} "
-                f"block counts {blocks_l} and {len(channels_l)} channel counts {channels_l}"
-            )
-        if stages is not None and len(blocks_l) != stages:
-            raise ValueError(f"stages={stages} disagrees with the {len(blocks_l)} entries of blocks/channels")
+        blocks_l, channels_l = _stage_shapes(blocks, channels, stages)
         self.blocks = tuple(blocks_l)
         self.channels = tuple(channels_l)
         self.init_scheme = init
@@ -371,39 +378,10 @@ def mnist_tensors(
         raise ValueError(f"downsample must be True or False, got {downsample!r}")
     seed = require_int("seed", seed, minimum=0)
     test_fraction = require_float("test_fraction", test_fraction, low=0.0, high=1.0, high_open=True)
-    if images is None:
-        from resnet_nb.core.data import mnist_digits
-
-        images, labels = mnist_digits()
-    elif labels is None:
-        raise ValueError("labels must be given together with images")
-    images = np.asarray(images, dtype=np.float64)
-    labels = np.asarray(labels)
-    if images.ndim != 2 or images.shape[1] != 784:
-        raise ValueError(f"images must have shape (N, 784), got {images.shape}")
-    if labels.shape != (images.shape[0],):
-        raise ValueError(f"labels must have shape ({images.shape[0]},), got {labels.shape}")
-    if not np.all(np.isin(labels, np.arange(CLASSES))):
-        raise ValueError(f"labels must be integers in 0..{CLASSES - 1}, got values {np.unique(labels)[:12]}")
-    labels = labels.astype(np.int64)
+    images, labels = _require_digits(images, labels)
     if n_per_class is not None:
         n_per_class = require_int("n_per_class", n_per_class)
-    rng = np.random.default_rng(seed)
-    train_idx, test_idx = [], []
-    for c in range(CLASSES):
-        idx = np.flatnonzero(labels == c)
-        if n_per_class is not None:
-            if idx.size < n_per_class:
-                raise ValueError(f"n_per_class must be at most {idx.size} (digits of class {c}), got {n_per_class}")
-            idx = idx[:n_per_class]
-        idx = idx[rng.permutation(idx.size)]
-        n_test = int(round(test_fraction * idx.size))
-        test_idx.append(idx[:n_test])
-        train_idx.append(idx[n_test:])
-    # interleave classes in a seeded order so that the rows are no longer sorted by label
-    train_idx = np.concatenate(train_idx)[rng.permutation(sum(len(i) for i in train_idx))]
-    test_idx = np.concatenate(test_idx)
-    test_idx = test_idx[rng.permutation(test_idx.size)]
+    train_idx, test_idx = _stratified_split(labels, seed, test_fraction, n_per_class)
     x = torch.from_numpy(images / 255.0).reshape(-1, 1, 28, 28)
     if downsample:
         x = F.avg_pool2d(x, 2)
@@ -422,6 +400,47 @@ def mnist_tensors(
         size=int(x.shape[-1]),
     )
     return DigitTensors(x_train, y[train_idx], x_test, y[test_idx], info)
+
+
+def _require_digits(images, labels):
+    """The default digits, or ``images`` (N, 784) and ``labels`` (N,) checked: float pixels and
+    integer classes 0..9."""
+    if images is None:
+        from resnet_nb.core.data import mnist_digits
+
+        images, labels = mnist_digits()
+    elif labels is None:
+        raise ValueError("labels must be given together with images")
+    images = np.asarray(images, dtype=np.float64)
+    labels = np.asarray(labels)
+    if images.ndim != 2 or images.shape[1] != 784:
+        raise ValueError(f"images must have shape (N, 784), got {images.shape}")
+    if labels.shape != (images.shape[0],):
+        raise ValueError(f"labels must have shape ({images.shape[0]},), got {labels.shape}")
+    if not np.all(np.isin(labels, np.arange(CLASSES))):
+        raise ValueError(f"labels must be integers in 0..{CLASSES - 1}, got values {np.unique(labels)[:12]}")
+    return images, labels.astype(np.int64)
+
+
+def _stratified_split(labels, seed: int, test_fraction: float, n_per_class=None):
+    """Training and test indices: in each class (its first ``n_per_class`` digits) a seeded
+    permutation picks ``round(test_fraction * n_class)`` test digits; the classes are then
+    interleaved in a seeded order, so that the rows are no longer sorted by label."""
+    rng = np.random.default_rng(seed)
+    train_idx, test_idx = [], []
+    for c in range(CLASSES):
+        idx = np.flatnonzero(labels == c)
+        if n_per_class is not None:
+            if idx.size < n_per_class:
+                raise ValueError(f"n_per_class must be at most {idx.size} (digits of class {c}), got {n_per_class}")
+            idx = idx[:n_per_class]
+        idx = idx[rng.permutation(idx.size)]
+        n_test = int(round(test_fraction * idx.size))
+        test_idx.append(idx[:n_test])
+        train_idx.append(idx[n_test:])
+    train_idx = np.concatenate(train_idx)[rng.permutation(sum(len(i) for i in train_idx))]
+    test_idx = np.concatenate(test_idx)
+    return train_idx, test_idx[rng.permutation(test_idx.size)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -591,24 +610,16 @@ def train(
     flag is set back to torch's default (off) afterwards.
     """
     if not isinstance(model, ConvResNet):
-        raise ValueError(f"model must be a ConvResNet, got {type(model).__name__}")
+        raise ArgumentTypeError(f"model must be a ConvResNet, got {type(model).__name__}")
     _check_images_labels(images, labels)
-    epochs = require_int("epochs", epochs)
-    if isinstance(lr, (list, tuple, np.ndarray)):
-        lrs = [require_float("lr", v, low=0.0, low_open=True) for v in lr]
-        if len(lrs) != epochs:
-            raise ValueError(f"lr as a list must have one step size per epoch ({epochs}), got {len(lrs)}")
-    else:
-        lrs = [require_float("lr", lr, low=0.0, low_open=True)] * epochs
+    lrs = _require_schedule(lr, require_int("epochs", epochs))
     batch_size = require_int("batch_size", batch_size)
     seed = require_int("seed", seed, minimum=0)
     momentum = require_float("momentum", momentum, low=0.0, high=1.0, high_open=True)
     weight_decay = require_float("weight_decay", weight_decay, low=0.0)
     require_choice("which", which, WHICH)
     if test is not None:
-        if not (isinstance(test, (tuple, list)) and len(test) == 2):
-            raise ValueError(f"test must be a pair (images, labels) or None, got {type(test).__name__}")
-        _check_images_labels(*test)
+        _check_images_labels(*_require_pair("test", test))
 
     # Subnormal floats (from tiny weights such as Hardt & Ma's) make CPU convolutions several
     # times slower; flush them to zero while training, then restore torch's default.
@@ -617,6 +628,23 @@ def train(
         return _train_loop(model, images, labels, lrs, batch_size, seed, momentum, weight_decay, test, which, progress)
     finally:
         torch.set_flush_denormal(False)
+
+
+def _require_schedule(lr, epochs: int) -> list:
+    """One positive step size per epoch: ``lr`` repeated, or ``lr`` itself as a list of ``epochs``."""
+    if isinstance(lr, (list, tuple, np.ndarray)):
+        lrs = [require_float("lr", v, low=0.0, low_open=True) for v in lr]
+        if len(lrs) != epochs:
+            raise ValueError(f"lr as a list must have one step size per epoch ({epochs}), got {len(lrs)}")
+        return lrs
+    return [require_float("lr", lr, low=0.0, low_open=True)] * epochs
+
+
+def _require_pair(name: str, value) -> tuple:
+    """``value`` as a pair (images, labels); a TypeError otherwise."""
+    if not (isinstance(value, (tuple, list)) and len(value) == 2):
+        raise ArgumentTypeError(f"{name} must be a pair (images, labels) or None, got {type(value).__name__}")
+    return tuple(value)
 
 
 def _train_loop(
