@@ -270,7 +270,6 @@ def theorem1_blocks(net: ShortcutNetwork, data) -> dict:
         m = data.m
         Sxs, Sys, Sss = X @ s.T / m, Y @ s.T / m, s @ s.T / m
     dev = Sxs.device
-    eye = torch.eye(d, dtype=torch.float64, device=dev)
     if n == 2:
         M = net.mid.d1_at_zero * net.post.d1_at_zero * (Sxs - Sys)
         A4 = torch.zeros(d, d, d, d, dtype=torch.float64, device=dev)
@@ -278,12 +277,24 @@ def theorem1_blocks(net: ShortcutNetwork, data) -> dict:
             A4[j1, :, :, j1] = M  # A4[j1, i1, j2, i2=j1] = M[i1, j2]
         out.update(M=M, A=A4.reshape(d * d, d * d))
         return out
+    A, B = _eq13_blocks(net, data, X, Y, Sxs, Sys, Sss)
+    out.update(A=A, B=B)
+    return out
+
+
+def _eq13_blocks(net, data, X, Y, Sxs, Sys, Sss):
+    """The blocks A (below the diagonal) and B (on it) of Eq. 13 for n = 1, as d^2 x d^2 matrices
+    (see :func:`theorem1_blocks`); ``X is None`` for a linear network given by its statistics."""
+    d = net.d
+    dev = Sxs.device
+    eye = torch.eye(d, dtype=torch.float64, device=dev)
     c1, c2 = net.post.d1_at_zero, net.post.d2_at_zero
     if X is None:  # linear: sigma_pre = id, c1 = 1, c2 = 0
         Bm = torch.einsum("ab,jk->jakb", eye, Sss)
         N = Sxs - Sys  # <(x-y)_i x_k>, with sigma_pre' = 1 the j-dependence disappears
         Nfull = N[:, None, :].expand(d, d, d)  # [i, j, k]
     else:
+        s = net.pre(X)
         r = Y - X
         m = data.m
         trip = torch.einsum("im,jm,km->ijk", r, s, s) / m  # <(y-x)_i s_j s_k>
@@ -300,8 +311,7 @@ def theorem1_blocks(net: ShortcutNetwork, data) -> dict:
     for j1 in range(d):
         extra[j1, :, :, j1] = Nfull[:, j1, :]  # [j1, i1, j2, i2=j1] = N[i1, j1, j2]
     A4 = A4 + c1**2 * extra
-    out.update(A=A4.reshape(d * d, d * d), B=Bm.reshape(d * d, d * d))
-    return out
+    return A4.reshape(d * d, d * d), Bm.reshape(d * d, d * d)
 
 
 def eq11_assemble(A: torch.Tensor, R: int) -> torch.Tensor:
