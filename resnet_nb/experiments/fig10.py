@@ -223,9 +223,6 @@ def lbfgs_floor(
     that is small says the value is the architecture's floor, a property of what it can
     represent, not of the optimiser. One row per start: ``scale``, ``start``, ``loss``.
     """
-    from resnet_nb.core.losses import loss_samples
-    from resnet_nb.core.train import torch_threads
-
     if arch not in ARCHS:
         raise ValueError(f"arch must be one of {ARCHS}, got {arch!r}")
     net = network("xavier" if arch == "he" else arch, depth, relu=True)
@@ -238,36 +235,37 @@ def lbfgs_floor(
             else initial_weights("xavier", net, seed=seed, runs=starts_per_scale)
         )
         for k in range(starts_per_scale):
-            w = (float(scale) * base[k]).clone().requires_grad_(True)
-            opt = torch.optim.LBFGS(
-                [w],
-                lr=1.0,
-                max_iter=max_iter,
-                history_size=50,
-                tolerance_grad=1e-12,
-                tolerance_change=1e-15,
-                line_search_fn="strong_wolfe",
-            )
-
-            def closure(opt=opt, w=w):
-                opt.zero_grad()
-                f = loss_samples(net, w, data)
-                f.backward()
-                return f
-
-            with torch_threads(1):  # 10 x 5,000 products: more threads only wait on each other
-                opt.step(closure)
-            with torch.no_grad():
-                rows.append(
-                    {
-                        "arch": arch,
-                        "depth": depth,
-                        "scale": float(scale),
-                        "start": k,
-                        "loss": float(loss_samples(net, w, data)),
-                    }
-                )
+            loss = _lbfgs_minimise(net, data, float(scale) * base[k], max_iter)
+            rows.append({"arch": arch, "depth": depth, "scale": float(scale), "start": k, "loss": loss})
     return pd.DataFrame(rows)
+
+
+def _lbfgs_minimise(net, data, w0, max_iter: int) -> float:
+    """The training loss L-BFGS (strong-Wolfe line search, float64) reaches from ``w0``."""
+    from resnet_nb.core.losses import loss_samples
+    from resnet_nb.core.train import torch_threads
+
+    w = w0.clone().requires_grad_(True)
+    opt = torch.optim.LBFGS(
+        [w],
+        lr=1.0,
+        max_iter=max_iter,
+        history_size=50,
+        tolerance_grad=1e-12,
+        tolerance_change=1e-15,
+        line_search_fn="strong_wolfe",
+    )
+
+    def closure():
+        opt.zero_grad()
+        f = loss_samples(net, w, data)
+        f.backward()
+        return f
+
+    with torch_threads(1):  # 10 x 5,000 products: more threads only wait on each other
+        opt.step(closure)
+    with torch.no_grad():
+        return float(loss_samples(net, w, data))
 
 
 # ---------------------------------------------------------------------------------------------
