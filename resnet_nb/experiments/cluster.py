@@ -30,8 +30,6 @@ def run_on_dask(module, todo, device, store_dir, scheduler, bar=None) -> dict:
     scheduler raises :class:`EngineError` (finished records are kept; rerun to resume). Needs
     the optional extra ``distributed`` (``pip install 'resnet_nb[dask]'``).
     """
-    from concurrent.futures import CancelledError
-
     try:
         from distributed import Client, as_completed
     except ImportError:
@@ -65,26 +63,35 @@ def run_on_dask(module, todo, device, store_dir, scheduler, bar=None) -> dict:
             futures[fut] = item
             if bar is not None:
                 bar.start(item)
-        out = {}
-        try:
-            for fut in as_completed(list(futures)):
-                item = futures[fut]
-                rows, wall, prov = fut.result()
-                if store is not None and prov is not None and inspect_record(store, item)[0] is None:
-                    write_record(store, item, rows, prov)  # the worker's folder is not the client's
-                out[item_key(item)] = (rows, wall, prov)
-                if bar is not None:
-                    bar.finish(item, wall, computed=prov is not None)
-        except (CancelledError, OSError, TimeoutError) as exc:
-            reason = str(exc).split("\n")[0][:200] or type(exc).__name__
-            raise EngineError(
-                f"lost the Dask scheduler at {address} ({type(exc).__name__}: {reason}); "
-                f"{len(out)} of {len(queue)} items of this run are stored, run the same command to resume"
-            ) from None
-        return out
+        return _gather(futures, as_completed, store, bar, address, len(queue))
     finally:
         if own:
             client.close()
+
+
+def _gather(futures, as_completed, store, bar, address, n_items) -> dict:
+    """Collect the items' results as they finish, writing into the client's ``store`` each record
+    it does not hold (the worker's folder is not the client's); a lost scheduler is an
+    :class:`EngineError` that says how many items are stored."""
+    from concurrent.futures import CancelledError
+
+    out = {}
+    try:
+        for fut in as_completed(list(futures)):
+            item = futures[fut]
+            rows, wall, prov = fut.result()
+            if store is not None and prov is not None and inspect_record(store, item)[0] is None:
+                write_record(store, item, rows, prov)
+            out[item_key(item)] = (rows, wall, prov)
+            if bar is not None:
+                bar.finish(item, wall, computed=prov is not None)
+    except (CancelledError, OSError, TimeoutError) as exc:
+        reason = str(exc).split("\n")[0][:200] or type(exc).__name__
+        raise EngineError(
+            f"lost the Dask scheduler at {address} ({type(exc).__name__}: {reason}); "
+            f"{len(out)} of {n_items} items of this run are stored, run the same command to resume"
+        ) from None
+    return out
 
 
 def require_scheduler_address(address) -> str:
