@@ -109,8 +109,15 @@ def det_sign_figure(data: dict | None = None):
 
     data = det_sign_data() if data is None else data
     fig, ax = plt.subplots(1, 2, figsize=(11, 3.8), gridspec_kw=dict(width_ratios=[1.25, 1]))
+    _depth_panel(ax[0], data)
+    _factor_panel(ax[1], data)
+    fig.tight_layout()
+    return fig
+
+
+def _depth_panel(a, data):
+    """Left panel of :func:`det_sign_figure`: the largest factor's norm against depth."""
     ls = data["ls"]
-    a = ax[0]
     a.axhspan(1e-3, 1.0, color=COLORS["1-shortcut"], alpha=0.08, label="|||A||| < 1: unreachable when det R < 0")
     a.loglog(ls, data["-I_2"], "o-", ms=4, color=COLORS["residual"], label="R = -I_2 (det +1): construction")
     a.loglog(
@@ -135,7 +142,10 @@ def det_sign_figure(data: dict | None = None):
     )
     a.set(xlabel="depth l", ylabel="|||A||| = max_i ||A_i||", ylim=(0.02, 40), title="the largest factor against depth")
     a.legend(fontsize=7.5, loc="lower left")
-    b = ax[1]
+
+
+def _factor_panel(b, data):
+    """Right panel of :func:`det_sign_figure`: every factor's norm against its determinant."""
     b.axvspan(0, 1, ymin=0, ymax=0.5, color=COLORS["1-shortcut"], alpha=0.08)
     b.text(
         0.5,
@@ -166,8 +176,6 @@ def det_sign_figure(data: dict | None = None):
     b.set_yscale("symlog", linthresh=1.0)
     b.set_ylim(-1e2, 1e2)
     b.legend(fontsize=7.5, loc="upper left")
-    fig.tight_layout()
-    return fig
 
 
 def construction_view(n: int, k: int, r: int, axes=None, step=None, seed: int = 0, dim: int = 20):
@@ -211,47 +219,15 @@ def construction_figure(n: int = 6, r: int = 3, seed: int = 3):
     steps = construction_steps(n, r, seed)
     palette = [COLORS[key] for key in ("2-shortcut", "1-shortcut", "3-shortcut", "orthogonal")]
     grey = COLORS["plain"]
-    S, labels, Q = steps["states"], steps["labels"], steps["Q"]
+    S, Q = steps["states"], steps["Q"]
     nb = len(steps["moved"])
     fig, axes = plt.subplots(1, nb, figsize=(3.2 * nb, 3.4))
     axes = np.atleast_1d(axes)
     t = np.linspace(-1.6, 1.6, 2)
     for j, ax in enumerate(axes):
-        before, after, idx = S[j], S[j + 1], steps["moved"][j]
-        for i_z, z, delta in zip(idx, steps["centres"][j], steps["deltas"][j]):
-            col = palette[labels[i_z] % len(palette)]
-            # the unit fires where <z, h> > ||z||^2 - delta: beyond this line, shaded
-            u = z / np.linalg.norm(z)
-            c = (z @ z - delta) / np.linalg.norm(z)
-            perp = np.array([-u[1], u[0]])
-            p0, p1 = c * u + t[0] * perp, c * u + t[1] * perp
-            ax.plot([p0[0], p1[0]], [p0[1], p1[1]], color=col, lw=1, ls="--")
-            far = 3 * u
-            ax.fill(
-                [p0[0], p1[0], p1[0] + far[0], p0[0] + far[0]],
-                [p0[1], p1[1], p1[1] + far[1], p0[1] + far[1]],
-                color=col,
-                alpha=0.12,
-                lw=0,
-            )
-        for i in range(before.shape[1]):
-            col = palette[labels[i] % len(palette)]
-            if i in idx:
-                ax.scatter(*before[:, i], s=40, facecolors="none", edgecolors=col, lw=1.5, zorder=3)
-                ax.annotate(
-                    "",
-                    xy=after[:, i],
-                    xytext=before[:, i],
-                    arrowprops=dict(arrowstyle="-|>", color=col, lw=1.6, shrinkA=4, shrinkB=2),
-                )
-            else:
-                ax.scatter(
-                    *after[:, i],
-                    s=40,
-                    color=col,
-                    alpha=1.0 if j == 0 or i not in np.concatenate(steps["moved"][:j] or [np.array([], int)]) else 0.55,
-                    zorder=3,
-                )
+        before, idx = S[j], steps["moved"][j]
+        _shade_firing_regions(ax, steps, j, palette, t)
+        _draw_moves(ax, steps, j, palette)
         ax.scatter(
             *Q,
             marker="*",
@@ -270,23 +246,73 @@ def construction_figure(n: int = 6, r: int = 3, seed: int = 3):
             title=f"block {j + 1} moves point{'s' if idx.size > 1 else ''} {' and '.join(str(i) for i in idx)}",
         )
         ax.add_patch(plt.Circle((0, 0), 1.0, fill=False, color=grey, lw=0.6, alpha=0.35))
-        spots = {}  # every point numbered where it sits before the block; points on one surrogate share a label
-        for i in range(before.shape[1]):
-            spots.setdefault(tuple(np.round(before[:, i], 9)), []).append(str(i))
-        for p, names in spots.items():
-            p = np.array(p)
-            ax.annotate(
-                ",".join(names),
-                p + 0.19 * p / max(np.linalg.norm(p), 1e-12),
-                ha="center",
-                va="center",
-                fontsize=8,
-                color=grey,
-            )
+        _number_points(ax, before, grey)
     axes[0].set_xlabel("arrows: the block's move; shaded: where its unit fires", fontsize=8)
     axes[-1].set_xlabel("stars: the surrogates q_c, one per label", fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def _shade_firing_regions(ax, steps, j, palette, t):
+    """Block ``j``'s units: the line beyond which each fires (dashed) and that side (shaded)."""
+    labels = steps["labels"]
+    for i_z, z, delta in zip(steps["moved"][j], steps["centres"][j], steps["deltas"][j]):
+        col = palette[labels[i_z] % len(palette)]
+        # the unit fires where <z, h> > ||z||^2 - delta: beyond this line, shaded
+        u = z / np.linalg.norm(z)
+        c = (z @ z - delta) / np.linalg.norm(z)
+        perp = np.array([-u[1], u[0]])
+        p0, p1 = c * u + t[0] * perp, c * u + t[1] * perp
+        ax.plot([p0[0], p1[0]], [p0[1], p1[1]], color=col, lw=1, ls="--")
+        far = 3 * u
+        ax.fill(
+            [p0[0], p1[0], p1[0] + far[0], p0[0] + far[0]],
+            [p0[1], p1[1], p1[1] + far[1], p0[1] + far[1]],
+            color=col,
+            alpha=0.12,
+            lw=0,
+        )
+
+
+def _draw_moves(ax, steps, j, palette):
+    """Block ``j``'s moves: an arrow from each moved point (hollow) to where the block sends it;
+    the other points where they are (faint if an earlier block moved them)."""
+    before, after, idx, labels = steps["states"][j], steps["states"][j + 1], steps["moved"][j], steps["labels"]
+    for i in range(before.shape[1]):
+        col = palette[labels[i] % len(palette)]
+        if i in idx:
+            ax.scatter(*before[:, i], s=40, facecolors="none", edgecolors=col, lw=1.5, zorder=3)
+            ax.annotate(
+                "",
+                xy=after[:, i],
+                xytext=before[:, i],
+                arrowprops=dict(arrowstyle="-|>", color=col, lw=1.6, shrinkA=4, shrinkB=2),
+            )
+        else:
+            ax.scatter(
+                *after[:, i],
+                s=40,
+                color=col,
+                alpha=1.0 if j == 0 or i not in np.concatenate(steps["moved"][:j] or [np.array([], int)]) else 0.55,
+                zorder=3,
+            )
+
+
+def _number_points(ax, before, grey):
+    """Every point numbered where it sits before the block; points on one surrogate share a label."""
+    spots = {}
+    for i in range(before.shape[1]):
+        spots.setdefault(tuple(np.round(before[:, i], 9)), []).append(str(i))
+    for p, names in spots.items():
+        p = np.array(p)
+        ax.annotate(
+            ",".join(names),
+            p + 0.19 * p / max(np.linalg.norm(p), 1e-12),
+            ha="center",
+            va="center",
+            fontsize=8,
+            color=grey,
+        )
 
 
 # -- what the chapters' widgets call: draw, then show (an ipywidgets.interact callback) ----------
