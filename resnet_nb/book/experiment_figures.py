@@ -118,18 +118,7 @@ def plot_fig2(
             lw=1.6,
             label=f"{n_layers} layers ({b} block{'s' if b > 1 else ''}/stage)",
         )
-        for j, e in enumerate(drops):
-            hit = g[g["epoch"] == e]
-            if len(hit):
-                ax.plot(
-                    hit["lg_loss"],
-                    hit["avg_weight_norm"],
-                    DROP_MARKERS[j % len(DROP_MARKERS)],
-                    mfc="none",
-                    mec=colors[b],
-                    ms=8,
-                    mew=1.5,
-                )
+        _mark_drops(ax, g, drops, colors[b])
     for j, e in enumerate(drops):
         ax.plot(
             [], [], DROP_MARKERS[j % len(DROP_MARKERS)], mfc="none", mec="k", label=f"step size divided after epoch {e}"
@@ -142,6 +131,23 @@ def plot_fig2(
         ax.legend(fontsize=8, loc=legend)
     ax.grid(alpha=0.3)
     return ax
+
+
+def _mark_drops(ax, g, drops, color):
+    """On one depth's curve ``g``, a hollow marker at each epoch after which the step size dropped
+    (circle, then triangle)."""
+    for j, e in enumerate(drops):
+        hit = g[g["epoch"] == e]
+        if len(hit):
+            ax.plot(
+                hit["lg_loss"],
+                hit["avg_weight_norm"],
+                DROP_MARKERS[j % len(DROP_MARKERS)],
+                mfc="none",
+                mec=color,
+                ms=8,
+                mew=1.5,
+            )
 
 
 def animate_fig2(table: pd.DataFrame, interval: int = 350):
@@ -183,43 +189,12 @@ def fig2_widget(table: pd.DataFrame | None = None, config: dict | None = None):
 
     config = dict(fig2.SCALES["default"] if config is None else config)
     fig2.require_config(config)
-    cache: dict = {}
-    if table is not None:
-        fig2.require_table(table)
-        for item in fig2.configurations(config):
-            rows = table[(table["blocks"] == item["blocks"]) & (table["seed"] == item["seed"])]
-            if len(rows):
-                cache[store.item_key(item)] = rows.drop(columns=["item_key"], errors="ignore")
-    options = sorted(set([1, 2, 3, 4, 6, 8]) | set(config["blocks"]))
-    blocks_w = W.SelectMultiple(
-        options=options,
-        value=tuple(config["blocks"]),
-        rows=len(options),
-        description="blocks/stage",
-        style={"description_width": "initial"},
-        layout=W.Layout(width="190px", min_width="190px"),
-    )
-    epochs_w = W.IntSlider(value=config["epochs"], min=2, max=40, step=1, description="epochs", continuous_update=False)
-    lr_w = W.FloatLogSlider(
-        value=config["lr"],
-        base=10,
-        min=-3,
-        max=0,
-        step=0.25,
-        description="step size",
-        continuous_update=False,
-        readout_format=".3g",
-    )
+    cache = _fig2_cache(table, config)
+    blocks_w, epochs_w, lr_w = _fig2_controls(config)
     out = W.Output()
 
     def redraw(*_):
-        cfg = dict(config)
-        cfg["blocks"] = sorted(blocks_w.value) or [config["blocks"][0]]
-        cfg["epochs"] = int(epochs_w.value)
-        cfg["lr"] = float(lr_w.value)
-        scale = cfg["epochs"] / config["epochs"]
-        ms = sorted({max(2, int(round(m * scale))) for m in config["milestones"]})
-        cfg["milestones"] = [m for m in ms if m <= cfg["epochs"]]
+        cfg = _fig2_setting(config, blocks_w.value, epochs_w.value, lr_w.value)
         frames = []
         for item in fig2.configurations(cfg):
             key = store.item_key(item)
@@ -242,6 +217,58 @@ def fig2_widget(table: pd.DataFrame | None = None, config: dict | None = None):
     redraw()
     controls = W.VBox([blocks_w, epochs_w, lr_w], layout=W.Layout(min_width="300px", overflow="visible"))
     return W.HBox([controls, out], layout=W.Layout(flex_flow="row wrap"))
+
+
+def _fig2_cache(table, config) -> dict:
+    """The runs of ``table`` (the result of ``engine.run(fig2, config)``) by item key."""
+    cache: dict = {}
+    if table is not None:
+        fig2.require_table(table)
+        for item in fig2.configurations(config):
+            rows = table[(table["blocks"] == item["blocks"]) & (table["seed"] == item["seed"])]
+            if len(rows):
+                cache[store.item_key(item)] = rows.drop(columns=["item_key"], errors="ignore")
+    return cache
+
+
+def _fig2_controls(config):
+    """The widget's three controls, at the values of ``config``: depths, epochs and step size."""
+    import ipywidgets as W
+
+    options = sorted(set([1, 2, 3, 4, 6, 8]) | set(config["blocks"]))
+    blocks_w = W.SelectMultiple(
+        options=options,
+        value=tuple(config["blocks"]),
+        rows=len(options),
+        description="blocks/stage",
+        style={"description_width": "initial"},
+        layout=W.Layout(width="190px", min_width="190px"),
+    )
+    epochs_w = W.IntSlider(value=config["epochs"], min=2, max=40, step=1, description="epochs", continuous_update=False)
+    lr_w = W.FloatLogSlider(
+        value=config["lr"],
+        base=10,
+        min=-3,
+        max=0,
+        step=0.25,
+        description="step size",
+        continuous_update=False,
+        readout_format=".3g",
+    )
+    return blocks_w, epochs_w, lr_w
+
+
+def _fig2_setting(config, blocks, epochs, lr) -> dict:
+    """``config`` with the chosen depths (the first of ``config`` if none), epochs and step size;
+    its milestones scaled to the chosen epochs (at least 2, none beyond the last epoch)."""
+    cfg = dict(config)
+    cfg["blocks"] = sorted(blocks) or [config["blocks"][0]]
+    cfg["epochs"] = int(epochs)
+    cfg["lr"] = float(lr)
+    scale = cfg["epochs"] / config["epochs"]
+    ms = sorted({max(2, int(round(m * scale))) for m in config["milestones"]})
+    cfg["milestones"] = [m for m in ms if m <= cfg["epochs"]]
+    return cfg
 
 
 # ---------------------------------------------------------------------------------------------
