@@ -214,6 +214,7 @@ def test_eq15_16_check_reports_its_numbers(data2):
     assert len(res.lines) == 1
     e15, e16, below, reach = res.parts
     assert np.array_equal(res.values["losses"], run.losses) and res.values["Lmin"] == Lmin
+    assert (res.values["n"], res.values["R"], res.values["epochs"]) == (1, 2, 30)
     assert reach.value == pytest.approx(run.losses[-1] - Lmin, rel=1e-12, abs=0) and reach.tol == 1e-4
     assert below.value == pytest.approx(np.nanmin(run.losses) - Lmin, rel=1e-12, abs=0)
     assert e15.tol == pytest.approx(tol_of(data2.m, max(1.0, float(Wstar.abs().max()))), rel=1e-12, abs=0)
