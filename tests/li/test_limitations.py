@@ -78,7 +78,8 @@ def test_fixup_falsifier_is_the_p_minus_k_count():
     # the falsifier counts p - k zero eigenvalues (the zero block's size): the zero count fails
     f = lim.claim_fixup_not_flat(falsify=True)
     assert f.rejected_on_value
-    assert "p - k" in f.claim and "p - 2k" in lim.claim_fixup_not_flat().claim
+    P, k = f.values["net"].num_params, f.values["rank_B"]
+    assert (f.values["z_pred"], lim.claim_fixup_not_flat().values["z_pred"]) == (P - k, P - 2 * k)
     assert [x.passed for x in f.parts][:-1] == [True] * (len(f.parts) - 1) and not f.parts[-1].passed
     claim = lim.claim_fixup_not_flat.claim
     assert "p - 2k" in claim.statement and "p - k)" in claim.falsifier

@@ -14,7 +14,7 @@ import torch
 
 from resnet_nb.core import claims
 from resnet_nb.core.checks import require_float, require_int
-from resnet_nb.core.claims import PLAUSIBLE, Check, eps_criterion
+from resnet_nb.core.claims import PLAUSIBLE, Check, Part, checks_from, eps_criterion
 from resnet_nb.core.data import as_stats
 from resnet_nb.core.hessians import hessian_linear
 from resnet_nb.core.init import initialise
@@ -55,6 +55,33 @@ def _slope(x, y):
     return float(np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)[0])
 
 
+EVENNESS_PART = Part(
+    "H(eps V) is even in eps ({n}-shortcut, R = {R})",
+    "max |H(eps V) - H(-eps V)| over eps = {epss}",
+    "odd",
+    "tol",
+    "{crit}",
+    nontrivial="moved",
+    nontrivial_what="smallest max |H(eps V) - H(0)|",
+)
+#: the quantity the drift law holds constant over depth: c (the law) or k (the falsifier)
+DRIFT_LAW = {
+    False: dict(q="c", law="c = drift / (R eps^2)"),
+    True: dict(q="k", law="drift / eps^2 (no factor R)"),
+}
+DRIFT_PART = Part(
+    "{law} the same at every depth, {depth_lo} to {depth_hi}",
+    "range over depths of the mean {q} ({runs} runs or more per depth)",
+    "range",
+    "bound",
+    "3 x the largest standard error of a depth's mean over its runs",
+    nontrivial="drift_min",
+    nontrivial_what="smallest mean drift",
+    spread="se",
+)
+DRIFT_LINE = "fitted exponent of the mean drift in R: {slope:.3f}; mean c from {c_lo:.2f} to {c_hi:.2f}"
+
+
 def evenness_check(data, n: int = 2, R: int = 4, epss=(0.01, 0.02, 0.04), seed: int = 0) -> Check:
     """H(eps V) = H(-eps V) for a linear n-shortcut network with n even.
 
@@ -75,16 +102,9 @@ def evenness_check(data, n: int = 2, R: int = 4, epss=(0.01, 0.02, 0.04), seed: 
         moved = min(moved, float((Hp - H0).abs().max()))
         size = max(size, float(Hp.abs().max()))
     tol, crit = eps_criterion(net.num_params, size)
-    res = Check(
-        f"H(eps V) is even in eps ({n}-shortcut, R = {R})",
-        f"max |H(eps V) - H(-eps V)| over eps = {epss}",
-        odd,
-        tol,
-        crit,
-        nontrivial=moved,
-        nontrivial_what="smallest max |H(eps V) - H(0)|",  # pragma: no mutate
-    )
-    res.values.update(odd=odd, moved=moved)
+    values = dict(odd=odd, moved=moved, size=size, tol=tol, crit=crit, n=n, R=R, epss=epss)
+    (res,) = checks_from([EVENNESS_PART], values)
+    res.values.update(values)
     return res
 
 
@@ -145,26 +165,25 @@ def drift_R_law_check(table=None, falsify: bool = False, sigma_max: float | None
     df = drift_per_unit(table, sigma_max=sigma_max)
     if len(df) < 2:
         raise ValueError(f"table must hold at least two depths, got {len(df)}")
-    q = "k" if falsify else "c"
-    rng = float(df[q].max() - df[q].min())
+    law = DRIFT_LAW[bool(falsify)]
+    q = law["q"]
     se = float(df[q + "_se"].max())
-    slope = _slope(df["R"], df["drift"])
-    law = "drift / eps^2 (no factor R)" if falsify else "c = drift / (R eps^2)"  # pragma: no mutate
-    res = Check(
-        f"{law} the same at every depth, {int(df['depth'].min())} to {int(df['depth'].max())}",
-        f"range over depths of the mean {q} ({int(df['runs'].min())} runs or more per depth)",
-        rng,
-        3 * se,
-        "3 x the largest standard error of a depth's mean over its runs",  # pragma: no mutate
-        nontrivial=float(df["drift"].min()),
-        nontrivial_what="smallest mean drift",  # pragma: no mutate
-        spread=se,
-        lines=[
-            f"fitted exponent of the mean drift in R: {slope:.3f}; mean c from {df['c'].min():.2f} "
-            f"to {df['c'].max():.2f}"
-        ],
+    values = dict(
+        law,
+        range=float(df[q].max() - df[q].min()),
+        se=se,
+        bound=3 * se,
+        slope=_slope(df["R"], df["drift"]),
+        c_lo=float(df["c"].min()),
+        c_hi=float(df["c"].max()),
+        drift_min=float(df["drift"].min()),
+        depth_lo=int(df["depth"].min()),
+        depth_hi=int(df["depth"].max()),
+        runs=int(df["runs"].min()),
     )
-    res.values.update(range=rng, se=se, slope=slope, c_lo=float(df["c"].min()), c_hi=float(df["c"].max()))
+    (res,) = checks_from([DRIFT_PART], values)
+    res.lines.append(DRIFT_LINE.format_map(values))
+    res.values.update(values)
     return res
 
 

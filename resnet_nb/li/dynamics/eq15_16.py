@@ -12,7 +12,7 @@ import torch
 
 from resnet_nb.core import claims
 from resnet_nb.core.checks import require_int
-from resnet_nb.core.claims import PLAUSIBLE, Check, all_of, eps_criterion
+from resnet_nb.core.claims import PLAUSIBLE, Check, Part, all_of, checks_from, eps_criterion
 from resnet_nb.core.data import Dataset
 from resnet_nb.core.init import initialise
 from resnet_nb.core.losses import loss_end_to_end, optimum
@@ -31,6 +31,30 @@ __all__ = [
 # ------------------------------------------------------------------------------------------
 
 
+EQ15_16_TITLE = "Eqs. 15-16 on whitened MNIST"
+EQ15_16_LINE = "max |W_end - W*| = {eW:.2e}"
+EQ15_16_TABLE = (
+    Part(
+        "Eq. 15: Syx Sxx^+ against a least-squares solve",
+        "max |difference|",
+        "e15",
+        "tol",
+        "{crit}",
+        nontrivial="Wstar_max",
+        nontrivial_what="max |W*|",
+    ),
+    Part("Eq. 16: L_min from the statistics against the samples", "|difference|", "e16", "tolL", "{critL}"),
+    Part("no epoch below L_min", "lowest loss - L_min", "below", "below_bound", "{critL}", op=">="),
+    Part(
+        "{n}-shortcut network, R = {R}, {epochs} epochs reaches L_min",
+        "final loss - L_min",
+        "gap_L",
+        1e-4,
+        "a setting: the gap this many epochs must close",
+    ),
+)
+
+
 def eq15_16_check(data, n: int = 2, R: int = 4, lr: float = 0.1, epochs: int = 2000, seed: int = 0) -> Check:
     """Eqs. 15-16 on whitened data, against a 2-shortcut linear network trained by gradient
     descent from the paper's small start: W* (Eq. 15) against a least-squares solve on the
@@ -44,53 +68,29 @@ def eq15_16_check(data, n: int = 2, R: int = 4, lr: float = 0.1, epochs: int = 2
     Wstar, Lmin = optimum(data)
     net = ShortcutNetwork(data.d, n, R)
     res = gradient_descent(net, initialise(net, "small", seed=seed), data, lr, epochs)
-    Wend = end_to_end(net, res.W)
-    gap_L = float(res.losses[-1] - Lmin)
-    e15 = float((Wstar - Wls).abs().max())
-    e16 = abs(Lmin - Lmin_samples)
-    eW = float((Wend - Wstar).abs().max())
-    below = float(np.nanmin(res.losses) - Lmin)
-    tol, crit = eps_criterion(m, max(1.0, float(Wstar.abs().max())))
+    Wstar_max = float(Wstar.abs().max())
+    tol, crit = eps_criterion(m, max(1.0, Wstar_max))
     tolL, critL = eps_criterion(m, max(1.0, Lmin))
-    parts = [
-        Check(
-            "Eq. 15: Syx Sxx^+ against a least-squares solve",  # pragma: no mutate
-            "max |difference|",  # pragma: no mutate
-            e15,
-            tol,
-            crit,
-            nontrivial=float(Wstar.abs().max()),
-            nontrivial_what="max |W*|",  # pragma: no mutate
-        ),
-        Check(
-            "Eq. 16: L_min from the statistics against the samples",  # pragma: no mutate
-            "|difference|",  # pragma: no mutate
-            e16,
-            tolL,
-            critL,
-        ),
-        Check(
-            "no epoch below L_min",  # pragma: no mutate
-            "lowest loss - L_min",  # pragma: no mutate
-            below,
-            -tolL,
-            critL,
-            op=">=",
-        ),
-        Check(
-            f"{n}-shortcut network, R = {R}, {epochs} epochs reaches L_min",
-            "final loss - L_min",  # pragma: no mutate
-            gap_L,
-            1e-4,
-            "a setting: the gap this many epochs must close",  # pragma: no mutate
-        ),
-    ]
-    out = all_of(
-        "Eqs. 15-16 on whitened MNIST",  # pragma: no mutate
-        parts,
-        [f"max |W_end - W*| = {eW:.2e}"],
+    values = dict(
+        e15=float((Wstar - Wls).abs().max()),
+        e16=abs(Lmin - Lmin_samples),
+        gap_L=float(res.losses[-1] - Lmin),
+        eW=float((end_to_end(net, res.W) - Wstar).abs().max()),
+        losses=res.losses,
+        Lmin=Lmin,
+        below=float(np.nanmin(res.losses) - Lmin),
+        below_bound=-tolL,
+        Wstar_max=Wstar_max,
+        tol=tol,
+        crit=crit,
+        tolL=tolL,
+        critL=critL,
+        n=n,
+        R=R,
+        epochs=epochs,
     )
-    out.values.update(e15=e15, e16=e16, gap_L=gap_L, eW=eW, losses=res.losses, Lmin=Lmin)
+    out = all_of(EQ15_16_TITLE, checks_from(EQ15_16_TABLE, values), [EQ15_16_LINE.format_map(values)])
+    out.values.update(values)
     return out
 
 
@@ -117,6 +117,53 @@ def generalized_inverse(S: torch.Tensor, seed: int = 0, size: float = 1.0) -> to
     return Sp + (eye - Sp @ S) @ Z1 + Z2 @ (eye - S @ Sp)
 
 
+#: which statement eq15_16_ginverse_check makes: None (the true one) or the falsifier's keyword
+GINV_TITLE = {
+    None: "Eqs. 15-16 with a non-Moore-Penrose generalized inverse",
+    "not_ginverse": "Falsifier: W = Syx G attains L_min for a G that is not a generalized inverse",
+    "left": "Falsifier: W = G Syx (the generalized inverse on the other side) attains L_min",
+    "unique": "Falsifier: Syx G is the same matrix for every generalized inverse G (a unique minimiser)",
+}
+GINV_FORM = {None: "Syx G", "left": "G Syx"}
+#: the sentence the last part carries: G's defect beside the loss, or the loss beside the matrices
+GINV_PART_LINE = {
+    "not_ginverse": "max |Sxx G Sxx - Sxx| = {is_ginv:.2e}: G is not a generalized inverse",
+    "unique": "|L(Syx G) - L_min| = {gap:.2e}: both attain L_min",
+}
+GINV_TABLE = (
+    Part(
+        "G is a generalized inverse of Sxx (rank {rank} of {d})",
+        "max |Sxx G Sxx - Sxx|",
+        "is_ginv",
+        "tol",
+        "{crit}",
+        nontrivial="dG",
+        nontrivial_what="max |G - Sxx^+|",
+        when="states_ginverse",
+    ),
+    Part(
+        "Eq. 16 with W = {form}",
+        "|L(W) - L_min(least squares)|",
+        "gap",
+        "tol",
+        "{crit}",
+        nontrivial="dW",
+        nontrivial_what="max |W - Syx Sxx^+|",
+        when="states_loss",
+    ),
+    Part(
+        "Syx G equals Syx Sxx^+",
+        "max |Syx G - Syx Sxx^+|",
+        "dW",
+        "tol",
+        "{crit}",
+        nontrivial="Wmp_max",
+        nontrivial_what="max |Syx Sxx^+|",
+        when="states_unique",
+    ),
+)
+
+
 def eq15_16_ginverse_check(
     data: Dataset | None = None, seed: int = 0, left: bool = False, not_ginverse: bool = False, unique: bool = False
 ) -> Check:
@@ -135,71 +182,52 @@ def eq15_16_ginverse_check(
     if sum(map(bool, (left, not_ginverse, unique))) > 1:
         raise ValueError("choose at most one of left, not_ginverse and unique")
     data = rank_deficient_data(seed=seed) if data is None else data
+    variant = "left" if left else "not_ginverse" if not_ginverse else "unique" if unique else None
+    values = dict(
+        _ginverse_numbers(data, seed, left=left, not_ginverse=not_ginverse),
+        variant=variant,
+        form=GINV_FORM.get(variant, GINV_FORM[None]),
+        states_ginverse=not not_ginverse,  # the falsifier claims the loss only
+        states_loss=not unique,
+        states_unique=bool(unique),
+    )
+    parts = checks_from(GINV_TABLE, values)
+    if variant in GINV_PART_LINE:
+        parts[-1].lines.append(GINV_PART_LINE[variant].format_map(values))
+    res = all_of(GINV_TITLE[variant], parts)
+    res.values.update(values)
+    return res
+
+
+def _ginverse_numbers(data: Dataset, seed: int, left: bool = False, not_ginverse: bool = False) -> dict:
+    """W = Syx G (``left``: G Syx) for a generalized inverse G of Sxx drawn with ``seed + 1``
+    (``not_ginverse``: Sxx^+ plus a random matrix drawn with ``seed + 2``): its loss against the
+    least-squares L_min, how far G is from one, how far W is from Syx Sxx^+, and the tolerance."""
     st = data.stats()
     G = generalized_inverse(st.Sxx, seed=seed + 1)
     Gp = torch.linalg.pinv(st.Sxx)
     if not_ginverse:
         g = torch.Generator().manual_seed(int(seed) + 2)
         G = Gp + torch.randn(st.Sxx.shape, generator=g, dtype=st.Sxx.dtype)
-    is_ginv = float((st.Sxx @ G @ st.Sxx - st.Sxx).abs().max())
     W = G @ st.Syx if left else st.Syx @ G
     Wmp = st.Syx @ Gp
     LW = float(loss_end_to_end(W, st))
     Wls = torch.linalg.lstsq(data.X.T, data.Y.T, driver="gelsd").solution.T
     Lmin = float(((data.Y - Wls @ data.X) ** 2).sum() / (2 * data.m))
-    scale = max(1.0, float(G.abs().max()) ** 2 * float(st.Sxx.abs().max()))
-    tol, crit = eps_criterion(data.m, scale)
-    rank = int(torch.linalg.matrix_rank(st.Sxx))
-    gap = abs(LW - Lmin)
-    parts = [
-        Check(
-            f"G is a generalized inverse of Sxx (rank {rank} of {data.d})",
-            "max |Sxx G Sxx - Sxx|",  # pragma: no mutate
-            is_ginv,
-            tol,
-            crit,
-            nontrivial=float((G - Gp).abs().max()),
-            nontrivial_what="max |G - Sxx^+|",  # pragma: no mutate
-        ),
-        Check(
-            "Eq. 16 with W = " + ("G Syx" if left else "Syx G"),  # pragma: no mutate
-            "|L(W) - L_min(least squares)|",  # pragma: no mutate
-            gap,
-            tol,
-            crit,
-            nontrivial=float((W - Wmp).abs().max()),
-            nontrivial_what="max |W - Syx Sxx^+|",  # pragma: no mutate
-        ),
-    ]
-    title = "Eqs. 15-16 with a non-Moore-Penrose generalized inverse"  # pragma: no mutate
-    if not_ginverse:  # the falsifier claims the loss only; G's defect is reported beside it
-        parts = parts[1:]
-        parts[0].lines.append(f"max |Sxx G Sxx - Sxx| = {is_ginv:.2e}: G is not a generalized inverse")
-        title = "Falsifier: W = Syx G attains L_min for a G that is not a generalized inverse"  # pragma: no mutate
-    elif left:
-        title = "Falsifier: W = G Syx (the generalized inverse on the other side) attains L_min"  # pragma: no mutate
-    elif unique:
-        dW = float((W - Wmp).abs().max())
-        parts = [
-            parts[0],
-            Check(
-                "Syx G equals Syx Sxx^+",  # pragma: no mutate
-                "max |Syx G - Syx Sxx^+|",  # pragma: no mutate
-                dW,
-                tol,
-                crit,
-                nontrivial=float(Wmp.abs().max()),
-                nontrivial_what="max |Syx Sxx^+|",  # pragma: no mutate
-                lines=[f"|L(Syx G) - L_min| = {gap:.2e}: both attain L_min"],
-            ),
-        ]
-        title = (
-            "Falsifier: Syx G is the same matrix for every generalized inverse G"  # pragma: no mutate
-            " (a unique minimiser)"  # pragma: no mutate
-        )
-    res = all_of(title, parts)
-    res.values.update(LW=LW, Lmin=Lmin, rank=rank, dW=float((W - Wmp).abs().max()))
-    return res
+    tol, crit = eps_criterion(data.m, max(1.0, float(G.abs().max()) ** 2 * float(st.Sxx.abs().max())))
+    return dict(
+        LW=LW,
+        Lmin=Lmin,
+        gap=abs(LW - Lmin),
+        rank=int(torch.linalg.matrix_rank(st.Sxx)),
+        d=data.d,
+        is_ginv=float((st.Sxx @ G @ st.Sxx - st.Sxx).abs().max()),
+        dG=float((G - Gp).abs().max()),
+        dW=float((W - Wmp).abs().max()),
+        Wmp_max=float(Wmp.abs().max()),
+        tol=tol,
+        crit=crit,
+    )
 
 
 # ------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import torch
 
 from resnet_nb.core import claims
 from resnet_nb.core.checks import require_float, require_int
-from resnet_nb.core.claims import PLAUSIBLE, REGRESSION, Check, all_of, eps_criterion, fmt
+from resnet_nb.core.claims import PLAUSIBLE, REGRESSION, Check, Part, all_of, checks_from, eps_criterion, fmt
 from resnet_nb.core.data import Dataset, SufficientStats, as_stats
 from resnet_nb.core.init import initialise
 from resnet_nb.core.losses import loss_end_to_end
@@ -30,6 +30,39 @@ __all__ = [
 # ------------------------------------------------------------------------------------------
 # Section 4.2: Eq. 7 and Figure 4
 # ------------------------------------------------------------------------------------------
+
+
+EQ7_TRANSPOSES = {True: "", False: " without transposes"}
+EQ7_PART = Part(
+    "Eq. 7{without} ({network})",
+    "max |Delta W_Eq.7 - (-lr grad L)| over {samples} weight tensors",
+    "worst",
+    "tol",
+    "{crit}",
+    nontrivial="size",
+    nontrivial_what="largest |lr grad L|",
+)
+FIG4_ONE_PART = Part(
+    "Figure 4 (left): 1-shortcut = {plain_init}-initialised plain network, R = {R}",
+    "max over {epochs} epochs of |I + W_r - V_r|",
+    "gap",
+    "tol",
+    "{crit} (P x epochs terms)",
+    nontrivial="move",
+    nontrivial_what="how far the weights moved",
+)
+FIG4_ONE_LINE = "max |loss difference| = {lgap_text}"
+#: the plain network's targets: Y - X (Figure 4, right) or Y (the falsifier)
+FIG4_SKIP_TARGET = {True: "Y - X", False: "Y"}
+FIG4_SKIP_PART = Part(
+    "Figure 4 (right): skip-all shortcut = plain network on {target}, n = {n}",
+    "max over {epochs} epochs of |W_shortcut - W_plain|",
+    "gap",
+    "tol",
+    "{crit} (P x epochs terms)",
+    nontrivial="move",
+    nontrivial_what="how far the weights moved",
+)
 
 
 def eq7_update(
@@ -87,16 +120,18 @@ def eq7_check(
         worst = max(worst, float((upd + lr * g).abs().max()))
         size = max(size, float((lr * g).abs().max()))
     tol, crit = eps_criterion(net.num_params, size)
-    res = Check(
-        f"Eq. 7{'' if transposes else ' without transposes'} ({net.describe()})",  # pragma: no mutate
-        f"max |Delta W_Eq.7 - (-lr grad L)| over {samples} weight tensors",
-        worst,
-        tol,
-        crit,
-        nontrivial=size,
-        nontrivial_what="largest |lr grad L|",  # pragma: no mutate
+    values = dict(
+        worst=worst,
+        size=size,
+        tol=tol,
+        crit=crit,
+        samples=samples,
+        transposes=bool(transposes),
+        without=EQ7_TRANSPOSES[bool(transposes)],
+        network=net.describe(),
     )
-    res.values.update(worst=worst, size=size)
+    (res,) = checks_from([EQ7_PART], values)
+    res.values.update(values)
     return res
 
 
@@ -119,17 +154,21 @@ def figure4_one_shortcut_check(
     move = float((a.snapshots[epochs] - a.snapshots[0]).abs().max())
     lgap = float(np.nanmax(np.abs(a.losses - b.losses)))
     tol, crit = eps_criterion(res_net.num_params * epochs, 1.0 + move)
-    res = Check(
-        f"Figure 4 (left): 1-shortcut = {plain_init}-initialised plain network, R = {R}",
-        f"max over {epochs} epochs of |I + W_r - V_r|",
-        gap,
-        tol,
-        crit + " (P x epochs terms)",  # pragma: no mutate
-        nontrivial=move,
-        nontrivial_what="how far the weights moved",  # pragma: no mutate
-        lines=[f"max |loss difference| = {fmt(lgap, 2)}"],
+    values = dict(
+        gap=gap,
+        move=move,
+        lgap=lgap,
+        lgap_text=fmt(lgap, 2),
+        losses=(a.losses, b.losses),
+        tol=tol,
+        crit=crit,
+        plain_init=plain_init,
+        R=R,
+        epochs=epochs,
     )
-    res.values.update(gap=gap, move=move, lgap=lgap, losses=(a.losses, b.losses))
+    (res,) = checks_from([FIG4_ONE_PART], values)
+    res.lines.append(FIG4_ONE_LINE.format_map(values))
+    res.values.update(values)
     return res
 
 
@@ -155,17 +194,18 @@ def figure4_skip_all_check(
     gap = max(float((a.snapshots[e] - b.snapshots[e]).abs().max()) for e in ep)
     move = float((a.snapshots[epochs] - W0).abs().max())
     tol, crit = eps_criterion(res_net.num_params * epochs, 1.0 + move)
-    res = Check(
-        "Figure 4 (right): skip-all shortcut = plain network"  # pragma: no mutate
-        f" on Y{' - X' if shift else ''}, n = {n}",  # pragma: no mutate
-        f"max over {epochs} epochs of |W_shortcut - W_plain|",
-        gap,
-        tol,
-        crit + " (P x epochs terms)",  # pragma: no mutate
-        nontrivial=move,
-        nontrivial_what="how far the weights moved",  # pragma: no mutate
+    values = dict(
+        gap=gap,
+        move=move,
+        tol=tol,
+        crit=crit,
+        shift=bool(shift),
+        target=FIG4_SKIP_TARGET[bool(shift)],
+        n=n,
+        epochs=epochs,
     )
-    res.values.update(gap=gap, move=move)
+    (res,) = checks_from([FIG4_SKIP_PART], values)
+    res.values.update(values)
     return res
 
 

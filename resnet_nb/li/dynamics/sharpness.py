@@ -116,23 +116,6 @@ def sharpness_sweep(
     Lmin = float(optimum(stats)[1])
     gaps = losses - Lmin
     edge = 2.0 / lr
-    rows = []
-    for i, s in enumerate(seeds):
-        above = [e for e, v in zip(snaps, lam[i]) if v > edge]
-        rf = rise_factor(gaps[i])
-        rows.append(
-            dict(
-                seed=s,
-                lam_peak=float(lam[i].max()),
-                peak_epoch=int(snaps[int(np.argmax(lam[i]))]),
-                first_above=int(above[0]) if above else -1,
-                rises=int((np.diff(losses[i]) > 0).sum()),
-                rise=rf,
-                spike=bool(rf > spike),
-                final_gap=float(gaps[i, -1]),
-                lam_final=float(lam[i, -1]),
-            )
-        )
     return dict(
         epochs=np.array(snaps),
         seeds=seeds,
@@ -142,8 +125,26 @@ def sharpness_sweep(
         edge=edge,
         lr=lr,
         sigma_max=float(torch.linalg.svdvals(stats.Sxx - stats.Syx).max()),
-        rows=rows,
+        rows=[_sweep_row(s, snaps, lam[i], losses[i], gaps[i], edge, spike) for i, s in enumerate(seeds)],
         spike=spike,
+    )
+
+
+def _sweep_row(seed: int, snaps, lam, losses, gaps, edge: float, spike: float) -> dict:
+    """One seed's row of :func:`sharpness_sweep` (the columns of :data:`SWEEP_ROW`, in order)
+    from its lambda_max at the sampled epochs ``snaps``, its losses and its gaps to L_min."""
+    above = [e for e, v in zip(snaps, lam) if v > edge]
+    rf = rise_factor(gaps)
+    return dict(
+        seed=seed,
+        lam_peak=float(lam.max()),
+        peak_epoch=int(snaps[int(np.argmax(lam))]),
+        first_above=int(above[0]) if above else -1,
+        rises=int((np.diff(losses) > 0).sum()),
+        rise=rf,
+        spike=bool(rf > spike),
+        final_gap=float(gaps[-1]),
+        lam_final=float(lam[-1]),
     )
 
 

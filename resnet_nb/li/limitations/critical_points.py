@@ -161,6 +161,34 @@ def zero_eigen_counts(df) -> dict:
     )
 
 
+INDEX_TITLE = "Section 5.2: larger loss, larger index"
+INDEX_LINE = "{points} critical points; discordant pairs: {discordant}"
+#: the direction the rank test states (the falsifier: the index decreases with the loss)
+INDEX_DIRECTION = {False: dict(trend="increases", sign=""), True: dict(trend="decreases", sign="-")}
+INDEX_TABLE = (
+    claims.Part("the points are critical", "max ||grad L||", "grad_max", "gtol", "{gcrit}"),
+    claims.Part(
+        "Hessians, two routes",
+        "max |H_autograd - H_Kronecker|",
+        "H_diff",
+        "tol",
+        "{crit}",
+        nontrivial="size",
+        nontrivial_what="max |H|",
+    ),
+    claims.Part(
+        "index {trend} with loss",
+        "Spearman rho(loss, {sign}index)",
+        "rho",
+        "thr",
+        "99th percentile of rho over 10,000 random pairings",
+        op=">=",
+        nontrivial="spread",
+        nontrivial_what="range of the index",
+    ),
+)
+
+
 @claims.claim(
     "li-5.2-index-loss",
     source="Li et al., Section 5.2 (citing Dauphin et al., 2014)",
@@ -181,37 +209,21 @@ def claim_index_vs_loss(falsify: bool = False) -> claims.Check:
     gtol, gcrit = claims.eps_criterion(P, max(size, 1.0))
     sign = -1.0 if falsify else 1.0
     rho, thr = spearman_test(df["loss"].to_numpy(), sign * df["index"].to_numpy())
-    spread = float(df["index"].max() - df["index"].min())
-    parts = [
-        claims.Check(
-            "the points are critical",  # pragma: no mutate
-            "max ||grad L||",  # pragma: no mutate
-            float(df["grad"].max()),
-            gtol,
-            gcrit,
-        ),
-        claims.Check(
-            "Hessians, two routes",  # pragma: no mutate
-            "max |H_autograd - H_Kronecker|",  # pragma: no mutate
-            float(df["H_diff"].max()),
-            tol,
-            crit,
-            nontrivial=size,
-            nontrivial_what="max |H|",  # pragma: no mutate
-        ),
-        claims.Check(
-            "index " + ("decreases" if falsify else "increases") + " with loss",  # pragma: no mutate
-            "Spearman rho(loss, " + ("-" if falsify else "") + "index)",  # pragma: no mutate
-            rho,
-            thr,
-            "99th percentile of rho over 10,000 random pairings",  # pragma: no mutate
-            op=">=",
-            nontrivial=spread,
-            nontrivial_what="range of the index",  # pragma: no mutate
-        ),
-    ]
-    return claims.all_of(
-        "Section 5.2: larger loss, larger index",  # pragma: no mutate
-        parts,
-        lines=[f"{len(df)} critical points; discordant pairs: {discordant_pairs(df)}"],  # pragma: no mutate
+    values = dict(
+        size=size,
+        tol=tol,
+        crit=crit,
+        gtol=gtol,
+        gcrit=gcrit,
+        grad_max=float(df["grad"].max()),
+        H_diff=float(df["H_diff"].max()),
+        rho=rho,
+        thr=thr,
+        spread=float(df["index"].max() - df["index"].min()),
+        points=len(df),
+        discordant=discordant_pairs(df),
+        **INDEX_DIRECTION[bool(falsify)],
     )
+    res = claims.all_of(INDEX_TITLE, claims.checks_from(INDEX_TABLE, values), [INDEX_LINE.format_map(values)])
+    res.values.update(values)
+    return res

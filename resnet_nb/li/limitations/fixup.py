@@ -119,6 +119,63 @@ def _fixup_point(n, R, seed, data):
     )
 
 
+FIXUP_TITLE = (
+    "zero-last-layer start of a linear 3-shortcut network: non-stationary, "
+    "indefinite Hessian of inertia (k, k, {z_what})"
+)
+FIXUP_LINE = "at w = 0: ||grad L|| = {zero_grad_norm:.1e}, max |H| = {zero_max_H:.1e}"
+#: the zero count: p - 2k (the book's), p - k (the falsifier: the zero block's size)
+FIXUP_ZERO_COUNT = {False: "p - 2k", True: "p - k"}
+_EXACT_COUNT = "exact count (floor P eps |lambda|max)"
+FIXUP_TABLE = (
+    claims.Part(
+        "Hessian at the zero-last-layer start, two routes",
+        "max |H_autograd - H_Kronecker|",
+        "err_H",
+        "tol",
+        "{crit}",
+        nontrivial="max_H",
+        nontrivial_what="max |H|",
+    ),
+    claims.Part(
+        "mixed block B has full column rank",
+        "cols B - rank B",
+        "rank_deficit",
+        0,
+        "exact rank (singular values above P eps |lambda|max)",
+    ),
+    claims.Part(
+        "block of the W_{{r,l}}, l < n, of all units is zero",
+        "max |H_block|",
+        "lead_max",
+        "tol",
+        "{crit}",
+        nontrivial="max_H",
+        nontrivial_what="max |H|",
+    ),
+    claims.Part("gradient is not zero", "||grad L||", "grad_norm", "gtol", "{gcrit} (rounding level)", op=">="),
+    claims.Part(
+        "negative eigenvalues = rank of the mixed block B",
+        "|#negative - rank B|",
+        "neg_gap",
+        0,
+        _EXACT_COUNT,
+        nontrivial="rank_B",
+        nontrivial_what="rank B",
+    ),
+    claims.Part(
+        "positive eigenvalues = rank of the mixed block B",
+        "|#positive - rank B|",
+        "pos_gap",
+        0,
+        _EXACT_COUNT,
+        nontrivial="rank_B",
+        nontrivial_what="rank B",
+    ),
+    claims.Part("zero eigenvalues = {z_what} = {z_pred}", "|#zero - ({z_what})|", "zero_gap", 0, _EXACT_COUNT),
+)
+
+
 @claims.claim(
     "lim-fixup-not-flat",
     source="Li et al., Section 1 (reading of He et al.) and Theorem 1, n >= 3",
@@ -138,81 +195,28 @@ def _fixup_point(n, R, seed, data):
 )
 def claim_fixup_not_flat(falsify: bool = False) -> claims.Check:
     p = fixup_point()
-    Ha, Hk = p["H_autograd"], p["H_kronecker"]
-    P = p["net"].num_params
-    size = p["max_H"]
-    tol, crit = claims.eps_criterion(P, size)
-    agree = claims.Check(
-        "Hessian at the zero-last-layer start, two routes",  # pragma: no mutate
-        "max |H_autograd - H_Kronecker|",  # pragma: no mutate
-        float((Ha - Hk).abs().max()),
-        tol,
-        crit,
-        nontrivial=size,
-        nontrivial_what="max |H|",  # pragma: no mutate
-    )
-    gtol, gcrit = claims.eps_criterion(P, max(size, 1.0))
-    k = p["rank_B"]
+    P, k = p["net"].num_params, p["rank_B"]
+    tol, crit = claims.eps_criterion(P, p["max_H"])
+    gtol, gcrit = claims.eps_criterion(P, max(p["max_H"], 1.0))
     zeros = len(p["eigs"]) - p["negative"] - p["positive"]
     z_pred = P - k if falsify else P - 2 * k
-    z_what = "p - k" if falsify else "p - 2k"  # pragma: no mutate
-    parts = [
-        agree,
-        claims.Check(
-            "mixed block B has full column rank",  # pragma: no mutate
-            "cols B - rank B",  # pragma: no mutate
-            p["cols_B"] - k,
-            0,
-            "exact rank (singular values above P eps |lambda|max)",  # pragma: no mutate
-        ),
-        claims.Check(
-            "block of the W_{r,l}, l < n, of all units is zero",  # pragma: no mutate
-            "max |H_block|",  # pragma: no mutate
-            p["lead_max"],
-            tol,
-            crit,
-            nontrivial=size,
-            nontrivial_what="max |H|",  # pragma: no mutate
-        ),
-        claims.Check(
-            "gradient is not zero",  # pragma: no mutate
-            "||grad L||",  # pragma: no mutate
-            p["grad_norm"],
-            gtol,
-            gcrit + " (rounding level)",  # pragma: no mutate
-            op=">=",
-        ),
-        claims.Check(
-            "negative eigenvalues = rank of the mixed block B",  # pragma: no mutate
-            "|#negative - rank B|",  # pragma: no mutate
-            abs(p["negative"] - k),
-            0,
-            "exact count (floor P eps |lambda|max)",  # pragma: no mutate
-            nontrivial=k,
-            nontrivial_what="rank B",  # pragma: no mutate
-        ),
-        claims.Check(
-            "positive eigenvalues = rank of the mixed block B",  # pragma: no mutate
-            "|#positive - rank B|",  # pragma: no mutate
-            abs(p["positive"] - k),
-            0,
-            "exact count (floor P eps |lambda|max)",  # pragma: no mutate
-            nontrivial=k,
-            nontrivial_what="rank B",  # pragma: no mutate
-        ),
-        claims.Check(
-            f"zero eigenvalues = {z_what} = {z_pred}",  # pragma: no mutate
-            f"|#zero - ({z_what})|",  # pragma: no mutate
-            abs(zeros - z_pred),
-            0,
-            "exact count (floor P eps |lambda|max)",  # pragma: no mutate
-        ),
-    ]
-    return claims.all_of(
-        "zero-last-layer start of a linear 3-shortcut network: non-stationary, "  # pragma: no mutate
-        f"indefinite Hessian of inertia (k, k, {z_what})",  # pragma: no mutate
-        parts,
-        lines=[  # pragma: no mutate
-            f"at w = 0: ||grad L|| = {p['zero_grad_norm']:.1e}, max |H| = {p['zero_max_H']:.1e}"  # pragma: no mutate
-        ],
+    values = dict(
+        p,
+        err_H=float((p["H_autograd"] - p["H_kronecker"]).abs().max()),
+        tol=tol,
+        crit=crit,
+        gtol=gtol,
+        gcrit=gcrit,
+        rank_deficit=p["cols_B"] - k,
+        neg_gap=abs(p["negative"] - k),
+        pos_gap=abs(p["positive"] - k),
+        zeros=zeros,
+        z_pred=z_pred,
+        zero_gap=abs(zeros - z_pred),
+        z_what=FIXUP_ZERO_COUNT[bool(falsify)],
     )
+    res = claims.all_of(
+        FIXUP_TITLE.format_map(values), claims.checks_from(FIXUP_TABLE, values), [FIXUP_LINE.format_map(values)]
+    )
+    res.values.update(values)
+    return res

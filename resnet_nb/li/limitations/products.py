@@ -126,6 +126,32 @@ def gain_table(ns=(2, 3), draws: int = 200):
     return pd.DataFrame(rows)
 
 
+PRODUCT_TITLE = "Section 2: products of factors 1 +- a"
+#: the deviation as a part names it, by scaling
+PRODUCT_DEVIATION = {"fixed": "a = {size:g}", "sqrt": "a = {size:g}/sqrt(L)"}
+PRODUCT_PART = claims.Part(
+    "L = {L:,}, {what}: spread of log prod = {pred:.3g}",
+    "|measured - predicted| std",
+    "err",
+    "bound",
+    "4 standard errors of a sample std over {draws:,} draws",
+    nontrivial="sd",
+    nontrivial_what="measured std",
+    spread="se",
+)
+PRODUCT_LITERAL = claims.Part(
+    "literal reading: with a = {c:g}/sqrt(L) the spread of log prod grows from L = {L0:,} to L = {L1:,}",
+    "std(L_max) - std(L_min)",
+    "growth",
+    "bound",
+    "4 standard errors of the difference of two sample stds over {draws:,} draws",
+    op=">=",
+    nontrivial="sd_max",
+    nontrivial_what="measured std at L_max",
+    spread="se",
+)
+
+
 @claims.claim(
     "li-2-unit-norm",
     source="Li et al., Section 2 (singular values near one; unit-norm remark)",
@@ -143,46 +169,39 @@ def gain_table(ns=(2, 3), draws: int = 200):
 )
 def claim_product_band(falsify: bool = False) -> claims.Check:
     if falsify:
-        L0, L1 = PRODUCT_DEPTHS[0], PRODUCT_DEPTHS[-1]
-        sd = [
-            float(product_log_spread(L, PRODUCT_C, "sqrt", draws=PRODUCT_DRAWS, seed=L + 1).std(ddof=1))
-            for L in (L0, L1)
-        ]
-        se = math.hypot(*sd) / math.sqrt(2 * (PRODUCT_DRAWS - 1))
-        return claims.Check(
-            f"literal reading: with a = {PRODUCT_C:g}/sqrt(L) the spread of log prod grows "  # pragma: no mutate
-            f"from L = {L0:,} to L = {L1:,}",  # pragma: no mutate
-            "std(L_max) - std(L_min)",  # pragma: no mutate
-            sd[1] - sd[0],
-            4 * se,
-            f"4 standard errors of the difference of two sample stds over {PRODUCT_DRAWS:,} draws",  # pragma: no mutate
-            op=">=",
-            nontrivial=sd[1],
-            nontrivial_what="measured std at L_max",  # pragma: no mutate
-            spread=se,
-        )
+        return _literal_reading()
     parts = []
     for scaling, size in (("fixed", PRODUCT_A), ("sqrt", PRODUCT_C)):
         for L in (PRODUCT_DEPTHS[0], PRODUCT_DEPTHS[-1]):
-            a = deviation(L, size, scaling)
             logs = product_log_spread(L, size, scaling, draws=PRODUCT_DRAWS, seed=L + (scaling == "sqrt"))
             sd = float(logs.std(ddof=1))
-            pred = predicted_log_std(L, a)
-            what = f"a = {size:g}" if scaling == "fixed" else f"a = {size:g}/sqrt(L)"  # pragma: no mutate
+            pred = predicted_log_std(L, deviation(L, size, scaling))
             se = sd / math.sqrt(2 * (PRODUCT_DRAWS - 1))  # standard error of a sample std
-            parts.append(
-                claims.Check(
-                    f"L = {L:,}, {what}: spread of log prod = {pred:.3g}",  # pragma: no mutate
-                    "|measured - predicted| std",  # pragma: no mutate
-                    abs(sd - pred),
-                    4 * se,
-                    f"4 standard errors of a sample std over {PRODUCT_DRAWS:,} draws",  # pragma: no mutate
-                    nontrivial=sd,
-                    nontrivial_what="measured std",  # pragma: no mutate
-                    spread=se,
-                )
+            values = dict(
+                L=L,
+                what=PRODUCT_DEVIATION[scaling].format(size=size),
+                pred=pred,
+                sd=sd,
+                se=se,
+                err=abs(sd - pred),
+                bound=4 * se,
+                draws=PRODUCT_DRAWS,
             )
-    return claims.all_of(
-        "Section 2: products of factors 1 +- a",  # pragma: no mutate
-        parts,
+            parts += claims.checks_from([PRODUCT_PART], values)
+    return claims.all_of(PRODUCT_TITLE, parts)
+
+
+def _literal_reading() -> claims.Check:
+    """The falsifier: with a = c/sqrt(L) the spread of the log grows from the smallest to the
+    largest depth by more than 4 standard errors of the difference."""
+    L0, L1 = PRODUCT_DEPTHS[0], PRODUCT_DEPTHS[-1]
+    sd = [
+        float(product_log_spread(L, PRODUCT_C, "sqrt", draws=PRODUCT_DRAWS, seed=L + 1).std(ddof=1)) for L in (L0, L1)
+    ]
+    se = math.hypot(*sd) / math.sqrt(2 * (PRODUCT_DRAWS - 1))
+    values = dict(
+        c=PRODUCT_C, L0=L0, L1=L1, sd_max=sd[1], se=se, growth=sd[1] - sd[0], bound=4 * se, draws=PRODUCT_DRAWS
     )
+    (res,) = claims.checks_from([PRODUCT_LITERAL], values)
+    res.values.update(values, sd=sd)
+    return res

@@ -169,6 +169,27 @@ GAIN_CASES = (
 )
 
 
+VARIANCE_TITLE = "Section 4.1: second moment grows geometrically with depth"
+#: the activations of a case as its part names them, by (mid, pre)
+VARIANCE_ACTIVATIONS = {
+    ("identity", "identity"): "linear",
+    ("relu", "identity"): "ReLU mid",
+    ("relu", "relu"): "ReLU pre + mid",
+}
+VARIANCE_HALVING = {False: "", True: " (halving ignored)"}
+VARIANCE_PART = claims.Part(
+    "n = 2, {scheme}, {acts}: factor per unit {pred:g}{halving}",
+    "|measured - predicted factor|",
+    "err",
+    "bound",
+    "4 standard errors of the Monte Carlo mean over 300 random units",
+    nontrivial="growth",
+    nontrivial_what="measured growth beyond 1",
+    nontrivial_min="bound",
+    spread="se",
+)
+
+
 @claims.claim(
     "li-4.1-variance",
     source="Li et al., Section 4.1 (output variance under MSRA initialisation)",
@@ -189,26 +210,15 @@ def claim_variance_growth(falsify: bool = False) -> claims.Check:
     for scheme, mid, pre in GAIN_CASES:
         est, se = unit_gain(2, scheme, mid, draws=300, seed=1, pre=pre)
         pred = unhalved_gain(2, scheme) if falsify else predicted_gain(2, scheme, mid, pre, keep=pre_relu_keep())
-        acts = (  # pragma: no mutate
-            "linear"  # pragma: no mutate
-            if mid == pre == "identity"  # pragma: no mutate
-            else ("ReLU mid" if pre == "identity" else "ReLU pre + mid")  # pragma: no mutate
+        values = dict(
+            scheme=scheme,
+            acts=VARIANCE_ACTIVATIONS[mid, pre],
+            pred=pred,
+            halving=VARIANCE_HALVING[bool(falsify)],
+            err=abs(est - pred),
+            bound=4 * se,
+            growth=est - 1.0,
+            se=se,
         )
-        parts.append(
-            claims.Check(
-                f"n = 2, {scheme}, {acts}: factor per unit {pred:g}"  # pragma: no mutate
-                + (" (halving ignored)" if falsify else ""),  # pragma: no mutate
-                "|measured - predicted factor|",  # pragma: no mutate
-                abs(est - pred),
-                4 * se,
-                "4 standard errors of the Monte Carlo mean over 300 random units",  # pragma: no mutate
-                nontrivial=est - 1.0,
-                nontrivial_what="measured growth beyond 1",  # pragma: no mutate
-                nontrivial_min=4 * se,
-                spread=se,
-            )
-        )
-    return claims.all_of(
-        "Section 4.1: second moment grows geometrically with depth",  # pragma: no mutate
-        parts,
-    )
+        parts += claims.checks_from([VARIANCE_PART], values)
+    return claims.all_of(VARIANCE_TITLE, parts)
