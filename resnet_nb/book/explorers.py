@@ -153,6 +153,34 @@ def _lg_chart(
     import altair as alt
 
     base = alt.Chart(data)
+    params, filters = _chart_filters(data, controls, ranges, nets)
+    by_arch = color == NETWORK
+    legend = alt.selection_point(fields=[color], bind="legend")
+    enc = {
+        "x": alt.X(f"{x}:Q", title=xlabel, scale=alt.Scale(zero=False)),
+        "y": alt.Y(f"{y}:Q", title=ylabel, scale=alt.Scale(zero=False)),
+        "color": alt.Color(
+            f"{color}:{'N' if by_arch else 'O'}",
+            title=color_title or color,
+            scale=color_scale(data[color].unique(), by_arch),
+        ),
+        "opacity": alt.condition(legend, alt.value(0.9), alt.value(0.12)),
+        "tooltip": [alt.Tooltip(c) for c in data.columns],
+    }
+    if detail is not None:
+        enc["detail"] = alt.Detail(f"{detail}:N")
+    chart = base.mark_line(point=alt.OverlayMarkDef(size=18), strokeWidth=1.2).encode(**enc)
+    for f in filters:
+        chart = chart.transform_filter(f)
+    chart = chart.add_params(legend, *params).properties(title=title, width=width, height=height)
+    return chart
+
+
+def _chart_filters(data, controls=(), ranges=(), nets=False):
+    """The parameters (menus, check boxes) of :func:`_lg_chart` and the filter expression each
+    adds, in the order they appear above the chart."""
+    import altair as alt
+
     params, filters = [], []
     if nets:
         present = color_scale(data[NETWORK].unique(), True).domain
@@ -176,26 +204,7 @@ def _lg_chart(
         )
         params.append(alt.param(name=f"p_{field}", value=default, bind=bind))
         filters.append(f"datum[{field!r}] == p_{field}")
-    by_arch = color == NETWORK
-    legend = alt.selection_point(fields=[color], bind="legend")
-    enc = {
-        "x": alt.X(f"{x}:Q", title=xlabel, scale=alt.Scale(zero=False)),
-        "y": alt.Y(f"{y}:Q", title=ylabel, scale=alt.Scale(zero=False)),
-        "color": alt.Color(
-            f"{color}:{'N' if by_arch else 'O'}",
-            title=color_title or color,
-            scale=color_scale(data[color].unique(), by_arch),
-        ),
-        "opacity": alt.condition(legend, alt.value(0.9), alt.value(0.12)),
-        "tooltip": [alt.Tooltip(c) for c in data.columns],
-    }
-    if detail is not None:
-        enc["detail"] = alt.Detail(f"{detail}:N")
-    chart = base.mark_line(point=alt.OverlayMarkDef(size=18), strokeWidth=1.2).encode(**enc)
-    for f in filters:
-        chart = chart.transform_filter(f)
-    chart = chart.add_params(legend, *params).properties(title=title, width=width, height=height)
-    return chart
+    return params, filters
 
 
 def explore(figure: str, root=None):
