@@ -17,7 +17,6 @@ from resnet_nb.book import experiment_figures as figures
 from resnet_nb.book import ledger, show, views
 from resnet_nb.book.facts import exp_dynamics as facts
 from resnet_nb.experiments import engine, fig3, fig6, fig7, fig8
-from resnet_nb.shared import store
 from resnet_nb.shared.common import committed
 
 torch.set_num_threads(1)  # on a shared machine a second thread costs more than it gains
@@ -98,30 +97,14 @@ _ = views.show_committed("fig3")  # provenance; the committed linear curves are 
 axes = figures.plot_fig3(paper3)
 
 # %% tags=["remove-input"]
-import pandas as pd
-
 norms, norms_relu = (fig3.final_norms(paper3, relu)["mean"] for relu in (False, True))
-n2, n64 = show.fixed(norms[2], 2), show.fixed(norms[64], 2)
-r2, r64 = show.fixed(norms_relu[2], 1), show.fixed(norms_relu[64], 1)
 deeper = fig3.claim_deeper_smaller()
 display(deeper)
 # "at every loss level the norm falls with depth": where the run-mean curves are not ordered
 rev_lin, rev_relu = fig3.depth_reversals(paper3, False), fig3.depth_reversals(paper3, True)
-assert [r[:2] for r in rev_lin] == [(2, 4)] and not rev_relu  # the only reversal: 4 over 2
-rev_lo, rev_hi = (show.fixed(v, 2) for v in rev_lin[0][2:])
-relu_end = paper3[paper3["relu"] & (paper3["epoch"] == paper3["epoch"].max())]
-relu_loss = relu_end.groupby("depth")["loss"].mean()
-relu_l32, relu_l64 = show.fixed(relu_loss[32], 4), show.fixed(relu_loss[64], 4)
-assert relu_loss[64] < relu_loss[32] and relu_loss[32] - relu_loss[64] < 0.01 * relu_loss[32]
-ends = pd.DataFrame(
-    {
-        "depth": norms.index,
-        "linear": norms.to_numpy(),
-        "ReLU at mid": norms_relu.reindex(norms.index).to_numpy(),
-    }
-)
+f_depth_norms = facts.depth_norms_facts(norms, norms_relu, paper3, rev_lin, rev_relu)
 display(
-    ends.style.hide(axis="index")
+    f_depth_norms.ends.style.hide(axis="index")
     .format({"linear": "{:.2f}", "ReLU at mid": "{:.1f}"})
     .set_caption("average Frobenius norm after 1,000 epochs, mean over 10 runs (committed)")
 )
@@ -129,13 +112,13 @@ display(
 # %% [markdown]
 # *Comparison with the paper's Figure 3.* Ours shows the same ordering: at every loss level that all
 # depths pass through, the run-mean norm falls with each doubling of the depth, with one exception,
-# computed and asserted above: in the first steps, for $\lg(\ell - \ell_{\min})$ from {eval}`rev_lo`
-# to {eval}`rev_hi`, depth 4 has a larger norm than depth 2. After 1,000 epochs the average norm of
-# the linear networks falls from {eval}`n2` at depth 2 to {eval}`n64` at depth 64 (table above).
-# With ReLUs the ordering is the same ({eval}`r2` at depth 2 down to {eval}`r64` at depth 64; the box
+# computed and asserted above: in the first steps, for $\lg(\ell - \ell_{\min})$ from {eval}`f_depth_norms.rev_lo`
+# to {eval}`f_depth_norms.rev_hi`, depth 4 has a larger norm than depth 2. After 1,000 epochs the average norm of
+# the linear networks falls from {eval}`f_depth_norms.n2` at depth 2 to {eval}`f_depth_norms.n64` at depth 64 (table above).
+# With ReLUs the ordering is the same ({eval}`f_depth_norms.r2` at depth 2 down to {eval}`f_depth_norms.r64` at depth 64; the box
 # checks every doubling against the run-to-run spread, and the ReLU curves have no reversal at all).
 # The deeper ReLU networks end at lower losses, though from depth 32 on barely so
-# ({eval}`relu_l32` at depth 32, {eval}`relu_l64` at depth 64, run means).
+# ({eval}`f_depth_norms.relu_l32` at depth 32, {eval}`f_depth_norms.relu_l64` at depth 64, run means).
 #
 # The reason is simple to see in the linear case: the end-to-end map must move from $I$ to about
 # $W^\ast = \Sigma_{YX}\Sigma_{XX}^{+}$ (the least-squares map of Eq. 15, see the
@@ -149,35 +132,8 @@ import matplotlib.pyplot as plt
 
 spk = fig3.spikes(paper3)  # loss more than 5% above its value at the previous recorded epoch
 assert set(spk["depth"]) == {4, 8} and not fig3.spikes(paper3, relu=False).size
-spk4, spk8 = (spk[spk["depth"] == L] for L in (4, 8))
-n_sp4, n_sp8 = show.count(len(spk4)), show.count(len(spk8))
-runs_sp4, runs_sp8 = show.count(spk4["run"].nunique()), show.count(spk8["run"].nunique())
-sp_first, sp_last = show.count(spk["epoch"].min()), show.count(spk["epoch"].max())
-sp_median = show.count(int(spk["epoch"].median()))
 stored = fig3.load_sharpness()
 sharp, every = stored if stored is not None else (fig3.sharpness_along(), None)
-eta_lo, eta_hi = show.fixed(sharp["eta_lam"].min(), 2), show.fixed(sharp["eta_lam"].max(), 2)
-eta_l, lam_s = sharp["eta_lam"].to_numpy(), sharp["lam_max"].to_numpy()
-rose = sharp["loss"].diff().to_numpy()[1:] > 0  # the loss rose since the previous sampled epoch
-before = eta_l[:-1]
-assert sharp["eta_lam"].min() < 2 < sharp["eta_lam"].max()
-assert rose.any() and (before[rose] > 2).all()  # every sampled rise follows eta lambda_max > 2
-# ... and by the next sample lambda_max is below its value before the rise (last sample: no next)
-ri = [i + 1 for i in range(len(rose)) if rose[i] and i + 2 < len(lam_s)]
-assert ri and all(min(lam_s[i], lam_s[i + 1]) < lam_s[i - 1] for i in ri)
-# not selective: many samples beyond 2 are followed by a fall of the loss
-above = before > 2
-n_above, n_samples = show.count(int((eta_l > 2).sum())), show.count(len(eta_l))
-n_above_fall = show.count(int((above & ~rose).sum()))
-# how much the "every rise follows eta lambda_max > 2" says: the chance that all rises follow such a
-# sample if the rises fell on samples at random (the fraction of samples beyond 2, to the power
-# of the number of rises)
-chance = (above.mean()) ** int(rose.sum())
-n_rises, chance_all = show.count(int(rose.sum())), show.num(chance, 1)
-assert (above & ~rose).sum() > 0
-rise_epochs = show.text(", ".join(str(e) for e in sharp["epoch"].to_numpy()[1:][rose]))
-runs_total = paper3[paper3["relu"]].groupby("depth")["run"].nunique()
-runs_tot4, runs_tot8 = show.count(runs_total[4]), show.count(runs_total[8])
 fig, ax = plt.subplots(1, 2, figsize=(10, 3.2))
 if every is not None:
     ax[0].plot(every["epoch"], every["loss"], lw=0.8)
@@ -192,6 +148,7 @@ ax[1].plot(sharp["epoch"], sharp["eta_lam"], "o-", ms=3)
 ax[1].axhline(2, color="k", ls=":", lw=1)
 ax[1].set(xlabel="epoch", ylabel=r"$\eta\,\lambda_{\max}$", title="stability bound 2 dotted")
 plt.tight_layout()
+f_spike_counts = facts.spike_counts_facts(paper3, sharp, spk)
 
 # %% [markdown]
 # *The spikes of the ReLU curves.* In some ReLU runs of depths 4 and 8 the loss jumps up between two
@@ -208,21 +165,21 @@ plt.tight_layout()
 # The averaged curves of Figure 3 cannot show the jumps, since each run's curve keeps only the
 # points where the loss reaches a new minimum; the single runs can be seen in the chart of Figure 3
 # in the section *Without a kernel* below (`views.explore("fig3")`). All jumps (a rise of more than
-# 5 %) are in the ReLU networks of depth 4 ({eval}`n_sp4` jumps in {eval}`runs_sp4` of the
-# {eval}`runs_tot4` runs) and depth 8 ({eval}`n_sp8` in {eval}`runs_sp8` of {eval}`runs_tot8`),
-# between epochs {eval}`sp_first` and {eval}`sp_last` (median {eval}`sp_median`).
+# 5 %) are in the ReLU networks of depth 4 ({eval}`f_spike_counts.n_sp4` jumps in {eval}`f_spike_counts.runs_sp4` of the
+# {eval}`f_spike_counts.runs_tot4` runs) and depth 8 ({eval}`f_spike_counts.n_sp8` in {eval}`f_spike_counts.runs_sp8` of {eval}`f_spike_counts.runs_tot8`),
+# between epochs {eval}`f_spike_counts.sp_first` and {eval}`f_spike_counts.sp_last` (median {eval}`f_spike_counts.sp_median`).
 #
 # To see the mechanism we measured one run only: rerunning run 0 of depth 4 and computing the largest
 # Hessian eigenvalue every 20 epochs (`fig3.sharpness_along`, stored by `fig3.reproduce_sharpness`, a
-# few minutes) shows $\eta\,\lambda_{\max}$ swinging between {eval}`eta_lo` and {eval}`eta_hi`, around
+# few minutes) shows $\eta\,\lambda_{\max}$ swinging between {eval}`f_spike_counts.eta_lo` and {eval}`f_spike_counts.eta_hi`, around
 # the bound 2 beyond which a gradient step overshoots along the top eigenvector. Each sampled rise of
-# the loss (epochs {eval}`rise_epochs`) follows a sample with $\eta\,\lambda_{\max} > 2$, and by the
+# the loss (epochs {eval}`f_spike_counts.rise_epochs`) follows a sample with $\eta\,\lambda_{\max} > 2$, and by the
 # next sample $\lambda_{\max}$ is below its value before the rise (the code asserts both; the last
-# rise has no later sample). The converse does not hold: {eval}`n_above` of the {eval}`n_samples`
-# samples have $\eta\,\lambda_{\max} > 2$, and {eval}`n_above_fall` of them are followed by a fall of
-# the loss. If the {eval}`n_rises` rises had fallen on samples at random, all would follow a value
-# beyond 2 with probability about {eval}`chance_all` (the fraction of such samples among those
-# followed by another, to the power {eval}`n_rises`). So in this run a value beyond 2 comes before
+# rise has no later sample). The converse does not hold: {eval}`f_spike_counts.n_above` of the {eval}`f_spike_counts.n_samples`
+# samples have $\eta\,\lambda_{\max} > 2$, and {eval}`f_spike_counts.n_above_fall` of them are followed by a fall of
+# the loss. If the {eval}`f_spike_counts.n_rises` rises had fallen on samples at random, all would follow a value
+# beyond 2 with probability about {eval}`f_spike_counts.chance_all` (the fraction of such samples among those
+# followed by another, to the power {eval}`f_spike_counts.n_rises`). So in this run a value beyond 2 comes before
 # every rise but does not predict one, the coincidence is weak evidence, and that the spikes of the
 # other runs have the same cause is an inference from this one run. At the
 # edge of stability full-batch gradient descent keeps descending on average, but not monotonically.
@@ -289,11 +246,9 @@ live_cond = fig6.ordering(
 live_index = fig6.ordering(
     sparse, "index", False, "2-shortcut", "orthogonal", "index (runs 0-1, every third Hessian)"
 )
-live_cond_word = show.text("holds" if live_cond.passed else "fails")
-live_cond_margin, live_cond_spread = show.num(-live_cond.value, 2), show.num(live_cond.spread, 2)
-live_index_word = show.text("below" if live_index.passed else "not below")
 print("Diagnostics on sparser Hessians (measured, not claims):")
 display(live_cond, live_index)
+f_stable_live = facts.stable_live_facts(live_cond, live_index)
 
 # %% tags=["remove-input"]
 _ = views.show_committed("fig6_stable")
@@ -301,52 +256,38 @@ axes = figures.plot_fig6(stable6)
 axes = figures.plot_fig8(stable6)
 first = fig6.claim_first_step()
 f1 = first.values
-eta_lam, shrink, shrink_pred = (show.num(f1[k], 2) for k in ("eta_lam", "shrink", "shrink_pred"))
-loss0, loss1 = show.num(f1["loss0"], 3), show.num(f1["loss1"], 3)
-lam0, lam1 = show.num(f1["lam_max0"], 3), show.num(f1["lam_max1"], 3)
 display(first)
+f_first_step = facts.first_step_facts(f1)
 
 # %% tags=["remove-input"]
 stable_check = fig6.claim_shortcut_better_conditioned()
 f_fig60 = facts.fig6_rates_facts(lr_book, lr_stable, paper6, stable6)
-cross_max, cross_x = (
-    show.num(f_fig60.fast.value, 2),
-    show.fixed(f_fig60.fast.values["x_closest"], 2),
-)
-cross_spread = show.num(f_fig60.fast.spread, 2)
 display(stable_check, f_fig60.stable_index)
 
 # %% tags=["remove-input"]
 print(
     f"Diagnostic at rate {lr_book} (a measured crossing, not a claim):\n"
-    f"run means of lg cond, 2-shortcut - orthogonal: largest {cross_max} "
-    f"at lg(l - l_min) = {cross_x};\nrun-to-run spread of the difference there: {cross_spread}"
+    f"run means of lg cond, 2-shortcut - orthogonal: largest {f_fig60.cross_max} "
+    f"at lg(l - l_min) = {f_fig60.cross_x};\nrun-to-run spread of the difference there: {f_fig60.cross_spread}"
 )
 f_fig61 = facts.fig6_stable_facts(stable_check)
 
 # %% tags=["remove-input"]
-last = paper6[paper6["kind"] == "hessian"].sort_values("epoch").groupby(["arch", "run"]).tail(1)
-p10_end = last.groupby("arch")["lam_p10"].apply(lambda v: np.log10(v).mean())
-max_end = last.groupby("arch")["lam_max"].mean()
-p10_orth_end, p10_two_end = (show.fixed(p10_end[a], 1) for a in ("orthogonal", "2-shortcut"))
-max_orth_end, max_two_end = show.num(max_end["orthogonal"], 2), show.num(max_end["2-shortcut"], 2)
-end_gap = show.count(int(p10_end["2-shortcut"] - p10_end["orthogonal"]))
 zeros = fig6.claim_minimiser_zeros()
-z = zeros.parts[0].values
-zero_count, zero_expected, zero_P = (show.count(z[k]) for k in ("zeros", "expected", "P"))
 display(zeros)
+f_eos_end = facts.eos_end_facts(paper6, zeros)
 
 # %% [markdown]
 # *What the first step at learning rate {eval}`lr_book` does.* At the start of a depth-16 orthogonal
-# network $\eta\,\lambda_{\max}(0)$ = {eval}`eta_lam`, beyond the bound 2 below which gradient descent
+# network $\eta\,\lambda_{\max}(0)$ = {eval}`f_first_step.eta_lam`, beyond the bound 2 below which gradient descent
 # on a quadratic is stable (first box). The gradient of every orthogonal matrix is, up to the small
 # target term, the matrix itself, so one step turns each $W_l$ into about $(1-\eta)W_l$: the
-# end-to-end map shrinks by a factor {eval}`shrink`, against $(1-\eta)^{16}$ = {eval}`shrink_pred`.
+# end-to-end map shrinks by a factor {eval}`f_first_step.shrink`, against $(1-\eta)^{16}$ = {eval}`f_first_step.shrink_pred`.
 #
 # | one step of a depth-16 orthogonal network | before | after |
 # | --- | --- | --- |
-# | loss | {eval}`loss0` | {eval}`loss1` |
-# | $\lambda_{\max}$ (largest absolute eigenvalue of the exact Hessian) | {eval}`lam0` | {eval}`lam1` |
+# | loss | {eval}`f_first_step.loss0` | {eval}`f_first_step.loss1` |
+# | $\lambda_{\max}$ (largest absolute eigenvalue of the exact Hessian) | {eval}`f_first_step.lam0` | {eval}`f_first_step.lam1` |
 #
 # No Hessian is recorded in between, so for $\lg(\ell - \ell_{\min})$ from {eval}`f_fig60.x_lo` to
 # {eval}`f_fig60.x_hi` the orthogonal curves of Figure 6 (and of Figure 8, left) at rate {eval}`lr_book` are
@@ -367,7 +308,7 @@ display(zeros)
 # | the same below $\lg(\ell - \ell_{\min}) =$ {eval}`f_fig61.near_x`, near the minimum | {eval}`f_fig61.d_near_lo` to {eval}`f_fig61.d_near_hi` | |
 # | where the 2-shortcut mean is the larger one | $\lg(\ell - \ell_{\min})$ from {eval}`f_fig61.cross_lo` to {eval}`f_fig61.cross_hi` | |
 # | its largest excess there, where, and the run-to-run spread there | {eval}`f_fig61.excess` at {eval}`f_fig61.excess_x`; spread {eval}`f_fig61.excess_sd` | |
-# | at rate {eval}`lr_book`: largest excess of the 2-shortcut mean, and the spread there | {eval}`cross_max` at {eval}`cross_x`; spread {eval}`cross_spread` | |
+# | at rate {eval}`lr_book`: largest excess of the 2-shortcut mean, and the spread there | {eval}`f_fig60.cross_max` at {eval}`f_fig60.cross_x`; spread {eval}`f_fig60.cross_spread` | |
 # | index: smallest margin below the orthogonal one, and the spread | {eval}`f_fig60.sidx_margin`; spread {eval}`f_fig60.sidx_spread` | |
 #
 # So the 2-shortcut networks are better conditioned at large loss (by {eval}`f_fig61.d_large_lo` to
@@ -388,9 +329,9 @@ display(zeros)
 #
 # How much do these verdicts depend on where the Hessians are taken? Keeping only every third of the
 # committed Hessians of runs 0 and 1 ({eval}`sparse_points` per run, about what a quick live run
-# takes), the ordering of $\lg$ cond within one run-to-run spread {eval}`live_cond_word` (margin
-# {eval}`live_cond_margin`, negative where it fails, against a spread of {eval}`live_cond_spread`),
-# and the 2-shortcut index is {eval}`live_index_word` the orthogonal one (diagnostics under the
+# takes), the ordering of $\lg$ cond within one run-to-run spread {eval}`f_stable_live.live_cond_word` (margin
+# {eval}`f_stable_live.live_cond_margin`, negative where it fails, against a spread of {eval}`f_stable_live.live_cond_spread`),
+# and the 2-shortcut index is {eval}`f_stable_live.live_index_word` the orthogonal one (diagnostics under the
 # stable-rate figures). These are the same runs, so this shows the effect of interpolating between
 # sparser Hessians, not that the verdict holds in further runs.
 # :::
@@ -400,10 +341,10 @@ display(zeros)
 #
 # | after 1,000 epochs at rate {eval}`lr_book` | 2-shortcut | orthogonal |
 # | --- | --- | --- |
-# | $\lambda_{\max}$ | {eval}`max_two_end` | {eval}`max_orth_end` |
-# | $\lg\lvert\lambda\rvert_{(10\%)}$ | {eval}`p10_two_end` | {eval}`p10_orth_end` |
+# | $\lambda_{\max}$ | {eval}`f_eos_end.max_two_end` | {eval}`f_eos_end.max_orth_end` |
+# | $\lg\lvert\lambda\rvert_{(10\%)}$ | {eval}`f_eos_end.p10_two_end` | {eval}`f_eos_end.p10_orth_end` |
 #
-# The largest eigenvalues are comparable, but the 10th percentiles are {eval}`end_gap` orders of
+# The largest eigenvalues are comparable, but the 10th percentiles are {eval}`f_eos_end.end_gap` orders of
 # magnitude apart. Neither number describes a minimum. At any minimiser of a depth-$L$ linear
 # network on whitened data the residual $G = W\Sigma_{XX} - \Sigma_{YX}$ vanishes, so the Hessian is
 # its Gauss-Newton part $J^\top J$ ($J$ is the derivative of the end-to-end map with respect to the
@@ -411,7 +352,7 @@ display(zeros)
 # $(L-1)d^2$ eigenvalues are exactly zero. Since $(L-1)/L \ge 1/2 > 1/10$, $|\lambda|_{(10\%)} = 0$
 # and the paper's condition number is infinite for *both* architectures at every minimiser. The last
 # box checks this at exact minimisers of depth 6 built from random factors of $W^\ast$:
-# {eval}`zero_count` of the {eval}`zero_P` eigenvalues are zero to float64 resolution, exactly
+# {eval}`f_eos_end.zero_count` of the {eval}`f_eos_end.zero_P` eigenvalues are zero to float64 resolution, exactly
 # $(L-1)d^2$. Near the minimum both condition numbers therefore grow without bound, at rates set by
 # how far each run still is from it; whether the curves "meet" depends on when training stops, which
 # the paper does not state.
@@ -514,16 +455,7 @@ display(fig8.claim_smaller_index(), f_fig7.peak_check)
 # %% tags=["remove-input"]
 from resnet_nb.experiments import engine
 
-names = {
-    "fig3": "Figure 3",
-    "fig6": "Figures 6 and 8 (rate 0.1)",
-    "fig6_stable": "Figure 6 (stable rate)",
-    "fig7": "Figure 7",
-}
-prov = {f: store.load_results(f, "paper")[1]["git"] for f in names}
-modified = [names[f] for f, g in prov.items() if g.get("package_modified")]
-clean = [names[f] for f, g in prov.items() if not g.get("package_modified")]
-prov_modified, prov_clean = (show.text(", ".join(v) or "none") for v in (modified, clean))
+f_provenance = facts.provenance_facts()
 
 # %% [markdown]
 # ## Without a kernel: explore the committed runs
@@ -536,7 +468,7 @@ prov_modified, prov_clean = (show.text(", ".join(v) or "none") for v in (modifie
 #
 # Each committed run records the commit of the package it was made with and whether the package had
 # uncommitted edits at the time ("package modified"). Of the runs on this page, these had such edits:
-# {eval}`prov_modified`; the others did not: {eval}`prov_clean`. For the former the exact code is not
+# {eval}`f_provenance.prov_modified`; the others did not: {eval}`f_provenance.prov_clean`. For the former the exact code is not
 # recorded, only the commit the edits were made on. What is checked instead: the test suite
 # (`tests/experiments/test_committed_results.py`) recomputes a random sample of the committed items with the
 # current code and compares every stored number (to a relative tolerance for trained quantities); its
@@ -680,7 +612,7 @@ views.experiment_widget(
 # ```{exercise}
 # :label: ex-dyn-balance
 #
-# In the committed linear runs of Figure 3 the depth-2 networks end with an average norm of {eval}`n2`.
+# In the committed linear runs of Figure 3 the depth-2 networks end with an average norm of {eval}`f_depth_norms.n2`.
 # Predict this number from $W^\ast = \Sigma_{YX}\Sigma_{XX}^{+}$ alone. Hints: (a) under gradient
 # flow, the two matrices of a unit $I + W_{r,2}W_{r,1}$ keep $W_{r,1}W_{r,1}^\top - W_{r,2}^\top
 # W_{r,2}$ constant, and it starts close to zero; (b) if $W_1W_1^\top = W_2^\top W_2$, how are the
@@ -772,7 +704,7 @@ exercises.check("ex-dyn-balance", predicted_norm)
 # :label: ex-dyn-flat
 #
 # Near $\ell_{\min}$ the 10th percentile of $|\lambda|$ keeps falling in Figure 6 (its $\lg$
-# ends near {eval}`p10_orth_end` for the orthogonal networks), and the index in Figure 8 stays far from zero although the runs
+# ends near {eval}`f_eos_end.p10_orth_end` for the orthogonal networks), and the index in Figure 8 stays far from zero although the runs
 # are close to a minimum. Show that for *any* linear network of depth $L$ on whitened data, at
 # least a fraction $1 - 1/L$ of the Hessian's eigenvalues tend to zero as the loss tends to
 # $\ell_{\min}$. Hint: split the Hessian into a Gauss-Newton part, built from the derivative $J$ of
@@ -795,11 +727,7 @@ for arch in ("orthogonal", "2-shortcut"):
     ev = hessians.spectrum(hessians.hessian_linear(net6, res6.W, stats))
     a = np.abs(ev)
     flat[arch] = ((a < 1e-2 * a.max()).mean(), hessians.index(ev), -ev.min() / a.max())
-flat_pred = show.fixed(5 / 6, 3)
-small_o, small_2 = (show.fixed(flat[a][0], 3) for a in ("orthogonal", "2-shortcut"))
-index_o, index_2 = (show.fixed(flat[a][1], 3) for a in ("orthogonal", "2-shortcut"))
-neg_o, neg_2 = (show.pct(flat[a][2], 1) for a in ("orthogonal", "2-shortcut"))
-assert all(v[0] >= 5 / 6 and 0.3 < v[1] < 0.5 and v[2] < 0.05 for v in flat.values())
+f_flat_solution = facts.flat_solution_facts(flat)
 
 
 # %% [markdown]
@@ -819,8 +747,8 @@ assert all(v[0] >= 5 / 6 and 0.3 < v[1] < 0.5 and v[2] < 0.05 for v in flat.valu
 # squares). At the minimum at least $P - d^2 = (L-1)d^2$ eigenvalues are therefore exactly zero, a
 # fraction $1 - 1/L$, and near it they are small. They belong to the directions that leave the
 # end-to-end map unchanged to first order, along the continuum of minimisers. For depth 6 the
-# prediction is $5/6$ = {eval}`flat_pred`; the runs give {eval}`small_o` (orthogonal) and
-# {eval}`small_2` (2-shortcut) of the eigenvalues below 1 % of the largest. Since $1 - 1/L \ge 1/2$
+# prediction is $5/6$ = {eval}`f_flat_solution.flat_pred`; the runs give {eval}`f_flat_solution.small_o` (orthogonal) and
+# {eval}`f_flat_solution.small_2` (2-shortcut) of the eigenvalues below 1 % of the largest. Since $1 - 1/L \ge 1/2$
 # for $L \ge 2$ (and $15/16$ at the paper's depth 16), the 10th percentile lies in this group, so it
 # must fall towards zero for both architectures. Its fall near the minimum is forced by the
 # structure of deep linear networks and is not by itself a sign of a harder problem.
@@ -828,8 +756,8 @@ assert all(v[0] >= 5 / 6 and 0.3 < v[1] < 0.5 and v[2] < 0.05 for v in flat.valu
 # The residual part has zero diagonal blocks: the end-to-end map is linear in each single matrix,
 # so its second derivative with respect to any one matrix is zero. Its trace is therefore zero and
 # it has eigenvalues of both signs, and on the nearly flat directions these signs decide. Hence
-# the index stays well away from zero ({eval}`index_o` and {eval}`index_2` here), although the most
-# negative eigenvalue is only {eval}`neg_o` (orthogonal) and {eval}`neg_2` (2-shortcut) of the
+# the index stays well away from zero ({eval}`f_flat_solution.index_o` and {eval}`f_flat_solution.index_2` here), although the most
+# negative eigenvalue is only {eval}`f_flat_solution.neg_o` (orthogonal) and {eval}`f_flat_solution.neg_2` (2-shortcut) of the
 # largest in size. Near the end the index counts the slight tilts of the flat directions; it does
 # not mean that the run is at a saddle like the zero point, where half of the eigenvalues are
 # negative and as large as the positive ones.
@@ -881,18 +809,7 @@ ends3 = {}
 for name, t in (("fast", table3), ("slow", slow)):
     lin = t[~t["relu"]]
     ends3[name] = lin[lin["epoch"] == lin["epoch"].max()].groupby("depth")["avg_norm"].mean()
-lr_slow = show.num(slow_rate, 2)
-same_epochs = show.count(round(1000 * slow_rate / rate))
-gap_max = show.num(max(gaps.values()), 2)
-norm_lo, norm_hi = show.fixed(min(norm_range), 1), show.fixed(max(norm_range), 1)
-low4, low8, low16 = (show.fixed(lows[L][1], 2) for L in (4, 8, 16))
-low_fast = show.fixed(np.mean([lows[L][0] for L in (4, 8, 16)]), 1)
-s4, s8, s16 = (show.fixed(ends3["slow"][L], 2) for L in (4, 8, 16))
-f4, f8, f16 = (show.fixed(ends3["fast"][L], 2) for L in (4, 8, 16))
-end2_fast, end2_slow = show.fixed(ends3["fast"][2], 2), show.fixed(ends3["slow"][2], 2)
-assert all(ends3["slow"][L] < ends3["fast"][L] for L in (4, 8, 16))
-assert str(end2_fast) == str(end2_slow)
-assert all(lows[L][1] > lows[L][0] for L in (4, 8, 16))
+f_lr_solution = facts.lr_solution_facts(ends3, gaps, lows, norm_range, rate, slow_rate)
 
 # %% [markdown]
 # % check hints ex-dyn-lr (written by scripts/exercise_cells.py from resnet_nb.book.exercises)
@@ -908,12 +825,12 @@ assert all(lows[L][1] > lows[L][0] for L in (4, 8, 16))
 # time $t = \eta \times \text{epochs}$. The path in weight space does not depend on $\eta$ to first
 # order, only the speed along it, and plotting the norm against the loss removes the time. So the
 # two curves should coincide wherever both runs have been, and they do: they differ by at most
-# {eval}`gap_max`, on norms between about {eval}`norm_lo` and {eval}`norm_hi`. But 1,000 epochs at
-# {eval}`lr_slow` cover the same stretch of path as {eval}`same_epochs` epochs at {eval}`lr_book`, so
-# the slower runs stop earlier on it: at $\lg(\ell - \ell_{\min})$ of {eval}`low4`, {eval}`low8` and
-# {eval}`low16` for depths 4, 8 and 16, instead of about {eval}`low_fast`. Their norms after 1,000
-# epochs are smaller ({eval}`s4`, {eval}`s8` and {eval}`s16` against {eval}`f4`, {eval}`f8` and
-# {eval}`f16`). The depth-2 networks reach $\ell_{\min}$ at both rates and end at {eval}`end2_fast`
+# {eval}`f_lr_solution.gap_max`, on norms between about {eval}`f_lr_solution.norm_lo` and {eval}`f_lr_solution.norm_hi`. But 1,000 epochs at
+# {eval}`f_lr_solution.lr_slow` cover the same stretch of path as {eval}`f_lr_solution.same_epochs` epochs at {eval}`lr_book`, so
+# the slower runs stop earlier on it: at $\lg(\ell - \ell_{\min})$ of {eval}`f_lr_solution.low4`, {eval}`f_lr_solution.low8` and
+# {eval}`f_lr_solution.low16` for depths 4, 8 and 16, instead of about {eval}`f_lr_solution.low_fast`. Their norms after 1,000
+# epochs are smaller ({eval}`f_lr_solution.s4`, {eval}`f_lr_solution.s8` and {eval}`f_lr_solution.s16` against {eval}`f_lr_solution.f4`, {eval}`f_lr_solution.f8` and
+# {eval}`f_lr_solution.f16`). The depth-2 networks reach $\ell_{\min}$ at both rates and end at {eval}`f_lr_solution.end2_fast`
 # (previous exercise).
 # The ordering by depth is the same at both rates. The norm at a given loss is a property of the
 # path, not of the step size; the norm after a fixed number of epochs depends on the step size.
