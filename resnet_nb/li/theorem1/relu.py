@@ -435,6 +435,27 @@ def _depth_lines(rows, depths, values) -> list[str]:
     return lines
 
 
+def _relu_start(depth: int, n_per_class: int | None, seed: int) -> dict:
+    """The experiments' small start of the 2-shortcut networks of ``depth`` on MNIST (``n_per_class``
+    digits a class, None: all): the spectrum of the linear network's Hessian there, of the ReLU
+    network's exact Hessian (masks held fixed), the ReLU network's masked Eq. 19 singular values,
+    and Theorem 1's sigma_k(M), all as numpy arrays."""
+    from resnet_nb.core.relu_hessian import hessian_mid_relu
+    from resnet_nb.shared.common import initial_weights, mnist, network
+
+    data = mnist(n_per_class)
+    stats = data.stats()
+    lin = network("2-shortcut", depth, relu=False)
+    W = initial_weights("2-shortcut", lin, seed=seed)
+    net = network("2-shortcut", depth, relu=True)
+    return dict(
+        sv=torch.linalg.svdvals(stats.Sxx - stats.Syx).numpy(),
+        eigs_linear=spectrum(hessian_linear(lin, W, stats)),
+        eigs=spectrum(hessian_mid_relu(net, W, data)),
+        s=relu_masked_singular_values(net, W, data).numpy(),
+    )
+
+
 SPOT_LINE = (
     "exact: |lambda| from {a_min:.4f} to {a_max:.4f} (cond {cond_exact:.3f}); masked Eq. 19: {s_min:.4f} to {s_max:.4f}"
 )
@@ -459,22 +480,12 @@ def relu_spectrum_spot_check(depth: int = 4, n_per_class: int | None = 100, seed
     experiments) with the largest and smallest masked singular value; the tolerance is the distance
     the same start moves a linear 2-shortcut network's lambda_max away from Theorem 1 (its drift).
     """
-    from resnet_nb.core.relu_hessian import hessian_mid_relu
-    from resnet_nb.shared.common import initial_weights, mnist, network
-
-    data = mnist(n_per_class)
-    stats = data.stats()
-    lin = network("2-shortcut", depth)
-    W = initial_weights("2-shortcut", lin, seed=seed)
-    sig = float(torch.linalg.svdvals(stats.Sxx - stats.Syx).max())
-    drift = abs(float(spectrum(hessian_linear(lin, W, stats)).max()) - sig)
-    net = network("2-shortcut", depth, relu=True)
-    a = np.abs(spectrum(hessian_mid_relu(net, W, data)))
-    s = relu_masked_singular_values(net, W, data)
+    start = _relu_start(depth, n_per_class, seed)
+    a, s = np.abs(start["eigs"]), start["s"]
     values = dict(
         depth=depth,
         err=max(abs(a.max() - float(s.max())), abs(a.min() - float(s.min()))),
-        drift=drift,
+        drift=abs(float(start["eigs_linear"].max()) - float(start["sv"].max())),
         s_range=float(s.max() - s.min()),
         a_min=a.min(),
         a_max=a.max(),
@@ -521,19 +532,12 @@ def relu_start_check(
     ``"one"`` (Theorem 1 with relu'(0) = 1). The tolerance is the distance the same start moves a
     *linear* 2-shortcut network's lambda_max away from Theorem 1 (the c R eps^2 drift).
     """
-    from resnet_nb.core.relu_hessian import hessian_mid_relu
-    from resnet_nb.shared.common import initial_weights, mnist, network
-
     require_choice("prediction", prediction, tuple(RELU_START_PREDICTIONS))
-    data = mnist(n_per_class)
-    stats = data.stats()
-    sig = float(torch.linalg.svdvals(stats.Sxx - stats.Syx).max())
-    lin = network("2-shortcut", depth, relu=False)
-    W = initial_weights("2-shortcut", lin, seed=seed)
-    lam_lin = float(spectrum(hessian_linear(lin, W, stats)).max())
-    net = network("2-shortcut", depth, relu=True)
-    lam = float(spectrum(hessian_mid_relu(net, W, data)).max())
-    masked = relu_masked_prediction(net, W, data)
+    start = _relu_start(depth, n_per_class, seed)
+    sig = float(start["sv"].max())
+    lam_lin = float(start["eigs_linear"].max())
+    lam = float(start["eigs"].max())
+    masked = float(start["s"].max())
     pred = {"masked": masked, "half": sig / 2, "one": sig}[prediction]
     values = dict(
         lam=lam,
@@ -582,22 +586,13 @@ def relu_shape_check(depth: int = 4, n_per_class: int | None = 100, seed: int = 
     distance the same start moves a *linear* 2-shortcut network's lg cond10 away from Theorem 1's
     value at 0 (its drift), or a float64 rounding bound if that is larger.
     """
-    from resnet_nb.core.relu_hessian import hessian_mid_relu
-    from resnet_nb.shared.common import initial_weights, mnist, network
-
     require_choice("prediction", prediction, tuple(RELU_SHAPE_PREDICTIONS))
-    data = mnist(n_per_class)
-    stats = data.stats()
-    sv = torch.linalg.svdvals(stats.Sxx - stats.Syx).numpy()
+    start = _relu_start(depth, n_per_class, seed)
+    sv, s, eigs = start["sv"], start["s"], start["eigs"]
     lg_theorem1 = math.log10(cond_percentile(np.concatenate([sv, -sv]), 10))
-    lin = network("2-shortcut", depth, relu=False)
-    W = initial_weights("2-shortcut", lin, seed=seed)
-    lg_linear = math.log10(cond_percentile(spectrum(hessian_linear(lin, W, stats)), 10))
+    lg_linear = math.log10(cond_percentile(start["eigs_linear"], 10))
     drift = abs(lg_linear - lg_theorem1)
-    net = network("2-shortcut", depth, relu=True)
-    eigs = spectrum(hessian_mid_relu(net, W, data))
     lg_exact = math.log10(cond_percentile(eigs, 10))
-    s = relu_masked_singular_values(net, W, data).numpy()
     lg_masked = math.log10(cond_percentile(np.concatenate([s, -s]), 10))
     pred = lg_masked if prediction == "masked" else lg_theorem1
     eps_tol, eps_crit = eps_criterion(len(eigs), 1.0)
