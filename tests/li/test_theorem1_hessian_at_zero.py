@@ -175,10 +175,10 @@ def test_depth_invariance_reports_the_conditions(dst):
     c = res.values["conds"]
     assert res.values["spread"] == (max(c) - min(c)) / min(c) == res.value
     assert res.tol == pytest.approx(100 * 24 * EPS * max(c), rel=1e-12, abs=0)
-    assert res.claim == "cond(H) at 0 does not depend on depth (n = 2, R = 1..3)"
-    assert res.criterion.endswith(" (resolution of |lambda|min relative to |lambda|max)")
-    assert res.criterion.startswith("100 P eps")
-    assert res.lines == ["full eigendecompositions, #params = 8..24: cond(H) = " + ", ".join(f"{x:.6g}" for x in c)]
+    # the depths and parameter counts it reports: R = 1..3, #params = 8..24
+    v = res.values
+    assert (v["n"], v["R_lo"], v["R_hi"], v["P_lo"], v["P_hi"]) == (2, 1, 3, 8, 24)
+    assert len(res.lines) == 1 and not res.parts
 
 
 def test_depth_invariance_falsifier_and_arguments(dst):
@@ -234,8 +234,11 @@ def test_part3_reports_what_it_compares(p3):
         for b in range(3)
     )
     assert v["toeplitz"] == toe
-    assert [p.claim for p in res.parts[2:]] == ["the paper's Eq. 25", "the paper's Eq. 28"]
-    assert "kronecker" in res.parts[1].claim
+    # a linear network: the paper's Eqs. 25 and 28 are compared too, by the Kronecker route
+    assert len(res.parts) == 4 and v["linear"] and v["method"] == "kronecker"
+    assert res.parts[2].value == v["err_B25"] and res.parts[3].value == v["err_A28"]
+    assert v["err_B25"] == float((blocks["B"] - eq25_B(st.Sxx)).abs().max()) < 1e-15
+    assert v["err_A28"] == float((blocks["A"] - eq28_A(st.Sxx, st.Syx)).abs().max()) < 1e-15
 
 
 def test_part3_toeplitz_uses_the_first_subdiagonal_block(p3):
@@ -264,7 +267,9 @@ def test_part3_one_unit_has_no_coupling():
 def test_part3_falsifier_is_labelled_and_rejected(p3):
     net, st, _ = p3
     r = t1.part3_check(net, st, variant="eq25_without_P")
-    assert r.parts[2].claim == "the paper's Eq. 25 without P" and not r.parts[2].passed
+    # Eq. 25 without P fails, and with it Eq. 28 built on it; the closed forms still hold
+    assert [p.passed for p in r.parts] == [True, True, False, False]
+    assert r.parts[2].rejected_on_value and r.values["err_B25"] > 1e-3
     with pytest.raises(ValueError, match=r"\bvariant\b"):
         t1.part3_check(net, st, variant="bogus")
     with pytest.raises(ValueError, match="part 3"):
@@ -293,10 +298,9 @@ def test_part2_reports_what_it_compares(p2lin):
     assert res.parts[0].tol == pytest.approx(100 * P * EPS * hmax, rel=1e-12, abs=0)
     assert res.parts[0].nontrivial == hmax
     assert res.parts[0].nontrivial_what == "max |H|"
-    assert "kronecker" in res.parts[0].claim and "[A without P]" not in res.parts[0].claim
-    assert res.parts[2].claim == f"each level +-sigma_k(M) holds {net.d * net.R} eigenvalues"
-    assert res.parts[5].claim == "eigenvalues lie at the levels +-sigma_k(M)" and res.parts[5].nontrivial == 0.8
-    assert "sqrt(cond(M^T M))" in res.parts[3].claim
+    assert v["method"] == "kronecker" and v["mult"] == net.d * net.R
+    assert res.parts[2].value == v["err_mult"] == 0 and res.parts[5].value == v["err_eigs"]
+    assert res.parts[5].nontrivial == 0.8
     # relative tolerance of Eq. 12: 100 P eps, whatever cond(H) (here cond(H) = 4/3 < 2)
     assert v["cond_H"] == pytest.approx(4 / 3, rel=1e-12, abs=0)
     assert res.parts[3].tol == pytest.approx(100 * P * EPS, rel=1e-12, abs=0)
@@ -324,26 +328,25 @@ def test_part2_reports_what_it_compares(p2lin):
     assert v["saddle_gap"] == abs(drop - quad) / abs(quad)
     assert v["saddle_ok"] is True
     assert res.parts[4].value == v["saddle_gap"] and res.parts[4].tol == 10 * 1e-3
-    assert res.lines == [
-        f"cond(H) = {v['cond_H']:.6g}; sigma_max/sigma_min(M) = {v['cond_M']:.6g}; lambda_min = {float(lam[0]):.4g}"
-    ]
+    assert len(res.lines) == 1
 
 
 def test_part2_falsifiers_are_labelled_and_rejected(p2lin):
     net, st, _ = p2lin
     r = t1.part2_check(net, st, variant="eq21_without_P")
-    assert "[A without P]" in r.parts[0].claim and not r.parts[0].passed
+    assert not r.parts[0].passed and r.parts[0].rejected_on_value and r.parts[2].passed
+    assert r.values["err_H"] > 0.1
     ok = t1.part2_check(net, st)
     assert ok.parts[2].value == 0 and ok.parts[2].tol == 0 and ok.parts[5].passed
     assert list(ok.values["counts"]) == [net.d * net.R] * (2 * net.d)
     for variant, mult in (("multiplicity_d", net.d), ("multiplicity_R", net.R)):
         r = t1.part2_check(net, st, variant=variant)
-        assert r.parts[2].claim == f"each level +-sigma_k(M) holds {mult} eigenvalues"
+        assert r.values["mult"] == mult
         # the values still sit at the levels: only the counts reject the misreading
         assert r.parts[5].passed and r.parts[2].rejected_on_value
         assert r.values["err_mult"] == abs(net.d * net.R - mult)
     r = t1.part2_check(net, st, variant="eq12_without_sqrt")
-    assert "= cond(M^T M)" in r.parts[3].claim and not r.parts[3].passed
+    assert [p.passed for p in r.parts] == [True, True, True, False, True, True]
     assert r.values["cond_eq12"] == pytest.approx((4 / 3) ** 2, rel=1e-12, abs=0)
     with pytest.raises(ValueError, match=r"\bvariant\b"):
         t1.part2_check(net, st, variant="bogus")
@@ -368,7 +371,7 @@ def test_part2_saddle_verdict_reads_the_lowest_eigenvalue_and_the_loss():
     assert r.values["saddle_ok"] is True
     assert r.values["quad"] == pytest.approx(0.5e-6 * float(lam[0]), rel=1e-12, abs=0)
     assert r.values["drop"] == pytest.approx(float(f(w0 + 1e-3 * u) - f(w0)), rel=1e-12, abs=0)
-    assert r.lines[0].endswith(f"lambda_min = {float(lam[0]):.4g}")
+    assert r.values["lam_min"] == pytest.approx(float(lam[0]), rel=1e-12, abs=0)
     # lowest eigenvalue positive along a direction where the loss curves upwards by exactly that
     w = vecs[:, -1]
     Hp = float(lam[-1]) * torch.outer(w, w) + K * (torch.eye(net.num_params, dtype=F64) - torch.outer(w, w))
@@ -387,7 +390,7 @@ def test_part2_saddle_drop_is_measured_forwards_along_the_eigenvector():
     data = random_dataset(2, 12, seed=4)
     net = ShortcutNetwork(2, 2, 1, mid="silu")
     r = t1.part2_check(net, data)
-    assert "autograd" in r.parts[0].claim
+    assert r.values["method"] == "autograd"
     H = r.values["H"]
     lam, vecs = torch.linalg.eigh(H)
     f = loss_function(net, data)
@@ -490,16 +493,13 @@ def test_growth_check_values_and_falsifier(gstats):
     assert s1.tol == pytest.approx(100 * P * EPS * max(r["trH2"] for r in rows), rel=1e-12, abs=0)
     assert s1.nontrivial == max(r["trH2"] for r in rows)
     assert s2.value == max(r["p10"] - r["p10_bound"] for r in rows) and s2.tol == pytest.approx(tol, rel=1e-12, abs=0)
-    assert res.claim == "Proposition (1-shortcut growth), 1-shortcut networks, R = [1, 3]"
-    assert res.lines == [
-        "cond10 / lower bound: " + ", ".join(f"R={r['R']}: {r['cond10']:.3g} >= {r['cond10_bound']:.3g}" for r in rows)
-    ]
+    assert res.values["Rs"] == [1, 3] and len(res.lines) == 1
     assert t1.growth_check(gstats.stats(), (1, 3)).values["rows"] == rows
     assert [r["R"] for r in t1.growth_check(gstats.stats()).values["rows"]] == [2, 4, 8]
     # the falsifier: each pair of units counted once in tr(H^2); the trace comparison rejects it
     rf = t1.growth_check(gstats.stats(), (1, 3), variant="pairs_once")
-    assert rf.rejected_on_value and rf.parts[1].rejected_on_value and "[pairs counted once]" in rf.claim
-    assert "R(R-1)/2" in rf.parts[1].claim
+    assert rf.rejected_on_value and rf.parts[1].rejected_on_value
+    assert rf.parts[0].passed and not rf.parts[1].passed
     b = theorem1_blocks(ShortcutNetwork(2, 1, 1), gstats.stats())
     half = [r["R"] * float((b["B"] ** 2).sum()) + r["R"] * (r["R"] - 1) / 2 * float((b["A"] ** 2).sum()) for r in rows]
     assert [r["trH2_formula"] for r in rf.values["rows"]] == pytest.approx(half, rel=1e-14, abs=0)
@@ -560,7 +560,7 @@ def test_part2_strict_saddle_is_not_claimed_when_the_quartic_term_dominates():
     Y = X + 1e-4 * torch.randn(3, 200, generator=g, dtype=F64)
     data = Dataset(X, Y)
     res = t1.part2_check(ShortcutNetwork(3, 2, 1), data)
-    saddle = [p for p in res.parts if p.claim.startswith("strict saddle")][0]
+    saddle = res.parts[4]
     assert not saddle.passed and saddle.tol == pytest.approx(1e-2)
     assert saddle.value == math.inf and res.values["saddle_ok"] is False
     assert res.values["lam_min"] < 0

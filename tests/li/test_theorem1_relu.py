@@ -208,10 +208,8 @@ def test_relu_kink_mid_reports_the_closed_form_defects(data3, kink_mid):
     assert res.value == pytest.approx(min(gaps), rel=1e-9)
     assert res.values["resid"] == resid  # the largest residual of all 2 x pairs exact degree-4 fits
     assert res.tol == pytest.approx(1e3 * resid / 0.1**2 + 100 * EPS * max(mags), rel=1e-12, abs=0)
-    assert "t_min = 0.1" in res.criterion
     assert res.op == ">=" and res.passed
-    assert "D2+(v) - D2+(-v)" in res.compared and "3 directions" in res.compared
-    assert isinstance(res.claim, str) and "relu at mid" in res.claim
+    assert res.values["pairs"] == len(res.values["gaps"]) == 3
 
 
 def test_relu_kink_reports_how_autograd_depends_on_relu_prime_at_zero(data3, kink_mid):
@@ -226,7 +224,7 @@ def test_relu_kink_reports_how_autograd_depends_on_relu_prime_at_zero(data3, kin
     spread = max(float((want[a] - want[b]).abs().max()) for a in want for b in want)
     assert spread > 1e-2
     assert kink_mid.values["spread"] == pytest.approx(spread, rel=1e-12)
-    assert len(kink_mid.lines) == 1 and f"{spread:.3g}" in kink_mid.lines[0]
+    assert len(kink_mid.lines) == 1
 
 
 def test_relu_kink_post_reports_the_parallelogram_defects(data15):
@@ -252,8 +250,7 @@ def test_relu_kink_post_reports_the_parallelogram_defects(data15):
     np.testing.assert_allclose(res.values["mags"], mags, rtol=1e-9)
     assert res.values["resid"] == resid
     assert res.tol == pytest.approx(1e3 * resid / 0.1**2 + 100 * EPS * max(mags), rel=1e-12, abs=0)
-    assert "parallelogram defect" in res.compared and "D2+(v)" not in res.compared
-    assert res.passed
+    assert res.value == pytest.approx(min(gaps), rel=1e-9) and res.passed
     assert sorted(res.values["hessians"]) == [0.0, 0.5, 1.0]
 
 
@@ -268,7 +265,6 @@ def test_relu_kink_smooth_falsifier_fits_a_short_interval(data3):
         assert mag == pytest.approx(abs(float(v @ H @ v)), rel=1e-4)  # D2+(v) = D2+(-v) = v^T H v
         resid = max(resid, _fit_residual(f, v, 8, ts), _fit_residual(f, -v, 8, ts))
     assert res.values["resid"] == resid
-    assert "t_min = 0.001" in res.criterion
     assert res.tol == pytest.approx(1e3 * resid / 1e-3**2 + 100 * EPS * max(res.values["mags"]), rel=1e-12)
     assert max(res.values["gaps"]) < 1e-6 * max(res.values["mags"])
     assert not res.passed
@@ -299,8 +295,8 @@ def test_relu_first_order_reports_the_closed_form_sums(data3):
     assert res.value == pytest.approx(min(sums), rel=1e-9)
     assert res.values["resid"] == resid
     assert res.tol == pytest.approx(1e3 * resid / 0.1 + 100 * EPS * max(mags), rel=1e-12, abs=0)
-    assert "t_min = 0.1" in res.criterion and res.op == ">=" and res.passed
-    assert isinstance(res.claim, str) and "3 directions" in res.compared
+    assert res.values["t_min"] == 0.1 and res.op == ">=" and res.passed
+    assert res.values["directions"] == len(res.values["sums"]) == 3
 
 
 def test_relu_first_order_smooth_falsifier(data3):
@@ -312,7 +308,7 @@ def test_relu_first_order_smooth_falsifier(data3):
     for v in _mid_directions(net, 1, 2):
         resid = max(resid, _fit_residual(f, v, 8, ts), _fit_residual(f, -v, 8, ts))
     assert res.values["resid"] == resid
-    assert "t_min = 0.001" in res.criterion
+    assert res.values["t_min"] == 1e-3
     assert max(res.values["sums"]) < 1e-8 and not res.passed
 
 
@@ -435,9 +431,11 @@ def test_relu_depth_check_in_the_paper_statistic_on_all_digits(fake_mnist):
     assert flat.spread == pytest.approx(spread, rel=1e-9) and res.values["spread"] == flat.spread
     assert far.value == pytest.approx(gap, rel=1e-9) and far.tol == 0.05 and far.op == ">="
     assert res.passed == (rng <= 0.05 and gap >= 0.05)
-    assert "(10%)" in flat.claim and "seeds 0, 1, 2" in flat.claim and "2 to 96" in flat.claim
-    assert f"{rows[0]['cond10_linear']:.3f}" in res.lines[3] and "at depth 96" in res.lines[4]
-    assert len(res.lines) == 5 + res.values["fragile_rejection"]
+    v = res.values
+    assert (v["lo"], v["hi"], v["linear"]) == (2, 96, rows[0]["cond10_linear"])
+    assert v["mean_hi"] == pytest.approx(np.mean([r["cond10"] for r in rows if r["depth"] == 96]), rel=1e-9)
+    # one line per depth, the linear network's value, the creep (and a fragile rejection's miss)
+    assert len(res.lines) == 5 + v["fragile_rejection"]
 
 
 def test_relu_depth_check_falsifier_is_eq12_statistic_on_the_same_rows(fake_mnist):
@@ -448,7 +446,6 @@ def test_relu_depth_check_falsifier_is_eq12_statistic_on_the_same_rows(fake_mnis
     _same_rows(res.values["rows"], rows)
     rng, spread, gap = _flatness(rows, (6, 2), "cond")
     assert res.parts[0].value == pytest.approx(rng, rel=1e-9) and res.parts[1].value == pytest.approx(gap, rel=1e-9)
-    assert "|lambda|min" in res.parts[0].claim
     # rows are reused, not recomputed
     _MNIST_CALLS.clear()
     again = t1.relu_depth_check((6, 2), (1, 0), statistic="cond10", flat_tol=0.01, rows=res.values["rows"])
@@ -465,7 +462,7 @@ def test_figure5_flat_tolerance_is_the_fig5_ledger_criterion():
 
     tol, crit = t1.figure5_flat_tolerance()
     chk = fig5.flatness(fig5.committed("fig5"), "2-shortcut")
-    assert tol == pytest.approx(chk.tol, rel=1e-12) and "orthogonal" in crit and "Figure 5" in crit
+    assert tol == pytest.approx(chk.tol, rel=1e-12) and isinstance(crit, str) and crit
 
 
 def _exact_relu_spectrum(depth, seed, data):
@@ -496,19 +493,15 @@ def test_relu_spectrum_spot_check_compares_both_ends(fake_mnist):
     assert res.values["cond_masked"] == pytest.approx(float(s.max() / s.min()), rel=1e-12)
     assert res.values["drift"] == res.tol
     assert len(res.lines) == 1
-    assert f"{float(s.min()):.4f} to {float(s.max()):.4f}" in res.lines[0]
-    assert f"cond {a.max() / a.min():.3f}" in res.lines[0]
+    assert res.values["s_min"] == pytest.approx(float(s.min()), rel=1e-9)
+    assert res.values["s_max"] == pytest.approx(float(s.max()), rel=1e-9)
+    assert res.values["a_max"] == pytest.approx(a.max(), rel=1e-9) and res.values["a_min"] == pytest.approx(a.min())
 
 
 def test_relu_start_check_predictions(fake_mnist):
     sig, lam_lin, ev, s = _exact_relu_spectrum(2, 2, fake_mnist(6))
     lam, drift = float(ev.max()), abs(lam_lin - sig)
     preds = {"masked": float(s.max()), "half": sig / 2, "one": sig}
-    said = {
-        "masked": "the masked Eq. 19",
-        "half": "Theorem 1 with relu'(0) = 1/2, sigma_max(M)/2",
-        "one": "Theorem 1 with relu'(0) = 1, sigma_max(M)",
-    }
     for name, pred in preds.items():
         _MNIST_CALLS.clear()
         res = t1.relu_start_check(depth=2, n_per_class=6, seed=2, prediction=name)
@@ -520,10 +513,8 @@ def test_relu_start_check_predictions(fake_mnist):
         assert v["theorem1_c1"] == pytest.approx(sig, rel=1e-12)
         assert v["theorem1_half"] == pytest.approx(sig / 2, rel=1e-12)
         assert v["lam_linear"] == pytest.approx(lam_lin, rel=1e-9) and v["drift"] == res.tol
-        assert res.claim == f"2-shortcut-ReLU network, depth 2, small start: lambda_max is {said[name]}"
-        assert res.compared and res.criterion
-        assert len(res.lines) == 1 and f"with 1/2: {sig / 2:.4f}" in res.lines[0]
-        assert f"masked Eq. 19: {preds['masked']:.4f}" in res.lines[0]
+        assert res.values["err"] == res.value and res.values["depth"] == 2
+        assert len(res.lines) == 1
     # without a prediction the check states its claim: the masked Eq. 19
     default = t1.relu_start_check(depth=2, n_per_class=6, seed=2)
     assert default.value == pytest.approx(abs(lam - preds["masked"]), rel=1e-6, abs=1e-12)
@@ -611,7 +602,7 @@ def _synthetic_rows(means_lg, offsets_lg):
     ("top_mean", "fragile"),
     [(0.15, True), (0.5, False)],  # misses the tolerance 0.1 by 0.05 (< spread 0.1) or by 0.4 (> it)
 )
-def test_relu_depth_check_title_says_fragile_rejection_exactly_when_it_misses_by_less_than_the_seed_spread(
+def test_relu_depth_check_flags_a_fragile_rejection_exactly_when_it_misses_by_less_than_the_seed_spread(
     top_mean, fragile
 ):
     # two seeds at lg offsets -+0.05 sqrt(2): their sample standard deviation (ddof=1) is 0.1
@@ -621,5 +612,27 @@ def test_relu_depth_check_title_says_fragile_rejection_exactly_when_it_misses_by
     assert res.values["spread"] == pytest.approx(0.1)
     assert res.parts[0].rejected_on_value
     assert res.values["fragile_rejection"] is fragile
-    assert ("fragile rejection" in res.claim) is fragile
-    assert any("single-run spread over seeds" in line for line in res.lines) is fragile
+    assert res.values["miss"] == pytest.approx(top_mean - 0.1)
+    # the title carries the flag, and a fragile rejection adds a line (2 depths, linear, creep)
+    assert (t1.relu.RELU_DEPTH_FRAGILE_WORDS[True] in res.claim) is fragile
+    assert len(res.lines) == 4 + fragile
+
+
+def test_relu_depth_check_creep_runs_from_the_shallowest_to_the_deepest_depth_in_any_order():
+    # depths given out of order: the creep is the mean at depth 8 over the mean at depth 2, minus 1
+    rows = _synthetic_rows({8: 1.2, 2: 1.0, 4: 1.1}, [0.0, 0.01])
+    res = t1.relu_depth_check((8, 2, 4), (0, 1), statistic="cond", flat_tol=1.0, rows=rows)
+    mean = {d: np.mean([r["cond"] for r in rows if r["depth"] == d]) for d in (2, 4, 8)}
+    assert (res.values["lo"], res.values["hi"]) == (2, 8)
+    assert res.values["creep"] == pytest.approx(mean[8] / mean[2] - 1, rel=1e-12)
+    assert res.values["mean_stat"] == pytest.approx(mean, rel=1e-12)
+
+
+def test_relu_shape_check_tolerance_is_the_linear_drift_or_rounding_whichever_is_larger(fake_mnist, monkeypatch):
+    res = t1.relu_shape_check(depth=2, n_per_class=6, seed=2)
+    assert res.values["drift"] > 0 and res.tol == res.values["drift"] == res.nontrivial_min
+    # a rounding bound above the drift replaces it, as the tolerance and as the nontrivial threshold
+    monkeypatch.setattr(t1.relu, "eps_criterion", lambda P, scale: (1e9, "rounding"))
+    big = t1.relu_shape_check(depth=2, n_per_class=6, seed=2)
+    assert big.tol == 1e9 == big.nontrivial_min and big.values["drift"] == res.values["drift"]
+    assert big.value == res.value and not big.passed

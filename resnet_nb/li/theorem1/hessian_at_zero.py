@@ -268,6 +268,33 @@ def _strict_saddle(net, data, H, t: float = 1e-3) -> dict:
 # ------------------------------------------------------------------------------------------
 
 
+PART3_VARIANTS = (None, "eq25_without_P")
+PART3_TITLE = "Theorem 1, part 3 ({network})"
+PART3_WITHOUT_P = {"eq25_without_P": " without P"}
+PART3_TABLE = (
+    Part(
+        "block Toeplitz, read off the exact Hessian",
+        "max |block - its diagonal's representative|",
+        "toeplitz",
+        "tol",
+        "{crit}",
+        nontrivial="coupling",
+        nontrivial_what="max |block (2, 1)|",
+    ),
+    Part(
+        "Eq. 13 with the closed forms A, B ({method}, #params = {num_params})",
+        "max |H_exact - H_Eq.13|",
+        "err",
+        "tol",
+        "{crit}",
+        nontrivial="hmax",
+        nontrivial_what="max |H|",
+    ),
+    Part("the paper's Eq. 25{without_P}", "max |B - Eq.25|", "err_B25", "tol", "{crit}", when="linear"),
+    Part("the paper's Eq. 28", "max |A - Eq.28|", "err_A28", "tol", "{crit}", when="linear"),
+)
+
+
 def part3_check(net: ShortcutNetwork, data, method: str = "auto", H=None, variant=None) -> Check:
     """Theorem 1, part 3 (n = 1) at w = 0.
 
@@ -281,10 +308,36 @@ def part3_check(net: ShortcutNetwork, data, method: str = "auto", H=None, varian
     """
     if net.n != 1:
         raise ValueError(f"part 3 is about n = 1, got a network with n = {net.n}")
-    require_choice("variant", variant, (None, "eq25_without_P"))
+    require_choice("variant", variant, PART3_VARIANTS)
     if H is None:
         H, method = exact_hessian_at_zero(net, data, method)
-    q, R = net.d**2, net.R
+    blocks = theorem1_blocks(net, data)
+    A, B = blocks["A"], blocks["B"]
+    hmax = float(H.abs().max())
+    tol, crit = eps_criterion(net.num_params, max(hmax, 1e-300))
+    values = dict(
+        err=float((H - eq13_assemble(A, B, net.R)).abs().max()),
+        H=H,
+        hmax=hmax,
+        tol=tol,
+        crit=crit,
+        method=method,
+        num_params=net.num_params,
+        linear=net.is_linear,
+        without_P=PART3_WITHOUT_P.get(variant, ""),
+        network=net.describe(),
+        **_toeplitz_defect(H, net.d**2, net.R),
+        **(_eq25_eq28_errors(net, data, A, B, without_P=variant == "eq25_without_P") if net.is_linear else {}),
+    )
+    res = all_of(PART3_TITLE.format_map(values), checks_from(PART3_TABLE, values))
+    res.values.update(values)
+    return res
+
+
+def _toeplitz_defect(H, q: int, R: int) -> dict:
+    """How far the R x R blocks (q x q) of H are from block Toeplitz: every diagonal block against
+    block (0, 0), every block below the diagonal against block (1, 0) and above it against its
+    transpose; and the coupling max |block (1, 0)| (0 for one unit)."""
     blk = lambda a, b: H[a * q : (a + 1) * q, b * q : (b + 1) * q]  # noqa: E731
     toe = 0.0
     for r1 in range(R):
@@ -292,60 +345,16 @@ def part3_check(net: ShortcutNetwork, data, method: str = "auto", H=None, varian
         for r2 in range(r1):
             toe = max(toe, float((blk(r1, r2) - blk(1, 0)).abs().max()))
             toe = max(toe, float((blk(r2, r1) - blk(1, 0).T).abs().max()))
-    coupling = float(blk(1, 0).abs().max()) if R > 1 else 0.0
-    blocks = theorem1_blocks(net, data)
-    A, B = blocks["A"], blocks["B"]
-    hmax = float(H.abs().max())
-    tol, crit = eps_criterion(net.num_params, max(hmax, 1e-300))
-    err = float((H - eq13_assemble(A, B, R)).abs().max())
-    parts = [
-        Check(
-            "block Toeplitz, read off the exact Hessian",  # pragma: no mutate
-            "max |block - its diagonal's representative|",  # pragma: no mutate
-            toe,
-            tol,
-            crit,
-            nontrivial=coupling,
-            nontrivial_what="max |block (2, 1)|",  # pragma: no mutate
-        ),
-        Check(
-            f"Eq. 13 with the closed forms A, B ({method}, #params = {net.num_params})",  # pragma: no mutate
-            "max |H_exact - H_Eq.13|",  # pragma: no mutate
-            err,
-            tol,
-            crit,
-            nontrivial=hmax,
-            nontrivial_what="max |H|",  # pragma: no mutate
-        ),
-    ]
-    if net.is_linear:
-        stats = as_stats(data)
-        B25 = _blockdiag(stats.Sxx, net.d) if variant == "eq25_without_P" else eq25_B(stats.Sxx)
-        A28 = _blockdiag(stats.Sxx - stats.Syx, net.d) @ shuffle_matrix(net.d).T + B25
-        parts.append(
-            Check(
-                "the paper's Eq. 25" + (" without P" if variant else ""),  # pragma: no mutate
-                "max |B - Eq.25|",  # pragma: no mutate
-                float((B - B25).abs().max()),
-                tol,
-                crit,
-            )
-        )
-        parts.append(
-            Check(
-                "the paper's Eq. 28",  # pragma: no mutate
-                "max |A - Eq.28|",  # pragma: no mutate
-                float((A - A28).abs().max()),
-                tol,
-                crit,
-            )
-        )
-    res = all_of(
-        f"Theorem 1, part 3 ({net.describe()})",  # pragma: no mutate
-        parts,
-    )
-    res.values.update(toeplitz=toe, err=err, H=H, coupling=coupling)
-    return res
+    return dict(toeplitz=toe, coupling=float(blk(1, 0).abs().max()) if R > 1 else 0.0)
+
+
+def _eq25_eq28_errors(net, data, A, B, without_P: bool = False) -> dict:
+    """Our closed forms B, A against the paper's Eqs. 25 and 28 (``without_P``: Eq. 25 without the
+    permutation, a false form, used in both)."""
+    stats = as_stats(data)
+    B25 = _blockdiag(stats.Sxx, net.d) if without_P else eq25_B(stats.Sxx)
+    A28 = _blockdiag(stats.Sxx - stats.Syx, net.d) @ shuffle_matrix(net.d).T + B25
+    return dict(err_B25=float((B - B25).abs().max()), err_A28=float((A - A28).abs().max()))
 
 
 def depth_table(n: int, Rs, data, progress: bool = True, **net_kwargs) -> list[dict]:
@@ -408,6 +417,20 @@ def unitwise_spectrum(H, net: ShortcutNetwork):
     return eigs, off
 
 
+LIST_SEP = ", "
+DEPTH_INVARIANCE_COND = "{:.6g}"
+DEPTH_INVARIANCE_LINE = "full eigendecompositions, #params = {P_lo}..{P_hi}: cond(H) = {conds_txt}"
+DEPTH_INVARIANCE_TABLE = (
+    Part(
+        "cond(H) at 0 does not depend on depth (n = {n}, R = {R_lo}..{R_hi})",
+        "(max - min) / min of cond(H) over depths",
+        "spread",
+        "tol",
+        "{crit} (resolution of |lambda|min relative to |lambda|max)",
+    ),
+)
+
+
 def depth_invariance_check(n: int, Rs, data) -> Check:
     """Part 2's depth invariance, from independent eigendecompositions of the *full* Hessians.
 
@@ -427,18 +450,22 @@ def depth_invariance_check(n: int, Rs, data) -> Check:
         Ps.append(net.num_params)
     spread = (max(conds) - min(conds)) / min(conds)
     tol, crit = eps_criterion(max(Ps), max(conds))
-    res = Check(
-        f"cond(H) at 0 does not depend on depth (n = {n}, R = {Rs[0]}..{Rs[-1]})",  # pragma: no mutate
-        "(max - min) / min of cond(H) over depths",  # pragma: no mutate
-        spread,
-        tol,
-        crit + " (resolution of |lambda|min relative to |lambda|max)",  # pragma: no mutate
-        lines=[  # pragma: no mutate
-            f"full eigendecompositions, #params = {Ps[0]}..{Ps[-1]}: cond(H) = "  # pragma: no mutate
-            + ", ".join(f"{c:.6g}" for c in conds)  # pragma: no mutate
-        ],
+    values = dict(
+        conds=conds,
+        Rs=Rs,
+        spread=spread,
+        tol=tol,
+        crit=crit,
+        n=n,
+        R_lo=Rs[0],
+        R_hi=Rs[-1],
+        P_lo=Ps[0],
+        P_hi=Ps[-1],
+        conds_txt=LIST_SEP.join(map(DEPTH_INVARIANCE_COND.format, conds)),
     )
-    res.values.update(conds=conds, Rs=Rs, spread=spread)
+    (res,) = checks_from(DEPTH_INVARIANCE_TABLE, values)
+    res.lines.append(DEPTH_INVARIANCE_LINE.format_map(values))
+    res.values.update(values)
     return res
 
 
@@ -493,6 +520,33 @@ def growth_bounds(Rs, stats, variant: str | None = None) -> list[dict]:
     return rows
 
 
+GROWTH_TITLE = "Proposition (1-shortcut growth), 1-shortcut networks, R = {Rs}{slip}"
+GROWTH_SLIP = {"pairs_once": " [pairs counted once]"}
+GROWTH_PAIRS = {None: "R(R-1)", "pairs_once": "R(R-1)/2"}
+GROWTH_LINE = "cond10 / lower bound: {bounds}"
+GROWTH_BOUND = "R={R}: {cond10:.3g} >= {cond10_bound:.3g}"
+GROWTH_TABLE = (
+    Part(
+        "lambda_max >= lambda_max(B + (R-1)(A + A^T)/2)",
+        "min over R of lambda_max - bound",
+        "slack",
+        "neg_tol",
+        "{crit}",
+        op=">=",
+    ),
+    Part(
+        "tr(H^2) = R ||B||^2 + {pairs} ||A||^2",
+        "max over R of |tr(H^2) - formula|",
+        "tr_err",
+        "tol2",
+        "{crit2}",
+        nontrivial="trH2_max",
+        nontrivial_what="tr(H^2)",
+    ),
+    Part("|lambda|(0.1) <= sqrt(tr(H^2) / k)", "max over R of |lambda|(0.1) - bound", "over", "tol", "{crit}"),
+)
+
+
 def growth_check(stats, Rs=(2, 4, 8), variant: str | None = None) -> Check:
     """The book's Proposition (1-shortcut growth), checked on the exact Hessians at 0.
 
@@ -507,51 +561,26 @@ def growth_check(stats, Rs=(2, 4, 8), variant: str | None = None) -> Check:
     if isinstance(stats, Dataset):
         stats = stats.stats()
     rows = growth_bounds(Rs, stats, variant)
-    P = max(r["P"] for r in rows)
-    scale = max(r["lam_max"] for r in rows)
-    summary = [  # pragma: no mutate
-        "cond10 / lower bound: "  # pragma: no mutate
-        + ", ".join(f"R={r['R']}: {r['cond10']:.3g} >= {r['cond10_bound']:.3g}" for r in rows)  # pragma: no mutate
-    ]
-    pairs = "R(R-1)/2" if variant == "pairs_once" else "R(R-1)"  # pragma: no mutate
-    tol, crit = eps_criterion(P, scale)
-    tol2, crit2 = eps_criterion(P, max(r["trH2"] for r in rows))
-    slack = min(r["lam_max"] - r["lower_bound"] for r in rows)
-    tr_err = max(abs(r["trH2"] - r["trH2_formula"]) for r in rows)
-    over = max(r["p10"] - r["p10_bound"] for r in rows)
-    parts = [
-        Check(
-            "lambda_max >= lambda_max(B + (R-1)(A + A^T)/2)",  # pragma: no mutate
-            "min over R of lambda_max - bound",  # pragma: no mutate
-            slack,
-            -tol,
-            crit,
-            op=">=",
-        ),
-        Check(
-            f"tr(H^2) = R ||B||^2 + {pairs} ||A||^2",  # pragma: no mutate
-            "max over R of |tr(H^2) - formula|",  # pragma: no mutate
-            tr_err,
-            tol2,
-            crit2,
-            nontrivial=max(r["trH2"] for r in rows),
-            nontrivial_what="tr(H^2)",  # pragma: no mutate
-        ),
-        Check(
-            "|lambda|(0.1) <= sqrt(tr(H^2) / k)",  # pragma: no mutate
-            "max over R of |lambda|(0.1) - bound",  # pragma: no mutate
-            over,
-            tol,
-            crit,
-        ),
-    ]
-    res = all_of(
-        f"Proposition (1-shortcut growth), 1-shortcut networks, R = {list(Rs)}"  # pragma: no mutate
-        + (" [pairs counted once]" if variant else ""),  # pragma: no mutate
-        parts,
-        summary,
+    tol, crit = eps_criterion(max(r["P"] for r in rows), max(r["lam_max"] for r in rows))
+    tol2, crit2 = eps_criterion(max(r["P"] for r in rows), max(r["trH2"] for r in rows))
+    values = dict(
+        rows=rows,
+        Rs=list(Rs),
+        slip=GROWTH_SLIP.get(variant, ""),
+        pairs=GROWTH_PAIRS[variant],
+        tol=tol,
+        crit=crit,
+        neg_tol=-tol,
+        tol2=tol2,
+        crit2=crit2,
+        slack=min(r["lam_max"] - r["lower_bound"] for r in rows),
+        tr_err=max(abs(r["trH2"] - r["trH2_formula"]) for r in rows),
+        trH2_max=max(r["trH2"] for r in rows),
+        over=max(r["p10"] - r["p10_bound"] for r in rows),
+        bounds=LIST_SEP.join(GROWTH_BOUND.format_map(r) for r in rows),
     )
-    res.values.update(rows=rows)
+    res = all_of(GROWTH_TITLE.format_map(values), checks_from(GROWTH_TABLE, values), [GROWTH_LINE.format_map(values)])
+    res.values.update(values)
     return res
 
 
@@ -586,6 +615,9 @@ def claim_eq11(falsify: bool = False) -> Check:
     return res.parts[0]
 
 
+PART2_SPECTRUM_TITLE = "Theorem 1, part 2: the spectrum (levels and their counts)"
+
+
 @claims.claim(
     "li-thm1-part2-spectrum",
     source="Li et al., Theorem 1 part 2, Eq. 18",
@@ -599,10 +631,7 @@ def claim_eq11(falsify: bool = False) -> Check:
 def claim_part2_spectrum(falsify: bool = False) -> Check:
     net = ShortcutNetwork(3, 2, 3, pre="tanh", mid="silu")
     res = part2_check(net, unfriendly_data3(), method="autograd", variant="multiplicity_R" if falsify else None)
-    return all_of(
-        "Theorem 1, part 2: the spectrum (levels and their counts)",  # pragma: no mutate
-        [res.parts[5], res.parts[2]],
-    )
+    return all_of(PART2_SPECTRUM_TITLE, [res.parts[5], res.parts[2]])
 
 
 @claims.claim(

@@ -18,7 +18,7 @@ from tqdm.auto import tqdm
 
 from resnet_nb.core import claims
 from resnet_nb.core.checks import require_int
-from resnet_nb.core.claims import PLAUSIBLE, Check, all_of, eps_criterion
+from resnet_nb.core.claims import PLAUSIBLE, Check, Part, all_of, checks_from, eps_criterion
 from resnet_nb.core.hessians import loss_function
 from resnet_nb.core.networks import ShortcutNetwork
 from resnet_nb.li.theorem1.definition5 import (
@@ -106,6 +106,31 @@ def lemma1_tuples(net: ShortcutNetwork, max_order: int, samples: int, seed: int 
     return out
 
 
+LIST_SEP = ", "
+LEMMA1_TITLE = "Lemma 1 ({network})"
+LEMMA1_LINE = "tuples by kind: {kinds}"
+LEMMA1_KIND = "{} {}"
+LEMMA1_TABLE = (
+    Part(
+        "Lemma 1 ({network}): non-covering partials vanish",
+        "max |partial| over {n_zero} non-covering tuples (orders 1..{max_order})",
+        "worst_noncovering",
+        "tol",
+        "{crit}",
+        nontrivial="min_chain",
+        nontrivial_what="smallest |partial| over covering chains",
+    ),
+    Part(
+        "order-n partials equal the closed form ({n_closed} tuples)",
+        "max |AD - closed form|",
+        "worst_closed_form",
+        "tol",
+        "{crit}",
+        when="closed_ok",
+    ),
+)
+
+
 def lemma1_check(
     net: ShortcutNetwork, data, max_order: int | None = None, samples: int = 20, seed: int = 0, progress: bool = False
 ) -> Check:
@@ -118,13 +143,8 @@ def lemma1_check(
     Tolerance: ``100 P eps`` times the size of the data matrices.
     """
     max_order = net.n + 1 if max_order is None else require_int("max_order", max_order)
-    f = loss_function(net, data)
-    w0 = torch.zeros(net.num_params, dtype=torch.float64)
     tol, crit = eps_criterion(net.num_params, partial_scale(net, data))
     tuples = lemma1_tuples(net, max_order, samples, seed, data)
-    worst_zero, n_zero = 0.0, 0
-    worst_closed, n_closed, min_chain = 0.0, 0, math.inf
-    counts = {}
     it = (
         tqdm(
             tuples,
@@ -136,7 +156,35 @@ def lemma1_check(
     )
     # the closed form assumes units with a zero matrix are the identity: sigma_mid(0) = sigma_post(0) = 0
     closed_ok = net.mid.value_at_zero == 0.0 and net.post.value_at_zero == 0.0
-    for kind, t in it:
+    values = dict(
+        tol=tol,
+        crit=crit,
+        max_order=max_order,
+        closed_ok=closed_ok,
+        network=net.describe(),
+        **_lemma1_partials(net, data, it, closed_ok),
+    )
+    values["kinds"] = LIST_SEP.join(LEMMA1_KIND.format(k, v) for k, v in values["counts"].items())
+    parts = checks_from(LEMMA1_TABLE, values)
+    res = (
+        parts[0]
+        if len(parts) == 1
+        else all_of(LEMMA1_TITLE.format_map(values), parts, [LEMMA1_LINE.format_map(values)])
+    )
+    res.values.update(values)
+    return res
+
+
+def _lemma1_partials(net, data, tuples, closed_ok: bool) -> dict:
+    """Each mixed partial at 0 of the (kind, tuple) pairs by AD: the largest |partial| over the
+    non-covering tuples, the smallest over the chains, and (``closed_ok``) the largest distance of an
+    order-n partial from its closed form; with the counts behind them."""
+    f = loss_function(net, data)
+    w0 = torch.zeros(net.num_params, dtype=torch.float64)
+    worst_zero, n_zero = 0.0, 0
+    worst_closed, n_closed, min_chain = 0.0, 0, math.inf
+    counts = {}
+    for kind, t in tuples:
         val = mixed_partial(f, w0, t)
         counts[kind] = counts.get(kind, 0) + 1
         if not covers_unit(net, t):
@@ -145,49 +193,35 @@ def lemma1_check(
         if kind == "chain":
             min_chain = min(min_chain, abs(val))
         if len(t) == net.n and closed_ok:
-            pred = order_n_closed_form(net, data, t)
-            worst_closed = max(worst_closed, abs(val - pred))
+            worst_closed = max(worst_closed, abs(val - order_n_closed_form(net, data, t)))
             n_closed += 1
-    parts = [
-        Check(
-            f"Lemma 1 ({net.describe()}): non-covering partials vanish",  # pragma: no mutate
-            f"max |partial| over {n_zero} non-covering tuples (orders 1..{max_order})",  # pragma: no mutate
-            worst_zero,
-            tol,
-            crit,
-            nontrivial=min_chain,
-            nontrivial_what="smallest |partial| over covering chains",  # pragma: no mutate
-        )
-    ]
-    if closed_ok:
-        parts.append(
-            Check(
-                f"order-n partials equal the closed form ({n_closed} tuples)",  # pragma: no mutate
-                "max |AD - closed form|",  # pragma: no mutate
-                worst_closed,
-                tol,
-                crit,
-            )
-        )
-    lines = ["tuples by kind: " + ", ".join(f"{k} {v}" for k, v in counts.items())]  # pragma: no mutate
-    res = (
-        parts[0]
-        if len(parts) == 1
-        else all_of(
-            f"Lemma 1 ({net.describe()})",  # pragma: no mutate
-            parts,
-            lines,
-        )
+    return dict(
+        worst_noncovering=worst_zero,
+        n_zero=n_zero,
+        worst_closed_form=worst_closed,
+        n_closed=n_closed,
+        min_chain=min_chain,
+        counts=counts,
     )
-    res.values.update(
-        worst_noncovering=worst_zero, worst_closed_form=worst_closed, min_chain=min_chain, tol=tol, counts=counts
-    )
-    return res
 
 
 # ------------------------------------------------------------------------------------------
 # Lemma 2
 # ------------------------------------------------------------------------------------------
+
+LEMMA2_TITLE = "Lemma 2 ({network})"
+LEMMA2_TABLE = (
+    Part(
+        "second derivatives at 0 ({samples} pairs)",
+        "max |d2L(original units) - d2L(translated units)|",
+        "worst_d2",
+        "tol",
+        "{crit}",
+        nontrivial="biggest",
+        nontrivial_what="largest |d2L| among the pairs",
+    ),
+    Part("two-parameter restrictions at random (u, v)", "max |L0 - L0'|", "worst_fn", "tol", "{crit}"),
+)
 
 
 def lemma2_check(net: ShortcutNetwork, data, samples: int = 30, seed: int = 0) -> Check:
@@ -200,30 +234,52 @@ def lemma2_check(net: ShortcutNetwork, data, samples: int = 30, seed: int = 0) -
     """
     if net.R < 2:
         raise ValueError(f"Lemma 2 compares different units: net.R must be >= 2, got {net.R}")
-    rng = np.random.default_rng(seed)
+    tol, crit = eps_criterion(net.num_params, max(1.0, partial_scale(net, data)))
+    values = dict(
+        tol=tol,
+        crit=crit,
+        samples=samples,
+        network=net.describe(),
+        **_lemma2_samples(net, data, samples, np.random.default_rng(seed)),
+    )
+    res = all_of(LEMMA2_TITLE.format_map(values), checks_from(LEMMA2_TABLE, values))
+    res.values.update(values)
+    return res
+
+
+def _lemma2_pair(net, rng, s: int):
+    """Sample ``s``'s pair of parameters (a1, a2) and the same pair translated to units (0, 0)
+    or (0, 1), (b1, b2): every third pair in one unit (the last), every third in the first and the
+    last unit, the others at random; indices chained (a nonzero derivative) half of the time or more."""
+    kind = s % 3
+    if kind == 0:  # adversarial: the same unit, as far from unit 0 as possible
+        r1 = r2 = net.R - 1
+    elif kind == 1:  # adversarial: the first and the last unit, far apart
+        r1, r2 = 0, net.R - 1
+    else:
+        r1 = int(rng.integers(net.R))
+        r2 = int(rng.integers(r1, net.R))
+    l1, l2 = int(rng.integers(net.n)), int(rng.integers(net.n))
+    if kind == 0 and net.n == 2:  # a pair that covers the unit: nonzero for n = 2 (Eq. 19)
+        l1, l2 = 1, 0
+    i1, j1, i2 = (int(rng.integers(net.d)) for _ in range(3))
+    j2 = int(rng.integers(net.d))
+    if s % 2 == 0 or rng.random() < 0.5:  # chain the indices so that the derivative is nonzero
+        i2 = j1
+    a1, a2 = param_index(net, r1, l1, i1, j1), param_index(net, r2, l2, i2, j2)
+    t2 = 0 if r1 == r2 else 1
+    return a1, a2, param_index(net, 0, l1, i1, j1), param_index(net, t2, l2, i2, j2)
+
+
+def _lemma2_samples(net, data, samples: int, rng) -> dict:
+    """Over ``samples`` pairs (:func:`_lemma2_pair`): the largest |d2L(pair) - d2L(translated pair)|,
+    the largest |d2L|, and the largest |L0(u, v) - L0'(u, v)| at two random (u, v) per pair of two
+    different parameters."""
     f = loss_function(net, data)
     w0 = torch.zeros(net.num_params, dtype=torch.float64)
-    tol, crit = eps_criterion(net.num_params, max(1.0, partial_scale(net, data)))
     worst_d2, worst_fn, biggest = 0.0, 0.0, 0.0
     for s in range(samples):
-        kind = s % 3
-        if kind == 0:  # adversarial: the same unit, as far from unit 0 as possible
-            r1 = r2 = net.R - 1
-        elif kind == 1:  # adversarial: the first and the last unit, far apart
-            r1, r2 = 0, net.R - 1
-        else:
-            r1 = int(rng.integers(net.R))
-            r2 = int(rng.integers(r1, net.R))
-        l1, l2 = int(rng.integers(net.n)), int(rng.integers(net.n))
-        if kind == 0 and net.n == 2:  # a pair that covers the unit: nonzero for n = 2 (Eq. 19)
-            l1, l2 = 1, 0
-        i1, j1, i2 = (int(rng.integers(net.d)) for _ in range(3))
-        j2 = int(rng.integers(net.d))
-        if s % 2 == 0 or rng.random() < 0.5:  # chain the indices so that the derivative is nonzero
-            i2 = j1
-        a1, a2 = param_index(net, r1, l1, i1, j1), param_index(net, r2, l2, i2, j2)
-        t2 = 0 if r1 == r2 else 1
-        b1, b2 = param_index(net, 0, l1, i1, j1), param_index(net, t2, l2, i2, j2)
+        a1, a2, b1, b2 = _lemma2_pair(net, rng, s)
         v, vt = mixed_partial(f, w0, [a1, a2]), mixed_partial(f, w0, [b1, b2])
         worst_d2 = max(worst_d2, abs(v - vt))
         biggest = max(biggest, abs(v))
@@ -235,30 +291,7 @@ def lemma2_check(net: ShortcutNetwork, data, samples: int = 30, seed: int = 0) -
                 e[a1], e[a2] = u_, v_
                 et[b1], et[b2] = u_, v_
                 worst_fn = max(worst_fn, abs(float(f(e)) - float(f(et))))
-    parts = [
-        Check(
-            f"second derivatives at 0 ({samples} pairs)",  # pragma: no mutate
-            "max |d2L(original units) - d2L(translated units)|",  # pragma: no mutate
-            worst_d2,
-            tol,
-            crit,
-            nontrivial=biggest,
-            nontrivial_what="largest |d2L| among the pairs",  # pragma: no mutate
-        ),
-        Check(
-            "two-parameter restrictions at random (u, v)",  # pragma: no mutate
-            "max |L0 - L0'|",  # pragma: no mutate
-            worst_fn,
-            tol,
-            crit,
-        ),
-    ]
-    res = all_of(
-        f"Lemma 2 ({net.describe()})",  # pragma: no mutate
-        parts,
-    )
-    res.values.update(worst_d2=worst_d2, worst_fn=worst_fn, biggest=biggest, tol=tol)
-    return res
+    return dict(worst_d2=worst_d2, worst_fn=worst_fn, biggest=biggest)
 
 
 # ------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import torch
 
 from resnet_nb.core import claims
 from resnet_nb.core.checks import require_choice, require_int
-from resnet_nb.core.claims import PLAUSIBLE, Check, all_of, eps_criterion
+from resnet_nb.core.claims import PLAUSIBLE, Check, Part, all_of, checks_from, eps_criterion
 from resnet_nb.core.hessians import directional_derivatives, hessian, loss_function
 from resnet_nb.core.networks import ShortcutNetwork, flatten, unflatten
 from resnet_nb.li.theorem1.definition5 import data_matrices, partial_scale, shifted_sigmoid, unfriendly_data3
@@ -76,6 +76,30 @@ def order_n_directional(net, data, v):
     return math.factorial(net.n) * c * tot
 
 
+PART1_TITLE = "Theorem 1, part 1 ({network}): order-{k} stationary"
+PART1_TABLE = (
+    Part(
+        "derivatives of orders 1..{k} vanish ({directions} directions)",
+        "max |d^k L(tv)/dt^k| for k = 1..{k}",
+        "worst_low",
+        "tol",
+        "{crit}",
+        nontrivial="best_n",
+        nontrivial_what="largest |d^{n} L| (order n)",
+        nontrivial_min="tol",
+    ),
+    Part("order n = {n} equals the closed form", "max |AD - closed form|", "worst_n", "tol", "{crit}"),
+    Part(
+        "exact Hessian at 0 is zero (autograd, #params = {num_params})",
+        "max |H|",
+        "hmax",
+        "tol",
+        "{crit}",
+        when="hessian_checked",
+    ),
+)
+
+
 def part1_check(
     net: ShortcutNetwork,
     data,
@@ -95,61 +119,69 @@ def part1_check(
     """
     directions = require_int("directions", directions)  # none would pass vacuously
     k = net.n - 1 if stationary_order is None else require_int("stationary_order", stationary_order, 0)
-    top = max(k, net.n)
-    rng = np.random.default_rng(seed)
-    f = loss_function(net, data)
-    w0 = torch.zeros(net.num_params, dtype=torch.float64)
-    scale = max(1.0, partial_scale(net, data)) * math.factorial(top)
+    scale = max(1.0, partial_scale(net, data)) * math.factorial(max(k, net.n))
     tol, crit = eps_criterion(net.num_params, scale)
-    worst_low, worst_n, best_n = 0.0, 0.0, 0.0
-    for _kind, v in part1_directions(net, data, directions, rng):
-        ds = directional_derivatives(f, w0, v, top)
-        if k >= 1:
-            worst_low = max(worst_low, max(abs(x) for x in ds[:k]))
-        pred = order_n_directional(net, data, v)
-        worst_n = max(worst_n, abs(ds[net.n - 1] - pred))
-        best_n = max(best_n, abs(ds[net.n - 1]))
-    parts = [
-        Check(
-            f"derivatives of orders 1..{k} vanish ({directions} directions)",  # pragma: no mutate
-            f"max |d^k L(tv)/dt^k| for k = 1..{k}",  # pragma: no mutate
-            worst_low,
-            tol,
-            crit,
-            nontrivial=best_n,
-            nontrivial_what=f"largest |d^{net.n} L| (order n)",  # pragma: no mutate
-            nontrivial_min=tol,
-        ),
-        Check(
-            f"order n = {net.n} equals the closed form",  # pragma: no mutate
-            "max |AD - closed form|",  # pragma: no mutate
-            worst_n,
-            tol,
-            crit,
-        ),
-    ]
+    hessian_checked = net.n >= 3 and net.num_params <= hessian_max_params
     hmax = None
-    if net.n >= 3 and net.num_params <= hessian_max_params:
-        H = hessian(net, torch.zeros(net.shape, dtype=torch.float64), data)
-        hmax = float(H.abs().max())
-        parts.append(
-            Check(
-                f"exact Hessian at 0 is zero (autograd, #params = {net.num_params})",  # pragma: no mutate
-                "max |H|",  # pragma: no mutate
-                hmax,
-                tol,
-                crit,
-            )
-        )
-    res = all_of(
-        f"Theorem 1, part 1 ({net.describe()}): order-{k} stationary",  # pragma: no mutate
-        parts,
+    if hessian_checked:
+        hmax = float(hessian(net, torch.zeros(net.shape, dtype=torch.float64), data).abs().max())
+    values = dict(
+        hmax=hmax,
+        tol=tol,
+        crit=crit,
+        k=k,
+        n=net.n,
+        directions=directions,
+        num_params=net.num_params,
+        hessian_checked=hessian_checked,
+        network=net.describe(),
+        **_directional_extremes(net, data, part1_directions(net, data, directions, np.random.default_rng(seed)), k),
     )
-    res.values.update(worst_low=worst_low, worst_n=worst_n, best_n=best_n, hmax=hmax, tol=tol)
+    res = all_of(PART1_TITLE.format_map(values), checks_from(PART1_TABLE, values))
+    res.values.update(values)
     return res
 
 
+def _directional_extremes(net, data, dirs, k: int) -> dict:
+    """Along each (kind, v) of ``dirs``, the derivatives d^j/dt^j L(t v) at 0 for j = 1..max(k, n):
+    the largest |derivative| of orders 1..k, the largest distance of the order-n one from its closed
+    form, and the largest |order-n derivative|."""
+    f = loss_function(net, data)
+    w0 = torch.zeros(net.num_params, dtype=torch.float64)
+    worst_low, worst_n, best_n = 0.0, 0.0, 0.0
+    for _kind, v in dirs:
+        ds = directional_derivatives(f, w0, v, max(k, net.n))
+        if k >= 1:
+            worst_low = max(worst_low, max(abs(x) for x in ds[:k]))
+        worst_n = max(worst_n, abs(ds[net.n - 1] - order_n_directional(net, data, v)))
+        best_n = max(best_n, abs(ds[net.n - 1]))
+    return dict(worst_low=worst_low, worst_n=worst_n, best_n=best_n)
+
+
 TAYLOR_READINGS = ("k", "2k")
+TAYLOR_TITLE = "Definition 4 remainder ({network}, reading {reading})"
+TAYLOR_LIMIT_WORDS = {True: "0 (the 2k reading)", False: "the closed form"}
+TAYLOR_ROW = "t = {t:.0e}: (L(tv) - L(0)) / t^{n} = {a:+.6e}, (L(-tv) - L(0)) / t^{n} = {b:+.6e}, gap {g:.2e}"
+TAYLOR_N1_LINE = "n = 1: Definition 4 with k = 0 holds for every continuous loss; only the gradient term is checked"
+TAYLOR_TABLE = (
+    Part(
+        "(L(tv) - L(0)) / t^{n} tends to {limit_words}",
+        "|Q(t) - limit| / |c| at the smallest t",
+        "rel",
+        "rel_bound",
+        "next Taylor term: 10 t at the smallest t = {t_min:g}",
+        nontrivial="scale",
+        nontrivial_what="|c| = |d^n L / n!|",
+    ),
+    Part(
+        "the remainder vanishes at least like t (limit: {limit_words})",
+        "exponent of the gap between t = {t0:g} and {t1:g}",
+        "rate_value",
+        0.5,
+        "1/2 separates exponent >= 1 (order-n term right) from 0 (limit wrong)",
+        op=">=",
+    ),
+)
 
 
 def taylor_remainder_check(
@@ -180,25 +212,40 @@ def taylor_remainder_check(
     ts = [float(t) for t in ts]
     if len(ts) < 2 or any(t <= 0 for t in ts) or sorted(ts, reverse=True) != ts or len(set(ts)) < len(ts):
         raise ValueError(f"ts must hold at least two positive values in decreasing order, got {ts}")
-    rng = np.random.default_rng(seed)
     if v is None:
-        v = [d for k, d in part1_directions(net, data, 3, rng) if k == "aligned"][0]
-    f = loss_function(net, data)
-    w0 = torch.zeros(net.num_params, dtype=torch.float64)
-    L0 = float(f(w0))
+        v = [d for k, d in part1_directions(net, data, 3, np.random.default_rng(seed)) if k == "aligned"][0]
     n = net.n
     closed = order_n_directional(net, data, v) / math.factorial(n)
     limit = 0.0 if (reading == "2k" and n >= 2) else closed
-    rows = []
-    for t in ts:
-        diff = float(f(w0 + t * v)) - L0
-        back = float(f(w0 - t * v)) - L0
-        rows.append((t, diff / t**n, back / t**n))
-    scale = abs(closed)
+    values = dict(
+        limit=limit,
+        closed=closed,
+        n=n,
+        reading=reading,
+        network=net.describe(),
+        limit_words=TAYLOR_LIMIT_WORDS[limit == 0.0 and closed != 0.0],
+        t_min=ts[-1],
+        t0=ts[0],
+        t1=ts[1],
+        rel_bound=10 * ts[-1],
+        **_taylor_gaps(loss_function(net, data), v, ts, n, limit, abs(closed)),
+    )
+    lines = [TAYLOR_ROW.format(t=t, a=a, b=b, g=g, n=n) for (t, a, b), g in zip(values["rows"], values["gaps"])]
+    if n == 1:
+        lines.append(TAYLOR_N1_LINE)
+    res = all_of(TAYLOR_TITLE.format_map(values), checks_from(TAYLOR_TABLE, values), lines)
+    res.values.update(values)
+    return res
+
+
+def _taylor_gaps(f, v, ts, n: int, limit: float, scale: float) -> dict:
+    """The quotients (L(+-t v) - L(0)) / t^n at each t, their gaps from ``limit`` relative to
+    ``scale`` = |c| (infinite when c = 0), the gap at the smallest t (forwards and backwards, where
+    the limit is (-1)^n ``limit``) and the gap's exponent between the two largest t."""
+    w0 = torch.zeros(v.numel(), dtype=torch.float64)
+    L0 = float(f(w0))
+    rows = [(t, (float(f(w0 + t * v)) - L0) / t**n, (float(f(w0 - t * v)) - L0) / t**n) for t in ts]
     gaps = [abs(a - limit) / scale if scale else math.inf for _, a, _ in rows]
-    t_min = ts[-1]
-    rel = gaps[-1]
-    rel_back = abs(rows[-1][2] - (-1) ** n * limit) / scale if scale else math.inf
     g0, g1 = gaps[0], gaps[1]
     if not (math.isfinite(g0) and math.isfinite(g1)):  # no order-n term to compare with
         rate = -math.inf
@@ -206,44 +253,15 @@ def taylor_remainder_check(
         rate = math.log(g0 / g1) / math.log(ts[0] / ts[1])
     else:  # a gap of exactly 0 at the largest t's is no evidence of a rate
         rate = math.nan
-    lim_txt = "0 (the 2k reading)" if limit == 0.0 and closed != 0.0 else "the closed form"  # pragma: no mutate
-    crit = f"next Taylor term: 10 t at the smallest t = {t_min:g}"  # pragma: no mutate
-    parts = [
-        Check(
-            f"(L(tv) - L(0)) / t^{n} tends to {lim_txt}",  # pragma: no mutate
-            "|Q(t) - limit| / |c| at the smallest t",  # pragma: no mutate
-            rel,
-            10 * t_min,
-            crit,
-            nontrivial=scale,
-            nontrivial_what="|c| = |d^n L / n!|",  # pragma: no mutate
-        ),
-        Check(
-            f"the remainder vanishes at least like t (limit: {lim_txt})",  # pragma: no mutate
-            f"exponent of the gap between t = {ts[0]:g} and {ts[1]:g}",  # pragma: no mutate
-            rate if math.isfinite(rate) else -math.inf,
-            0.5,
-            "1/2 separates exponent >= 1 (order-n term right) from 0 (limit wrong)",  # pragma: no mutate
-            op=">=",
-        ),
-    ]
-    lines = [
-        f"t = {t:.0e}: (L(tv) - L(0)) / t^{n} = {a:+.6e}, "  # pragma: no mutate
-        f"(L(-tv) - L(0)) / t^{n} = {b:+.6e}, gap {g:.2e}"  # pragma: no mutate
-        for (t, a, b), g in zip(rows, gaps)
-    ]
-    if n == 1:
-        lines.append(
-            "n = 1: Definition 4 with k = 0 holds for every continuous loss; "  # pragma: no mutate
-            "only the gradient term is checked"  # pragma: no mutate
-        )
-    res = all_of(
-        f"Definition 4 remainder ({net.describe()}, reading {reading})",  # pragma: no mutate
-        parts,
-        lines,
+    return dict(
+        rows=rows,
+        gaps=gaps,
+        scale=scale,
+        rel=gaps[-1],
+        rel_back=abs(rows[-1][2] - (-1) ** n * limit) / scale if scale else math.inf,
+        rate=rate,
+        rate_value=rate if math.isfinite(rate) else -math.inf,
     )
-    res.values.update(rows=rows, limit=limit, closed=closed, rel=rel, rel_back=rel_back, gaps=gaps, rate=rate)
-    return res
 
 
 # ------------------------------------------------------------------------------------------
@@ -251,6 +269,9 @@ def taylor_remainder_check(
 # ------------------------------------------------------------------------------------------
 
 WHERE = ["book/theorem1.ipynb", "tests/li/test_theorem1_part1.py"]
+
+
+PART1_CLAIM_TITLE = "Theorem 1, part 1, n = 2 and 3"
 
 
 @claims.claim(
@@ -274,7 +295,4 @@ def claim_part1(falsify: bool = False) -> Check:
         part1_check(ShortcutNetwork(3, n, 2, mid=shifted_sigmoid() if falsify else "identity"), data, directions=4)
         for n in (2, 3)
     ]
-    return all_of(
-        "Theorem 1, part 1, n = 2 and 3",  # pragma: no mutate
-        parts,
-    )
+    return all_of(PART1_CLAIM_TITLE, parts)

@@ -20,7 +20,7 @@ import torch
 
 from resnet_nb.core import claims
 from resnet_nb.core.checks import require_choice, require_int
-from resnet_nb.core.claims import PLAUSIBLE, Check, all_of
+from resnet_nb.core.claims import PLAUSIBLE, Check, Part, all_of, checks_from, eps_criterion
 from resnet_nb.core.data import Dataset
 from resnet_nb.core.hessians import cond_percentile, hessian, hessian_linear, loss_function, spectrum
 from resnet_nb.core.networks import ACTIVATIONS, ShortcutNetwork
@@ -65,13 +65,32 @@ def one_sided_derivatives(f, w0, v, degree: int = 8, ts=None):
     return derivs, residual
 
 
+KINK_CRIT = "1000 x fit residual / t_min^2 + 100 eps |D2| (t_min = {t_min:g})"
+
+
 def kink_threshold(resid, mags, ts):
     """What a one-sided derivative can be trusted to: the fit residual propagated to the
     coefficient of t^2 (divide by t_min^2), times 1000, and never below 100 eps |D2|."""
     t_min = float(np.min(ts))
     thr = 1e3 * resid / t_min**2 + 100 * claims.EPS64 * max(mags)
-    crit = f"1000 x fit residual / t_min^2 + 100 eps |D2| (t_min = {t_min:g})"  # pragma: no mutate
-    return thr, crit
+    return thr, KINK_CRIT.format(t_min=t_min)
+
+
+KINK_LAW = {"mid": "D2+(v) - D2+(-v)", "post": "parallelogram defect"}
+KINK_CONVENTION_LINE = (
+    "autograd's Hessian at 0 changes with the convention relu'(0): max difference over "
+    "relu'(0) in {{0, 1/2, 1}} = {spread:.3g}"
+)
+KINK_TABLE = (
+    Part(
+        "{act} at {position}: the loss is not twice differentiable at 0 (kink detected)",
+        "smallest |{law}| over {pairs} directions",
+        "min_gap",
+        "thr",
+        "{crit}",
+        op=">=",
+    ),
+)
 
 
 def relu_kink_check(
@@ -92,60 +111,77 @@ def relu_kink_check(
     require_choice("act", act, ACTIVATIONS)
     pairs = require_int("pairs", pairs)  # none: no smallest defect
     dd = data.d if d is None else d
-    rng = np.random.default_rng(seed)
     net = ShortcutNetwork(d=dd, n=2, R=1, **{position: act})
-    f = loss_function(net, data)
-    w0 = torch.zeros(net.num_params, dtype=torch.float64)
     smooth = act != "relu"
     ts = np.linspace(1e-3, 1e-2, 19) if smooth else np.linspace(0.1, 1.0, 11)
-    degree = 8 if smooth else 4
+    defects = _kink_defects(net, data, position, np.random.default_rng(seed), pairs, 8 if smooth else 4, ts)
+    thr, crit = kink_threshold(defects["resid"], defects["mags"], ts)
+    values = dict(
+        thr=thr,
+        crit=crit,
+        act=act,
+        position=position,
+        pairs=pairs,
+        law=KINK_LAW[position],
+        min_gap=float(min(defects["gaps"])),
+        **defects,
+        **(_relu_conventions(data, dd, position) if act == "relu" else dict(spread=math.nan, hessians={})),
+    )
+    (res,) = checks_from(KINK_TABLE, values)
+    if act == "relu":
+        res.lines.append(KINK_CONVENTION_LINE.format_map(values))
+    res.values.update(values)
+    return res
+
+
+def _kink_defects(net, data, position: str, rng, pairs: int, degree: int, ts) -> dict:
+    """Along ``pairs`` random directions, the defect of the one-sided second derivatives from what a
+    Hessian implies (``mid``: D2+(v) - D2+(-v); ``post``: the parallelogram law with u, w on the two
+    matrices), the largest |D2+| of each, and the largest fit residual."""
+    f = loss_function(net, data)
+    w0 = torch.zeros(net.num_params, dtype=torch.float64)
     gaps, resid, mags = [], 0.0, []
     for _ in range(pairs):
         if position == "mid":
             v = torch.as_tensor(rng.normal(size=net.num_params))
-            dp, r1 = one_sided_derivatives(f, w0, v, degree=degree, ts=ts)
-            dm, r2 = one_sided_derivatives(f, w0, -v, degree=degree, ts=ts)
-            gaps.append(abs(dp[2] - dm[2]))
-            mags.append(max(abs(dp[2]), abs(dm[2])))
-            resid = max(resid, r1, r2)
+            zs, coef = (v, -v), (1.0, -1.0)  # D2+(v) - D2+(-v)
         else:
             q = net.d**2
             u = torch.zeros(net.num_params, dtype=torch.float64)
             w = torch.zeros(net.num_params, dtype=torch.float64)
             u[:q] = torch.as_tensor(rng.normal(size=q))
             w[q:] = torch.as_tensor(rng.normal(size=q))
-            vals = []
-            for z in (u + w, u - w, u, w):
-                dz, r = one_sided_derivatives(f, w0, z, degree=degree, ts=ts)
-                vals.append(dz[2])
-                resid = max(resid, r)
-            gaps.append(abs(vals[0] + vals[1] - 2 * vals[2] - 2 * vals[3]))
-            mags.append(max(abs(x) for x in vals))
-    thr, crit = kink_threshold(resid, mags, ts)
-    law = "D2+(v) - D2+(-v)" if position == "mid" else "parallelogram defect"  # pragma: no mutate
-    lines = []
-    spread = math.nan
+            zs, coef = (u + w, u - w, u, w), (1.0, 1.0, -2.0, -2.0)  # the parallelogram law
+        vals = []
+        for z in zs:
+            dz, r = one_sided_derivatives(f, w0, z, degree=degree, ts=ts)
+            vals.append(dz[2])
+            resid = max(resid, r)
+        gaps.append(abs(sum(c * x for c, x in zip(coef, vals))))
+        mags.append(max(abs(x) for x in vals))
+    return dict(gaps=gaps, resid=resid, mags=mags)
+
+
+def _relu_conventions(data, d: int, position: str) -> dict:
+    """Autograd's Hessian at 0 of the one-unit 2-shortcut network with ReLU at ``position`` under
+    each convention relu'(0) in {0, 1/2, 1}, and the largest difference between two of them."""
     hs = {}
-    if act == "relu":
-        for c in (0.0, 0.5, 1.0):
-            nc = ShortcutNetwork(d=dd, n=2, R=1, relu_grad_at_zero=c, **{position: "relu"})
-            hs[c] = hessian(nc, torch.zeros(nc.shape, dtype=torch.float64), data)
-        spread = float(max((hs[a] - hs[b]).abs().max() for a in hs for b in hs))
-        lines.append(
-            f"autograd's Hessian at 0 changes with the convention relu'(0): max difference over "  # pragma: no mutate
-            f"relu'(0) in {{0, 1/2, 1}} = {spread:.3g}"  # pragma: no mutate
-        )
-    res = Check(
-        f"{act} at {position}: the loss is not twice differentiable at 0 (kink detected)",  # pragma: no mutate
-        f"smallest |{law}| over {pairs} directions",  # pragma: no mutate
-        float(min(gaps)),
-        thr,
-        crit,
+    for c in (0.0, 0.5, 1.0):
+        nc = ShortcutNetwork(d=d, n=2, R=1, relu_grad_at_zero=c, **{position: "relu"})
+        hs[c] = hessian(nc, torch.zeros(nc.shape, dtype=torch.float64), data)
+    return dict(hessians=hs, spread=float(max((hs[a] - hs[b]).abs().max() for a in hs for b in hs)))
+
+
+FIRST_ORDER_TABLE = (
+    Part(
+        "{act} at post, n = 1: the loss is not differentiable at 0 (kink detected)",
+        "smallest |D1+(v) + D1+(-v)| over {directions} directions",
+        "min_sum",
+        "thr",
+        "1000 x fit residual / t_min + 100 eps |D1| (t_min = {t_min:g})",
         op=">=",
-        lines=lines,
-    )
-    res.values.update(gaps=gaps, spread=spread, resid=resid, hessians=hs, mags=mags)
-    return res
+    ),
+)
 
 
 def relu_first_order_check(data, seed: int = 0, directions: int = 6, act: str = "relu") -> Check:
@@ -173,16 +209,17 @@ def relu_first_order_check(data, seed: int = 0, directions: int = 6, act: str = 
         mags.append(max(abs(dp[1]), abs(dm[1])))
         resid = max(resid, r1, r2)
     t_min = float(np.min(ts))
-    thr = 1e3 * resid / t_min + 100 * claims.EPS64 * max(mags)
-    res = Check(
-        f"{act} at post, n = 1: the loss is not differentiable at 0 (kink detected)",  # pragma: no mutate
-        f"smallest |D1+(v) + D1+(-v)| over {directions} directions",  # pragma: no mutate
-        float(min(sums)),
-        thr,
-        f"1000 x fit residual / t_min + 100 eps |D1| (t_min = {t_min:g})",  # pragma: no mutate
-        op=">=",
+    values = dict(
+        sums=sums,
+        resid=resid,
+        min_sum=float(min(sums)),
+        thr=1e3 * resid / t_min + 100 * claims.EPS64 * max(mags),
+        t_min=t_min,
+        act=act,
+        directions=directions,
     )
-    res.values.update(sums=sums, resid=resid)
+    (res,) = checks_from(FIRST_ORDER_TABLE, values)
+    res.values.update(values)
     return res
 
 
@@ -247,6 +284,12 @@ def relu_depth_table(depths, seeds, data: Dataset) -> list[dict]:
     return rows
 
 
+FLAT_CRIT = (
+    "{fraction:g} x the growth of the orthogonal networks' mean lg cond10 over depths {lo} to {hi} "
+    "(the flatness criterion of the Figure 5 ledger entry)"
+)
+
+
 def figure5_flat_tolerance() -> tuple[float, str]:
     """The ledger's criterion for "flat in depth" (entry li-fig5-flat-to-depth-96): a fraction
     ``FLAT_FRACTION`` of the growth of the orthogonal networks' mean lg cond10 over depths
@@ -255,13 +298,42 @@ def figure5_flat_tolerance() -> tuple[float, str]:
 
     ref = lg_cond_by_depth(committed("fig5"), "orthogonal")
     growth = float(ref["mean"].iloc[-1] - ref["mean"].iloc[0])
-    return (
-        FLAT_FRACTION * growth,
-        f"{FLAT_FRACTION:g} x the growth of the orthogonal networks' "  # pragma: no mutate
-        "mean lg cond10 over depths "  # pragma: no mutate
-        f"{int(ref.index[0])} to {int(ref.index[-1])} "  # pragma: no mutate
-        "(the flatness criterion of the Figure 5 ledger entry)",  # pragma: no mutate
-    )
+    words = FLAT_CRIT.format(fraction=FLAT_FRACTION, lo=int(ref.index[0]), hi=int(ref.index[-1]))
+    return FLAT_FRACTION * growth, words
+
+
+LIST_SEP = ", "
+RELU_DEPTH_NAME = {"cond10": "|lambda|max/|lambda|(10%)", "cond": "|lambda|max/|lambda|min"}
+RELU_DEPTH_GIVEN_CRIT = "the given flatness tolerance in lg"
+RELU_DEPTH_TITLE = (
+    "2-shortcut-ReLU (masked Eq. 19), small start: {name} depth-invariant, but not Theorem 1's value{fragile_words}"
+)
+RELU_DEPTH_FRAGILE_WORDS = {True: " (fragile rejection)", False: ""}
+RELU_DEPTH_ROW = "depth {depth}: {statistic} {s_min:.3f}..{s_max:.3f}"
+RELU_DEPTH_LINEAR = "linear network (Theorem 1): {statistic} = {linear:.3f} at every depth"
+RELU_DEPTH_CREEP = "mean {statistic} from {mean_lo:.3f} at depth {lo} to {mean_hi:.3f} at depth {hi}: {creep:+.1%}"
+RELU_DEPTH_FRAGILE_LINE = (
+    "fragile rejection: the flatness comparison fails by {miss:.3g}, "
+    "less than the single-run spread over seeds {spread:.3g}"
+)
+RELU_DEPTH_TABLE = (
+    Part(
+        "{name} is flat in depth, {lo} to {hi} (seeds {seeds_txt})",
+        "range over depths of the mean lg {statistic}",
+        "range",
+        "flat_tol",
+        "{crit}",
+        spread="spread",
+    ),
+    Part(
+        "{name} is not Theorem 1's value at any depth or seed",
+        "min over depths and seeds of lg {statistic} - lg {statistic}(linear)",
+        "gap",
+        "flat_tol",
+        "{crit}",
+        op=">=",
+    ),
+)
 
 
 def relu_depth_check(
@@ -298,75 +370,107 @@ def relu_depth_check(
     if flat_tol is None:
         flat_tol, crit = figure5_flat_tolerance()
     else:
-        crit = "the given flatness tolerance in lg"  # pragma: no mutate
-    lg = {dep: np.log10([r[statistic] for r in rows if r["depth"] == dep]) for dep in depths}
-    means = {dep: float(v.mean()) for dep, v in lg.items()}
-    spread = max(float(v.std(ddof=1)) if v.size > 1 else 0.0 for v in lg.values())
-    rng = max(means.values()) - min(means.values())
-    gap = min(math.log10(r[statistic]) - math.log10(r[statistic + "_linear"]) for r in rows)
-    name = {"cond10": "|lambda|max/|lambda|(10%)", "cond": "|lambda|max/|lambda|min"}[statistic]  # pragma: no mutate
-    lo, hi = min(depths), max(depths)  # pragma: no mutate
-    seeds_txt = ", ".join(map(str, seeds))  # pragma: no mutate
-    parts = [
-        Check(
-            f"{name} is flat in depth, {lo} to {hi} (seeds {seeds_txt})",  # pragma: no mutate
-            f"range over depths of the mean lg {statistic}",  # pragma: no mutate
-            rng,
-            flat_tol,
-            crit,
-            spread=spread,
-        ),
-        Check(
-            f"{name} is not Theorem 1's value at any depth or seed",  # pragma: no mutate
-            f"min over depths and seeds of lg {statistic} - lg {statistic}(linear)",  # pragma: no mutate
-            gap,
-            flat_tol,
-            crit,
-            op=">=",
-        ),
-    ]
-    lines = [
-        f"depth {dep}: {statistic} {min(r[statistic] for r in rows if r['depth'] == dep):.3f}.."  # pragma: no mutate
-        f"{max(r[statistic] for r in rows if r['depth'] == dep):.3f}"  # pragma: no mutate
-        for dep in depths
-    ]
-    lines.append(
-        f"linear network (Theorem 1): {statistic} = {rows[0][statistic + '_linear']:.3f} "  # pragma: no mutate
-        "at every depth"  # pragma: no mutate
-    )
-    # the creep that "flat" allows: the mean statistic at the deepest over the shallowest depth
-    mean_stat = {dep: float(np.mean([r[statistic] for r in rows if r["depth"] == dep])) for dep in depths}
-    creep = mean_stat[hi] / mean_stat[lo] - 1.0
-    lines.append(
-        f"mean {statistic} from {mean_stat[lo]:.3f} at depth {lo} "  # pragma: no mutate
-        f"to {mean_stat[hi]:.3f} at depth {hi}: {creep:+.1%}"  # pragma: no mutate
+        crit = RELU_DEPTH_GIVEN_CRIT
+    values = dict(
+        rows=rows,
+        flat_tol=flat_tol,
+        crit=crit,
+        statistic=statistic,
+        name=RELU_DEPTH_NAME[statistic],
+        seeds_txt=LIST_SEP.join(map(str, seeds)),
+        **_depth_flatness(rows, depths, statistic),
     )
     # a rejection by less than the single-run spread (the largest standard deviation of the
     # statistic over seeds at one depth) is as fragile as a pass by less than it
-    fragile_rejection = bool(rng > flat_tol and rng - flat_tol < spread)
-    if fragile_rejection:
-        lines.append(
-            f"fragile rejection: the flatness comparison fails by {rng - flat_tol:.3g}, "  # pragma: no mutate
-            f"less than the single-run spread over seeds {spread:.3g}"  # pragma: no mutate
-        )
+    values["miss"] = values["range"] - flat_tol
+    values["fragile_rejection"] = bool(values["range"] > flat_tol and values["miss"] < values["spread"])
+    values["fragile_words"] = RELU_DEPTH_FRAGILE_WORDS[values["fragile_rejection"]]
     res = all_of(
-        f"2-shortcut-ReLU (masked Eq. 19), small start: {name} depth-invariant, "  # pragma: no mutate
-        "but not Theorem 1's value" + (" (fragile rejection)" if fragile_rejection else ""),  # pragma: no mutate
-        parts,
-        lines,
+        RELU_DEPTH_TITLE.format_map(values), checks_from(RELU_DEPTH_TABLE, values), _depth_lines(rows, depths, values)
     )
-    res.values.update(
-        rows=rows,
-        range=rng,
-        spread=spread,
-        gap=gap,
-        means=means,
-        flat_tol=flat_tol,
-        mean_stat=mean_stat,
-        creep=creep,
-        fragile_rejection=fragile_rejection,
-    )
+    res.values.update(values)
     return res
+
+
+def _depth_flatness(rows, depths, statistic: str) -> dict:
+    """Over the rows of :func:`relu_depth_table`: the mean of lg(statistic) at each depth, the range
+    of those means, the largest standard deviation over seeds at one depth (0 for one seed), the
+    smallest lg(statistic) - lg(statistic of the linear network), and the creep: the mean statistic
+    at the deepest over the shallowest depth, minus 1."""
+    lg = {dep: np.log10([r[statistic] for r in rows if r["depth"] == dep]) for dep in depths}
+    means = {dep: float(v.mean()) for dep, v in lg.items()}
+    mean_stat = {dep: float(np.mean([r[statistic] for r in rows if r["depth"] == dep])) for dep in depths}
+    lo, hi = min(depths), max(depths)
+    return dict(
+        means=means,
+        spread=max(float(v.std(ddof=1)) if v.size > 1 else 0.0 for v in lg.values()),
+        range=max(means.values()) - min(means.values()),
+        gap=min(math.log10(r[statistic]) - math.log10(r[statistic + "_linear"]) for r in rows),
+        mean_stat=mean_stat,
+        creep=mean_stat[hi] / mean_stat[lo] - 1.0,
+        lo=lo,
+        hi=hi,
+        mean_lo=mean_stat[lo],
+        mean_hi=mean_stat[hi],
+        linear=rows[0][statistic + "_linear"],
+    )
+
+
+def _depth_lines(rows, depths, values) -> list[str]:
+    """The lines of :func:`relu_depth_check`: the statistic's range at each depth, the linear
+    network's value, the creep, and (a fragile rejection) by how much the flatness fails."""
+    stat = values["statistic"]
+    lines = [
+        RELU_DEPTH_ROW.format(
+            depth=dep,
+            statistic=stat,
+            s_min=min(r[stat] for r in rows if r["depth"] == dep),
+            s_max=max(r[stat] for r in rows if r["depth"] == dep),
+        )
+        for dep in depths
+    ]
+    lines += [RELU_DEPTH_LINEAR.format_map(values), RELU_DEPTH_CREEP.format_map(values)]
+    if values["fragile_rejection"]:
+        lines.append(RELU_DEPTH_FRAGILE_LINE.format_map(values))
+    return lines
+
+
+def _relu_start(depth: int, n_per_class: int | None, seed: int) -> dict:
+    """The experiments' small start of the 2-shortcut networks of ``depth`` on MNIST (``n_per_class``
+    digits a class, None: all): the spectrum of the linear network's Hessian there, of the ReLU
+    network's exact Hessian (masks held fixed), the ReLU network's masked Eq. 19 singular values,
+    and Theorem 1's sigma_k(M), all as numpy arrays."""
+    from resnet_nb.core.relu_hessian import hessian_mid_relu
+    from resnet_nb.shared.common import initial_weights, mnist, network
+
+    data = mnist(n_per_class)
+    stats = data.stats()
+    lin = network("2-shortcut", depth, relu=False)
+    W = initial_weights("2-shortcut", lin, seed=seed)
+    net = network("2-shortcut", depth, relu=True)
+    return dict(
+        sv=torch.linalg.svdvals(stats.Sxx - stats.Syx).numpy(),
+        eigs_linear=spectrum(hessian_linear(lin, W, stats)),
+        eigs=spectrum(hessian_mid_relu(net, W, data)),
+        s=relu_masked_singular_values(net, W, data).numpy(),
+    )
+
+
+SPOT_LINE = (
+    "exact: |lambda| from {a_min:.4f} to {a_max:.4f} (cond {cond_exact:.3f}); masked Eq. 19: {s_min:.4f} to {s_max:.4f}"
+)
+SPOT_TABLE = (
+    Part(
+        "2-shortcut-ReLU, depth {depth}, small start: exact Hessian's extreme |lambda| "
+        "are the masked Eq. 19's extreme singular values",
+        "max(| |lambda|max - s_max |, | |lambda|min - s_min |)",
+        "err",
+        "drift",
+        "the linear network's drift of lambda_max at the same start",
+        nontrivial="s_range",
+        nontrivial_what="s_max - s_min",
+    ),
+)
 
 
 def relu_spectrum_spot_check(depth: int = 4, n_per_class: int | None = 100, seed: int = 0) -> Check:
@@ -376,35 +480,44 @@ def relu_spectrum_spot_check(depth: int = 4, n_per_class: int | None = 100, seed
     experiments) with the largest and smallest masked singular value; the tolerance is the distance
     the same start moves a linear 2-shortcut network's lambda_max away from Theorem 1 (its drift).
     """
-    from resnet_nb.core.relu_hessian import hessian_mid_relu
-    from resnet_nb.shared.common import initial_weights, mnist, network
-
-    data = mnist(n_per_class)
-    stats = data.stats()
-    lin = network("2-shortcut", depth)
-    W = initial_weights("2-shortcut", lin, seed=seed)
-    sig = float(torch.linalg.svdvals(stats.Sxx - stats.Syx).max())
-    drift = abs(float(spectrum(hessian_linear(lin, W, stats)).max()) - sig)
-    net = network("2-shortcut", depth, relu=True)
-    a = np.abs(spectrum(hessian_mid_relu(net, W, data)))
-    s = relu_masked_singular_values(net, W, data)
-    err = max(abs(a.max() - float(s.max())), abs(a.min() - float(s.min())))
-    res = Check(
-        f"2-shortcut-ReLU, depth {depth}, small start: exact Hessian's extreme |lambda| "  # pragma: no mutate
-        "are the masked Eq. 19's extreme singular values",  # pragma: no mutate
-        "max(| |lambda|max - s_max |, | |lambda|min - s_min |)",  # pragma: no mutate
-        err,
-        drift,
-        "the linear network's drift of lambda_max at the same start",  # pragma: no mutate
-        nontrivial=float(s.max() - s.min()),
-        nontrivial_what="s_max - s_min",  # pragma: no mutate
-        lines=[  # pragma: no mutate
-            f"exact: |lambda| from {a.min():.4f} to {a.max():.4f} (cond {a.max() / a.min():.3f}); "  # pragma: no mutate
-            f"masked Eq. 19: {float(s.min()):.4f} to {float(s.max()):.4f}"  # pragma: no mutate
-        ],
+    start = _relu_start(depth, n_per_class, seed)
+    a, s = np.abs(start["eigs"]), start["s"]
+    values = dict(
+        depth=depth,
+        err=max(abs(a.max() - float(s.max())), abs(a.min() - float(s.min()))),
+        drift=abs(float(start["eigs_linear"].max()) - float(start["sv"].max())),
+        s_range=float(s.max() - s.min()),
+        a_min=a.min(),
+        a_max=a.max(),
+        s_min=float(s.min()),
+        s_max=float(s.max()),
+        cond_exact=float(a.max() / a.min()),
+        cond_masked=float(s.max() / s.min()),
     )
-    res.values.update(cond_exact=float(a.max() / a.min()), cond_masked=float(s.max() / s.min()), drift=drift)
+    (res,) = checks_from(SPOT_TABLE, values)
+    res.lines.append(SPOT_LINE.format_map(values))
+    res.values.update(values)
     return res
+
+
+RELU_START_PREDICTIONS = {
+    "masked": "the masked Eq. 19",
+    "half": "Theorem 1 with relu'(0) = 1/2, sigma_max(M)/2",
+    "one": "Theorem 1 with relu'(0) = 1, sigma_max(M)",
+}
+RELU_START_LINE = (
+    "lambda_max = {lam:.4f}; masked Eq. 19: {masked:.4f}; Theorem 1 with relu'(0) = 1: "
+    "{theorem1_c1:.4f}, with 1/2: {theorem1_half:.4f}"
+)
+RELU_START_TABLE = (
+    Part(
+        "2-shortcut-ReLU network, depth {depth}, small start: lambda_max is {name}",
+        "|lambda_max - prediction|",
+        "err",
+        "drift",
+        "the drift of the linear network's lambda_max at the same start",
+    ),
+)
 
 
 def relu_start_check(
@@ -419,39 +532,48 @@ def relu_start_check(
     ``"one"`` (Theorem 1 with relu'(0) = 1). The tolerance is the distance the same start moves a
     *linear* 2-shortcut network's lambda_max away from Theorem 1 (the c R eps^2 drift).
     """
-    from resnet_nb.core.relu_hessian import hessian_mid_relu
-    from resnet_nb.shared.common import initial_weights, mnist, network
-
-    require_choice("prediction", prediction, ("masked", "half", "one"))
-    data = mnist(n_per_class)
-    stats = data.stats()
-    sig = float(torch.linalg.svdvals(stats.Sxx - stats.Syx).max())
-    lin = network("2-shortcut", depth, relu=False)
-    W = initial_weights("2-shortcut", lin, seed=seed)
-    lam_lin = float(spectrum(hessian_linear(lin, W, stats)).max())
-    drift = abs(lam_lin - sig)
-    net = network("2-shortcut", depth, relu=True)
-    lam = float(spectrum(hessian_mid_relu(net, W, data)).max())
-    masked = relu_masked_prediction(net, W, data)
+    require_choice("prediction", prediction, tuple(RELU_START_PREDICTIONS))
+    start = _relu_start(depth, n_per_class, seed)
+    sig = float(start["sv"].max())
+    lam_lin = float(start["eigs_linear"].max())
+    lam = float(start["eigs"].max())
+    masked = float(start["s"].max())
     pred = {"masked": masked, "half": sig / 2, "one": sig}[prediction]
-    name = {  # pragma: no mutate
-        "masked": "the masked Eq. 19",  # pragma: no mutate
-        "half": "Theorem 1 with relu'(0) = 1/2, sigma_max(M)/2",  # pragma: no mutate
-        "one": "Theorem 1 with relu'(0) = 1, sigma_max(M)",  # pragma: no mutate
-    }[prediction]  # pragma: no mutate
-    res = Check(
-        f"2-shortcut-ReLU network, depth {depth}, small start: lambda_max is {name}",  # pragma: no mutate
-        "|lambda_max - prediction|",  # pragma: no mutate
-        abs(lam - pred),
-        drift,
-        "the drift of the linear network's lambda_max at the same start",  # pragma: no mutate
-        lines=[  # pragma: no mutate
-            f"lambda_max = {lam:.4f}; masked Eq. 19: {masked:.4f}; Theorem 1 with relu'(0) = 1: "  # pragma: no mutate
-            f"{sig:.4f}, with 1/2: {sig / 2:.4f}"  # pragma: no mutate
-        ],
+    values = dict(
+        lam=lam,
+        theorem1_c1=sig,
+        theorem1_half=sig / 2,
+        lam_linear=lam_lin,
+        drift=abs(lam_lin - sig),
+        masked=masked,
+        err=abs(lam - pred),
+        depth=depth,
+        name=RELU_START_PREDICTIONS[prediction],
     )
-    res.values.update(lam=lam, theorem1_c1=sig, theorem1_half=sig / 2, lam_linear=lam_lin, drift=drift, masked=masked)
+    (res,) = checks_from(RELU_START_TABLE, values)
+    res.lines.append(RELU_START_LINE.format_map(values))
+    res.values.update(values)
     return res
+
+
+RELU_SHAPE_PREDICTIONS = {"masked": "the masked Eq. 19's", "scaled": "c (+-sigma_k(M))'s, for every c"}
+RELU_SHAPE_DRIFT_CRIT = "the drift of the linear network's lg cond10 at the same start"
+RELU_SHAPE_LINE = (
+    "cond10: exact {cond10:.4f}; masked Eq. 19 {cond10_masked:.4f}; "
+    "Theorem 1 (any relu'(0)) {cond10_theorem1:.4f}; linear network at the start {cond10_linear:.4f}"
+)
+RELU_SHAPE_TABLE = (
+    Part(
+        "2-shortcut-ReLU network, depth {depth}, small start: the spectrum's shape is {name}",
+        "|lg cond10 - lg cond10(prediction)|",
+        "err",
+        "tol",
+        "{crit}",
+        nontrivial="separation",
+        nontrivial_what="|lg cond10(masked) - lg cond10(Theorem 1)|",
+        nontrivial_min="tol",
+    ),
+)
 
 
 def relu_shape_check(depth: int = 4, n_per_class: int | None = 100, seed: int = 0, prediction: str = "masked") -> Check:
@@ -464,50 +586,33 @@ def relu_shape_check(depth: int = 4, n_per_class: int | None = 100, seed: int = 
     distance the same start moves a *linear* 2-shortcut network's lg cond10 away from Theorem 1's
     value at 0 (its drift), or a float64 rounding bound if that is larger.
     """
-    from resnet_nb.core.claims import eps_criterion
-    from resnet_nb.core.relu_hessian import hessian_mid_relu
-    from resnet_nb.shared.common import initial_weights, mnist, network
-
-    require_choice("prediction", prediction, ("masked", "scaled"))
-    data = mnist(n_per_class)
-    stats = data.stats()
-    sv = torch.linalg.svdvals(stats.Sxx - stats.Syx).numpy()
+    require_choice("prediction", prediction, tuple(RELU_SHAPE_PREDICTIONS))
+    start = _relu_start(depth, n_per_class, seed)
+    sv, s, eigs = start["sv"], start["s"], start["eigs"]
     lg_theorem1 = math.log10(cond_percentile(np.concatenate([sv, -sv]), 10))
-    lin = network("2-shortcut", depth, relu=False)
-    W = initial_weights("2-shortcut", lin, seed=seed)
-    lg_linear = math.log10(cond_percentile(spectrum(hessian_linear(lin, W, stats)), 10))
+    lg_linear = math.log10(cond_percentile(start["eigs_linear"], 10))
     drift = abs(lg_linear - lg_theorem1)
-    net = network("2-shortcut", depth, relu=True)
-    eigs = spectrum(hessian_mid_relu(net, W, data))
     lg_exact = math.log10(cond_percentile(eigs, 10))
-    s = relu_masked_singular_values(net, W, data).numpy()
     lg_masked = math.log10(cond_percentile(np.concatenate([s, -s]), 10))
     pred = lg_masked if prediction == "masked" else lg_theorem1
     eps_tol, eps_crit = eps_criterion(len(eigs), 1.0)
-    if drift >= eps_tol:
-        tol, crit = drift, "the drift of the linear network's lg cond10 at the same start"  # pragma: no mutate
-    else:
-        tol, crit = eps_tol, eps_crit
-    name = {  # pragma: no mutate
-        "masked": "the masked Eq. 19's",  # pragma: no mutate
-        "scaled": "c (+-sigma_k(M))'s, for every c",  # pragma: no mutate
-    }[prediction]  # pragma: no mutate
-    res = Check(
-        f"2-shortcut-ReLU network, depth {depth}, small start: the spectrum's shape is {name}",  # pragma: no mutate
-        "|lg cond10 - lg cond10(prediction)|",  # pragma: no mutate
-        abs(lg_exact - pred),
-        tol,
-        crit,
-        nontrivial=abs(lg_masked - lg_theorem1),
-        nontrivial_what="|lg cond10(masked) - lg cond10(Theorem 1)|",  # pragma: no mutate
-        nontrivial_min=tol,
-        lines=[  # pragma: no mutate
-            f"cond10: exact {10**lg_exact:.4f}; masked Eq. 19 {10**lg_masked:.4f}; "  # pragma: no mutate
-            f"Theorem 1 (any relu'(0)) {10**lg_theorem1:.4f}; linear network at the start "  # pragma: no mutate
-            f"{10**lg_linear:.4f}"  # pragma: no mutate
-        ],
+    tol, crit = (drift, RELU_SHAPE_DRIFT_CRIT) if drift >= eps_tol else (eps_tol, eps_crit)
+    values = dict(
+        cond10=10**lg_exact,
+        cond10_masked=10**lg_masked,
+        cond10_theorem1=10**lg_theorem1,
+        cond10_linear=10**lg_linear,
+        drift=drift,
+        err=abs(lg_exact - pred),
+        tol=tol,
+        crit=crit,
+        separation=abs(lg_masked - lg_theorem1),
+        depth=depth,
+        name=RELU_SHAPE_PREDICTIONS[prediction],
     )
-    res.values.update(cond10=10**lg_exact, cond10_masked=10**lg_masked, cond10_theorem1=10**lg_theorem1, drift=drift)
+    (res,) = checks_from(RELU_SHAPE_TABLE, values)
+    res.lines.append(RELU_SHAPE_LINE.format_map(values))
+    res.values.update(values)
     return res
 
 
@@ -534,6 +639,9 @@ def claim_relu_kink(falsify: bool = False) -> Check:
     return relu_kink_check(unfriendly_data3(), "mid", pairs=3, act="tanh" if falsify else "relu")
 
 
+RELU_EXPERIMENTS_TITLE = "2-shortcut-ReLU network, depth 4, small start: the masked Eq. 19 in value and in shape"
+
+
 @claims.claim(
     "li-thm1-relu-experiments",
     source="Li et al., remark after Theorem 1 (ReLU listed as satisfying its assumptions) and Eq. 12's value",
@@ -555,7 +663,7 @@ def claim_relu_experiments(falsify: bool = False) -> Check:
     if falsify:
         return relu_shape_check(depth=4, n_per_class=100, prediction="scaled")
     return all_of(
-        "2-shortcut-ReLU network, depth 4, small start: the masked Eq. 19 in value and in shape",  # pragma: no mutate
+        RELU_EXPERIMENTS_TITLE,
         [
             relu_start_check(depth=4, n_per_class=100, prediction="masked"),
             relu_shape_check(depth=4, n_per_class=100, prediction="masked"),
