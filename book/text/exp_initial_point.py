@@ -370,43 +370,16 @@ for arch in ("orthogonal", "1-shortcut"):
     g = s5.loc[arch]
     g = g[g.index >= 8]
     slopes[arch] = np.polyfit(np.log10(g.index), g["lg_cond_mean"], 1)[0]
-near = means.loc[["orthogonal", "1-shortcut"], "lam_p10"]
-p10_lo, p10_hi = show.num(near.min(), 2), show.num(near.max(), 2)
-lam = means["lam_max"]
-o_max2, o_max8, o_max24 = (show.num(lam["orthogonal", L], 3) for L in (2, 8, 24))
-one_max2, one_max8, one_max24 = (show.num(lam["1-shortcut", L], 3) for L in (2, 8, 24))
-o_ratio24 = show.num(lam["orthogonal", 24] / 24, 2)
-slope_o, slope_1 = show.fixed(slopes["orthogonal"], 2), show.fixed(slopes["1-shortcut"], 2)
-per_doubling = show.fixed(np.log10(2) * np.mean(list(slopes.values())), 2)
-x_max2, x_max8, x_max24 = (show.num(lam["xavier", L], 2) for L in (2, 8, 24))
-x_p10_2, x_p10_8, x_p10_24 = (show.sci(means.loc[("xavier", L), "lam_p10"], 1) for L in (2, 8, 24))
-xs = s5.loc["xavier"]
-x_lg8, x_lg16, x_lg24 = (show.fixed(xs.loc[L, "lg_cond_mean"], 2) for L in (8, 16, 24))
-per_layer = np.polyfit([8, 16, 24], xs.loc[[8, 16, 24], "lg_cond_mean"], 1)[0]
-x_per_layer = show.fixed(per_layer, 2)
-lim_drop = show.fixed(np.log10(2), 2)
-x_std24, lim24, lim32 = (
-    show.fixed(v, 2)
-    for v in (
-        xs.loc[24, "lg_cond_std"],
-        xs.loc[24, "lg_resolution_limit"],
-        xs.loc[32, "lg_resolution_limit"],
-    )
-)
-unres32, runs32 = show.count(xs.loc[32, "unresolved"]), show.count(xs.loc[32, "runs"])
-x_lg32 = show.fixed(xs.loc[32, "lg_cond_mean"], 2)
-assert 0 < xs.loc[32, "unresolved"] < xs.loc[32, "runs"] and xs.loc[24, "unresolved"] == 0
-assert (xs.loc[xs.index >= 48, "unresolved"] == xs.loc[xs.index >= 48, "runs"]).all()
-assert per_layer > 0 and all(v > 0 for v in slopes.values())
+f_growth_solution = facts.growth_solution_facts(means, s5, slopes)
 
 # %% [markdown]
 # For the orthogonal and 1-shortcut networks the 10th percentile hardly moves (between
-# {eval}`p10_lo` and {eval}`p10_hi` at every depth), while $|\lambda|_{\max}$ grows in proportion to
-# the depth: {eval}`o_max2` and {eval}`one_max2` at depth 2 (orthogonal and 1-shortcut),
-# {eval}`o_max8` and {eval}`one_max8` at depth 8, {eval}`o_max24` and {eval}`one_max24` at depth 24,
-# where the orthogonal value is {eval}`o_ratio24` times the depth. The slopes, {eval}`slope_o` and
-# {eval}`slope_1`, say that the condition number grows roughly like $L$ itself, so its $\lg$ rises by
-# about {eval}`per_doubling` for each doubling of the depth. Part of this growth can be seen by hand.
+# {eval}`f_growth_solution.p10_lo` and {eval}`f_growth_solution.p10_hi` at every depth), while $|\lambda|_{\max}$ grows in proportion to
+# the depth: {eval}`f_growth_solution.o_max2` and {eval}`f_growth_solution.one_max2` at depth 2 (orthogonal and 1-shortcut),
+# {eval}`f_growth_solution.o_max8` and {eval}`f_growth_solution.one_max8` at depth 8, {eval}`f_growth_solution.o_max24` and {eval}`f_growth_solution.one_max24` at depth 24,
+# where the orthogonal value is {eval}`f_growth_solution.o_ratio24` times the depth. The slopes, {eval}`f_growth_solution.slope_o` and
+# {eval}`f_growth_solution.slope_1`, say that the condition number grows roughly like $L$ itself, so its $\lg$ rises by
+# about {eval}`f_growth_solution.per_doubling` for each doubling of the depth. Part of this growth can be seen by hand.
 # Let $J$ be the derivative of the end-to-end map with respect to the weights, and $A_a$, $B_a$ the
 # products of the matrices after and before matrix $a$. Then $JJ^\top E = \sum_{a=1}^{L}
 # A_aA_a^\top E\,B_a^\top B_a$, which is $L\,E$ when all matrices are orthogonal. With $\Sigma_{XX} =
@@ -414,16 +387,16 @@ assert per_layer > 0 and all(v > 0 for v in slopes.values())
 # times), and the part of the Hessian that involves the residual $W\Sigma_{XX} - \Sigma_{YX}$ adds
 # about as much again.
 #
-# For the Xavier networks both ends move: $|\lambda|_{\max}$ goes from {eval}`x_max2` at depth 2 to
-# {eval}`x_max8` at depth 8 and {eval}`x_max24` at depth 24, and the 10th percentile falls from
-# {eval}`x_p10_2` to {eval}`x_p10_8` and {eval}`x_p10_24`. From depth 8 on, $\lg$ of the condition
-# number grows by about {eval}`x_per_layer` per added *layer* ({eval}`x_lg8`, {eval}`x_lg16` and
-# {eval}`x_lg24` at depths 8, 16 and 24): exponential growth in the depth, against a
+# For the Xavier networks both ends move: $|\lambda|_{\max}$ goes from {eval}`f_growth_solution.x_max2` at depth 2 to
+# {eval}`f_growth_solution.x_max8` at depth 8 and {eval}`f_growth_solution.x_max24` at depth 24, and the 10th percentile falls from
+# {eval}`f_growth_solution.x_p10_2` to {eval}`f_growth_solution.x_p10_8` and {eval}`f_growth_solution.x_p10_24`. From depth 8 on, $\lg$ of the condition
+# number grows by about {eval}`f_growth_solution.x_per_layer` per added *layer* ({eval}`f_growth_solution.x_lg8`, {eval}`f_growth_solution.x_lg16` and
+# {eval}`f_growth_solution.x_lg24` at depths 8, 16 and 24): exponential growth in the depth, against a
 # power of the depth for the orthogonal networks. The resolution limit $\lg(1/(P\epsilon)) = \lg(1/\epsilon) - \lg(100L)$ falls by only
-# $\lg 2 =$ {eval}`lim_drop` per doubling. The two meet between depth 24 (mean {eval}`x_lg24` with a
-# spread of {eval}`x_std24` over the runs, limit {eval}`lim24`) and depth 32 (limit {eval}`lim32`),
-# where {eval}`unres32` of the {eval}`runs32` runs are beyond the limit. The mean of the others,
-# {eval}`x_lg32`, is biased low, since only the smaller values could be resolved. From depth {eval}`x_all_unres` on
+# $\lg 2 =$ {eval}`f_growth_solution.lim_drop` per doubling. The two meet between depth 24 (mean {eval}`f_growth_solution.x_lg24` with a
+# spread of {eval}`f_growth_solution.x_std24` over the runs, limit {eval}`f_growth_solution.lim24`) and depth 32 (limit {eval}`f_growth_solution.lim32`),
+# where {eval}`f_growth_solution.unres32` of the {eval}`f_growth_solution.runs32` runs are beyond the limit. The mean of the others,
+# {eval}`f_growth_solution.x_lg32`, is biased low, since only the smaller values could be resolved. From depth {eval}`x_all_unres` on
 # no run is resolved (the code asserts it), and the table's 10th percentiles there are rounding
 # noise.
 #
@@ -539,21 +512,7 @@ for arch in ("2-shortcut", "3-shortcut"):
             f"{arch}, scale {scale:5}: |lambda|max = {lam_s[arch, scale]:.4f}, "
             f"lg cond = {lg_s[arch, scale]:.4f}"
         )
-e0 = hessians.spectrum(hessians.hessian_at_zero(network("2-shortcut", 12), stats))
-lg0 = np.log10(hessians.cond_percentile(e0))
-lam0_12, lg0_12 = show.fixed(np.abs(e0).max(), 4), show.fixed(lg0, 4)
-t2 = [lg_s["2-shortcut", s] for s in scales]
-lg2_a, lg2_b, lg2_c = (show.fixed(v, 4) for v in t2)
-shift_b = show.fixed(t2[1] - lg0, 4)
-far = (t2[2] - lg0) / (t2[1] - lg0)
-far_ratio = show.count(round(far))
-assert str(lg2_a) == str(lg0_12) and 30 < far < 100  # order eps^2: at most 100 times further
-lam3_a, lam3_b, lam3_c = (show.num(lam_s["3-shortcut", s], 2) for s in scales)
-lg3_a, lg3_b, lg3_c = (show.fixed(lg_s["3-shortcut", s], 4) for s in scales)
-lam3 = [lam_s["3-shortcut", s] for s in scales]
-assert all(9 < b / a < 11 for a, b in zip(lam3, lam3[1:]))
-three = t[t["arch"] == "3-shortcut"].groupby("depth")["lam_max"].mean()
-lam3_d3, lam3_d96 = (show.num(three[L], 2) for L in (3, 96))
+f_scale_solution = facts.scale_solution_facts(lam_s, lg_s, scales, stats, t)
 
 # %% [markdown]
 # % check hints ex-fig5-scale (written by scripts/exercise_cells.py from resnet_nb.book.exercises)
@@ -567,15 +526,15 @@ lam3_d3, lam3_d96 = (show.num(three[L], 2) for L in (3, 96))
 
 # %% [markdown]
 # *2-shortcut.* At zero the Hessian is the one of Theorem 1 of Li et al., with
-# $|\lambda|_{\max} = \sigma_{\max}(M)$ = {eval}`lam0_12` and $\lg$ condition number {eval}`lg0_12`.
+# $|\lambda|_{\max} = \sigma_{\max}(M)$ = {eval}`f_scale_solution.lam0_12` and $\lg$ condition number {eval}`f_scale_solution.lg0_12`.
 # Every other term carries two factors of the perturbation $\varepsilon V$. The derivative of a unit
 # $I + W_{r,2}W_{r,1}$ with respect to one of its matrices is the other matrix, of size $\varepsilon$,
 # so the Gauss-Newton terms are of order $\varepsilon^2$; a second derivative across two units is a
 # product of two such matrices, again $\varepsilon^2$; and the end-to-end map, hence the residual,
 # moves by $\varepsilon^2$ too. So a tenfold larger scale should move the condition number a
 # hundredfold further from its value at zero. At the scale $10^{-3}$ the $\lg$ condition number,
-# {eval}`lg2_a`, is the zero-point value to four decimals; at the paper's scale it is
-# {eval}`lg2_b`, {eval}`shift_b` higher; at $10^{-1}$ it is {eval}`lg2_c`, about {eval}`far_ratio`
+# {eval}`f_scale_solution.lg2_a`, is the zero-point value to four decimals; at the paper's scale it is
+# {eval}`f_scale_solution.lg2_b`, {eval}`f_scale_solution.shift_b` higher; at $10^{-1}$ it is {eval}`f_scale_solution.lg2_c`, about {eval}`f_scale_solution.far_ratio`
 # times further away rather than 100, since at that scale the expansion is no longer accurate. The
 # paper's scale is small enough for Theorem 1 to describe the initial point.
 #
@@ -583,13 +542,13 @@ lam3_d3, lam3_d96 = (show.num(three[L], 2) for L in (3, 96))
 # leading term comes from pairs of matrices of the same unit: that second derivative is the third
 # matrix of the unit, of size $\varepsilon$, contracted with the residual $M$. All other terms are of
 # order $\varepsilon^4$. So the Hessian is $\varepsilon H_1 + O(\varepsilon^4)$: $|\lambda|_{\max}$
-# is proportional to the scale ({eval}`lam3_a`, {eval}`lam3_b`, {eval}`lam3_c`), and the condition
-# number hardly depends on it ({eval}`lg3_a`, {eval}`lg3_b` and {eval}`lg3_c` at the three scales).
+# is proportional to the scale ({eval}`f_scale_solution.lam3_a`, {eval}`f_scale_solution.lam3_b`, {eval}`f_scale_solution.lam3_c`), and the condition
+# number hardly depends on it ({eval}`f_scale_solution.lg3_a`, {eval}`f_scale_solution.lg3_b` and {eval}`f_scale_solution.lg3_c` at the three scales).
 # It depends on the random direction $V$ of the perturbation, not on its size. $H_1$ is block
 # diagonal, with one independent random block per unit, so a deeper network adds blocks: the 10th
 # percentile hardly changes, while the maximum creeps up as the largest over more blocks (an extreme-value effect: the
 # distribution of $|\lambda|$ does not change with depth, only its largest value does). In the
-# committed table $|\lambda|_{\max}$ goes from {eval}`lam3_d3` at depth 3 to {eval}`lam3_d96` at
+# committed table $|\lambda|_{\max}$ goes from {eval}`f_scale_solution.lam3_d3` at depth 3 to {eval}`f_scale_solution.lam3_d96` at
 # depth 96 and the $\lg$ condition number from {eval}`f_scale.three_3` to {eval}`f_scale.three_96`.
 #
 # ```{solution-end}

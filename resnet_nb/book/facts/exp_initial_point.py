@@ -7,10 +7,19 @@ import numpy as np
 
 from resnet_nb.book import experiment_figures as figures
 from resnet_nb.book import show
+from resnet_nb.core import hessians
 from resnet_nb.core.init import SMALL_SCALE
 from resnet_nb.experiments import fig5
+from resnet_nb.shared.common import network
 
-__all__ = ["growth_facts", "flatness_facts", "scale_facts", "live_start_facts"]
+__all__ = [
+    "growth_facts",
+    "flatness_facts",
+    "scale_facts",
+    "live_start_facts",
+    "growth_solution_facts",
+    "scale_solution_facts",
+]
 
 
 def growth_facts(ends2, paper, three) -> show.Facts:
@@ -135,4 +144,108 @@ def live_start_facts(both, live_cfg, os_p, paper, xs_p) -> show.Facts:
         P_max=P_max,
         live_depth=live_depth,
         live_runs=live_runs,
+    )
+
+
+def growth_solution_facts(means, s5, slopes) -> show.Facts:
+    """The exercise on growth with depth: lambda_max and the 10% eigenvalue of the orthogonal,
+    1-shortcut and Xavier networks at depths 2, 8 and 24, the slopes of lg cond against lg depth,
+    Xavier's growth per layer, and where its condition numbers reach the resolution limit."""
+    near = means.loc[["orthogonal", "1-shortcut"], "lam_p10"]
+    p10_lo, p10_hi = show.num(near.min(), 2), show.num(near.max(), 2)
+    lam = means["lam_max"]
+    o_max2, o_max8, o_max24 = (show.num(lam["orthogonal", L], 3) for L in (2, 8, 24))
+    one_max2, one_max8, one_max24 = (show.num(lam["1-shortcut", L], 3) for L in (2, 8, 24))
+    o_ratio24 = show.num(lam["orthogonal", 24] / 24, 2)
+    slope_o, slope_1 = show.fixed(slopes["orthogonal"], 2), show.fixed(slopes["1-shortcut"], 2)
+    per_doubling = show.fixed(np.log10(2) * np.mean(list(slopes.values())), 2)
+    x_max2, x_max8, x_max24 = (show.num(lam["xavier", L], 2) for L in (2, 8, 24))
+    x_p10_2, x_p10_8, x_p10_24 = (show.sci(means.loc[("xavier", L), "lam_p10"], 1) for L in (2, 8, 24))
+    xs = s5.loc["xavier"]
+    x_lg8, x_lg16, x_lg24 = (show.fixed(xs.loc[L, "lg_cond_mean"], 2) for L in (8, 16, 24))
+    per_layer = np.polyfit([8, 16, 24], xs.loc[[8, 16, 24], "lg_cond_mean"], 1)[0]
+    x_per_layer = show.fixed(per_layer, 2)
+    lim_drop = show.fixed(np.log10(2), 2)
+    x_std24, lim24, lim32 = (
+        show.fixed(v, 2)
+        for v in (
+            xs.loc[24, "lg_cond_std"],
+            xs.loc[24, "lg_resolution_limit"],
+            xs.loc[32, "lg_resolution_limit"],
+        )
+    )
+    unres32, runs32 = show.count(xs.loc[32, "unresolved"]), show.count(xs.loc[32, "runs"])
+    x_lg32 = show.fixed(xs.loc[32, "lg_cond_mean"], 2)
+    assert 0 < xs.loc[32, "unresolved"] < xs.loc[32, "runs"] and xs.loc[24, "unresolved"] == 0
+    assert (xs.loc[xs.index >= 48, "unresolved"] == xs.loc[xs.index >= 48, "runs"]).all()
+    assert per_layer > 0 and all(v > 0 for v in slopes.values())
+    return show.Facts(
+        lim24=lim24,
+        lim32=lim32,
+        lim_drop=lim_drop,
+        o_max2=o_max2,
+        o_max24=o_max24,
+        o_max8=o_max8,
+        o_ratio24=o_ratio24,
+        one_max2=one_max2,
+        one_max24=one_max24,
+        one_max8=one_max8,
+        p10_hi=p10_hi,
+        p10_lo=p10_lo,
+        per_doubling=per_doubling,
+        runs32=runs32,
+        slope_1=slope_1,
+        slope_o=slope_o,
+        unres32=unres32,
+        x_lg16=x_lg16,
+        x_lg24=x_lg24,
+        x_lg32=x_lg32,
+        x_lg8=x_lg8,
+        x_max2=x_max2,
+        x_max24=x_max24,
+        x_max8=x_max8,
+        x_p10_2=x_p10_2,
+        x_p10_24=x_p10_24,
+        x_p10_8=x_p10_8,
+        x_per_layer=x_per_layer,
+        x_std24=x_std24,
+    )
+
+
+def scale_solution_facts(lam_s, lg_s, scales, stats, t) -> show.Facts:
+    """The exercise on the initial scale: lg cond and lambda_max of 2- and 3-shortcut networks of
+    depth 12 at scales 1e-3, 1e-2 and 1e-1 against the zero point (the 2-shortcut moves at order
+    eps^2, the 3-shortcut's lambda_max grows tenfold per step), and the 3-shortcut's lambda_max at
+    depths 3 and 96."""
+    e0 = hessians.spectrum(hessians.hessian_at_zero(network("2-shortcut", 12), stats))
+    lg0 = np.log10(hessians.cond_percentile(e0))
+    lam0_12, lg0_12 = show.fixed(np.abs(e0).max(), 4), show.fixed(lg0, 4)
+    t2 = [lg_s["2-shortcut", s] for s in scales]
+    lg2_a, lg2_b, lg2_c = (show.fixed(v, 4) for v in t2)
+    shift_b = show.fixed(t2[1] - lg0, 4)
+    far = (t2[2] - lg0) / (t2[1] - lg0)
+    far_ratio = show.count(round(far))
+    assert str(lg2_a) == str(lg0_12) and 30 < far < 100  # order eps^2: at most 100 times further
+    lam3_a, lam3_b, lam3_c = (show.num(lam_s["3-shortcut", s], 2) for s in scales)
+    lg3_a, lg3_b, lg3_c = (show.fixed(lg_s["3-shortcut", s], 4) for s in scales)
+    lam3 = [lam_s["3-shortcut", s] for s in scales]
+    assert all(9 < b / a < 11 for a, b in zip(lam3, lam3[1:]))
+    three = t[t["arch"] == "3-shortcut"].groupby("depth")["lam_max"].mean()
+    lam3_d3, lam3_d96 = (show.num(three[L], 2) for L in (3, 96))
+    return show.Facts(
+        far_ratio=far_ratio,
+        lam0_12=lam0_12,
+        lam3_a=lam3_a,
+        lam3_b=lam3_b,
+        lam3_c=lam3_c,
+        lam3_d3=lam3_d3,
+        lam3_d96=lam3_d96,
+        lg0_12=lg0_12,
+        lg2_a=lg2_a,
+        lg2_b=lg2_b,
+        lg2_c=lg2_c,
+        lg3_a=lg3_a,
+        lg3_b=lg3_b,
+        lg3_c=lg3_c,
+        shift_b=shift_b,
     )
