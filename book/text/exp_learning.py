@@ -320,21 +320,15 @@ rms = pd.DataFrame(
         for L in (2, 8, 16, 32, 64)
     ]
 )
-rms64 = rms.set_index("depth").loc[64]
-rms_orth64, rms_xav64, rms_he64 = (show.sci(rms64[a], 2) for a in ("orthogonal", "xavier", "he"))
-rms_he_all64 = show.sci(fig10.initial_output_rms("he", 64, gain_all=True), 2)
-rms_in = float(mnist().X.to(torch.float64).pow(2).mean().sqrt())
-he_shrink = show.count(round(rms_in / rms64["he"]))
-rms_xav16 = show.sci(rms.set_index("depth").loc[16, "xavier"], 2)
-assert rms64["he"] > 100 * rms64["orthogonal"]
+f_rms = facts.rms_facts(rms)
 rms.style.hide(axis="index").format("{:.2e}", subset=list(fig10.ARCHS))
 
 # %% [markdown]
-# At depth 64 the orthogonal-ReLU output starts at a root mean square of {eval}`rms_orth64`
-# and the Xavier-ReLU output at {eval}`rms_xav64`, against {eval}`rms_he64` with the He scaling
+# At depth 64 the orthogonal-ReLU output starts at a root mean square of {eval}`f_rms.rms_orth64`
+# and the Xavier-ReLU output at {eval}`f_rms.rms_xav64`, against {eval}`f_rms.rms_he64` with the He scaling
 # (at width 10 the product of 32 random pairs still shrinks the signal about
-# {eval}`he_shrink` times below the input's root mean square; multiplying *every* matrix by
-# $\sqrt2$ instead overshoots to {eval}`rms_he_all64`). A network whose output is almost zero has
+# {eval}`f_rms.he_shrink` times below the input's root mean square; multiplying *every* matrix by
+# $\sqrt2$ instead overshoots to {eval}`f_rms.rms_he_all64`). A network whose output is almost zero has
 # the loss $\frac12\operatorname{tr}\Sigma_{YY}$ of the zero map and gradients that are products
 # of many small factors. That is a candidate explanation of why the paper's plain ReLU baselines
 # end on a flat loss at depth 64, not a tested one; the He-scaled plain networks at depth 64 test it in part (see *The He
@@ -518,9 +512,9 @@ he_tab.style.hide(axis="index").format(precision=3)
 # {eval}`fdiv.xav16_run_lr`), so the eligibility rule does not hide a better He result there.
 #
 # As a test of the vanishing-start explanation this is partial: at width 10 the He-scaled output at
-# depth 64 still starts about {eval}`he_shrink` times below the input's root mean square (section
+# depth 64 still starts about {eval}`f_rms.he_shrink` times below the input's root mean square (section
 # *A vanishing start* above), so these networks, too, start from a small output, only a less small
-# one ({eval}`rms_he64` against {eval}`rms_xav64`). That they leave the flat loss where the plain
+# one ({eval}`f_rms.rms_he64` against {eval}`f_rms.rms_xav64`). That they leave the flat loss where the plain
 # networks do not is consistent with the explanation; that they end far above the 2-shortcut
 # networks says that the He scaling alone does not bring deep plain ReLU networks of this width near
 # the losses the 2-shortcut networks reach.
@@ -666,12 +660,7 @@ assert not any(
     (a, d, lr) in best for h in hits.values() for a, d, lr in zip(h["arch"], h["depth"], h["lr"])
 )
 loss_I, loss_0 = show.num(at_identity, 4), show.num(at_zero, 3)
-hI, h0 = hits["I"], hits["0"]
-plat3_max = show.num(hI[hI["arch"] == "3-shortcut"]["lr"].max(), 3)
-h0o = h0[h0["arch"] == "orthogonal"]
-col_lr1 = show.count(h0o[h0o["lr"] == 1.0]["depth"].min())
-col_lr2 = show.num(sorted(h0o["lr"].unique())[0], 3)
-col_lr2_from = show.count(h0o[h0o["lr"] == sorted(h0o["lr"].unique())[0]]["depth"].min())
+f_plateaus_solution = facts.plateaus_solution_facts(hits)
 
 # %% [markdown]
 # % check hints ex-learn-plateaus (written by scripts/exercise_cells.py from resnet_nb.book.exercises)
@@ -690,9 +679,9 @@ col_lr2_from = show.count(h0o[h0o["lr"] == sorted(h0o["lr"].unique())[0]]["depth
 # $\frac12\operatorname{tr}\Sigma_{YY} =$ {eval}`loss_0`.
 #
 # The 3-shortcut networks end at the loss of the map $I$ at the smallest rates, up to
-# {eval}`plat3_max`: they never leave their starting point (the last exercise shows why). The
-# orthogonal networks end at the loss of the map $0$ at rate 1 from depth {eval}`col_lr1` on, and
-# at {eval}`col_lr2` from depth {eval}`col_lr2_from` on: their end-to-end map has collapsed to zero
+# {eval}`f_plateaus_solution.plat3_max`: they never leave their starting point (the last exercise shows why). The
+# orthogonal networks end at the loss of the map $0$ at rate 1 from depth {eval}`f_plateaus_solution.col_lr1` on, and
+# at {eval}`f_plateaus_solution.col_lr2` from depth {eval}`f_plateaus_solution.col_lr2_from` on: their end-to-end map has collapsed to zero
 # (next exercise); the tables above show the 1-shortcut networks doing the same. None of these
 # rates is the best one of its row (the code asserts it): the rule picks the lowest mean final
 # loss and excludes only rates at which a run diverged, so a rate can be eligible and still
@@ -744,15 +733,8 @@ for L in (2, 3, 16, 96):
         f"depth {L:2d}: loss after 0, 1, 100 steps {res.losses[[0, 1, 100]].round(4)}; "
         f"gradient norm after 1 step {res.grad_norms[1]:.1e}"
     )
-s1, s2 = show.num(sv_syx[0], 3), show.num(sv_syx[1], 3)
-g16, g96 = show.sci(collapse[16].grad_norms[1], 2), show.sci(collapse[96].grad_norms[1], 1)
-g2, g3 = show.num(collapse[2].grad_norms[1], 2), show.num(collapse[3].grad_norms[1], 2)
-end2, end3 = show.num(collapse[2].losses[100], 4), show.num(collapse[3].losses[100], 4)
-start16 = show.num(collapse[16].losses[0], 2)
-after16 = show.num(collapse[16].losses[1], 3)
 lr_small = fig9.SCALES["paper"]["lrs"][5]
-keep = 1 - lr_small + lr_small * sv_syx[0]
-keep_n, keep_32, lr_small_s = show.num(keep, 2), show.sci(keep**32, 1), show.num(lr_small, 3)
+f_collapse_solution = facts.collapse_solution_facts(collapse, lr_small, sv_syx)
 
 # %% [markdown]
 # % check hints ex-learn-collapse (written by scripts/exercise_cells.py from resnet_nb.book.exercises)
@@ -768,24 +750,24 @@ keep_n, keep_32, lr_small_s = show.num(keep, 2), show.sci(keep**32, 1), show.num
 # If every matrix is orthogonal, $A_l^\top W B_l^\top = A_l^\top A_l W_l B_l B_l^\top = W_l$, so
 # the step is $W_l \leftarrow (1 - \eta)W_l + \eta A_l^\top\Sigma_{YX}B_l^\top$, for all $l$ from
 # the same old weights. At $\eta = 1$ the first term cancels: every matrix becomes a rotated copy
-# of $\Sigma_{YX}$, with its singular values {eval}`s1`, {eval}`s2`, ... The new end-to-end map is
-# a product of $L$ such matrices, of norm at most {eval}`s1` to the power $L$, and at depth 16 the
-# loss falls in one step from {eval}`start16` to {eval}`after16`, the loss of the map $0$. A
+# of $\Sigma_{YX}$, with its singular values {eval}`f_collapse_solution.s1`, {eval}`f_collapse_solution.s2`, ... The new end-to-end map is
+# a product of $L$ such matrices, of norm at most {eval}`f_collapse_solution.s1` to the power $L$, and at depth 16 the
+# loss falls in one step from {eval}`f_collapse_solution.start16` to {eval}`f_collapse_solution.after16`, the loss of the map $0$. A
 # falling loss is not a divergence, so the rate is eligible.
 #
 # The gradient with respect to each matrix is now a product of the other $L - 1$ small matrices:
-# its norm after the first step is {eval}`g16` at depth 16 and {eval}`g96` at depth 96, so the
+# its norm after the first step is {eval}`f_collapse_solution.g16` at depth 16 and {eval}`f_collapse_solution.g96` at depth 96, so the
 # weights stop moving. The same product structure makes the zero point of a plain network
 # stationary: there every gradient is a product of $L - 1$ zero matrices, and for $L \ge 3$ every
 # second derivative is a product of $L - 2$ of them, so the Hessian vanishes too (the
 # plain-network counterpart of {prf:ref}`Theorem 1 <thm-li-1>` for $n \ge 3$). At depths 2 and 3 the product
-# of the other one or two matrices is not negligible (gradient norms {eval}`g2` and {eval}`g3`),
-# and these networks reach {eval}`end2` and {eval}`end3` within 100 steps, close to
+# of the other one or two matrices is not negligible (gradient norms {eval}`f_collapse_solution.g2` and {eval}`f_collapse_solution.g3`),
+# and these networks reach {eval}`f_collapse_solution.end2` and {eval}`f_collapse_solution.end3` within 100 steps, close to
 # $L_{\min} =$ {eval}`fs.L_min`. A 1-shortcut network at the small initial point is a plain network
 # close to the identity, an orthogonal matrix, so it collapses in the same way. At
-# $\eta =$ {eval}`lr_small_s` the same formula leaves every matrix with norm at most
-# $1 - \eta + \eta\,\sigma_{\max}(\Sigma_{YX}) \approx$ {eval}`keep_n` after the first step, and
-# its 32nd power is {eval}`keep_32`: from depth 32 on those runs end at the loss of the map $0$
+# $\eta =$ {eval}`f_collapse_solution.lr_small_s` the same formula leaves every matrix with norm at most
+# $1 - \eta + \eta\,\sigma_{\max}(\Sigma_{YX}) \approx$ {eval}`f_collapse_solution.keep_n` after the first step, and
+# its 32nd power is {eval}`f_collapse_solution.keep_32`: from depth 32 on those runs end at the loss of the map $0$
 # too.
 #
 # ```{solution-end}
@@ -834,19 +816,7 @@ for arch, depth in (("2-shortcut", 2), ("3-shortcut", 3)):
             if below.size
             else "loss still above 4 after 2,000 epochs",
         )
-sig = float(torch.linalg.svdvals(stats.Sxx - stats.Syx)[0])
-f2 = [first_below["2-shortcut", s] for s in scales]
-f3 = [first_below["3-shortcut", s] for s in scales]
-esc_sig, esc_fac = show.num(sig, 3), show.num(1 + 0.1 * sig, 4)
-esc_per10 = show.count(round(np.log(10) / np.log(1 + 0.1 * sig)))
-e2a, e2b, e2c = (show.count(x) for x in f2[::-1])
-d2a, d2b = show.count(f2[1] - f2[2]), show.count(f2[0] - f2[1])
-e3a, e3b = show.count(f3[2]), show.count(f3[1])
-r3 = show.num(f3[1] / f3[2], 3)
-assert f3[0] is None and f2[0] is not None
-e3_pred = show.count(round(f3[1] * 10, -3))
-e3_paper = show.count(round(f3[1] * 0.1 / fig9.SCALES["paper"]["lrs"][3], -2))
-rate_paper = show.num(fig9.SCALES["paper"]["lrs"][3], 3)
+f_escape_solution = facts.escape_solution_facts(first_below, scales, stats)
 
 # %% [markdown]
 # % check hints ex-learn-escape (written by scripts/exercise_cells.py from resnet_nb.book.exercises)
@@ -859,23 +829,23 @@ rate_paper = show.num(fig9.SCALES["paper"]["lrs"][3], 3)
 
 # %% [markdown]
 # *2-shortcut* ($n = 2$). Zero is a strict saddle: the Hessian there has the eigenvalues
-# $\pm\sigma_k(M)$ with $M = \Sigma_{XX} - \Sigma_{YX}$ and $\sigma_{\max}(M) =$ {eval}`esc_sig`.
+# $\pm\sigma_k(M)$ with $M = \Sigma_{XX} - \Sigma_{YX}$ and $\sigma_{\max}(M) =$ {eval}`f_escape_solution.esc_sig`.
 # Near zero, the component of the weights along the most negative direction grows by a factor of
-# $1 + \eta\sigma_{\max} =$ {eval}`esc_fac` per step (the section on the condition number measures
+# $1 + \eta\sigma_{\max} =$ {eval}`f_escape_solution.esc_fac` per step (the section on the condition number measures
 # it), so growing from the scale $\varepsilon$ to a size of order one takes about
 # $\ln(1/\varepsilon)/\ln(1 + \eta\sigma_{\max})$ steps, and each tenfold smaller scale should add
-# about {eval}`esc_per10` epochs. The runs need {eval}`e2a`, {eval}`e2b` and {eval}`e2c` epochs:
-# {eval}`d2a` and {eval}`d2b` more per factor 10.
+# about {eval}`f_escape_solution.esc_per10` epochs. The runs need {eval}`f_escape_solution.e2a`, {eval}`f_escape_solution.e2b` and {eval}`f_escape_solution.e2c` epochs:
+# {eval}`f_escape_solution.d2a` and {eval}`f_escape_solution.d2b` more per factor 10.
 #
 # *3-shortcut* ($n = 3$). Zero is second-order stationary: gradient and Hessian both vanish. The
 # gradient with respect to each matrix of a unit is a product of the other two, of size
 # $\varepsilon^2$, so the perturbation grows like $\varepsilon_{t+1} \approx \varepsilon_t +
 # c\eta\varepsilon_t^2$. The continuous version, $1/\varepsilon(t) = 1/\varepsilon_0 - c\eta t$,
 # blows up at $t \approx 1/(c\eta\varepsilon_0)$: the time to escape is proportional to
-# $1/(\eta\varepsilon_0)$. The runs need {eval}`e3a` epochs at the scale $10^{-1}$ and {eval}`e3b`
-# at $10^{-2}$, {eval}`r3` times as many, and are still on the plateau after 2,000 epochs at
-# $10^{-3}$ (the same law predicts about {eval}`e3_pred`). At the paper's scale $10^{-2}$ and the
-# rate {eval}`rate_paper` it predicts about {eval}`e3_paper` epochs, more than the 1,000 epochs of
+# $1/(\eta\varepsilon_0)$. The runs need {eval}`f_escape_solution.e3a` epochs at the scale $10^{-1}$ and {eval}`f_escape_solution.e3b`
+# at $10^{-2}$, {eval}`f_escape_solution.r3` times as many, and are still on the plateau after 2,000 epochs at
+# $10^{-3}$ (the same law predicts about {eval}`f_escape_solution.e3_pred`). At the paper's scale $10^{-2}$ and the
+# rate {eval}`f_escape_solution.rate_paper` it predicts about {eval}`f_escape_solution.e3_paper` epochs, more than the 1,000 epochs of
 # Figure 9, and smaller rates need longer still: this is the plateau of the first exercise. Depth
 # does not help, since to leading order the units of a 3-shortcut network near zero evolve
 # independently, each on the same slow schedule.

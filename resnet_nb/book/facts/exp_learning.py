@@ -32,6 +32,10 @@ __all__ = [
     "floor4_facts",
     "fig9_facts",
     "floor_facts",
+    "plateaus_solution_facts",
+    "collapse_solution_facts",
+    "escape_solution_facts",
+    "rms_facts",
 ]
 
 
@@ -547,4 +551,103 @@ def floor_facts() -> show.Facts:
         res_hi=res_hi,
         res_lo=res_lo,
         w_hi=w_hi,
+    )
+
+
+def plateaus_solution_facts(hits) -> show.Facts:
+    """The exercise on plateaus: the learning rates at which runs end at the loss of the map I or of
+    the map 0, by architecture and depth."""
+    hI, h0 = hits["I"], hits["0"]
+    plat3_max = show.num(hI[hI["arch"] == "3-shortcut"]["lr"].max(), 3)
+    h0o = h0[h0["arch"] == "orthogonal"]
+    col_lr1 = show.count(h0o[h0o["lr"] == 1.0]["depth"].min())
+    col_lr2 = show.num(sorted(h0o["lr"].unique())[0], 3)
+    col_lr2_from = show.count(h0o[h0o["lr"] == sorted(h0o["lr"].unique())[0]]["depth"].min())
+    return show.Facts(
+        col_lr1=col_lr1,
+        col_lr2=col_lr2,
+        col_lr2_from=col_lr2_from,
+        plat3_max=plat3_max,
+    )
+
+
+def collapse_solution_facts(collapse, lr_small, sv_syx) -> show.Facts:
+    """The exercise on the collapse to the map 0: the top singular values of Sigma_YX, the gradient
+    norms after one step at learning rate 1, the losses after 100 steps, and how much of the top
+    direction survives 32 steps at a small rate."""
+    s1, s2 = show.num(sv_syx[0], 3), show.num(sv_syx[1], 3)
+    g16, g96 = show.sci(collapse[16].grad_norms[1], 2), show.sci(collapse[96].grad_norms[1], 1)
+    g2, g3 = show.num(collapse[2].grad_norms[1], 2), show.num(collapse[3].grad_norms[1], 2)
+    end2, end3 = show.num(collapse[2].losses[100], 4), show.num(collapse[3].losses[100], 4)
+    start16 = show.num(collapse[16].losses[0], 2)
+    after16 = show.num(collapse[16].losses[1], 3)
+    keep = 1 - lr_small + lr_small * sv_syx[0]
+    keep_n, keep_32, lr_small_s = show.num(keep, 2), show.sci(keep**32, 1), show.num(lr_small, 3)
+    return show.Facts(
+        after16=after16,
+        end2=end2,
+        end3=end3,
+        g16=g16,
+        g2=g2,
+        g3=g3,
+        g96=g96,
+        keep_32=keep_32,
+        keep_n=keep_n,
+        lr_small_s=lr_small_s,
+        s1=s1,
+        s2=s2,
+        start16=start16,
+    )
+
+
+def escape_solution_facts(first_below, scales, stats) -> show.Facts:
+    """The exercise on escaping the zero point: the escape factor per step 1 + eta sigma_max near 0,
+    the epochs after which the 2-shortcut (depth 2) and 3-shortcut (depth 3) networks fall below
+    loss 4 from each initial scale, and what that predicts at the paper's rate."""
+    sig = float(torch.linalg.svdvals(stats.Sxx - stats.Syx)[0])
+    f2 = [first_below["2-shortcut", s] for s in scales]
+    f3 = [first_below["3-shortcut", s] for s in scales]
+    esc_sig, esc_fac = show.num(sig, 3), show.num(1 + 0.1 * sig, 4)
+    esc_per10 = show.count(round(np.log(10) / np.log(1 + 0.1 * sig)))
+    e2a, e2b, e2c = (show.count(x) for x in f2[::-1])
+    d2a, d2b = show.count(f2[1] - f2[2]), show.count(f2[0] - f2[1])
+    e3a, e3b = show.count(f3[2]), show.count(f3[1])
+    r3 = show.num(f3[1] / f3[2], 3)
+    assert f3[0] is None and f2[0] is not None
+    e3_pred = show.count(round(f3[1] * 10, -3))
+    e3_paper = show.count(round(f3[1] * 0.1 / fig9.SCALES["paper"]["lrs"][3], -2))
+    rate_paper = show.num(fig9.SCALES["paper"]["lrs"][3], 3)
+    return show.Facts(
+        e3_paper=e3_paper,
+        rate_paper=rate_paper,
+        d2a=d2a,
+        d2b=d2b,
+        e2a=e2a,
+        e2b=e2b,
+        e2c=e2c,
+        e3_pred=e3_pred,
+        e3a=e3a,
+        e3b=e3b,
+        esc_fac=esc_fac,
+        esc_per10=esc_per10,
+        esc_sig=esc_sig,
+        f3=f3,
+        r3=r3,
+    )
+
+
+def rms_facts(rms) -> show.Facts:
+    """The output's root mean square at depth 64 for the orthogonal, Xavier and He initialisations
+    (He with its gain on every layer too), and how many times He shrinks the input's."""
+    rms64 = rms.set_index("depth").loc[64]
+    rms_orth64, rms_xav64, rms_he64 = (show.sci(rms64[a], 2) for a in ("orthogonal", "xavier", "he"))
+    rms_in = float(mnist().X.to(torch.float64).pow(2).mean().sqrt())
+    he_shrink = show.count(round(rms_in / rms64["he"]))
+    assert rms64["he"] > 100 * rms64["orthogonal"]
+    return show.Facts(
+        he_shrink=he_shrink,
+        rms_he_all64=show.sci(fig10.initial_output_rms("he", 64, gain_all=True), 2),
+        rms_he64=rms_he64,
+        rms_orth64=rms_orth64,
+        rms_xav64=rms_xav64,
     )
