@@ -16,7 +16,7 @@ import torch
 from IPython.display import display
 
 from resnet_nb import ShortcutNetwork, synthetic_linear, whitened_mnist
-from resnet_nb.book import plotting, show
+from resnet_nb.book import li_figures, plotting, show, tables
 from resnet_nb.book.facts import theorem1_dynamics as facts
 from resnet_nb.book.li_figures import plot_sharpness_sweep
 from resnet_nb.core.init import SMALL_SCALE
@@ -270,77 +270,18 @@ ginv_rank = show.count(ginv.values["rank"])
 # runs that differ only in the seed of the small start.
 
 # %% tags=["hide-input"]
-first = sweep_rows["first_above"]
-view = sweep_rows.assign(first_above=first.where(first >= 0))
-display(
-    view[
-        ["seed", "lam_peak", "peak_epoch", "first_above", "rises", "rise", "lam_final", "final_gap"]
-    ]
-    .rename(
-        columns={
-            "lam_peak": "largest λmax",
-            "peak_epoch": "at epoch",
-            "first_above": "first above 2/η",
-            "rises": "epochs the loss rose",
-            "rise": "rise factor",
-            "lam_final": "final λmax",
-            "final_gap": "final loss - L_min",
-        }
-    )
-    .style.hide(axis="index")
-    .format(
-        {
-            "largest λmax": "{:.3f}",
-            "first above 2/η": "{:.0f}",
-            "rise factor": show.rise_factor,
-            "final λmax": "{:.3f}",
-            "final loss - L_min": "{:.1e}",
-        },
-        na_rep="never",
-    )
-)
-calm = sweep_rows[~sweep_rows["spike"]]
-assert (calm["lam_peak"] < sweep["edge"]).all() and (calm["rises"] == 0).all()
-spiky = sweep_rows[sweep_rows["spike"]]
-assert list(spiky["seed"]) == [0]
-calm_lo, calm_hi = show.num(calm["lam_final"].min(), 3), show.num(calm["lam_final"].max(), 3)
-assert (calm["rise"] < 1).all()
-# calm runs whose largest sampled sharpness is the last sample: still sharpening when the run is cut
-rising = calm[calm["peak_epoch"] == sweep["epochs"][-1]]
-n_rising = show.count(len(rising))
-rising_seeds = show.text(", ".join(str(s) for s in rising["seed"]))
-s0 = spiky.iloc[0]
-gap0 = sweep["gaps"][0]
-spike_epoch = 100 + int(np.argmax(gap0[100:]))
-after = [e for e in sweep["epochs"] if e > spike_epoch][0]
-lam_after = float(sweep["lam_max"][0][list(sweep["epochs"]).index(after)])
-# order of events in seed 0: above 2/eta, then the spike, then below 2/eta until the end
-assert 0 <= s0["first_above"] < spike_epoch
-assert lam_after < sweep["edge"] and s0["lam_final"] < sweep["edge"]
-first_above, lam_peak = show.count(int(s0["first_above"])), show.num(s0["lam_peak"], 3)
-spike_at, spike_rise = show.count(spike_epoch), show.num(s0["rise"], 2)
-lam_after_s, lam_end = show.num(lam_after, 3), show.num(s0["lam_final"], 3)
-# the catapult's mechanism: seed 0 alone, from the first epoch at which its loss rose to the peak
-rise_start = int(np.flatnonzero(np.diff(gap0) > 0)[0]) + 1
-cat = t1d.catapult_steps(mnist, seed=0, start=rise_start, steps=spike_epoch - rise_start, lr=LR)
-assert np.abs(cat["losses"] - sweep["Lmin"] - gap0[: cat["losses"].size]).max() < 1e-8  # same run
-assert (cat["ratio"] < 0).all()  # every step reverses the previous one along v
-first10 = float(np.exp(np.log(np.abs(cat["ratio"][:10])).mean()))
-assert abs(first10 - abs(cat["predicted"])) < 0.05 * abs(cat["predicted"])  # "close": a setting, 5%
-cat_from, cat_to = show.count(rise_start), show.count(spike_epoch)
-cat_steps = show.count(cat["ratio"].size + 1)
-cat_lam, cat_pred = show.num(cat["lam"], 3), show.num(cat["predicted"], 3)
-cat_g10, cat_last = show.num(first10, 3), show.num(cat["ratio"][-1], 2)
+display(tables.sweep_table(sweep_rows))
+f_catapult = facts.catapult_facts(LR, mnist, sweep, sweep_rows)
 
 # %% [markdown]
 # Within {eval}`f_opening.ep_short` epochs, in {eval}`f_opening.n_calm` of the {eval}`f_opening.n_seeds_s` runs the sharpness
-# stays below $2/\eta$ (it ends between {eval}`calm_lo` and {eval}`calm_hi`) and the loss never rises.
-# It has not settled: in {eval}`n_rising` of them (seeds {eval}`rising_seeds`) the largest sampled
-# sharpness is the last one. In seed 0 the sharpness crosses $2/\eta$ by epoch {eval}`first_above`
-# (sampled every 50 epochs) and reaches {eval}`lam_peak`. The loss then jumps by a factor
-# {eval}`spike_rise` above its running minimum, peaking at epoch {eval}`spike_at`; by the next sample
-# the sharpness has fallen to {eval}`lam_after_s`, below $2/\eta$, and the run converges there
-# ({eval}`lam_end` at the end).
+# stays below $2/\eta$ (it ends between {eval}`f_catapult.calm_lo` and {eval}`f_catapult.calm_hi`) and the loss never rises.
+# It has not settled: in {eval}`f_catapult.n_rising` of them (seeds {eval}`f_catapult.rising_seeds`) the largest sampled
+# sharpness is the last one. In seed 0 the sharpness crosses $2/\eta$ by epoch {eval}`f_catapult.first_above`
+# (sampled every 50 epochs) and reaches {eval}`f_catapult.lam_peak`. The loss then jumps by a factor
+# {eval}`f_catapult.spike_rise` above its running minimum, peaking at epoch {eval}`f_catapult.spike_at`; by the next sample
+# the sharpness has fallen to {eval}`f_catapult.lam_after_s`, below $2/\eta$, and the run converges there
+# ({eval}`f_catapult.lam_end` at the end).
 #
 # This is a *catapult* in the sense of {cite}`lewkowycz2020large`; the figure below follows its steps.
 #
@@ -352,12 +293,12 @@ cat_g10, cat_last = show.num(first10, 3), show.num(cat["ratio"][-1], 2)
 # rises, and the growth stops only when the iterate has been thrown to a flatter region, where
 # $\lambda_{\max} < 2/\eta$. On the quadratic model with curvature $\lambda$, the component of
 # the iterate along the top eigenvector $v$ is multiplied by $1 - \eta\lambda$ at every step, and so is
-# the step itself. The figure below takes $v$ and $\lambda_{\max} =$ {eval}`cat_lam` from the exact
-# Hessian at epoch {eval}`cat_from`, the first epoch at which seed 0's loss rises, and projects the
-# next {eval}`cat_steps` steps on $v$. Every step reverses the sign of the previous one; over the
-# first ten the ratio of consecutive steps has magnitude {eval}`cat_g10` (geometric mean), against
-# $1 - \eta\lambda_{\max} =$ {eval}`cat_pred`. The last ratio before the loss peaks at epoch
-# {eval}`cat_to` is {eval}`cat_last`: the iterate has left the sharp region.
+# the step itself. The figure below takes $v$ and $\lambda_{\max} =$ {eval}`f_catapult.cat_lam` from the exact
+# Hessian at epoch {eval}`f_catapult.cat_from`, the first epoch at which seed 0's loss rises, and projects the
+# next {eval}`f_catapult.cat_steps` steps on $v$. Every step reverses the sign of the previous one; over the
+# first ten the ratio of consecutive steps has magnitude {eval}`f_catapult.cat_g10` (geometric mean), against
+# $1 - \eta\lambda_{\max} =$ {eval}`f_catapult.cat_pred`. The last ratio before the loss peaks at epoch
+# {eval}`f_catapult.cat_to` is {eval}`f_catapult.cat_last`: the iterate has left the sharp region.
 #
 # Lewkowycz et al. start above the limit; here progressive sharpening carries one run across it.
 # Deep linear networks have a manifold of minimisers with different sharpness, so the catapult does
@@ -377,32 +318,7 @@ cat_g10, cat_last = show.num(first10, 3), show.num(cat["ratio"][-1], 2)
 # :::
 
 # %% tags=["remove-input"]
-fig, ax = plt.subplots(figsize=(6, 2.8))
-steps_ep = cat["epochs"]
-ax.axhline(0, color=plotting.COLORS["plain"], lw=0.6)
-env = np.abs(cat["proj"][0]) * np.abs(cat["predicted"]) ** (steps_ep - steps_ep[0])
-ax.plot(
-    steps_ep,
-    env,
-    color=plotting.COLORS["plain"],
-    ls="--",
-    lw=1,
-    label=r"$\pm|p_0|\,|1-\eta\lambda_{\max}|^{t}$ (quadratic model)",
-)
-ax.plot(steps_ep, -env, color=plotting.COLORS["plain"], ls="--", lw=1)
-ax.plot(
-    steps_ep,
-    cat["proj"],
-    marker="o",
-    ms=3,
-    color=plotting.COLORS["2-shortcut"],
-    label=r"step along $v$: $\langle w_{t+1} - w_t, v\rangle$",
-)
-ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))
-ax.set_xlabel("epoch (seed 0)")
-ax.set_ylabel("projection")
-ax.legend(fontsize=8, loc="upper left")
-plt.tight_layout()
+li_figures.catapult_figure(f_catapult.cat)
 plt.show()
 
 # %% [markdown]
@@ -433,100 +349,30 @@ k = len(common)
 assert np.allclose(long["lam_max"][:, :k], sweep["lam_max"][:, common], rtol=1e-8)
 ep_l = long["epochs"]
 last1000 = long["lam_max"][:, -1] - long["lam_max"][:, list(ep_l).index(ep_l[-1] - 1000)]
-lfirst = long_rows["first_above"]
-long_view = long_rows.assign(
-    first_above=lfirst.where(lfirst >= 0), lam_1500=sweep_rows["lam_final"], last1000=last1000
+display(tables.long_run_table(long_rows, sweep_rows, last1000))
+f_long_run = facts.long_run_facts(
+    ep_l, last1000, long, long_rows, f_catapult.spiky, sweep, sweep_rows
 )
-display(
-    long_view[
-        [
-            "seed",
-            "lam_1500",
-            "first_above",
-            "lam_peak",
-            "peak_epoch",
-            "lam_final",
-            "last1000",
-            "rises",
-            "rise",
-        ]
-    ]
-    .rename(
-        columns={
-            "lam_1500": "λmax, epoch 1,500",
-            "first_above": "first above 2/η",
-            "lam_peak": "largest λmax",
-            "peak_epoch": "at epoch",
-            "lam_final": "final λmax",
-            "last1000": "change, last 1,000 epochs",
-            "rises": "epochs the loss rose",
-            "rise": "rise factor",
-        }
-    )
-    .style.hide(axis="index")
-    .format(
-        {
-            "λmax, epoch 1,500": "{:.3f}",
-            "first above 2/η": "{:.0f}",
-            "largest λmax": "{:.3f}",
-            "final λmax": "{:.3f}",
-            "change, last 1,000 epochs": "{:+.4f}",
-            "rise factor": show.rise_factor,
-        },
-        na_rep="never",
-    )
-)
-spiky_long = long_rows[long_rows["spike"]]
-new = spiky_long[~spiky_long["seed"].isin(spiky["seed"])]
-assert len(new) == 1
-s2 = new.iloc[0]
-i2 = long["seeds"].index(int(s2["seed"]))
-after = ep_l >= s2["first_above"]
-lam2 = long["lam_max"][i2]
-la = lam2[after]
-# falls from above 2/eta to below it between consecutive samples
-drops = int(((la[:-1] > long["edge"]) & (la[1:] < long["edge"])).sum())
-assert drops >= 2 and la.min() < long["edge"] < la.max()
-gap2 = long["gaps"][i2]
-rises2 = np.flatnonzero(np.diff(gap2) > 0) + 1
-assert gap2[-1] < gap2[sweep["epochs"][-1]]  # the gap still falls overall
-new_seed, new_1500 = show.count(int(s2["seed"])), show.num(sweep_rows["lam_final"][i2], 3)
-new_first, new_rises = show.count(int(s2["first_above"])), show.count(int(s2["rises"]))
-new_rise, new_rise_from = show.num(s2["rise"], 3), show.count(int(rises2[0]))
-new_lo, new_hi, new_drops = show.fixed(la.min(), 3), show.fixed(la.max(), 3), show.count(drops)
-new_gap_a, new_gap_b = show.sci(gap2[sweep["epochs"][-1]], 2), show.sci(gap2[-1], 2)
-calm_long = long_rows[~long_rows["spike"]]
-n_calm_long = show.count(len(calm_long))
-at_end = calm_long[calm_long["peak_epoch"] == ep_l[-1]]
-n_end = show.count(len(at_end))
-MOVE = 1e-3  # "moved": a change of the sharpness above this in the last 1,000 epochs
-move_tol = show.num(MOVE)
-moving = last1000[calm_long.index] > MOVE
-n_moving, max_move = show.count(int(moving.sum())), show.num(last1000[calm_long.index].max(), 2)
-closest = calm_long.loc[calm_long["lam_final"].idxmax()]
-close_seed, close_lam = show.count(int(closest["seed"])), show.fixed(closest["lam_final"], 3)
-# the catapulted seed: the one that spiked within the short run
-cat_seed = show.count(int(spiky.iloc[0]["seed"]))
 
 # %% [markdown]
 # By {eval}`f_opening.ep_long` epochs {eval}`f_opening.n_spike_long` of the {eval}`f_opening.n_seeds_s` seeds have spiked. Seed
-# {eval}`new_seed`, at {eval}`new_1500` at epoch {eval}`f_opening.ep_short`, crosses $2/\eta$ by epoch
-# {eval}`new_first`. From then on its sharpness stays between {eval}`new_lo` and {eval}`new_hi`, around
-# $2/\eta$: it climbs above the limit and falls back below it, {eval}`new_drops` times between samples. From
-# epoch {eval}`new_rise_from` its loss rises at {eval}`new_rises` epochs, the largest jump a factor
-# {eval}`new_rise` above the running minimum, while the gap still falls overall, from
-# {eval}`new_gap_a` at epoch {eval}`f_opening.ep_short` to {eval}`new_gap_b`. That is not one catapult but the
+# {eval}`f_long_run.new_seed`, at {eval}`f_long_run.new_1500` at epoch {eval}`f_opening.ep_short`, crosses $2/\eta$ by epoch
+# {eval}`f_long_run.new_first`. From then on its sharpness stays between {eval}`f_long_run.new_lo` and {eval}`f_long_run.new_hi`, around
+# $2/\eta$: it climbs above the limit and falls back below it, {eval}`f_long_run.new_drops` times between samples. From
+# epoch {eval}`f_long_run.new_rise_from` its loss rises at {eval}`f_long_run.new_rises` epochs, the largest jump a factor
+# {eval}`f_long_run.new_rise` above the running minimum, while the gap still falls overall, from
+# {eval}`f_long_run.new_gap_a` at epoch {eval}`f_opening.ep_short` to {eval}`f_long_run.new_gap_b`. That is not one catapult but the
 # hovering at $2/\eta$ that {cite}`cohen2021gradient` call the edge of stability. Of the
-# {eval}`n_calm_long` seeds still calm, {eval}`n_end` have their largest sampled sharpness at the last
-# sample, though only {eval}`n_moving` moved by more than {eval}`move_tol` in the last 1,000 epochs (at most
-# {eval}`max_move`); the closest to the limit, seed {eval}`close_seed`, sits at {eval}`close_lam`.
+# {eval}`f_long_run.n_calm_long` seeds still calm, {eval}`f_long_run.n_end` have their largest sampled sharpness at the last
+# sample, though only {eval}`f_long_run.n_moving` moved by more than {eval}`f_long_run.move_tol` in the last 1,000 epochs (at most
+# {eval}`f_long_run.max_move`); the closest to the limit, seed {eval}`f_long_run.close_seed`, sits at {eval}`f_long_run.close_lam`.
 #
 # So the count of spiking seeds is a count at a given epoch, not a property of the seeds. What every
 # run shows is the sharpening itself, from $\sigma_{\max}(M)$ to a value the run sets: between
 # {eval}`f_opening.end_lo` and {eval}`f_opening.end_hi` by epoch {eval}`f_opening.ep_long` for the {eval}`f_opening.n_settled` runs that stay below $2/\eta$
 # ({eval}`f_opening.n_creep` of them still creeping up). Of the two
-# runs that reach the limit, one is catapulted below it (seed {eval}`cat_seed`) and the other hovers at it (seed
-# {eval}`new_seed`).
+# runs that reach the limit, one is catapulted below it (seed {eval}`f_long_run.cat_seed`) and the other hovers at it (seed
+# {eval}`f_long_run.new_seed`).
 
 # %% [markdown]
 # ## How far the small start moves Theorem 1's spectrum
@@ -662,10 +508,6 @@ display(rlaw)
 no_R = t1d.drift_R_law_check(falsify=True, sigma_max=sigma_M)
 assert no_R.rejected_on_value
 display(no_R)
-c_lo, c_hi = show.num(rlaw.values["c_lo"], 3), show.num(rlaw.values["c_hi"], 3)
-c_range, c_tol = show.num(rlaw.value), show.num(rlaw.tol)
-r_slope = show.num(rlaw.values["slope"], 3)
-k_range, k_tol = show.num(no_R.value, 3), show.num(no_R.tol)
 # the Figure 5 ledger entry: its criterion, read from the experiment's own check
 from resnet_nb.shared.common import committed
 
@@ -673,35 +515,33 @@ fig5_table = committed("fig5")
 flat = fig5.flatness(fig5_table, "2-shortcut")
 assert flat.passed
 display(flat)
-flat_range, flat_tol = show.fixed(flat.value, 4), show.fixed(flat.tol, 3)  # as exp_initial_point
-flat_frac = show.pct(fig5.FLAT_FRACTION)
 lg = fig5.lg_cond_by_depth(fig5_table, "2-shortcut")["mean"]
 lg_slope = np.polyfit(lg.index.to_numpy() / 2, lg.to_numpy(), 1)[0]
 law_slope = per_unit["c"].mean() * SMALL_SCALE**2 / (per_unit.attrs["sigma_max"] * np.log(10))
-lg_slope_s, law_slope_s = show.num(lg_slope), show.num(law_slope)
+f_drift_law = facts.drift_law_facts(rlaw, no_R, flat, lg_slope, law_slope)
 two = fig5_table[fig5_table["arch"] == "2-shortcut"]
 
 # %% tags=["hide-input"]
 f_long1 = facts.long1_facts(law_slope, lg_slope, two)
 
 # %% [markdown]
-# From depth 2 to 96 the mean of $c$ stays between {eval}`c_lo` and {eval}`c_hi`: a range of
-# {eval}`c_range`, against a tolerance of 3 standard errors of the least certain depth's mean
-# ({eval}`c_tol`). The mean drift grows with exponent {eval}`r_slope` in $R$ (a
+# From depth 2 to 96 the mean of $c$ stays between {eval}`f_drift_law.c_lo` and {eval}`f_drift_law.c_hi`: a range of
+# {eval}`f_drift_law.c_range`, against a tolerance of 3 standard errors of the least certain depth's mean
+# ({eval}`f_drift_law.c_tol`). The mean drift grows with exponent {eval}`f_drift_law.r_slope` in $R$ (a
 # log-log fit). The same rule rejects the depth-free law, a drift $k\varepsilon^2$ with one $k$ at every
-# depth, as Theorem 1's spectrum at $\varepsilon = 0$ is: the mean of $k$ ranges over {eval}`k_range`
-# against a tolerance of {eval}`k_tol`. Here $|\lambda|_{\max}$ is the largest absolute eigenvalue, as
+# depth, as Theorem 1's spectrum at $\varepsilon = 0$ is: the mean of $k$ ranges over {eval}`f_drift_law.k_range`
+# against a tolerance of {eval}`f_drift_law.k_tol`. Here $|\lambda|_{\max}$ is the largest absolute eigenvalue, as
 # the Figure 5 runs record it.
 #
 # **What this means for Figure 5.** The paper's condition number is
 # $\operatorname{cond}_{10} = |\lambda|_{\max}/|\lambda|_{(10\%)}$, with $|\lambda|_{(10\%)}$ the 10th
 # percentile of the absolute eigenvalues. The Figure 5 ledger entry asks the mean
 # $\lg \operatorname{cond}_{10}$ of 2-shortcut networks to vary over depths 2 to 96 by at most
-# {eval}`flat_frac` of the orthogonal networks' growth over the same depths; the committed runs give a
-# range of {eval}`flat_range` against {eval}`flat_tol` (the box above). The drift law predicts a rise
-# of $\lg|\lambda|_{\max}$ by $c\varepsilon^2/(\sigma_{\max}(M)\ln 10) \approx$ {eval}`law_slope_s` per
+# {eval}`f_drift_law.flat_frac` of the orthogonal networks' growth over the same depths; the committed runs give a
+# range of {eval}`f_drift_law.flat_range` against {eval}`f_drift_law.flat_tol` (the box above). The drift law predicts a rise
+# of $\lg|\lambda|_{\max}$ by $c\varepsilon^2/(\sigma_{\max}(M)\ln 10) \approx$ {eval}`f_drift_law.law_slope_s` per
 # unit, and the runs give {eval}`f_long1.top_slope_s` (linear fits in $R$). The mean
-# $\lg\operatorname{cond}_{10}$ rises by {eval}`lg_slope_s` per unit, because $\lg|\lambda|_{(10\%)}$
+# $\lg\operatorname{cond}_{10}$ rises by {eval}`f_drift_law.lg_slope_s` per unit, because $\lg|\lambda|_{(10\%)}$
 # also falls, by {eval}`f_long1.p10_fall_s` per unit: the drift law accounts for {eval}`f_long1.law_share` of the rise
 # of the condition number, and the falling percentile, which the law does not describe, for the rest. The line of Figure 5 is therefore flat at the paper's
 # depths but not at every depth; where it would leave the tolerance is an extrapolation, made once,
@@ -799,33 +639,7 @@ for label, size, smallest in [
     Q = t1d.controlled_residual(10, size=size, smallest=smallest, seed=0)
     cases.append((label, synthetic_linear(10, 2000, R=Q, noise=0.1, seed=0)))
 res_tab = pd.DataFrame(t1d.residual_table(cases))
-display(
-    res_tab.rename(
-        columns={
-            "res_norm": "||I-Q||",
-            "res_min": "σmin(I-Q)",
-            "cond_res": "cond(I-Q)",
-            "cond_M": "cond(M)",
-            "cond_M_flipped": "all flipped",
-            "sweep_min": "min over signs",
-            "sweep_max": "max over signs",
-            "loss_ratio": "L(0) / L_min",
-        }
-    )
-    .style.hide(axis="index")
-    .format(
-        {
-            "||I-Q||": "{:.2f}",
-            "σmin(I-Q)": "{:.3f}",
-            "cond(I-Q)": "{:.3g}",
-            "cond(M)": "{:.3g}",
-            "all flipped": "{:.3g}",
-            "min over signs": "{:.3g}",
-            "max over signs": "{:.1e}",
-            "L(0) / L_min": "{:.3g}",
-        }
-    )
-)
+display(tables.residual_table(res_tab))
 rand, ctrl = res_tab.iloc[:3], res_tab.iloc[3:]
 
 # %% tags=["hide-input"]

@@ -32,6 +32,7 @@ from resnet_nb.core.networks import ShortcutNetwork
 from resnet_nb.li.theorem1 import exact_hessian_at_zero, unfriendly_data3, unitwise_spectrum
 
 __all__ = [
+    "catapult_figure",
     "key_hessians",
     "key_figure",
     "plot_hessian",
@@ -360,3 +361,38 @@ def limitations_key_figure(point: dict, profiles: dict, axes=None):
     ax_v.set_ylabel("E||h_r||² / E||x||²")
     ax_v.legend(fontsize=8)
     return axes
+
+
+def catapult_figure(cat: dict):
+    """The catapult step by step (``li.dynamics.catapult_steps``): each step's projection on the top
+    eigenvector v, which alternates in sign and grows, against the quadratic model's envelope
+    +-|p_0| |1 - eta lambda_max|^t. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 2.8))
+    steps_ep = cat["epochs"]
+    ax.axhline(0, color=COLORS["plain"], lw=0.6)
+    env = np.abs(cat["proj"][0]) * np.abs(cat["predicted"]) ** (steps_ep - steps_ep[0])
+    ax.plot(
+        steps_ep,
+        env,
+        color=COLORS["plain"],
+        ls="--",
+        lw=1,
+        label=r"$\pm|p_0|\,|1-\eta\lambda_{\max}|^{t}$ (quadratic model)",
+    )
+    ax.plot(steps_ep, -env, color=COLORS["plain"], ls="--", lw=1)
+    ax.plot(
+        steps_ep,
+        cat["proj"],
+        marker="o",
+        ms=3,
+        color=COLORS["2-shortcut"],
+        label=r"step along $v$: $\langle w_{t+1} - w_t, v\rangle$",
+    )
+    ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))
+    ax.set_xlabel("epoch (seed 0)")
+    ax.set_ylabel("projection")
+    ax.legend(fontsize=8, loc="upper left")
+    plt.tight_layout()
+    return fig

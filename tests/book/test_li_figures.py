@@ -134,3 +134,16 @@ def test_network_and_data_builds_what_the_widget_describes():
     assert net.post.name == "tanh"
     net, _ = li_figures.explorer_network_and_data(2, 2, 3, "tanh", "mid", "synthetic")
     assert net.mid.name == "tanh"
+
+
+def test_the_catapult_figure_draws_the_steps_inside_their_envelope():
+    import numpy as np
+
+    from resnet_nb.book.li_figures import catapult_figure
+
+    epochs = np.arange(10, 16)
+    proj = 1e-3 * (-1.5) ** np.arange(6)
+    fig = catapult_figure({"epochs": epochs, "proj": proj, "predicted": -1.5})
+    envelope, lower, steps = fig.axes[0].lines[1:4]
+    assert np.allclose(envelope.get_ydata(), np.abs(proj)) and np.allclose(lower.get_ydata(), -np.abs(proj))
+    assert np.allclose(steps.get_ydata(), proj)

@@ -1,0 +1,53 @@
+"""The chapters' tables (resnet_nb.book.tables): the columns chosen, their labels and formats."""
+
+import pandas as pd
+import pytest
+
+from resnet_nb.book import tables
+
+
+def _rows():
+    return pd.DataFrame(
+        {
+            "seed": [0, 1],
+            "lam_peak": [2.123456, 1.5],
+            "peak_epoch": [300, 1500],
+            "first_above": [120, -1],
+            "rises": [4, 0],
+            "rise": [3.2, 0.5],
+            "lam_final": [1.9876, 1.49],
+            "final_gap": [1.234e-4, 5.6e-5],
+            "spike": [True, False],
+        }
+    )
+
+
+def test_a_styled_table_shows_the_chosen_columns_in_order_under_their_labels():
+    df = pd.DataFrame({"a": [1.23456], "b": [2.0], "c": [3.0]})
+    html = tables.styled(df, {"c": "gamma", "a": "a"}, {"gamma": "{:.1f}", "a": "{:.2f}"}).to_html()
+    assert html.index("gamma") < html.index(">a<") and "b</th>" not in html
+    assert ">3.0<" in html and ">1.23<" in html
+
+
+def test_a_styled_table_names_a_missing_column():
+    with pytest.raises(KeyError, match="'d'"):
+        tables.styled(pd.DataFrame({"a": [1]}), {"d": "delta"}, {})
+
+
+def test_the_sweep_table_says_never_for_a_seed_that_never_crossed_two_over_eta():
+    html = tables.sweep_table(_rows()).to_html()
+    assert "never" in html and "first above 2/η" in html
+    assert ">2.123<" in html and ">1.2e-04<" in html  # three decimals, one significant digit after the point
+    assert "spike" not in html  # a column the table does not show
+
+
+def test_the_long_run_table_adds_the_sweeps_final_sharpness_and_the_last_change():
+    long_rows = _rows()
+    html = tables.long_run_table(long_rows, _rows().assign(lam_final=[1.111, 1.222]), [0.0123, -0.0004]).to_html()
+    assert ">1.111<" in html and ">+0.0123<" in html and ">-0.0004<" in html
+
+
+def test_the_residual_table_labels_the_known_columns_and_keeps_the_others():
+    rows = pd.DataFrame({"case": ["random Q"], "res_norm": [0.1], "cond_M": [12.345]})
+    html = tables.residual_table(rows).to_html()
+    assert "case" in html and "||I-Q||" in html and ">12.3<" in html
