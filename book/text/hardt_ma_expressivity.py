@@ -305,23 +305,17 @@ for rp in (0.02, 0.1, 0.2):
     )
 iface = pd.DataFrame(iface)
 display(table(iface, 4))
-iface_gap = (iface.search - iface.closed_form).abs().max()
-assert iface_gap <= hi.SEARCH_TOL
-assert (iface.preactivation_outside_S > 0).all() and (iface.displacement_outside_S > 0).all()
-iface_dev, iface_tol = show.num(iface_gap), show.num(hi.SEARCH_TOL)
-iface_rp = show.num(iface.rho_prime[1])
-iface_pre = show.num(iface.preactivation_outside_S[1], 3)
-iface_move = show.num(iface.displacement_outside_S[1], 3)
 display(*checks("hm-b2-meets-b1"))
+f_interface_numbers = facts.interface_numbers_facts(iface)
 
 # %% [markdown]
 # :::{admonition} Details: what the search shows, and two further steps of B.2's proof
 # :class: dropdown
-# The search and the closed form agree to {eval}`iface_dev` (the tolerance, {eval}`iface_tol`,
+# The search and the closed form agree to {eval}`f_interface_numbers.iface_dev` (the tolerance, {eval}`f_interface_numbers.iface_tol`,
 # is a thousand times the search's stopping tolerance), and the search never finds a larger inner
-# product. At $\rho' =$ {eval}`iface_rp` the unit meant for the first point of the extremal pair has
-# pre-activation {eval}`iface_pre` at the second, and the printed construction moves that second
-# point by {eval}`iface_move`. So Lemma B.2's hypothesis (b) is six times too weak for Lemma B.1's
+# product. At $\rho' =$ {eval}`f_interface_numbers.iface_rp` the unit meant for the first point of the extremal pair has
+# pre-activation {eval}`f_interface_numbers.iface_pre` at the second, and the printed construction moves that second
+# point by {eval}`f_interface_numbers.iface_move`. So Lemma B.2's hypothesis (b) is six times too weak for Lemma B.1's
 # proof as printed; with $\|z_i - z_j\|^2 \ge 6\rho'$ the largest inner product is exactly
 # $1 - 2\rho'$ (the check's second part). The ledger entry `hm-b2-meets-b1` runs this comparison;
 # its falsifier is the bound the printed proof relies on, Eq. (B.1)'s $1 - 2\rho'$ taken as the
@@ -450,87 +444,13 @@ f_construction2 = facts.width_readings_facts(cell, k_mn, k_mn_d, k_syn, k_syn_d,
 syn_p = proj_all[(proj_all.data == "synthetic") & (proj_all.k == k_syn)]
 mn_p = proj_all[(proj_all.data == "MNIST") & (proj_all.k == 320)]
 greedy = draws.dropna(subset=["greedy_error"])
-rnd = "random, n = 600, d = 200"
-rates = pd.DataFrame(
-    [
-        hmf.refusal_row(
-            "synthetic set, n = 2000, d = 100",
-            "paper's",
-            SQ,
-            10,
-            str(k_syn),
-            "projections",
-            syn_p.refuses,
-        ),
-        hmf.refusal_row(
-            "MNIST, n = 2000, d = 784", "paper's", "-", "-", "320", "projections", mn_p.refuses
-        ),
-        hmf.refusal_row(
-            rnd,
-            "paper's",
-            SQ,
-            10,
-            hmf.width_span(draws.k_sq_c10),
-            "data and projection",
-            draws.refuses_sq_c10,
-        ),
-        hmf.refusal_row(
-            rnd,
-            "paper's",
-            DIST,
-            10,
-            hmf.width_span(draws.k_dist_c10),
-            "data and projection",
-            draws.refuses_dist_c10,
-        ),
-        hmf.refusal_row(
-            rnd,
-            "paper's",
-            SQ,
-            30,
-            hmf.width_span(draws.k_sq_c30),
-            "data and projection",
-            draws.refuses_sq_c30,
-        ),
-        hmf.refusal_row(
-            rnd,
-            "paper's",
-            DIST,
-            30,
-            hmf.width_span(draws.k_dist_c30),
-            "data and projection",
-            draws.refuses_dist_c30,
-        ),
-        hmf.refusal_row(
-            rnd,
-            "greedy",
-            SQ,
-            10,
-            hmf.width_span(greedy.k_sq_c10),
-            "data and projection",
-            ~(greedy.greedy_error < 1e-8),
-        ),
-    ]
-).rename(columns=dict(draws="N", low="95% low", high="95% high"))
+rates = hmf.refusal_rates(syn_p, mn_p, draws, greedy, k_syn)
 display(
     table(rates, 3).set_caption(
         "Refusal-rate table: how often the construction refuses (width k below the dimension d)"
     )
 )
-jl = pd.DataFrame(
-    [
-        dict(
-            c=int(v["c"]),
-            rho=r,
-            widths=f"{v[r]['k_min']}-{v[r]['k_max']}",
-            rho_range=f"{v[r]['rho_min']:.3f}-{v[r]['rho_max']:.3f}",
-            distortion_over_tolerance=f"{v[r]['excess_min']:.2f}-{v[r]['excess_max']:.2f}",
-            **{c: v[r][c] for c in ("failures", "draws", "low", "high")},
-        )
-        for v in (thm32_jl10, thm32_jl30)
-        for r in (SQ, DIST)
-    ]
-).rename(columns=dict(draws="N", low="95% low", high="95% high"))
+jl = hmf.jl_rates(thm32_jl10, thm32_jl30)
 display(
     table(jl, 3).set_caption(
         "JL-step table: are all distances among 0 and the points x_i kept within a factor "
@@ -538,36 +458,16 @@ display(
     )
 )
 display(*checks("hm-thm32"))
-# the same draws: the ledger's live JL step at c = 10 and the committed table agree
-assert (draws.jl_excess_sq_c10 > 1).sum() == thm32_jl10[SQ]["failures"]
-assert (draws.jl_excess_dist_c10 > 1).sum() == thm32_jl10[DIST]["failures"]
-assert (draws.k_dist_c10 > draws.k_sq_c10).all()  # the proof's reading: the larger width
-assert refuse[SQ]["low"] > refuse[DIST]["high"]  # the reading of rho changes the refusal rate
-assert (
-    greedy.greedy_error.max() < 1e-8 and (draws.refuses_sq_c30 | draws.refuses_dist_c30).sum() == 0
-)
-jl10_sq, jl10_dist = of(thm32_jl10[SQ]), of(thm32_jl10[DIST])
-jl30_sq, jl30_dist = of(thm32_jl30[SQ]), of(thm32_jl30[DIST])
-assert min(v[r]["rho_min"] for v in (thm32_jl10, thm32_jl30) for r in (SQ, DIST)) > 1  # rho > 1
-r_sq_ci = show.text(f"[{refuse[SQ]['low']:.3f}, {refuse[SQ]['high']:.3f}]")
-r_dist_ci = show.text(f"[{refuse[DIST]['low']:.3f}, {refuse[DIST]['high']:.3f}]")
-greedy_n = show.count(len(greedy))
-syn_ref = of(hr.failure_rate(syn_p.refuses))
-mn_below = show.count(round(k_mn / 320))
-assert 0.15 <= refuse[SQ]["failures"] / refuse[SQ]["draws"] <= 0.25  # "about one draw in five"
-jl10_all = thm32_jl10[SQ]["draws"]
-assert thm32_jl10[SQ]["failures"] == jl10_all == thm32_jl10[DIST]["failures"]  # "every draw"
-jl_pairs10, jl_pairs30 = show.num(600 ** (2 - 10 / 9), 3), show.num(600 ** (2 - 30 / 9), 2)
-c_log2 = show.num(10 / math.log(2), 3)
+f_refusals = facts.refusals_facts(draws, greedy, k_mn, refuse, syn_p, thm32_jl10, thm32_jl30)
 
 # %% [markdown]
 # **How often the paper's width works.** The width comes from a Johnson-Lindenstrauss step:
 # "with high probability, all the pairwise distances between $\{0, x^{(1)}, \dots, x^{(n)}\}$ are
 # preserved up to $1 \pm \rho/3$ factor", and "for example, $c = 10$ works" (appendix B). We test
 # that step, which does not depend on the order of moves, on 100 independent draws of 600 random
-# unit points in $\mathbb R^{200}$. At $c = 10$ it fails on every draw: on {eval}`jl10_sq` under
-# Assumption 3.1's reading of $\rho$ and on {eval}`jl10_dist` under the proof's. At $c = 30$ it
-# fails on {eval}`jl30_sq` and {eval}`jl30_dist` (JL-step table, <a href="claims.html#claim-hm-thm32">evidence</a>). A
+# unit points in $\mathbb R^{200}$. At $c = 10$ it fails on every draw: on {eval}`f_refusals.jl10_sq` under
+# Assumption 3.1's reading of $\rho$ and on {eval}`f_refusals.jl10_dist` under the proof's. At $c = 30$ it
+# fails on {eval}`f_refusals.jl30_sq` and {eval}`f_refusals.jl30_dist` (JL-step table, <a href="claims.html#claim-hm-thm32">evidence</a>). A
 # one-line estimate explains why (folded).
 #
 # :::{admonition} Details: what these draws test, and why $c = 10$ is too small
@@ -575,18 +475,18 @@ c_log2 = show.num(10 / math.log(2), 3)
 # With tolerance $\varepsilon = \rho/3$ and $k = c\ln n/\rho^2$, we get $k\varepsilon^2 = (c/9)\ln n$,
 # whatever $\rho$ is. A projected distance deviates by more than a factor $\varepsilon$ with
 # probability about $e^{-k\varepsilon^2} = n^{-c/9}$, so over the $n^2/2$ pairs (two tails) about
-# $n^{2 - c/9}$ pairs fail: {eval}`jl_pairs10` at $n = 600$ for $c = 10$, {eval}`jl_pairs30` for
+# $n^{2 - c/9}$ pairs fail: {eval}`f_refusals.jl_pairs10` at $n = 600$ for $c = 10$, {eval}`f_refusals.jl_pairs30` for
 # $c = 30$. The step needs $c \gtrsim 18$; reading $\log$ as $\log_2$ raises the effective $c$ only to
-# {eval}`c_log2`. On every draw $\rho > 1$ under both readings (table), while the proof's next step,
+# {eval}`f_refusals.c_log2`. On every draw $\rho > 1$ under both readings (table), while the proof's next step,
 # $\rho(1-\rho/3) \ge 2\rho/3$, needs $\rho \le 1$: the draws test the printed width and its
 # projection step, not the rest of the proof's chain; the estimate above covers every $\rho$.
 # :::
 #
 # The construction itself, in the paper's order at $c = 10$, then refuses on about one draw in
-# five under Assumption 3.1's reading ({eval}`open_sq`, 95% interval {eval}`r_sq_ci`) and on
-# {eval}`open_dist` ({eval}`r_dist_ci`) under the proof's reading, whose width is larger; at
+# five under Assumption 3.1's reading ({eval}`open_sq`, 95% interval {eval}`f_refusals.r_sq_ci`) and on
+# {eval}`open_dist` ({eval}`f_refusals.r_dist_ci`) under the proof's reading, whose width is larger; at
 # $c = 30$ on none (refusal-rate table). The greedy order below fitted every one of the first
-# {eval}`greedy_n` draws.
+# {eval}`f_refusals.greedy_n` draws.
 #
 # :::{admonition} Details: a refusal is also a failure of the paper's construction
 # :class: dropdown
@@ -595,8 +495,8 @@ c_log2 = show.num(10 / math.log(2), 3)
 # $\langle z, h\rangle \ge \|z\|^2$.
 # :::
 #
-# On the synthetic set the paper's order refused on {eval}`syn_ref` projections at the paper's
-# width; on MNIST, at $k = 320$ ({eval}`mn_below` times below the paper's width), it fits all the
+# On the synthetic set the paper's order refused on {eval}`f_refusals.syn_ref` projections at the paper's
+# width; on MNIST, at $k = 320$ ({eval}`f_refusals.mn_below` times below the paper's width), it fits all the
 # digits on {eval}`f_construction2.mn_fit` of {eval}`f_construction2.n_proj` projections. What fails as printed is therefore the proof of Lemma B.1 (and its statement under the distance
 # reading), the constant $c = 10$, and, on a fraction of draws that depends on the reading of
 # $\rho$, the paper's order at the paper's width. Theorem 3.2 itself holds, by the following order.
@@ -746,20 +646,14 @@ for k in (3, 2):
     )
 narrow = pd.DataFrame(narrow)
 display(table(narrow, sci=["max_error"]))
-assert narrow.max_error.max() < 1e-4
-k3_params, k3_err = show.count(narrow.trainable[0]), show.num(narrow.max_error[0])
-k3_bound_int = 2000 * (2 * 3**2 + 3) + 10 * 3 + 10**2 + 10
-assert narrow.trainable[0] <= k3_bound_int and narrow.blocks.max() <= 2000
-k3_bound = show.count(k3_bound_int)
-k2_params, k2_err = show.count(narrow.trainable[1]), show.num(narrow.max_error[1])
-log_params = show.count(results[(results.data == "MNIST") & (results.n == 2000)].trainable.iloc[0])
 display(*checks("hm-constant-width"))
+f_narrow_widths = facts.narrow_widths_facts(narrow, results)
 
 # %% [markdown]
-# At $k = 3$ the digits are fitted exactly with {eval}`k3_params` trainable parameters, within
-# the proven bound {eval}`k3_bound` (asserted), against {eval}`log_params` at
+# At $k = 3$ the digits are fitted exactly with {eval}`f_narrow_widths.k3_params` trainable parameters, within
+# the proven bound {eval}`f_narrow_widths.k3_bound` (asserted), against {eval}`f_narrow_widths.log_params` at
 # $k = \lceil 6\ln n\rceil$; at $k = 2$ the margins shrink and rounding grows (error
-# {eval}`k2_err`, table). The figure shows the block count against $\lceil n/k\rceil$ and the
+# {eval}`f_narrow_widths.k2_err`, table). The figure shows the block count against $\lceil n/k\rceil$ and the
 # parameter count against $n$, with $n(2k^2 + k)$ for reference (the proven bound for the greedy
 # order). (The fixed projection $A_0$ adds $kd$ numbers that are not trained.) What the check tests is folded (<a href="claims.html#claim-hm-constant-width">evidence</a>).
 #
@@ -924,34 +818,13 @@ cifar_params = show.fixed((stem + total) / 1e6, 2)
 # learning-rate schedule and hyperparameters that were not tuned.
 
 # %% tags=["remove-input"]
-from resnet_nb.core.paths import RESULTS
-
-cfg = hm_analog.CONFIG
-hm_dir = RESULTS / "hm_conv"
-prov = hm_analog.run_provenance(hm_dir)  # per run: seconds; the commits, torch, machines
-runs = hm_analog.load(hm_dir)
-summary = hm_analog.summary(runs)
-seed_counts = [f"{r.runs} for {r.init}" for r in summary.itertuples()]
-seeds_per_init = show.text(", ".join(seed_counts[:-1]) + " and " + seed_counts[-1])
-ch1, ch2 = show.count(cfg["channels"][0]), show.count(cfg["channels"][1])
-n_train, n_test = show.count(cfg["n_per_class"] * 8), show.count(cfg["n_per_class"] * 2)
-hm_momentum, hm_lr, hm_batch = (
-    show.num(cfg["momentum"]),
-    show.num(cfg["lr"]),
-    show.count(cfg["batch_size"]),
-)
-hm_ms1, hm_ms2, hm_epochs = (
-    show.count(cfg["milestones"][0]),
-    show.count(cfg["milestones"][1]),
-    show.count(cfg["epochs"]),
-)
-hm_minutes = show.count(math.ceil(sum(r["seconds"] for r in prov["runs"].values()) / 60))
+f_analog_setup = facts.analog_setup_facts()
 
 # %% [markdown]
 # ### A scaled-down analog on CPU (not a reproduction)
 #
 # We cannot train on CIFAR or ImageNet here. As an **analog** we train a small network of the
-# paper's kind on MNIST digits, from three initialisations ({eval}`seeds_per_init`): the paper's
+# paper's kind on MNIST digits, from three initialisations ({eval}`f_analog_setup.seeds_per_init`): the paper's
 # small Gaussian on the residual convolutions only (`hardt_ma_residual`), He initialisation
 # everywhere (`standard`), and the small one on every convolution (`hardt_ma`).
 #
@@ -959,13 +832,13 @@ hm_minutes = show.count(math.ceil(sum(r["seconds"] for r in prov["runs"].values(
 # :class: dropdown
 # The network (`resnet_nb.core.conv`, settings in `hm_analog.CONFIG`) has a stem
 # convolution, **two residual blocks** of the paper's form $x + C_2(\mathrm{ReLU}(C_1x))$ at
-# {eval}`ch1` and {eval}`ch2` channels with a strided convolution between them, no batch
+# {eval}`f_analog_setup.ch1` and {eval}`f_analog_setup.ch2` channels with a strided convolution between them, no batch
 # normalisation, global average pooling and a **fixed random last layer**. The data are
-# {eval}`n_train` training and {eval}`n_test` held-out digits of the book's 5,000-digit MNIST
-# subset, downsampled to $14\times14$. Training is SGD with momentum {eval}`hm_momentum`,
-# batch size {eval}`hm_batch`, learning rate {eval}`hm_lr` divided by 10 at epochs
-# {eval}`hm_ms1` and {eval}`hm_ms2`, for {eval}`hm_epochs` epochs, and **no weight decay** (the
-# paper uses {abbr}`10⁻⁴ (quoted from Hardt & Ma, Section 4)`). We compare three initialisations (seeds: {eval}`seeds_per_init`; the
+# {eval}`f_analog_setup.n_train` training and {eval}`f_analog_setup.n_test` held-out digits of the book's 5,000-digit MNIST
+# subset, downsampled to $14\times14$. Training is SGD with momentum {eval}`f_analog_setup.hm_momentum`,
+# batch size {eval}`f_analog_setup.hm_batch`, learning rate {eval}`f_analog_setup.hm_lr` divided by 10 at epochs
+# {eval}`f_analog_setup.hm_ms1` and {eval}`f_analog_setup.hm_ms2`, for {eval}`f_analog_setup.hm_epochs` epochs, and **no weight decay** (the
+# paper uses {abbr}`10⁻⁴ (quoted from Hardt & Ma, Section 4)`). We compare three initialisations (seeds: {eval}`f_analog_setup.seeds_per_init`; the
 # seed draws the weights and the data order):
 #
 # * `hardt_ma_residual`: Gaussian with standard deviation $1/(k^2c)$ on the residual
@@ -978,7 +851,7 @@ hm_minutes = show.count(math.ceil(sum(r["seconds"] for r in prov["runs"].values(
 #
 # The runs are committed under `results/hm_conv/records/`, one record per run with its provenance (git commit,
 # versions, machine, wall time); the cell below reads them. To recompute (about
-# {eval}`hm_minutes` minutes of wall time on this shared two-core machine, one thread):
+# {eval}`f_analog_setup.hm_minutes` minutes of wall time on this shared two-core machine, one thread):
 # `python -c "from resnet_nb.experiments import hm_analog; hm_analog.reproduce('results/hm_conv')"`
 # after removing `results/hm_conv/records/` (a run whose record is there is skipped).
 # :::
@@ -990,7 +863,7 @@ init_colors = {
     "hardt_ma": COLORS["1-shortcut"],
 }
 fig, ax = plt.subplots(1, 2, figsize=(11, 4))
-for init, g in runs.groupby("init", sort=False):
+for init, g in f_analog_setup.runs.groupby("init", sort=False):
     for seed, r in g.groupby("seed"):
         label = init if seed == g.seed.min() else None
         ax[0].semilogy(r.epoch, r.loss, color=init_colors[init], alpha=0.6, label=label)
@@ -1004,23 +877,25 @@ ax[1].set(xlabel="epoch", ylabel="held-out accuracy", title="held-out digits")
 ax[0].legend(fontsize=8)
 plt.tight_layout()
 plt.show()
-display(table(summary))
+display(table(f_analog_setup.summary))
 print(
-    f"provenance: commit {prov['git_commit'][:10]}, torch {prov['torch']}, {prov['machine']}, "
-    f"{len(prov['runs'])} runs"
+    f"provenance: commit {f_analog_setup.prov['git_commit'][:10]}, torch {f_analog_setup.prov['torch']}, {f_analog_setup.prov['machine']}, "
+    f"{len(f_analog_setup.prov['runs'])} runs"
 )
 
 # %% tags=["remove-input"]
-by = summary.set_index("init")
+by = f_analog_setup.summary.set_index("init")
 small, std = by.loc["hardt_ma_residual"], by.loc["standard"]
-an_diff = hm_analog.difference(runs)
-n_held = cfg["n_per_class"] * 2
-at8 = runs[runs.epoch == 8].groupby("init").test_accuracy.mean()
+an_diff = hm_analog.difference(f_analog_setup.runs)
+n_held = f_analog_setup.cfg["n_per_class"] * 2
+at8 = f_analog_setup.runs[f_analog_setup.runs.epoch == 8].groupby("init").test_accuracy.mean()
 inits = ("hardt_ma", "hardt_ma_residual", "standard")
 f_b10 = facts.analog_test_facts(an_diff, by, checks, n_held, small, std)
 
 # %% tags=["remove-input"]
-f_b11 = facts.analog_runs_facts(an_diff, at8, by, cfg, checks, inits, n_held, runs, small, std)
+f_b11 = facts.analog_runs_facts(
+    an_diff, at8, by, f_analog_setup.cfg, checks, inits, n_held, f_analog_setup.runs, small, std
+)
 display(table(f_b11.diff_table, 2))
 display(f_b11.tl_check, f_b11.tl_falsifier)
 
@@ -1031,18 +906,18 @@ display(f_b11.tl_check, f_b11.tl_falsifier)
 # {eval}`f_b10.effect_pts` points ({eval}`f_b10.effect_digits` held-out digits), an effect size the book chose
 # to test, not one the paper claims (<a href="claims.html#claim-hm-analog-small-init">evidence</a>). The paper's claim
 # is that the small initialisation "helped training" (Section 4.1), which we read as a lower
-# training loss at the end of the {eval}`hm_epochs` epochs. In the analog it did not: the ratio of
+# training loss at the end of the {eval}`f_analog_setup.hm_epochs` epochs. In the analog it did not: the ratio of
 # the geometric means of the final training losses, small over standard, is {eval}`f_b11.loss_ratio`
 # (a *higher* loss), though with five seeds its 95% interval, {eval}`f_b11.tl_low` to {eval}`f_b11.tl_high`,
 # {eval}`f_b11.tl_interval` (<a href="claims.html#claim-hm-analog-train-loss">evidence</a>).
 #
 # :::{admonition} Details: a fixed budget, not convergence
 # :class: dropdown
-# The comparison is made after a fixed budget of {eval}`hm_epochs` epochs, **not at
+# The comparison is made after a fixed budget of {eval}`f_analog_setup.hm_epochs` epochs, **not at
 # convergence**. The learning rate in the last epochs is {eval}`f_b11.final_lr`, a hundredth of the
 # initial one, so a small change of the loss there says more about the step size than about
 # the distance to a minimum: over the last five epochs no run's training loss changes by more
-# than {eval}`f_b10.drift`, but between epochs {eval}`hm_ms1` and {eval}`hm_ms2` the mean training loss
+# than {eval}`f_b10.drift`, but between epochs {eval}`f_analog_setup.hm_ms1` and {eval}`f_analog_setup.hm_ms2` the mean training loss
 # of the small initialisation still fell by a factor of {eval}`f_b11.late_fall`. After eight epochs
 # the mean held-out accuracies are {eval}`f_b11.early`, the variant with the small initialisation on
 # every convolution being the slowest to leave chance (a mean over its {eval}`f_b11.n_hm_all` seeds only).
@@ -1081,12 +956,7 @@ display(f_b11.tl_check, f_b11.tl_falsifier)
 
 # %% tags=["remove-input", "hide-output"]
 display(HTML(ledger.ledger_html(claims_run)))
-syn2000 = results[(results.data == "synthetic") & (results.n == 2000)].iloc[0]
-count_k_s, count_l_s = show.count(syn2000.k), show.count(syn2000.blocks)
-count_res = show.count(syn2000.blocks * (2 * syn2000.k**2 + syn2000.k))
-count_last = show.count(10 * syn2000.k + 10**2 + 10)
-assert syn2000.trainable == count_res + count_last
-count_total = show.count(syn2000.trainable)
+f_count2000 = facts.count2000_facts(results)
 
 # %% [markdown]
 # ## Exercises
@@ -1136,8 +1006,8 @@ count_total = show.count(syn2000.trainable)
 # = 2nk + n + O(k^2 + rk + r^2)$. The greedy order is only guaranteed one point per block,
 # so the proven bound is $\ell \le n$, that is $n(2k^2 + k) + rk + r^2 + r$; the measured
 # $\ell$ is close to $\lceil n/k\rceil$ but may exceed it. For the synthetic points at
-# $n = 2000$: $k =$ {eval}`count_k_s` and $\ell =$ {eval}`count_l_s` blocks give {eval}`count_res` parameters in the blocks
-# and {eval}`count_last` in the last block, {eval}`count_total` in all, as printed. The
+# $n = 2000$: $k =$ {eval}`f_count2000.count_k_s` and $\ell =$ {eval}`f_count2000.count_l_s` blocks give {eval}`f_count2000.count_res` parameters in the blocks
+# and {eval}`f_count2000.count_last` in the last block, {eval}`f_count2000.count_total` in all, as printed. The
 # MNIST fit at $k = 3$, with more than $\lceil n/k\rceil$ blocks, shows that the paper-order
 # count $2nk + n + \dots$ is not a bound for the greedy order.
 #

@@ -15,6 +15,7 @@ Colours are the book's palette, :data:`resnet_nb.book.palette.COLORS`, keyed by 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from resnet_nb.book.palette import COLORS
 from resnet_nb.hardt_ma.linear.network import random_positive_det, residual_product
@@ -22,8 +23,11 @@ from resnet_nb.hardt_ma.linear.theorem21 import det_sign_data, theorem21_bound, 
 from resnet_nb.hardt_ma.linear.theorem22 import bound_ratios
 from resnet_nb.hardt_ma.relu.network import parameter_count, unit_norm_columns
 from resnet_nb.hardt_ma.relu.theorem32 import construction_steps, theorem32_construction
+from resnet_nb.hardt_ma.relu.theorem32_width import RHO_READINGS
 
 __all__ = [
+    "refusal_rates",
+    "jl_rates",
     "ratio_histogram",
     "factor_norms_plot",
     "det_sign_figure",
@@ -379,3 +383,41 @@ def table(df, precision: int = 3, sci=()):
     from resnet_nb.book import show
 
     return show.table(df, precision=precision, sci=sci, na_rep="-")
+
+
+def refusal_rates(syn_p, mn_p, draws, greedy, k_syn):
+    """The refusal-rate table: how often Theorem 3.2's construction refuses (width below the
+    dimension) on the synthetic set (``syn_p``, width ``k_syn``), on MNIST (``mn_p``, width 320)
+    and on random points (``draws``) under both readings of rho at c = 10 and 30, and with the
+    greedy selection (``greedy``), each with its 95% interval."""
+    SQ, DIST = RHO_READINGS
+    rnd = "random, n = 600, d = 200"
+    both = "data and projection"
+    rows = [
+        refusal_row("synthetic set, n = 2000, d = 100", "paper's", SQ, 10, str(k_syn), "projections", syn_p.refuses),
+        refusal_row("MNIST, n = 2000, d = 784", "paper's", "-", "-", "320", "projections", mn_p.refuses),
+    ]
+    for c in (10, 30):
+        for reading, tag in ((SQ, "sq"), (DIST, "dist")):
+            ks, fails = draws[f"k_{tag}_c{c}"], draws[f"refuses_{tag}_c{c}"]
+            rows.append(refusal_row(rnd, "paper's", reading, c, width_span(ks), both, fails))
+    rows.append(refusal_row(rnd, "greedy", SQ, 10, width_span(greedy.k_sq_c10), both, ~(greedy.greedy_error < 1e-8)))
+    return pd.DataFrame(rows).rename(columns=dict(draws="N", low="95% low", high="95% high"))
+
+
+def jl_rates(*tables):
+    """The JL-step table: for each committed table (c = 10, 30) and each reading of rho, the widths,
+    the range of rho, the distortion over its tolerance, and how often the step failed (95% interval)."""
+    rows = [
+        dict(
+            c=int(v["c"]),
+            rho=r,
+            widths=f"{v[r]['k_min']}-{v[r]['k_max']}",
+            rho_range=f"{v[r]['rho_min']:.3f}-{v[r]['rho_max']:.3f}",
+            distortion_over_tolerance=f"{v[r]['excess_min']:.2f}-{v[r]['excess_max']:.2f}",
+            **{c: v[r][c] for c in ("failures", "draws", "low", "high")},
+        )
+        for v in tables
+        for r in RHO_READINGS
+    ]
+    return pd.DataFrame(rows).rename(columns=dict(draws="N", low="95% low", high="95% high"))

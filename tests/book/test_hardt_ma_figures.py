@@ -49,3 +49,40 @@ def test_extra_blocks_text_says_how_many_blocks_beyond_ceil_n_over_k():
 
 def test_failures_of_writes_the_count_of_a_failure_rate():
     assert repr(hmf.failures_of(hr.failure_rate([True, False, True]))) == "2 of 3"
+
+
+def test_the_refusal_table_counts_refusals_per_reading_and_constant_with_intervals():
+    import pandas as pd
+
+    from resnet_nb.book.hardt_ma_figures import refusal_rates
+
+    draws = pd.DataFrame(
+        {
+            f"{col}_{tag}_c{c}": vals
+            for c in (10, 30)
+            for tag in ("sq", "dist")
+            for col, vals in (
+                ("k", [40, 44, 48, 52]),
+                ("refuses", [True, False, False, False] if tag == "sq" and c == 10 else [False] * 4),
+            )
+        }
+    ).assign(greedy_error=[0.0, 1e-12, None, None])
+    projections = pd.DataFrame({"refuses": [False, False]})
+    rates = refusal_rates(projections, projections, draws, draws.dropna(subset=["greedy_error"]), 30)
+    assert {"N", "95% low", "95% high"} <= set(rates.columns)
+    assert len(rates) == 7  # synthetic, MNIST, four random (two readings, two constants), greedy
+    random_sq10 = rates.iloc[2]
+    assert random_sq10["failures"] == 1 and random_sq10["N"] == 4
+    assert random_sq10["95% low"] < 0.25 < random_sq10["95% high"]
+    assert (rates.iloc[3:]["failures"] == 0).all()
+
+
+def test_the_jl_table_has_a_row_per_constant_and_reading():
+    from resnet_nb.book.hardt_ma_figures import jl_rates
+
+    one = {"k_min": 40, "k_max": 52, "rho_min": 1.2, "rho_max": 1.9, "excess_min": 0.5, "excess_max": 2.0}
+    one.update(failures=3, draws=10, low=0.1, high=0.6)
+    table = {"c": 10, "squared distance": one, "distance": dict(one, failures=0, low=0.0, high=0.3)}
+    rows = jl_rates(table, dict(table, c=30))
+    assert list(rows["c"]) == [10, 10, 30, 30] and list(rows["rho"][:2]) == ["squared distance", "distance"]
+    assert rows.iloc[0]["widths"] == "40-52" and rows.iloc[0]["distortion_over_tolerance"] == "0.50-2.00"

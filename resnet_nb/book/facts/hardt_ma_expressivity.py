@@ -3,14 +3,29 @@ selects them from the chapter's results and formats them as the page shows them.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
+from resnet_nb.book import hardt_ma_figures as hmf
 from resnet_nb.book import show
+from resnet_nb.core.paths import RESULTS
 from resnet_nb.experiments import hm_analog
+from resnet_nb.hardt_ma import interface as hi
 from resnet_nb.hardt_ma import relu as hr
 
-__all__ = ["analog_test_facts", "analog_runs_facts", "width_readings_facts", "lemma_b1_facts"]
+__all__ = [
+    "analog_test_facts",
+    "analog_runs_facts",
+    "width_readings_facts",
+    "lemma_b1_facts",
+    "interface_numbers_facts",
+    "narrow_widths_facts",
+    "count2000_facts",
+    "refusals_facts",
+    "analog_setup_facts",
+]
 
 
 def analog_test_facts(an_diff, by, checks, n_held, small, std) -> show.Facts:
@@ -144,4 +159,146 @@ def lemma_b1_facts(checks, rng) -> show.Facts:
         block_moved=block_moved,
         block_scaled=block_scaled,
         rho_prime=rho_prime,
+    )
+
+
+def interface_numbers_facts(iface) -> show.Facts:
+    """The interface between Lemma B.1 and Lemma B.2: how far the search for the largest inner
+    product lands from the closed form, and at rho' = 0.1 the preactivation and the displacement of
+    a point outside S that the printed proof assumes are zero."""
+    iface_gap = (iface.search - iface.closed_form).abs().max()
+    assert iface_gap <= hi.SEARCH_TOL
+    assert (iface.preactivation_outside_S > 0).all() and (iface.displacement_outside_S > 0).all()
+    iface_dev, iface_tol = show.num(iface_gap), show.num(hi.SEARCH_TOL)
+    iface_rp = show.num(iface.rho_prime[1])
+    iface_pre = show.num(iface.preactivation_outside_S[1], 3)
+    iface_move = show.num(iface.displacement_outside_S[1], 3)
+    return show.Facts(
+        iface_dev=iface_dev,
+        iface_move=iface_move,
+        iface_pre=iface_pre,
+        iface_rp=iface_rp,
+        iface_tol=iface_tol,
+    )
+
+
+def narrow_widths_facts(narrow, results) -> show.Facts:
+    """Theorem 3.2 at widths 3 and 2 on 2,000 MNIST digits: the trainable parameters and worst
+    errors of the exact fits, the O(n k^2) count at width 3, and the parameters at the width the
+    theorem's log n asks for."""
+    assert narrow.max_error.max() < 1e-4
+    k3_params = show.count(narrow.trainable[0])
+    k3_bound_int = 2000 * (2 * 3**2 + 3) + 10 * 3 + 10**2 + 10
+    assert narrow.trainable[0] <= k3_bound_int and narrow.blocks.max() <= 2000
+    k3_bound = show.count(k3_bound_int)
+    k2_err = show.num(narrow.max_error[1])
+    log_params = show.count(results[(results.data == "MNIST") & (results.n == 2000)].trainable.iloc[0])
+    return show.Facts(
+        k2_err=k2_err,
+        k3_bound=k3_bound,
+        k3_params=k3_params,
+        log_params=log_params,
+    )
+
+
+def count2000_facts(results) -> show.Facts:
+    """The parameter count of the synthetic fit with n = 2000 term by term: the width, the blocks,
+    the residual blocks' and the last layer's parameters, and the total."""
+    syn2000 = results[(results.data == "synthetic") & (results.n == 2000)].iloc[0]
+    count_k_s, count_l_s = show.count(syn2000.k), show.count(syn2000.blocks)
+    count_res = show.count(syn2000.blocks * (2 * syn2000.k**2 + syn2000.k))
+    count_last = show.count(10 * syn2000.k + 10**2 + 10)
+    assert syn2000.trainable == count_res + count_last
+    count_total = show.count(syn2000.trainable)
+    return show.Facts(
+        count_k_s=count_k_s,
+        count_l_s=count_l_s,
+        count_last=count_last,
+        count_res=count_res,
+        count_total=count_total,
+    )
+
+
+def refusals_facts(draws, greedy, k_mn, refuse, syn_p, thm32_jl10, thm32_jl30) -> show.Facts:
+    """Theorem 3.2's construction on random points: the JL step's failures at c = 10 and 30 under
+    both readings of rho (the ledger's live step and the committed table agree), the refusal
+    rates' intervals, the greedy selection, and the numbers of pairs the JL bound allows."""
+    SQ, DIST = hr.RHO_READINGS
+    of = hmf.failures_of
+    # the same draws: the ledger's live JL step at c = 10 and the committed table agree
+    assert (draws.jl_excess_sq_c10 > 1).sum() == thm32_jl10[SQ]["failures"]
+    assert (draws.jl_excess_dist_c10 > 1).sum() == thm32_jl10[DIST]["failures"]
+    assert (draws.k_dist_c10 > draws.k_sq_c10).all()  # the proof's reading: the larger width
+    assert refuse[SQ]["low"] > refuse[DIST]["high"]  # the reading of rho changes the refusal rate
+    assert greedy.greedy_error.max() < 1e-8 and (draws.refuses_sq_c30 | draws.refuses_dist_c30).sum() == 0
+    jl10_sq, jl10_dist = of(thm32_jl10[SQ]), of(thm32_jl10[DIST])
+    jl30_sq, jl30_dist = of(thm32_jl30[SQ]), of(thm32_jl30[DIST])
+    assert min(v[r]["rho_min"] for v in (thm32_jl10, thm32_jl30) for r in (SQ, DIST)) > 1  # rho > 1
+    r_sq_ci = show.text(f"[{refuse[SQ]['low']:.3f}, {refuse[SQ]['high']:.3f}]")
+    r_dist_ci = show.text(f"[{refuse[DIST]['low']:.3f}, {refuse[DIST]['high']:.3f}]")
+    greedy_n = show.count(len(greedy))
+    syn_ref = of(hr.failure_rate(syn_p.refuses))
+    mn_below = show.count(round(k_mn / 320))
+    assert 0.15 <= refuse[SQ]["failures"] / refuse[SQ]["draws"] <= 0.25  # "about one draw in five"
+    jl10_all = thm32_jl10[SQ]["draws"]
+    assert thm32_jl10[SQ]["failures"] == jl10_all == thm32_jl10[DIST]["failures"]  # "every draw"
+    jl_pairs10, jl_pairs30 = show.num(600 ** (2 - 10 / 9), 3), show.num(600 ** (2 - 30 / 9), 2)
+    c_log2 = show.num(10 / math.log(2), 3)
+    return show.Facts(
+        c_log2=c_log2,
+        greedy_n=greedy_n,
+        jl10_dist=jl10_dist,
+        jl10_sq=jl10_sq,
+        jl30_dist=jl30_dist,
+        jl30_sq=jl30_sq,
+        jl_pairs10=jl_pairs10,
+        jl_pairs30=jl_pairs30,
+        mn_below=mn_below,
+        r_dist_ci=r_dist_ci,
+        r_sq_ci=r_sq_ci,
+        syn_ref=syn_ref,
+    )
+
+
+def analog_setup_facts() -> show.Facts:
+    """The committed convolutional runs of Hardt & Ma's Section 5 analog: the configuration
+    (channels, digits, momentum, rate, batch, milestones, epochs), the seeds per initialisation, and
+    the minutes of computation they took."""
+    cfg = hm_analog.CONFIG
+    hm_dir = RESULTS / "hm_conv"
+    prov = hm_analog.run_provenance(hm_dir)  # per run: seconds; the commits, torch, machines
+    runs = hm_analog.load(hm_dir)
+    summary = hm_analog.summary(runs)
+    seed_counts = [f"{r.runs} for {r.init}" for r in summary.itertuples()]
+    seeds_per_init = show.text(", ".join(seed_counts[:-1]) + " and " + seed_counts[-1])
+    ch1, ch2 = show.count(cfg["channels"][0]), show.count(cfg["channels"][1])
+    n_train, n_test = show.count(cfg["n_per_class"] * 8), show.count(cfg["n_per_class"] * 2)
+    hm_momentum, hm_lr, hm_batch = (
+        show.num(cfg["momentum"]),
+        show.num(cfg["lr"]),
+        show.count(cfg["batch_size"]),
+    )
+    hm_ms1, hm_ms2, hm_epochs = (
+        show.count(cfg["milestones"][0]),
+        show.count(cfg["milestones"][1]),
+        show.count(cfg["epochs"]),
+    )
+    hm_minutes = show.count(math.ceil(sum(r["seconds"] for r in prov["runs"].values()) / 60))
+    return show.Facts(
+        cfg=cfg,
+        ch1=ch1,
+        ch2=ch2,
+        hm_batch=hm_batch,
+        hm_epochs=hm_epochs,
+        hm_lr=hm_lr,
+        hm_minutes=hm_minutes,
+        hm_momentum=hm_momentum,
+        hm_ms1=hm_ms1,
+        hm_ms2=hm_ms2,
+        n_test=n_test,
+        n_train=n_train,
+        prov=prov,
+        runs=runs,
+        seeds_per_init=seeds_per_init,
+        summary=summary,
     )
