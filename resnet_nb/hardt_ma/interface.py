@@ -114,12 +114,8 @@ def max_inner_product_search(
         res = minimize(
             lambda x: -(split(x)[0] @ split(x)[1]),
             x0,
-            method="SLSQP",  # pragma: no mutate (scipy reads the name case-insensitively)
-            constraints=cons,
-            options={
-                "ftol": SEARCH_FTOL,
-                "maxiter": 500,  # pragma: no mutate (the search converges within 30 iterations; scipy's default is 100)
-            },
+            constraints=cons,  # with constraints and no bounds scipy's method is SLSQP
+            options={"ftol": SEARCH_FTOL},
         )
         a, b = split(res.x)
         viol = max(

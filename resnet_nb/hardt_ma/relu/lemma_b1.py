@@ -195,12 +195,8 @@ def squared_reading_margin_search(rho_prime: float, k: int = 3, starts: int = 20
         res = minimize(
             lambda x: x[:k] @ x[:k] - x[:k] @ x[k:],
             x0,
-            method="SLSQP",  # pragma: no mutate (scipy reads the name case-insensitively)
-            constraints=cons,
-            options={
-                "ftol": 1e-14,
-                "maxiter": 500,  # pragma: no mutate (the search converges within 20 iterations; scipy's default is 100)
-            },
+            constraints=cons,  # with constraints and no bounds scipy's method is SLSQP
+            options={"ftol": 1e-14},
         )
         x = res.x
         viol = violation(x)
