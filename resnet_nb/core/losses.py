@@ -70,30 +70,23 @@ def optimum(data) -> tuple[torch.Tensor, float]:
 # ==========================================================================================
 
 
-# The claims below hold for any data, so which data this draws (seed, variances, dtype) is not
-# something a test can see: its edits are left out of the mutation audit.
-def _random_data(d, m, seed, rank=None):  # pragma: no mutate block
-    """Gaussian inputs with unequal variances (so Sxx != I) and targets unrelated to them."""
+def _random_data(d, m, seed, rank=None):
+    """Gaussian inputs with unequal variances (so Sxx != I; row ``i`` of ``X`` has standard deviation
+    ``linspace(0.5, 2, d)[i]``) and standard Gaussian targets unrelated to them; with ``rank``, the
+    inputs are confined to a random rank-``rank`` subspace (Sxx is singular)."""
     g = torch.Generator().manual_seed(seed)
     X = torch.randn(d, m, generator=g, dtype=torch.float64) * torch.linspace(0.5, 2.0, d, dtype=torch.float64)[:, None]
-    if rank is not None:  # inputs confined to a rank-r subspace: Sxx is singular
+    if rank is not None:
         X = torch.randn(d, rank, generator=g, dtype=torch.float64) @ X[:rank]
     return Dataset(X, torch.randn(d, m, generator=g, dtype=torch.float64))
 
 
 def _stats_loss_variant(Wend, stats, variant):
-    """The loss from statistics as Eq. 8-9 write it, or a plausible miswriting of it."""
-    if variant == "eq":
-        return loss_end_to_end(Wend, stats)
-    if variant == "syx_transposed":  # tr(W Syx) in place of tr(W Syx^T)
-        # the falsifier's formula, wrong on purpose: an edit of it is another wrong formula, which
-        # the check rejects as well, so no test can tell the edit (the pragmas below)
-        return (
-            0.5 * torch.trace(Wend @ stats.Sxx @ Wend.T)  # pragma: no mutate
-            - torch.trace(Wend @ stats.Syx)  # pragma: no mutate
-            + 0.5 * stats.trSyy
-        )  # pragma: no mutate
-    raise ValueError(f"unknown variant {variant!r}")  # pragma: no mutate (a guard no caller reaches)
+    """The loss from statistics as Eq. 8-9 write it (``"eq"``), or the falsifier's miswriting of
+    it, ``tr(W Syx)`` in place of ``tr(W Syx^T)`` (``"syx_transposed"``)."""
+    if variant == "syx_transposed":
+        return 0.5 * torch.trace(Wend @ stats.Sxx @ Wend.T) - torch.trace(Wend @ stats.Syx) + 0.5 * stats.trSyy
+    return loss_end_to_end(Wend, stats)
 
 
 @claims.claim(
@@ -138,11 +131,9 @@ def claim_loss_statistics(falsify: bool = False) -> claims.Check:
     )
 
 
-# Eqs. 15-16 hold for every generalised inverse: Sxx^+ + K (I - Sxx^+ Sxx) is one for every K
-# (and every way of computing Sxx^+), so edits of K or of the pseudo-inverse's algorithm cannot
-# change a result: left out of the mutation audit.
-def _g_inverse(Sxx, seed):  # pragma: no mutate block
-    """A generalised inverse of ``Sxx`` other than the pseudo-inverse: ``Sxx^+ + K (I - Sxx^+ Sxx)``."""
+def _g_inverse(Sxx, seed):
+    """A generalised inverse of ``Sxx`` other than the pseudo-inverse: ``Sxx^+ + K (I - Sxx^+ Sxx)``
+    with ``K`` standard Gaussian (seeded); Eqs. 15-16 hold for every one."""
     P = torch.linalg.pinv(Sxx, hermitian=True)
     K = torch.randn(Sxx.shape, generator=torch.Generator().manual_seed(seed), dtype=Sxx.dtype)
     return P + K @ (torch.eye(Sxx.shape[0], dtype=Sxx.dtype) - P @ Sxx)
@@ -162,7 +153,6 @@ def _g_inverse(Sxx, seed):  # pragma: no mutate block
 )
 def claim_optimum(falsify: bool = False) -> claims.Check:
     """Eq. 15 (the map) and Eq. 16 (the minimum) against ``numpy.linalg.lstsq`` on the samples."""
-    parts = []
     # full rank, Sxx != I: the map itself is unique
     data = synthetic_linear(5, 200, cov=torch.diag(torch.linspace(0.3, 3.0, 5, dtype=torch.float64)), seed=3)
     stats = data.stats()
@@ -170,33 +160,18 @@ def claim_optimum(falsify: bool = False) -> claims.Check:
     if falsify:
         Wstar = stats.Syx @ stats.Sxx
         Lmin = float(loss_end_to_end(Wstar, stats))
-    sol, *_ = np.linalg.lstsq(data.X.numpy().T, data.Y.numpy().T, rcond=None)
-    L_lstsq = float(((data.Y.numpy() - sol.T @ data.X.numpy()) ** 2).sum() / (2 * data.m))
-    tol, crit = claims.eps_criterion(data.m * data.d, np.abs(sol).max() * float(np.linalg.cond(stats.Sxx.numpy())))
-    parts.append(
-        claims.Check(
-            "Eq. 15, full rank",
-            "max |W* - W_lstsq|",
-            np.abs(Wstar.numpy() - sol.T).max(),
-            tol,
-            crit,
-            nontrivial=float(np.abs(sol).max()),
-            nontrivial_what="max |W_lstsq|",
-            nontrivial_min=tol,
-        )
-    )
-    tol, crit = claims.eps_criterion(data.m * data.d, L_lstsq)
-    parts.append(
-        claims.Check(
-            "Eq. 16, full rank",
-            "|L_min - L(W_lstsq)|",
-            abs(Lmin - L_lstsq),
-            tol,
-            crit,
-            nontrivial=L_lstsq,
-            nontrivial_what="L_min",
-            nontrivial_min=tol,
-        )
+    sol, L_lstsq = _lstsq(data)
+    tol_W, crit_W = claims.eps_criterion(data.m * data.d, np.abs(sol).max() * float(np.linalg.cond(stats.Sxx.numpy())))
+    tol_L, crit_L = claims.eps_criterion(data.m * data.d, L_lstsq)
+    full = dict(
+        err_W=np.abs(Wstar.numpy() - sol.T).max(),
+        W_max=float(np.abs(sol).max()),
+        err_L=abs(Lmin - L_lstsq),
+        L_lstsq=L_lstsq,
+        tol_W=tol_W,
+        crit_W=crit_W,
+        tol_L=tol_L,
+        crit_L=crit_L,
     )
     # rank 3 of 6: every generalised inverse gives the same loss, though not the same map
     data = _random_data(6, 120, seed=7, rank=3)
@@ -204,20 +179,54 @@ def claim_optimum(falsify: bool = False) -> claims.Check:
     G = stats.Sxx if falsify else _g_inverse(stats.Sxx, seed=8)
     WG = stats.Syx @ G
     Wplus, _ = optimum(stats)
-    sol, *_ = np.linalg.lstsq(data.X.numpy().T, data.Y.numpy().T, rcond=None)
-    L_lstsq = float(((data.Y.numpy() - sol.T @ data.X.numpy()) ** 2).sum() / (2 * data.m))
-    L_G = float(loss_end_to_end(WG, stats))
-    tol, crit = claims.eps_criterion(data.m * data.d, L_lstsq * float(np.abs(G.numpy()).max()))
-    parts.append(
-        claims.Check(
-            "Eqs. 15-16, rank-deficient inputs, a generalised inverse that is not Sxx^+",
-            "|L(Syx G) - L(W_lstsq)|",
-            abs(L_G - L_lstsq),
-            tol,
-            crit,
-            nontrivial=float((WG - Wplus).abs().max()),
-            nontrivial_what="max |Syx G - Syx Sxx^+| (the maps differ)",
-            nontrivial_min=1e-3,
-        )
+    _, L_lstsq = _lstsq(data)
+    tol_G, crit_G = claims.eps_criterion(data.m * data.d, L_lstsq * float(np.abs(G.numpy()).max()))
+    values = dict(
+        full,
+        err_G=abs(float(loss_end_to_end(WG, stats)) - L_lstsq),
+        maps_differ=float((WG - Wplus).abs().max()),
+        tol_G=tol_G,
+        crit_G=crit_G,
     )
-    return claims.all_of("Eqs. 15-16: the least-squares optimum", parts)
+    return claims.all_of(OPTIMUM_TITLE, claims.checks_from(OPTIMUM_TABLE, values))
+
+
+def _lstsq(data):
+    """numpy's least-squares map of the samples (transposed) and its loss."""
+    sol, *_ = np.linalg.lstsq(data.X.numpy().T, data.Y.numpy().T, rcond=None)
+    return sol, float(((data.Y.numpy() - sol.T @ data.X.numpy()) ** 2).sum() / (2 * data.m))
+
+
+OPTIMUM_TITLE = "Eqs. 15-16: the least-squares optimum"
+OPTIMUM_TABLE = (
+    claims.Part(
+        "Eq. 15, full rank",
+        "max |W* - W_lstsq|",
+        "err_W",
+        "tol_W",
+        "{crit_W}",
+        nontrivial="W_max",
+        nontrivial_what="max |W_lstsq|",
+        nontrivial_min="tol_W",
+    ),
+    claims.Part(
+        "Eq. 16, full rank",
+        "|L_min - L(W_lstsq)|",
+        "err_L",
+        "tol_L",
+        "{crit_L}",
+        nontrivial="L_lstsq",
+        nontrivial_what="L_min",
+        nontrivial_min="tol_L",
+    ),
+    claims.Part(
+        "Eqs. 15-16, rank-deficient inputs, a generalised inverse that is not Sxx^+",
+        "|L(Syx G) - L(W_lstsq)|",
+        "err_G",
+        "tol_G",
+        "{crit_G}",
+        nontrivial="maps_differ",
+        nontrivial_what="max |Syx G - Syx Sxx^+| (the maps differ)",
+        nontrivial_min=1e-3,
+    ),
+)

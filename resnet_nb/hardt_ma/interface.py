@@ -66,7 +66,7 @@ def required_sq_separation(rho_prime: float) -> float:
 def extremal_pair(
     rho_prime: float,
     sq_sep: float,
-    k: int = 2,  # pragma: no mutate (a larger default k only pads zero rows)
+    k: int = 2,
 ) -> np.ndarray:
     """Two points in R^k (columns) of squared norm ``1 + rho'`` at squared distance ``sq_sep``, built
     from an angle: the pair that attains :func:`worst_inner_product`."""
@@ -84,9 +84,9 @@ def extremal_pair(
 def max_inner_product_search(
     rho_prime: float,
     sq_sep: float,
-    k: int = 3,  # pragma: no mutate (the defaults choose dimension, starts and seed: the same maximum)
-    starts: int = 8,  # pragma: no mutate (as above)
-    seed: int = 0,  # pragma: no mutate (as above)
+    k: int = 3,
+    starts: int = 8,
+    seed: int = 0,
 ) -> dict:
     """Maximise ``<a, b>`` numerically over ``a, b`` in R^k with ``1 - rho' <= ||a||^2, ||b||^2 <= 1 + rho'``
     and ``||a - b||^2 >= sq_sep`` (SLSQP from ``starts`` random feasible-ish starts). Returns the best
@@ -109,19 +109,13 @@ def max_inner_product_search(
     best = None
     for _ in range(starts):
         x0 = rng.standard_normal(2 * k)
-        # the starts' scale only changes where SLSQP begins: the maximum it reaches moves within
-        # SEARCH_TOL (by about 4e-12 for a start scaled by its norm squared instead of 1)
-        x0[:k] /= np.linalg.norm(x0[:k])  # pragma: no mutate (a start's scale: see above)
-        x0[k:] /= np.linalg.norm(x0[k:])  # pragma: no mutate (a start's scale: see above)
+        x0[:k] /= np.linalg.norm(x0[:k])  # each point of a start on the unit sphere
+        x0[k:] /= np.linalg.norm(x0[k:])
         res = minimize(
             lambda x: -(split(x)[0] @ split(x)[1]),
             x0,
-            method="SLSQP",  # pragma: no mutate (scipy reads the name case-insensitively)
-            constraints=cons,
-            options={
-                "ftol": SEARCH_FTOL,
-                "maxiter": 500,  # pragma: no mutate (the search converges within 30 iterations; scipy's default is 100)
-            },
+            constraints=cons,  # with constraints and no bounds scipy's method is SLSQP
+            options={"ftol": SEARCH_FTOL},
         )
         a, b = split(res.x)
         viol = max(

@@ -197,6 +197,14 @@ def test_a_margin_search_under_the_squared_reading_approaches_half_rho_prime_fro
     assert found["min_margin"] < rp  # the falsifier's bound rho' fails at the searched point
 
 
+@pytest.mark.parametrize("rp", [0.02, 0.1, 0.3])
+def test_the_margin_search_settles_to_its_stopping_tolerance(rp):
+    """SLSQP stops when the margin changes by less than ftol = 1e-14: it ends within 20 ftol of the
+    bound rho'/2, give or take its constraint violation (scipy's default ftol 1e-6 ends ~1e-12 away)."""
+    found = hr.squared_reading_margin_search(rp, starts=40, seed=0)
+    assert abs(found["min_margin"] - rp / 2) <= 2e-13 + found["violation"]
+
+
 def test_margin_search_rejects_bad_input_by_name():
     with pytest.raises(ValueError, match=r"\brho_prime\b"):
         hr.squared_reading_margin_search(0.7)

@@ -176,3 +176,44 @@ def test_more_starts_never_lower_the_maximum_found():
     for rp, s in ((0.1, 0.1), (0.2, 1.2)):
         values = [max_inner_product_search(rp, s, starts=n, seed=5)["value"] for n in (1, 4, 8)]
         assert values[0] <= values[1] <= values[2]
+
+
+def test_extremal_pair_is_a_pair_in_the_plane_by_default():
+    assert np.array_equal(extremal_pair(0.1, 0.3), extremal_pair(0.1, 0.3, k=2))
+    assert extremal_pair(0.1, 0.3).shape == (2, 2)
+
+
+def _recorded_starts(monkeypatch):
+    """Replace the search's minimize by a wrapper that records every start it is given."""
+    from resnet_nb.hardt_ma import interface
+
+    starts, orig = [], interface.minimize
+
+    def rec(fun, x0, **kw):
+        starts.append(np.array(x0, copy=True))
+        return orig(fun, x0, **kw)
+
+    monkeypatch.setattr(interface, "minimize", rec)
+    return starts
+
+
+def test_search_by_default_runs_eight_starts_in_r3_drawn_with_seed_0(monkeypatch):
+    starts = _recorded_starts(monkeypatch)
+    found = max_inner_product_search(0.1, 0.1)
+    assert found["pair"].shape == (3, 2)
+    rng = np.random.default_rng(0)
+    assert len(starts) == 8
+    for x0 in starts:
+        g = rng.standard_normal(6)
+        assert np.allclose(x0, np.concatenate([g[:3] / np.linalg.norm(g[:3]), g[3:] / np.linalg.norm(g[3:])]))
+
+
+@pytest.mark.parametrize("k", [2, 4])
+def test_search_starts_with_both_points_on_the_unit_sphere(k, monkeypatch):
+    starts = _recorded_starts(monkeypatch)
+    max_inner_product_search(0.2, 0.5, k=k, starts=3, seed=7)
+    assert len(starts) == 3
+    for x0 in starts:
+        assert x0.shape == (2 * k,)
+        assert np.linalg.norm(x0[:k]) == pytest.approx(1.0, abs=1e-15)
+        assert np.linalg.norm(x0[k:]) == pytest.approx(1.0, abs=1e-15)

@@ -77,15 +77,16 @@ def test_min_max_norm_search_finds_exact_factorisations_and_respects_the_lemma()
 
 
 def test_theorem21_det_check_finds_the_lemma_tight_by_a_search_and_rejects_the_dropped_exponent():
-    from resnet_nb.hardt_ma.linear import claim_theorem21_det
+    from resnet_nb.hardt_ma.linear import claim_theorem21_det, det_lemma_search
 
     good = claim_theorem21_det()
-    assert good.passed and "search" in good.claim
+    assert good.passed
     assert len(good.parts) == 2  # d = 2 and d = 3
     for part in good.parts:
         assert 1.0 - 1e-12 <= part.value < 1.0 + 1e-5  # reaches the lemma's bound 1, not below (rounding aside)
     bad = claim_theorem21_det(falsify=True)
-    assert not bad.passed and "1 - ||A||" in bad.claim and bad.value < 0.5
+    # the falsifier is the search for the dropped exponent's ratio det(I + A) / (1 - ||A||)
+    assert not bad.passed and bad.value == det_lemma_search(2, 1.0, starts=2, seed=4)["ratio"] and bad.value < 0.5
 
 
 def test_det_lemma_search_is_not_started_at_the_tight_family_yet_ends_near_it():
@@ -205,3 +206,27 @@ def test_key_figure_data_are_the_constructions_bounds_and_factors_they_name():
     assert np.prod(dets) == pytest.approx(-1.0, rel=1e-9)  # of R = diag(-1, 1)
     with pytest.raises(ValueError, match=r"\bl\b"):
         det_sign_data(ls=(0,), search_ls=(2,), factor_ls=(2,), restarts=1, steps=1)
+
+
+def test_det_lemma_search_stops_only_where_its_simplex_agrees_to_1e_14_in_value_and_1e_10_in_place(monkeypatch):
+    """Nelder-Mead's stopping rule (fatol = 1e-14, xatol = 1e-10), met before its iteration limit,
+    at every start and restart of the d = 3 search of hm-thm21-det."""
+    import scipy.optimize
+
+    import resnet_nb.hardt_ma.linear.theorem21 as t21
+
+    ends = []
+
+    def recorded(fun, x0, **kw):
+        res = scipy.optimize.minimize(fun, x0, **kw)
+        ends.append(res)
+        return res
+
+    monkeypatch.setattr(t21, "minimize", recorded)
+    t21.det_lemma_search(3, 3.0, seed=5)
+    assert len(ends) == 2 * 6
+    for res in ends:
+        xs, fs = res.final_simplex
+        assert res.success and res.nit < 20000
+        assert np.ptp(fs) <= 1e-14
+        assert np.abs(xs - xs[0]).max() <= 1e-10

@@ -275,7 +275,11 @@ def test_theorem22_check_compares_with_the_bound_not_with_a_rounding_threshold()
     assert min(ratios[6]) > old_threshold and min(ratios[7]) < old_threshold and min(ratios[8]) < old_threshold
     good, bad = claim_theorem22(), claim_theorem22(falsify=True)
     assert good.passed and not bad.passed
-    assert bad.value == 1.0 and "A_1 = A_2 = -I" in bad.claim  # the exact critical point, nothing else
+    assert bad.value == 1.0  # a critical point that is not a minimum: the statement itself fails
+    A = critical_point_at_tau_one(4, 3)
+    R = hm.random_positive_det(3, np.random.default_rng(8))
+    C = np.random.default_rng(7).standard_normal((3, 3))
+    assert bad.nontrivial == population_risk(A, R, C @ C.T + 0.05 * np.eye(3), noise=0.0) > 0  # that point only
     assert theorem22_rate(4, 1.0, np.eye(2)) == 0.0 and theorem22_rate(1, 1.0, np.eye(2)) == 4.0
 
 
@@ -582,3 +586,38 @@ def test_adversarial_survey_has_one_row_per_setting_each_the_searchs_ratio():
     row = t[(t.Sigma == "2I") & (t.start == "shrink")].iloc[0]
     direct = adversarial_gradient_ratio(2, 3, 0.5, 2 * np.eye(3), steps=5, seed=2, start="shrink")
     assert row.ratio == direct["ratio"]
+
+
+@pytest.mark.parametrize(("l", "tau"), [(1, 0.0), (3, 0.4), (6, 0.8)])
+def test_each_forms_right_hand_side_is_its_constant_times_the_excess_or_the_squared_error(l, tau):
+    rng = np.random.default_rng(l)
+    A = random_ball_point(l, 2, tau, rng, "gaussian")
+    C = rng.standard_normal((2, 2))
+    Sigma = C @ C.T + 0.3 * np.eye(2)
+    E = rng.standard_normal((2, 2))
+    s = gradient_bound_sides(A, residual_product(A) - E, Sigma, tau)
+    smin, excess = np.linalg.eigvalsh(Sigma)[0], np.trace(E @ Sigma @ E.T)
+    assert s["excess"] == pytest.approx(excess, rel=1e-12)
+    c = 4 * l * (1 - tau) ** (2 * l - 2)
+    expected = dict(
+        printed=4 * l * (1 - tau) ** (l - 1) * smin**2 * excess,
+        exponent_only=c * smin**2 * excess,
+        via_E=c * smin**2 * (E**2).sum(),
+        corrected=c * smin * excess,
+    )
+    for form, value in expected.items():
+        assert s[form] == pytest.approx(value, rel=1e-12), form
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_adversarys_eigenvalue_is_the_ratio_of_the_chosen_form_at_each_iterate(form, monkeypatch):
+    """The search's generalised eigenproblem carries the right-hand side's constant, so the
+    eigenvalue it descends is lhs / rhs itself, not a multiple of it."""
+    seen, orig = [], hm._worst_error
+    monkeypatch.setattr(hm, "_worst_error", lambda *a: seen.append(orig(*a)) or seen[-1])
+    sides = _record(monkeypatch, "bound_sides_from_error")
+    Sigma = np.array([[2.0, 0.3], [0.3, 0.7]])
+    hm.adversarial_gradient_ratio(3, 2, 0.4, Sigma, form=form, steps=2, seed=1)
+    assert len(seen) == len(sides) == 3
+    for (r, _), (_, s) in zip(seen, sides):
+        assert float(r.detach()) == pytest.approx(s["lhs"] / s[form], rel=1e-9)

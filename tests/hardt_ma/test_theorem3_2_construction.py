@@ -145,7 +145,9 @@ def test_paper_order_failure_agrees_with_the_construction():
 def test_constant_width_falsifier_drops_k_at_least_2():
     """At k = 1 the surrogates of norm s can only be +-s: the construction cannot give 10 classes."""
     bad = hr.claim_constant_width(falsify=True)
-    assert not bad.passed and bad.value == np.inf and "k = 1" in bad.claim and "coincide" in bad.lines[0]
+    assert not bad.passed and bad.value == np.inf and not bad.parts  # refused: no fit, no parameter count
+    with pytest.raises(ValueError, match="coincide"):
+        hr.surrogate_vectors(10, 1, 1.0, seed=1)
 
 
 def test_construction_steps_move_every_point_onto_its_surrogate():
@@ -160,9 +162,18 @@ def test_construction_steps_move_every_point_onto_its_surrogate():
         assert np.all(st_["deltas"][j] > 0)
 
 
-def test_constant_width_size_part_is_labelled_an_implementation_test():
+def test_constant_width_counts_the_trainable_parameters_against_the_papers_bound():
+    """The second part: the construction's trainable parameters (every block and the last one) over
+    n(2k^2 + k) + rk + r^2 + r, at most 1; the claim's own points (n = 400 in R^20, seed 4, k = 3)."""
     chk = hr.claim_constant_width()
-    assert chk.passed and any("implementation test" in p.claim for p in chk.parts)
+    n, k, r = 400, 3, 10
+    rng = np.random.default_rng(4)
+    X = hr.unit_norm_columns(rng.standard_normal((20, n)))
+    net, _ = theorem32_construction(X, rng.integers(0, r, n), k=k, r=r, selection="greedy")
+    trainable = sum(U.size + V.size + b.size for U, V, b in net.blocks) + r * k + r * r + r
+    assert chk.passed and len(chk.parts) == 2
+    size = chk.parts[1]
+    assert size.tol == 1.0 and size.value == trainable / (n * (2 * k * k + k) + r * k + r * r + r) <= 1.0
 
 
 def test_surrogate_vectors_are_seeded_and_of_the_given_norm():

@@ -293,3 +293,24 @@ def test_draw_row_holds_the_tables_columns_and_the_greedy_error_at_assumption_31
 def test_chapter_point_sets_carry_ten_labels():
     for name, (_, y) in hr.chapter_point_sets(300).items():
         assert sorted(set(y.tolist())) == list(range(10)), name  # 300 draws of 10 labels: all seen, none beyond
+
+
+def test_stored_projection_rows_come_synthetic_then_mnist_then_others_by_name_each_by_width(tmp_path, monkeypatch):
+    import resnet_nb.hardt_ma.relu.theorem32_width as tw
+
+    monkeypatch.setattr(tw, "projection_row", lambda X, k, seed: dict(k=k, seed=seed))
+    X = unit_norm_columns(np.random.default_rng(5).standard_normal((60, 40)))  # widths 20 and 46 below d
+    sets = {name: (X, None) for name in ("zebra", "MNIST", "Aardvark", "synthetic")}
+    _, proj = hr.reproduce_thm32(tmp_path, seeds=(), point_sets=sets)
+    assert list(dict.fromkeys(proj.data)) == ["synthetic", "MNIST", "Aardvark", "zebra"]
+    for name in sets:
+        ks = list(proj[proj.data == name].k)
+        assert ks == sorted(ks) and len(set(ks)) >= 2
+
+
+def test_stored_tables_lead_with_the_draw_and_then_each_reading_and_constant_in_turn():
+    draws, proj = hr.load_thm32()
+    tags = [f"{reading}_c{c}" for c in (10, 30) for reading in ("sq", "dist")]
+    per_tag = [f"{p}_{t}" for t in tags for p in ("k", "refuses", "jl_excess")]
+    assert list(draws.columns) == ["seed", "projection_seed", "separation", *per_tag, "greedy_error"]
+    assert list(proj.columns) == ["data", "k", "seed", "min_margin", "exposed", "min_norm", "max_norm", "refuses"]

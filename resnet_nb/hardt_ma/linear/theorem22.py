@@ -102,18 +102,27 @@ def gradient_bound_sides(A, R, Sigma, tau: float) -> dict:
 
 def bound_sides_from_error(A, E, Sigma, tau, smin):
     """Both sides of the bound from the error ``E`` itself (no cancellation in ``prod - R``)."""
-    l, d, _ = A.shape
     excess = float(np.trace(E @ Sigma @ E.T))
-    c = 4 * l * (1 - tau) ** (2 * l - 2)
-    g = gradient_from_error(A, E, Sigma)
-    c_printed = 4 * l * (1 - tau) ** (l - 1)
+    k = _rhs_constants(A.shape[0], tau, smin)
     return dict(
-        lhs=float((g**2).sum()),
-        printed=c_printed * smin**2 * excess,
-        exponent_only=c * smin**2 * excess,
-        via_E=c * smin**2 * float((E**2).sum()),
-        corrected=c * smin * excess,
+        lhs=float((gradient_from_error(A, E, Sigma) ** 2).sum()),
+        printed=k["printed"] * excess,
+        exponent_only=k["exponent_only"] * excess,
+        via_E=k["via_E"] * float((E**2).sum()),
+        corrected=k["corrected"] * excess,
         excess=excess,
+    )
+
+
+def _rhs_constants(l, tau, smin) -> dict:
+    """The constant of each form's right-hand side: it multiplies ``||E||_F^2`` (``"via_E"``) or
+    ``f - C_opt`` (the others)."""
+    c = 4 * l * (1 - tau) ** (2 * l - 2)
+    return dict(
+        printed=4 * l * (1 - tau) ** (l - 1) * smin**2,
+        exponent_only=c * smin**2,
+        via_E=c * smin**2,
+        corrected=c * smin,
     )
 
 
@@ -180,53 +189,17 @@ def adversarial_gradient_ratio(
     Needs ``l >= 2``: with one factor ``K`` does not depend on ``A``, so there is nothing to
     search over (the ratio is a generalised eigenvalue of fixed matrices).
     """
-    l, d = require_int("l", l, minimum=2), require_int("d", d)
-    tau = require_float("tau", tau, low=0.0, high=1.0, high_open=True)
+    l, d, tau, Sigma, smin = _adversary_inputs(l, d, tau, Sigma, form)
     steps = require_int("steps", steps)
     lr = require_float("lr", lr, low=0.0, low_open=True)
-    if form not in FORMS:
-        raise ValueError(f"form must be one of {list(FORMS)}, got {form!r}")
-    Sigma = as_square("Sigma", Sigma)
-    if len(Sigma) != d:
-        raise ValueError(f"Sigma must be {d} x {d}, got {Sigma.shape}")
-    w = np.linalg.eigvalsh(Sigma)
-    if w[0] <= 0:
-        raise ValueError("Sigma must be positive definite")
+    A = _start_point(l, d, tau, seed, start)
+    # The rhs of each form is its constant times vec(E)^T M vec(E), with M = I for "via_E" and
+    # Sigma kron I otherwise: the search's eigenvalue is the ratio itself. (Mathematically the
+    # constant moves neither the worst E nor Adam's steps on log r; in floating point it does, at
+    # depth 8 and tau = 0.9.)
     S = torch.as_tensor(Sigma)
-    g = torch.Generator().manual_seed(int(seed))
-    A = _project_ball(0.9 * tau * torch.randn(l, d, d, generator=g, dtype=torch.float64) / d**0.5, tau)
-    if start == "shrink":  # near the suspected worst case A_i = -tau I
-        A = _project_ball(-tau * torch.eye(d, dtype=torch.float64) + 0.1 * A, tau)
-    elif start != "random":
-        raise ValueError(f"start must be one of ['random', 'shrink'], got {start!r}")
-    eye = torch.eye(d, dtype=torch.float64)
-    # The rhs of each form is a positive constant of (l, tau, Sigma) times vec(E)^T M vec(E), with
-    # M = I for "via_E" and Sigma kron I otherwise. The constant scales every ratio alike: it moves
-    # neither the worst E nor the search's steps (Adam on log r), only the rounding; the ratio kept
-    # is re-evaluated below, constants included (bound_sides_from_error). Hence the pragmas.
-    c = 4 * l * (1 - tau) ** (2 * l - 2)  # pragma: no mutate (a positive factor of the rhs: see above)
-    c_printed = 4 * l * (1 - tau) ** (l - 1)  # pragma: no mutate (a positive factor of the rhs: see above)
-    scale = {
-        "printed": c_printed * w[0] ** 2,  # pragma: no mutate (a positive factor of the rhs: see above)
-        "exponent_only": c * w[0] ** 2,  # pragma: no mutate (a positive factor of the rhs: see above)
-        "via_E": c * w[0] ** 2,  # pragma: no mutate (a positive factor of the rhs: see above)
-        "corrected": c * w[0],  # pragma: no mutate (a positive factor of the rhs: see above)
-    }[form]
-    M = torch.eye(d * d, dtype=torch.float64) if form == "via_E" else torch.kron(S, eye)
-    Linv = torch.linalg.inv(torch.linalg.cholesky(scale * M))
-
-    def worst(A):
-        below = [eye]
-        for i in range(l):
-            below.append((eye + A[i]) @ below[-1])
-        K, acc = 0.0, eye
-        for i in range(l - 1, -1, -1):
-            K = K + 4 * torch.kron(S @ below[i].T @ below[i] @ S, acc @ acc.T)
-            acc = acc @ (eye + A[i])
-        B = Linv @ K @ Linv.T
-        vals, vecs = torch.linalg.eigh(0.5 * (B + B.T))
-        return vals[0], Linv.T @ vecs[:, 0]
-
+    M = torch.eye(d * d, dtype=torch.float64) if form == "via_E" else torch.kron(S, torch.eye(d, dtype=torch.float64))
+    Linv = torch.linalg.inv(torch.linalg.cholesky(_rhs_constants(l, tau, smin)[form] * M))
     A.requires_grad_(True)
     opt = torch.optim.Adam([A], lr=lr)
     best = (math.inf, None, None)
@@ -235,10 +208,10 @@ def adversarial_gradient_ratio(
         it = tqdm(it, desc=f"adversary l={l} tau={tau}", leave=False)  # pragma: no mutate (display only)
     for t in it:
         opt.zero_grad()
-        r, v = worst(A)
+        r, v = _worst_error(A, S, Linv)
         E = v.detach().reshape(d, d).T.numpy().copy()  # vec stacks columns
         An = A.detach().numpy().copy()
-        sides = bound_sides_from_error(An, E / np.linalg.norm(E), Sigma, tau, w[0])
+        sides = bound_sides_from_error(An, E / np.linalg.norm(E), Sigma, tau, smin)
         direct = sides["lhs"] / sides[form]  # re-evaluated without the eigen-solver's rounding
         if direct < best[0]:
             best = (float(direct), An, E / np.linalg.norm(E))
@@ -249,6 +222,49 @@ def adversarial_gradient_ratio(
         with torch.no_grad():
             A.copy_(_project_ball(A, tau))
     return dict(ratio=best[0], A=best[1], E=best[2], form=form, l=l, tau=tau)
+
+
+def _start_point(l, d, tau, seed, start) -> torch.Tensor:
+    """The search's first point: random in the ball, or (``"shrink"``) near ``A_i = -tau I``."""
+    g = torch.Generator().manual_seed(int(seed))
+    A = _project_ball(0.9 * tau * torch.randn(l, d, d, generator=g, dtype=torch.float64) / d**0.5, tau)
+    if start == "shrink":  # near the suspected worst case A_i = -tau I
+        return _project_ball(-tau * torch.eye(d, dtype=torch.float64) + 0.1 * A, tau)
+    if start != "random":
+        raise ValueError(f"start must be one of ['random', 'shrink'], got {start!r}")
+    return A
+
+
+def _adversary_inputs(l, d, tau, Sigma, form):
+    """The checked arguments of :func:`adversarial_gradient_ratio` and ``sigma_min(Sigma)``."""
+    l, d = require_int("l", l, minimum=2), require_int("d", d)
+    tau = require_float("tau", tau, low=0.0, high=1.0, high_open=True)
+    if form not in FORMS:
+        raise ValueError(f"form must be one of {list(FORMS)}, got {form!r}")
+    Sigma = as_square("Sigma", Sigma)
+    if len(Sigma) != d:
+        raise ValueError(f"Sigma must be {d} x {d}, got {Sigma.shape}")
+    w = np.linalg.eigvalsh(Sigma)
+    if w[0] <= 0:
+        raise ValueError("Sigma must be positive definite")
+    return l, d, tau, Sigma, w[0]
+
+
+def _worst_error(A, S, Linv):
+    """The smallest generalised eigenvalue of ``(K(A), L L^T)`` (``Linv = L^{-1}``) and its
+    eigenvector: the error ``vec(E)`` that makes ``lhs / rhs`` smallest at ``A``, up to the rhs's constant."""
+    l, d = A.shape[0], A.shape[1]
+    eye = torch.eye(d, dtype=torch.float64)
+    below = [eye]
+    for i in range(l):
+        below.append((eye + A[i]) @ below[-1])
+    K, acc = 0.0, eye
+    for i in range(l - 1, -1, -1):
+        K = K + 4 * torch.kron(S @ below[i].T @ below[i] @ S, acc @ acc.T)
+        acc = acc @ (eye + A[i])
+    B = Linv @ K @ Linv.T
+    vals, vecs = torch.linalg.eigh(0.5 * (B + B.T))
+    return vals[0], Linv.T @ vecs[:, 0]
 
 
 def critical_point_at_tau_one(l: int, d: int) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from resnet_nb.core.checks import require_float, require_int
-from resnet_nb.core.claims import Check, all_of, claim, eps_criterion
+from resnet_nb.core.claims import Check, Part, all_of, checks_from, claim, eps_criterion
 from resnet_nb.hardt_ma.relu.network import as_points, margins, relu_block, separation
 
 WHERE = ["book/hardt_ma_expressivity.ipynb", "tests/hardt_ma/test_lemma_b1.py"]
@@ -195,9 +195,8 @@ def squared_reading_margin_search(rho_prime: float, k: int = 3, starts: int = 20
         res = minimize(
             lambda x: x[:k] @ x[:k] - x[:k] @ x[k:],
             x0,
-            method="SLSQP",  # pragma: no mutate
-            constraints=cons,
-            options={"ftol": 1e-14, "maxiter": 500},  # pragma: no mutate
+            constraints=cons,  # with constraints and no bounds scipy's method is SLSQP
+            options={"ftol": 1e-14},
         )
         x = res.x
         viol = violation(x)
@@ -254,41 +253,14 @@ def squared_reading_min_margin(draws: int, rho_prime: float, rng, n: int = 6) ->
     where=WHERE,
 )
 def claim_lemma_b1(falsify: bool = False) -> Check:
-    rho_p, k = 0.1, 4
+    rho_p = 0.1
     rng = np.random.default_rng(5)
-    if falsify:
-        ce = lemma_b1_counterexamples(rho_p)
-        groups = [
-            (
-                "'pair' and 'hull', (b) read as distances",
-                [pad_configuration(ce[n], k) for n in ("pair", "hull")],
-                "distance",
-            ),
-            (
-                "extremal pair at squared distance 6 rho'(1 - 1e-3), (b) under both readings",
-                [(extremal_b1_pair(rho_p, 6 * rho_p * (1 - 1e-3)), np.array([0]))],
-                ("squared", "distance"),
-            ),
-        ]
-    else:
-        groups = [
-            (
-                "20 random configurations in R^6 with squared separation >= 6 rho'",
-                [random_lemma_b1_configuration(6, 10, rho_p, rng, 6 * rho_p) for _ in range(20)],
-                "squared",
-            ),
-            (
-                "extremal pair at squared distance exactly 6 rho'",
-                [(extremal_b1_pair(rho_p, 6 * rho_p), np.array([0]))],
-                "squared",
-            ),
-        ]
     tol, crit = eps_criterion(6, 10.0)
     parts = []
-    for label, configs, readings in groups:
+    for label, configs, readings in _b1_groups(falsify, rho_p, rng):
         worst_fixed, worst_moved, moved = 0.0, 0.0, 0.0
         for alpha, S in configs:
-            for reading in (readings,) if isinstance(readings, str) else readings:
+            for reading in readings:
                 h = lemma_b1_hypotheses(alpha, S, rho_p, reading)
                 if not (h["norms_ok"] and h["separation_ok"]):
                     raise AssertionError(f"a configuration does not satisfy hypothesis (b), {reading} reading")
@@ -297,28 +269,54 @@ def claim_lemma_b1(falsify: bool = False) -> Check:
             worst_fixed, worst_moved = max(worst_fixed, rep["fixed_error"]), max(worst_moved, rep["moved_error"])
             moved = max(moved, float(np.abs(beta - alpha[:, S]).max()))
         tol_m, crit_m = eps_criterion(6, moved / rho_p)
-        parts += [
-            Check(
-                f"{label}: points outside S stay where they are",
-                "max displacement outside S",
-                worst_fixed,
-                tol,
-                crit,
-                nontrivial=moved,
-                nontrivial_what="largest move asked of a point of S",
-            ),
-            Check(
-                f"{label}: points of S reach their targets",
-                "max |moved - target|",
-                worst_moved,
-                tol_m,
-                crit_m + " (the move is divided by a norm gap of at least rho')",
-            ),
+        values = dict(label=label, worst_fixed=worst_fixed, worst_moved=worst_moved, moved=moved, tol=tol, crit=crit)
+        parts += checks_from(B1_TABLE, dict(values, tol_m=tol_m, crit_m=crit_m))
+    return all_of(B1_TITLE.format_map(dict(hypothesis=B1_HYPOTHESIS[falsify])), parts)
+
+
+B1_TITLE = "Lemma B.1's construction, hypothesis {hypothesis}"
+B1_HYPOTHESIS = {False: "(b) strengthened to 6 rho'", True: "(b) as printed"}
+B1_TABLE = (
+    Part(
+        "{label}: points outside S stay where they are",
+        "max displacement outside S",
+        "worst_fixed",
+        "tol",
+        "{crit}",
+        nontrivial="moved",
+        nontrivial_what="largest move asked of a point of S",
+    ),
+    Part(
+        "{label}: points of S reach their targets",
+        "max |moved - target|",
+        "worst_moved",
+        "tol_m",
+        "{crit_m} (the move is divided by a norm gap of at least rho')",
+    ),
+)
+B1_GROUPS = dict(
+    printed="'pair' and 'hull', (b) read as distances",
+    printed_extremal="extremal pair at squared distance 6 rho'(1 - 1e-3), (b) under both readings",
+    random="20 random configurations in R^6 with squared separation >= 6 rho'",
+    extremal="extremal pair at squared distance exactly 6 rho'",
+)
+
+
+def _b1_groups(falsify: bool, rho_p: float, rng, k: int = 4) -> list:
+    """The configurations of :func:`claim_lemma_b1`, in groups ``(label, [(alpha, S), ...], readings)``:
+    under the printed (b) (the falsifier, ``S`` padded to ``k`` points) or the strengthened one."""
+    if falsify:
+        ce = lemma_b1_counterexamples(rho_p)
+        pair = (extremal_b1_pair(rho_p, 6 * rho_p * (1 - 1e-3)), np.array([0]))
+        return [
+            (B1_GROUPS["printed"], [pad_configuration(ce[n], k) for n in ("pair", "hull")], ("distance",)),
+            (B1_GROUPS["printed_extremal"], [pair], ("squared", "distance")),
         ]
-    return all_of(
-        "Lemma B.1's construction, hypothesis " + ("(b) as printed" if falsify else "(b) strengthened to 6 rho'"),
-        parts,
-    )
+    configs = [random_lemma_b1_configuration(6, 10, rho_p, rng, 6 * rho_p) for _ in range(20)]
+    return [
+        (B1_GROUPS["random"], configs, ("squared",)),
+        (B1_GROUPS["extremal"], [(extremal_b1_pair(rho_p, 6 * rho_p), np.array([0]))], ("squared",)),
+    ]
 
 
 @claim(

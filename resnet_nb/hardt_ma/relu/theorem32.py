@@ -142,24 +142,10 @@ def theorem32_construction(
     """
     X = as_points("X", X)
     d, n = X.shape
-    labels = np.asarray(labels)
-    if labels.shape != (n,) or not np.issubdtype(labels.dtype, np.integer) or labels.min() < 0:
-        raise ValueError(f"labels must be {n} non-negative integers, got shape {labels.shape}, dtype {labels.dtype}")
-    r = int(labels.max()) + 1 if r is None else require_int("r", r)
-    if labels.max() >= r:
-        raise ValueError(f"labels must be < r = {r}, got {labels.max()}")
+    labels, r = _checked_labels(labels, n, r)
     require_choice("selection", selection, ["paper", "greedy"])
     k = min(d, math.ceil(6 * math.log(max(n, 2)))) if k is None else require_int("k", k)  # ceil(6 ln 2) = 5 at least
-    # exact comparison first: separation's Gram formula rounds, and may see identical points apart
-    if n > 1 and np.unique(X, axis=1).shape[1] < n:
-        raise ValueError("X has two identical points: they cannot be given different outputs")
-    rng = np.random.default_rng(seed)
-    A0 = rng.standard_normal((k, d)) / math.sqrt(k)
-    H = A0 @ X
-    if n > 1 and separation(H) <= 0:  # identical inputs stay identical after projecting
-        if separation(X) <= 0:
-            raise ValueError("X has two identical points: they cannot be given different outputs")
-        raise ValueError("the projection merged two points; use a larger k or another seed")
+    A0, H = _projection(X, k, seed)
     radius = 0.5 * float(np.linalg.norm(H, axis=0).min())
     Q = surrogate_vectors(r, k, radius, seed=seed + 1)
     net = ReLUResNet(A0)
@@ -168,66 +154,104 @@ def theorem32_construction(
     pbar = None
     if progress:  # pragma: no mutate (display only: a progress bar)
         pbar = tqdm(total=n, desc=f"Theorem 3.2 construction (n={n}, k={k})", leave=False)  # pragma: no mutate
-    if selection == "greedy":
-        # M[i, j] = ||h_i||^2 - <h_i, h_j> for every point i and j (diagonal excluded); only the
-        # columns of moved points change, so each block updates k columns instead of all n.
-        M = (H**2).sum(0)[:, None] - H.T @ H
-        np.fill_diagonal(M, np.inf)
-        # row minima kept up to date: only the k changed columns are scanned, and a row is
-        # rescanned in full only when its minimum sat in a changed column and did not drop
-        rowmin, argmin = M.min(axis=1), M.argmin(axis=1)
-        alive = np.ones(n, dtype=bool)
+    greedy = _MarginTracker(H) if selection == "greedy" else None
     while unmoved.size:
-        if selection == "paper":
-            idx = unmoved[:k]
-        else:
-            mg = rowmin[unmoved]
-            order = np.argsort(-mg)
-            idx = unmoved[order[:k]]
-            idx = idx[mg[order[:k]] > 0]
-            if idx.size == 0:
-                raise ValueError("no remaining point has a positive margin")
+        idx = unmoved[:k] if greedy is None else greedy.pick(unmoved, k)
         U, V, b, rep = lemma_block(H, idx, Q[:, labels[idx]], k=k, safety=safety)
         net.blocks.append((U, V, b))
         H = relu_block(H, U, V, b)
-        if selection == "greedy":
-            M[:, idx] = (H**2).sum(0)[:, None] - H.T @ H[:, idx]
-            M[idx, idx] = np.inf
-            alive[idx] = False
-            cols = M[:, idx]
-            cmin, carg = cols.min(axis=1), idx[cols.argmin(axis=1)]
-            in_idx = np.zeros(n, dtype=bool)
-            in_idx[idx] = True
-            stale = in_idx[argmin]
-            better = cmin < rowmin
-            rowmin, argmin = np.where(better, cmin, rowmin), np.where(better, carg, argmin)
-            redo = np.flatnonzero(stale & ~better & alive)
-            if redo.size:
-                rowmin[redo], argmin[redo] = M[redo].min(axis=1), M[redo].argmin(axis=1)
+        if greedy is not None:
+            greedy.moved(H, idx)
         report["block_margins"].append(rep["margins"])
         # np.max, not max: a NaN error must show in the report, not be dropped by max(0.0, nan)
         report["moved_error"] = float(np.max([report["moved_error"], rep["moved_error"]]))
         report["fixed_error"] = float(np.max([report["fixed_error"], rep["fixed_error"]]))
-        if idx.size:
-            moved_now = np.isin(
-                unmoved,
-                idx,
-                kind="table",  # pragma: no mutate (numpy's algorithm for the test: the same result)
-            )
-            unmoved = unmoved[~moved_now]
+        unmoved = unmoved[~np.isin(unmoved, idx)]
         if pbar is not None:
             pbar.update(idx.size)
     if pbar is not None:
         pbar.close()
-    # last block: q_c -> e_c
-    if r == 1:
-        dq = radius**2 / 2
-    else:
-        dq = safety * margins(Q, np.arange(r)).min()
-    net.last = (Q.T.copy(), np.eye(r) / dq, -((Q**2).sum(0) - dq))
+    net.last = _last_block(Q, radius, safety)
     report["blocks"] = len(net.blocks)
     report["min_margin"] = float(min(m.min() for m in report["block_margins"]))
     return net, report
+
+
+def _last_block(Q, radius: float, safety: float):
+    """The last block ``(U, V, b)``: each surrogate ``q_c`` (a column of ``Q``) to the one-hot ``e_c``."""
+    r = Q.shape[1]
+    dq = radius**2 / 2 if r == 1 else safety * margins(Q, np.arange(r)).min()
+    return (Q.T.copy(), np.eye(r) / dq, -((Q**2).sum(0) - dq))
+
+
+def _checked_labels(labels, n: int, r):
+    """The labels as an array of ``n`` non-negative integers below ``r`` (default: the largest + 1), and ``r``."""
+    labels = np.asarray(labels)
+    if labels.shape != (n,) or not np.issubdtype(labels.dtype, np.integer) or labels.min() < 0:
+        raise ValueError(f"labels must be {n} non-negative integers, got shape {labels.shape}, dtype {labels.dtype}")
+    r = int(labels.max()) + 1 if r is None else require_int("r", r)
+    if labels.max() >= r:
+        raise ValueError(f"labels must be < r = {r}, got {labels.max()}")
+    return labels, r
+
+
+def _projection(X, k: int, seed: int):
+    """``A0 = G / sqrt(k)`` (``G`` standard Gaussian, seeded) and the projected points ``A0 X``;
+    refuses points that are identical, or that the projection merges."""
+    n = X.shape[1]
+    # exact comparison first: separation's Gram formula rounds, and may see identical points apart
+    if n > 1 and np.unique(X, axis=1).shape[1] < n:
+        raise ValueError("X has two identical points: they cannot be given different outputs")
+    A0 = np.random.default_rng(seed).standard_normal((k, X.shape[0])) / math.sqrt(k)
+    H = A0 @ X
+    if n > 1 and separation(H) <= 0:  # identical inputs stay identical after projecting
+        if separation(X) <= 0:
+            raise ValueError("X has two identical points: they cannot be given different outputs")
+        raise ValueError("the projection merged two points; use a larger k or another seed")
+    return A0, H
+
+
+class _MarginTracker:
+    """The greedy selection's margins: ``M[i, j] = ||h_i||^2 - <h_i, h_j>`` for every point ``i`` and
+    ``j`` (diagonal excluded) and each row's minimum, the margin of point ``i``.
+
+    Only the columns of moved points change, so each block updates ``k`` columns instead of all
+    ``n``; a row's minimum is rescanned in full only when it sat in a changed column and did not drop.
+    """
+
+    def __init__(self, H):
+        self.M = (H**2).sum(0)[:, None] - H.T @ H
+        np.fill_diagonal(self.M, np.inf)
+        self.rowmin, self.argmin = self.M.min(axis=1), self.M.argmin(axis=1)
+        self.alive = np.ones(H.shape[1], dtype=bool)
+
+    def pick(self, unmoved, k: int):
+        """The (at most ``k``) unmoved points of largest positive margin."""
+        mg = self.rowmin[unmoved]
+        order = np.argsort(-mg)
+        idx = unmoved[order[:k]]
+        idx = idx[mg[order[:k]] > 0]
+        if idx.size == 0:
+            raise ValueError("no remaining point has a positive margin")
+        return idx
+
+    def moved(self, H, idx):
+        """Update the margins after the points ``idx`` moved (``H``: the points now)."""
+        M = self.M
+        M[:, idx] = (H**2).sum(0)[:, None] - H.T @ H[:, idx]
+        M[idx, idx] = np.inf
+        self.alive[idx] = False
+        cols = M[:, idx]
+        cmin, carg = cols.min(axis=1), idx[cols.argmin(axis=1)]
+        in_idx = np.zeros(M.shape[0], dtype=bool)
+        in_idx[idx] = True
+        stale = in_idx[self.argmin]
+        better = cmin < self.rowmin
+        self.rowmin = np.where(better, cmin, self.rowmin)
+        self.argmin = np.where(better, carg, self.argmin)
+        redo = np.flatnonzero(stale & ~better & self.alive)
+        if redo.size:
+            self.rowmin[redo], self.argmin[redo] = M[redo].min(axis=1), M[redo].argmin(axis=1)
 
 
 def projected_margins(X, k: int, seed: int = 0) -> dict:

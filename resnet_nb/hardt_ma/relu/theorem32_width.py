@@ -319,12 +319,11 @@ def load_thm32(out=None):
     if not bodies:
         raise FileNotFoundError(f"out: {_store(out)} holds no records: run `python scripts/hm_thm32.py`")
     draws = sorted((b for b in bodies if b["item"]["table"] == "draws"), key=lambda b: b["item"]["seed"])
-    order = {"synthetic": 0, "MNIST": 1}  # pragma: no mutate (only the order of the rows shown)
+    order = {"synthetic": 0, "MNIST": 1}
     proj = [b for b in bodies if b["item"]["table"] == "projections"]
     proj.sort(key=lambda b: (order.get(b["item"]["data"], 2), b["item"]["data"], b["item"]["k"]))
     # the order of the columns shown (a record stores each row's keys sorted); a name missing
     # here moves its column to the end, nothing else
-    # pragma: no mutate start
     tags = [f"{'sq' if r.startswith('squared') else 'dist'}_c{c:g}" for c in THM32_RESULTS["c"] for r in RHO_READINGS]
     lead = (
         "seed",
@@ -333,5 +332,4 @@ def load_thm32(out=None):
         *(f"{p}_{t}" for t in tags for p in ("k", "refuses", "jl_excess")),
     )
     columns = ("data", "k", "seed", "min_margin", "exposed", "min_norm", "max_norm", "refuses")
-    # pragma: no mutate end
     return records_table(draws, (*lead, "greedy_error")), records_table(proj, columns)
