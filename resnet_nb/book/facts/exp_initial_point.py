@@ -151,64 +151,48 @@ def growth_solution_facts(means, s5, slopes) -> show.Facts:
     """The exercise on growth with depth: lambda_max and the 10% eigenvalue of the orthogonal,
     1-shortcut and Xavier networks at depths 2, 8 and 24, the slopes of lg cond against lg depth,
     Xavier's growth per layer, and where its condition numbers reach the resolution limit."""
+    assert all(v > 0 for v in slopes.values())
+    return show.Facts(**_growth_near_identity(means, slopes), **_growth_xavier(means, s5))
+
+
+def _growth_near_identity(means, slopes) -> dict:
+    """The orthogonal and 1-shortcut networks: the 10% eigenvalue's range, lambda_max at depths 2,
+    8 and 24, and the slopes of lg cond against lg depth (per doubling, on average)."""
     near = means.loc[["orthogonal", "1-shortcut"], "lam_p10"]
-    p10_lo, p10_hi = show.num(near.min(), 2), show.num(near.max(), 2)
     lam = means["lam_max"]
-    o_max2, o_max8, o_max24 = (show.num(lam["orthogonal", L], 3) for L in (2, 8, 24))
-    one_max2, one_max8, one_max24 = (show.num(lam["1-shortcut", L], 3) for L in (2, 8, 24))
-    o_ratio24 = show.num(lam["orthogonal", 24] / 24, 2)
-    slope_o, slope_1 = show.fixed(slopes["orthogonal"], 2), show.fixed(slopes["1-shortcut"], 2)
-    per_doubling = show.fixed(np.log10(2) * np.mean(list(slopes.values())), 2)
-    x_max2, x_max8, x_max24 = (show.num(lam["xavier", L], 2) for L in (2, 8, 24))
-    x_p10_2, x_p10_8, x_p10_24 = (show.sci(means.loc[("xavier", L), "lam_p10"], 1) for L in (2, 8, 24))
-    xs = s5.loc["xavier"]
-    x_lg8, x_lg16, x_lg24 = (show.fixed(xs.loc[L, "lg_cond_mean"], 2) for L in (8, 16, 24))
-    per_layer = np.polyfit([8, 16, 24], xs.loc[[8, 16, 24], "lg_cond_mean"], 1)[0]
-    x_per_layer = show.fixed(per_layer, 2)
-    lim_drop = show.fixed(np.log10(2), 2)
-    x_std24, lim24, lim32 = (
-        show.fixed(v, 2)
-        for v in (
-            xs.loc[24, "lg_cond_std"],
-            xs.loc[24, "lg_resolution_limit"],
-            xs.loc[32, "lg_resolution_limit"],
-        )
+    out = dict(p10_lo=show.num(near.min(), 2), p10_hi=show.num(near.max(), 2))
+    for arch, tag in (("orthogonal", "o"), ("1-shortcut", "one")):
+        out.update({f"{tag}_max{L}": show.num(lam[arch, L], 3) for L in (2, 8, 24)})
+    return dict(
+        out,
+        o_ratio24=show.num(lam["orthogonal", 24] / 24, 2),
+        slope_o=show.fixed(slopes["orthogonal"], 2),
+        slope_1=show.fixed(slopes["1-shortcut"], 2),
+        per_doubling=show.fixed(np.log10(2) * np.mean(list(slopes.values())), 2),
     )
-    unres32, runs32 = show.count(xs.loc[32, "unresolved"]), show.count(xs.loc[32, "runs"])
-    x_lg32 = show.fixed(xs.loc[32, "lg_cond_mean"], 2)
+
+
+def _growth_xavier(means, s5) -> dict:
+    """The Xavier networks: lambda_max and the 10% eigenvalue at depths 2, 8 and 24, lg cond at 8 to
+    32 and its growth per layer, and the resolution limit reached from depth 32 on (every run
+    unresolved from depth 48)."""
+    xs = s5.loc["xavier"]
+    per_layer = np.polyfit([8, 16, 24], xs.loc[[8, 16, 24], "lg_cond_mean"], 1)[0]
+    assert per_layer > 0
     assert 0 < xs.loc[32, "unresolved"] < xs.loc[32, "runs"] and xs.loc[24, "unresolved"] == 0
     assert (xs.loc[xs.index >= 48, "unresolved"] == xs.loc[xs.index >= 48, "runs"]).all()
-    assert per_layer > 0 and all(v > 0 for v in slopes.values())
-    return show.Facts(
-        lim24=lim24,
-        lim32=lim32,
-        lim_drop=lim_drop,
-        o_max2=o_max2,
-        o_max24=o_max24,
-        o_max8=o_max8,
-        o_ratio24=o_ratio24,
-        one_max2=one_max2,
-        one_max24=one_max24,
-        one_max8=one_max8,
-        p10_hi=p10_hi,
-        p10_lo=p10_lo,
-        per_doubling=per_doubling,
-        runs32=runs32,
-        slope_1=slope_1,
-        slope_o=slope_o,
-        unres32=unres32,
-        x_lg16=x_lg16,
-        x_lg24=x_lg24,
-        x_lg32=x_lg32,
-        x_lg8=x_lg8,
-        x_max2=x_max2,
-        x_max24=x_max24,
-        x_max8=x_max8,
-        x_p10_2=x_p10_2,
-        x_p10_24=x_p10_24,
-        x_p10_8=x_p10_8,
-        x_per_layer=x_per_layer,
-        x_std24=x_std24,
+    out = {f"x_max{L}": show.num(means["lam_max"]["xavier", L], 2) for L in (2, 8, 24)}
+    out.update({f"x_p10_{L}": show.sci(means.loc[("xavier", L), "lam_p10"], 1) for L in (2, 8, 24)})
+    out.update({f"x_lg{L}": show.fixed(xs.loc[L, "lg_cond_mean"], 2) for L in (8, 16, 24, 32)})
+    return dict(
+        out,
+        x_per_layer=show.fixed(per_layer, 2),
+        lim_drop=show.fixed(np.log10(2), 2),
+        x_std24=show.fixed(xs.loc[24, "lg_cond_std"], 2),
+        lim24=show.fixed(xs.loc[24, "lg_resolution_limit"], 2),
+        lim32=show.fixed(xs.loc[32, "lg_resolution_limit"], 2),
+        unres32=show.count(xs.loc[32, "unresolved"]),
+        runs32=show.count(xs.loc[32, "runs"]),
     )
 
 
