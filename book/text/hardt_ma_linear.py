@@ -55,17 +55,14 @@ assert (key["-I_2"] <= key["-I_2 bound"]).all() and (
     key["diag(-1, -2)"] <= key["diag(-1, -2) bound"]
 ).all()
 assert not any(((dets <= 0) & (norms < 1)).any() for norms, dets in key["factors"].values())
-key_l_max, key_minusI_last = show.count(key["ls"][-1]), show.fixed(key["-I_2"][-1], 3)
-key_explicit_16 = show.num(key["explicit"][list(key["ls"]).index(16)] - 1)
-key_search_best = show.fixed(key["search"].min(), 3)
-key_search_ls = show.text(", ".join(str(x) for x in key["search_ls"]))
+f_key_figure_numbers = facts.key_figure_numbers_facts(key)
 
 # %% [markdown]
 # **Figure.** Left: the largest factor norm $|||A||| = \max_i\|A_i\|$ of a factorisation
 # $R = (I + A_\ell)\cdots(I + A_1)$, against the depth $\ell$. For two targets with $\det R > 0$,
 # $-I_2$ and $\mathrm{diag}(-1, -2)$, the proof's factors shrink like $1/\ell$ under the printed
 # bound (dashed). For the reflection $\mathrm{diag}(-1, 1)$ nothing gets below 1 at any depth,
-# neither an explicit factorisation nor a numerical search (best {eval}`key_search_best`). Right:
+# neither an explicit factorisation nor a numerical search (best {eval}`f_key_figure_numbers.key_search_best`). Right:
 # every factor $A_k$ of these factorisations, its norm against $\det(I + A_k)$: a factor with
 # $\det(I + A_k) \le 0$ always has $\|A_k\| \ge 1$.
 #
@@ -355,53 +352,18 @@ paper_ratio = max(
     if l >= 3 * i["gamma"]
 )
 assert survey.product_error.max() < 1e-10 and paper_ratio < 1
-n_constructions, n_hyp, n_paper = (
-    show.count(len(survey)),
-    show.count(len(ok)),
-    show.count(len(paper)),
-)
-worst_prod = show.num(survey.product_error.max())
-paper_err = show.num(max(np.abs(hm.residual_product(A) - R).max() for R, l, A, i in paper))
-ratio_iclr = show.fixed((ok.norm / ok.bound_iclr).max(), 3)
-ratio_summary = show.fixed((ok.norm / ok.bound_summary).max(), 3)
-paper_gap = show.num(1 - paper_ratio)
 # the figure's gamma = 4 curve below l = 3 gamma: at l = 2 it exceeds the ICLR constant
 R_g4 = hm.random_positive_det(4, np.random.default_rng(1), gamma=4.0)
-g4_scaled = 2 * hm.max_spectral_norm(hm.theorem21_construction(R_g4, 2)[0])
-g4_const = 2 * (math.sqrt(math.pi) + math.sqrt(3 * 4.0)) ** 2
-assert g4_scaled > g4_const
-g4_scaled_s, g4_const_s = show.fixed(g4_scaled, 1), show.fixed(g4_const, 1)
-display(
-    table(
-        pd.DataFrame(
-            [
-                dict(
-                    quantity="constructions of the one-rotation variant (with l >= 3 gamma)",
-                    value=f"{n_constructions} ({n_hyp})",
-                ),
-                dict(quantity="its worst entry of prod(I + A_i) - R", value=str(worst_prod)),
-                dict(quantity="its largest |||A||| / ICLR bound", value=str(ratio_iclr)),
-                dict(quantity="its largest |||A||| / summary's constant", value=str(ratio_summary)),
-                dict(
-                    quantity="runs of the paper's recipe (worst product error)",
-                    value=f"{n_paper} ({paper_err})",
-                ),
-                dict(
-                    quantity="the recipe's largest |||A||| / ICLR bound, below 1 by",
-                    value=str(paper_gap),
-                ),
-            ]
-        )
-    )
-)
+f_survey_numbers = facts.survey_numbers_facts(R_g4, ok, paper, paper_ratio, survey)
+display(table(hmf.survey_summary(f_survey_numbers)))
 display(hm.claim_theorem21_bound(), hm.claim_rotation_step(), hm.claim_rotation_step(falsify=True))
 
 # %% [markdown]
 # Both bounds hold on every instance of the survey, and our one-rotation variant reaches at most
-# {eval}`ratio_iclr` of the ICLR bound: an existence check only, which cannot detect a constant
+# {eval}`f_survey_numbers.ratio_iclr` of the ICLR bound: an existence check only, which cannot detect a constant
 # half as large. Below $\ell = 3\gamma$, where the theorem promises nothing, the construction can
-# exceed the bound ($\gamma = 4$, $\ell = 2$: $\ell\,|||A||| =$ {eval}`g4_scaled_s` against
-# {eval}`g4_const_s`). The figure shows $\ell\,|||A|||$ against $\ell$ and $\gamma$.
+# exceed the bound ($\gamma = 4$, $\ell = 2$: $\ell\,|||A||| =$ {eval}`f_survey_numbers.g4_scaled_s` against
+# {eval}`f_survey_numbers.g4_const_s`). The figure shows $\ell\,|||A|||$ against $\ell$ and $\gamma$.
 #
 # :::{admonition} Details: the construction's constant for large $\ell$
 # :class: dropdown

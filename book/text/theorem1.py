@@ -30,7 +30,7 @@ import torch
 from IPython.display import HTML, display
 
 from resnet_nb import ShortcutNetwork, whitened_mnist
-from resnet_nb.book import plotting, show
+from resnet_nb.book import li_figures, plotting, show, tables
 from resnet_nb.book.facts import theorem1 as facts
 from resnet_nb.book.li_figures import (
     depth_animation,
@@ -39,7 +39,7 @@ from resnet_nb.book.li_figures import (
     plot_hessian,
     plot_spectrum,
 )
-from resnet_nb.core.hessians import hessian_linear, theorem1_blocks
+from resnet_nb.core.hessians import hessian_linear
 from resnet_nb.core.init import SMALL_SCALE
 from resnet_nb.li import theorem1 as t1
 
@@ -811,86 +811,25 @@ growth_false = t1.growth_check(stats, (2, 4, 8), variant="pairs_once")  # the fa
 assert growth_false.parts[1].rejected_on_value
 display(growth_false)
 growth_table = pd.DataFrame(growth.values["rows"])
-display(
-    growth_table.rename(columns={"P": "#params"})[
-        ["depth", "#params", "lam_max", "lower_bound", "p10", "p10_bound", "cond10", "cond10_bound"]
-    ]
-    .style.hide(axis="index")
-    .format(precision=4)
-)
-b1 = theorem1_blocks(ShortcutNetwork(10, 1, 1), stats)
-A_s = (b1["A"] + b1["A"].T) / 2
-c_prime = float(torch.linalg.eigvalsh(A_s).max()) * 10 * 0.9**0.5 / float(b1["A"].norm())
-last = growth_table.iloc[-1]
-c_prime_theory, c_prime_16 = (
-    show.num(c_prime, 3),
-    show.num(last["cond10_bound"] / last["R"] ** 0.5, 3),
-)
-cond10_16, p10_16, cond10_per_depth = (
-    show.num(last["cond10"], 3),
-    show.num(last["p10"]),
-    show.num(last["cond10"] / last["depth"]),
-)
-p10_min, p10_max = show.num(growth_table["p10"].min()), show.num(growth_table["p10"].max())
-# where the slack lies: the lambda_max bound is tight, the p10 bound is not
-lam_gap_rel = (last["lam_max"] - last["lower_bound"]) / last["lam_max"]
-p10_ratio = last["p10_bound"] / last["p10"]
-assert lam_gap_rel < 0.01 and p10_ratio > 5
-lam16, lb16 = show.fixed(last["lam_max"], 4), show.fixed(last["lower_bound"], 4)
-first = growth_table.iloc[0]
-p10_first, p10_last = show.num(first["p10"], 4), show.num(last["p10"], 4)
-depth_first = show.count(int(first["depth"]))
-p10_steps = np.diff(growth_table["p10"].to_numpy())
-# |lambda|(10%) falls a little, and by less at each doubling of the depth
-assert (p10_steps < 0).all() and (np.diff(np.abs(p10_steps)) < 0).all()
-assert last["p10"] > 0.9 * first["p10"]
-p10b16, p10_ratio16 = show.num(last["p10_bound"], 3), show.num(p10_ratio, 2)
-fig, ax = plt.subplots(figsize=(6, 3.5))
-ax.loglog(
-    table1["depth"],
-    table1["cond10"],
-    "o-",
-    color=plotting.COLORS["1-shortcut"],
-    label="1-shortcut: |λ|max / |λ|(10%)",
-)
-ax.loglog(
-    table1["depth"],
-    table1["cond"],
-    "x:",
-    color=plotting.COLORS["1-shortcut"],
-    label="1-shortcut: |λ|max / |λ|min",
-)
-ax.loglog(
-    growth_table["depth"], growth_table["cond10_bound"], "k--", label="Proposition: lower bound"
-)
-ax.loglog(
-    table2["depth"],
-    table2["cond"],
-    "s-",
-    color=plotting.COLORS["2-shortcut"],
-    label="2-shortcut: |λ|max / |λ|min",
-)
-ax.set_xlabel("depth (number of weight matrices)")
-ax.set_ylabel("condition number at 0")
-ax.legend(fontsize=8)
-ax.set_title("Hessian at zero, whitened MNIST (d = 10)", fontsize=9)
-plt.tight_layout()
+display(tables.growth_table(growth_table))
+f_growth_numbers = facts.growth_numbers_facts(growth_table, stats)
+li_figures.growth_figure(table1, table2, growth_table)
 plt.show()
 
 # %% [markdown]
-# On whitened MNIST $c' =$ {eval}`c_prime_theory`, and at depth 16 the bound $\ell(R)/u(R)$ is
-# already {eval}`c_prime_16` $\sqrt R$. The measured growth is faster: the paper's condition number grows about linearly, {eval}`cond10_16` at depth 16
-# ({eval}`cond10_per_depth` per layer). We have not proved a bound on $|\lambda|_{(10\%)}$
+# On whitened MNIST $c' =$ {eval}`f_growth_numbers.c_prime_theory`, and at depth 16 the bound $\ell(R)/u(R)$ is
+# already {eval}`f_growth_numbers.c_prime_16` $\sqrt R$. The measured growth is faster: the paper's condition number grows about linearly, {eval}`f_growth_numbers.cond10_16` at depth 16
+# ({eval}`f_growth_numbers.cond10_per_depth` per layer). We have not proved a bound on $|\lambda|_{(10\%)}$
 # that does not grow with $R$, so the book claims $\sqrt R$ and shows the rest as a measurement.
 #
 # :::{admonition} Details: where the bound is loose
 # :class: dropdown
 #
 # The table shows why the measured growth is faster. The bound on $\lambda_{\max}$ is tight
-# ({eval}`lam16` against $\ell(R) =$ {eval}`lb16` at depth 16); only the trace bound on
-# $|\lambda|_{(10\%)}$ is loose ({eval}`p10b16` against a measured value between {eval}`p10_min` and
-# {eval}`p10_max`, a factor {eval}`p10_ratio16` at depth 16). Since $|\lambda|_{(10\%)}$ barely falls
-# ({eval}`p10_first` at depth {eval}`depth_first`, {eval}`p10_last` at depth 16, by less at each
+# ({eval}`f_growth_numbers.lam16` against $\ell(R) =$ {eval}`f_growth_numbers.lb16` at depth 16); only the trace bound on
+# $|\lambda|_{(10\%)}$ is loose ({eval}`f_growth_numbers.p10b16` against a measured value between {eval}`f_growth_numbers.p10_min` and
+# {eval}`f_growth_numbers.p10_max`, a factor {eval}`f_growth_numbers.p10_ratio16` at depth 16). Since $|\lambda|_{(10\%)}$ barely falls
+# ({eval}`f_growth_numbers.p10_first` at depth {eval}`f_growth_numbers.depth_first`, {eval}`f_growth_numbers.p10_last` at depth 16, by less at each
 # doubling), the condition number grows about linearly.
 # :::
 

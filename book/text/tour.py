@@ -21,10 +21,10 @@ import pandas as pd
 from IPython.display import display
 
 import resnet_nb as rn
-from resnet_nb.book import show, tour_figures
+from resnet_nb.book import tour_figures
 from resnet_nb.book.facts import tour as facts
 from resnet_nb.book.li_figures import plot_hessian
-from resnet_nb.book.plotting import COLORS, style
+from resnet_nb.book.plotting import style
 from resnet_nb.core import hessians
 from resnet_nb.experiments import fig5, fig9, fig10
 from resnet_nb.hardt_ma import relu as hmr
@@ -147,8 +147,6 @@ assert hess[3].abs().max() == 0 and hess[2].abs().max() > 0
 # $n \ge 3$ every derivative below order $n$ vanishes: a flat saddle.
 
 # %% tags=["hide-input"]
-from resnet_nb.book.palette import LABELS
-
 T5 = common.committed("fig5")
 s5 = fig5.summarise(T5)
 tour_figures.figure5(s5, common.ARCHS)
@@ -171,78 +169,28 @@ f_fig5 = facts.fig5_facts(T5, s5)
 # %% tags=["hide-input"]
 T9, T10 = common.committed("fig9"), fig10.committed()
 s9, s10 = fig9.summarise(T9, loss_opt=Lmin), fig10.summarise(T10)
-fig, (a9, a10) = plt.subplots(1, 2, figsize=(10, 3.6))
-for arch in common.ARCHS:
-    g = s9[s9.arch == arch]
-    a9.plot(np.log10(g.depth), g.lg_excess, "o-", ms=4, color=COLORS[arch], label=LABELS[arch])
-for arch in fig10.PAPER_ARCHS:
-    g = s10[s10.arch == arch]
-    a10.plot(
-        np.log10(g.depth),
-        np.log10(g.final_loss),
-        "o-",
-        ms=4,
-        color=COLORS[arch],
-        label=LABELS[arch] + "-ReLU",
-    )
-a9.set(
-    xlabel="lg(depth)", ylabel=r"lg(final loss $-\ \mathcal{L}_{\min}$)", title="linear (Figure 9)"
-)
-a10.set(xlabel="lg(depth)", ylabel="lg(final loss)", title="ReLU at the mid positions (Figure 10)")
-a9.legend(fontsize=8)
-a10.legend(fontsize=8)
-plt.tight_layout()
+tour_figures.final_losses(s9, s10, common.ARCHS, fig10.PAPER_ARCHS)
 plt.show()
-
-even = s9[s9.depth.isin(s9[s9.arch == "2-shortcut"].depth)]
-best9 = even.loc[even.groupby("depth").lg_excess.idxmin()]
-# the caption: the best 2-shortcut run ends closest to L_min at every even depth ...
-assert (best9.arch == "2-shortcut").all()
-# ... but at the shallowest depth it sits at float64's rounding floor
-floor_depth = show.count(s9.depth.min())
-assert s9[(s9.arch == "2-shortcut") & (s9.depth == s9.depth.min())].at_rounding_floor.all()
-runs9, runs10 = show.count(T9.run.nunique()), show.count(T10.run.nunique())
-# Figure 10 at its largest depth: Xavier- and orthogonal-ReLU have no rate without divergence
-deep10 = s10[(s10.depth == s10.depth.max()) & (s10.arch != "2-shortcut")]
-assert deep10.lr_unstable.all()
-d10_max = show.count(s10.depth.max())
-best10 = s10.loc[s10.groupby("depth").final_loss.idxmin()]
-wins10 = sorted(best10[best10.arch == "2-shortcut"].depth)
-win_lo, win_hi = show.count(wins10[0]), show.count(wins10[-1])
-depths10 = sorted(set(s10.depth))
-assert wins10 == [d for d in depths10 if wins10[0] <= d <= wins10[-1]]  # one unbroken range
-lose10 = [show.count(d) for d in depths10 if d not in wins10]
-lose_a, lose_b = lose10
-d9_max = show.count(s9.depth.max())
-assert T9.epochs.nunique() == 1 and (T10.epochs == T9.epochs.iloc[0]).all()
-epochs9 = show.count(T9.epochs.iloc[0])
-at96 = s9[s9.depth == s9.depth.max()].set_index("arch").lg_excess
-gap_of = s9.assign(gap=10**s9.lg_excess).groupby("arch").gap.max()
-xavier_gap = show.num(gap_of["xavier"], 2)
-near_gap = show.num(max(gap_of["orthogonal"], gap_of["1-shortcut"]), 1)
-three_gap = show.num(gap_of["3-shortcut"], 2)
-assert gap_of["3-shortcut"] > 100 * max(gap_of["orthogonal"], gap_of["1-shortcut"])
-assert gap_of["xavier"] > 100 * max(gap_of["orthogonal"], gap_of["1-shortcut"])
-gap96 = show.fixed(at96.drop("2-shortcut").min() - at96["2-shortcut"], 1)
+f_final_losses = facts.final_losses_facts(T10, T9, s10, s9)
 
 # %% [markdown]
 # **Figure 5** (Li et al.'s Figures 9 and 10, from the book's stored runs: the best final loss
-# over a grid of learning rates, {eval}`epochs9` epochs, {eval}`runs9` runs per rate on the left,
-# {eval}`runs10` on the right). *Left:* the 2-shortcut linear networks end closest to
-# $\mathcal L_{\min}$ at every even depth from 2 to {eval}`d9_max`, at some depths by less than the
+# over a grid of learning rates, {eval}`f_final_losses.epochs9` epochs, {eval}`f_final_losses.runs9` runs per rate on the left,
+# {eval}`f_final_losses.runs10` on the right). *Left:* the 2-shortcut linear networks end closest to
+# $\mathcal L_{\min}$ at every even depth from 2 to {eval}`f_final_losses.d9_max`, at some depths by less than the
 # run-to-run spread; at depth
-# {eval}`d9_max` the next best is {eval}`gap96` orders of magnitude farther. *Right:* with ReLUs,
-# 2-shortcut networks reach the lowest loss from depth {eval}`win_lo` to {eval}`win_hi`, not at
-# depths {eval}`lose_a` and {eval}`lose_b`; at depth {eval}`d10_max` Xavier- and
+# {eval}`f_final_losses.d9_max` the next best is {eval}`f_final_losses.gap96` orders of magnitude farther. *Right:* with ReLUs,
+# 2-shortcut networks reach the lowest loss from depth {eval}`f_final_losses.win_lo` to {eval}`f_final_losses.win_hi`, not at
+# depths {eval}`f_final_losses.lose_a` and {eval}`f_final_losses.lose_b`; at depth {eval}`f_final_losses.d10_max` Xavier- and
 # orthogonal-ReLU networks have no best rate.
 # Chapter: {doc}`Learning <exp_learning>`. Evidence: <a href="claims.html#claim-li-fig9-near-optimal" title="li-fig9-near-optimal">1</a>, <a href="claims.html#claim-li-fig10-shortcut-lowest-relu" title="li-fig10-shortcut-lowest-relu">2</a>, <a href="claims.html#claim-li-fig10-deeper-shortcut-lower-loss" title="li-fig10-deeper-shortcut-lower-loss">3</a>, <a href="claims.html#claim-li-fig10-plain-relu-flat-at-64" title="li-fig10-plain-relu-flat-at-64">4</a>.
 
 # %% [markdown]
 # ## Li et al. 2: training
 #
-# Figure 5 is the payoff: plain Xavier networks (up to {eval}`xavier_gap` above
-# $\mathcal L_{\min}$) and 3-shortcut networks (up to {eval}`three_gap`, on their plateau at depth 3)
-# end far from the optimum, orthogonal and 1-shortcut ones within about {eval}`near_gap`, 2-shortcut
+# Figure 5 is the payoff: plain Xavier networks (up to {eval}`f_final_losses.xavier_gap` above
+# $\mathcal L_{\min}$) and 3-shortcut networks (up to {eval}`f_final_losses.three_gap`, on their plateau at depth 3)
+# end far from the optimum, orthogonal and 1-shortcut ones within about {eval}`f_final_losses.near_gap`, 2-shortcut
 # networks nearest; with ReLUs, 2-shortcut
 # networks improve with depth.
 

@@ -26,6 +26,7 @@ from resnet_nb.hardt_ma.relu.theorem32 import construction_steps, theorem32_cons
 from resnet_nb.hardt_ma.relu.theorem32_width import RHO_READINGS
 
 __all__ = [
+    "survey_summary",
     "refusal_rates",
     "jl_rates",
     "ratio_histogram",
@@ -421,3 +422,18 @@ def jl_rates(*tables):
         for r in RHO_READINGS
     ]
     return pd.DataFrame(rows).rename(columns=dict(draws="N", low="95% low", high="95% high"))
+
+
+def survey_summary(f):
+    """The Theorem 2.1 survey in six rows (``f``: ``facts.hardt_ma_linear.survey_numbers_facts``):
+    how many constructions, their worst product error and largest factor against both constants,
+    and the paper's recipe against the ICLR bound."""
+    rows = [
+        ("constructions of the one-rotation variant (with l >= 3 gamma)", f"{f.n_constructions} ({f.n_hyp})"),
+        ("its worst entry of prod(I + A_i) - R", str(f.worst_prod)),
+        ("its largest |||A||| / ICLR bound", str(f.ratio_iclr)),
+        ("its largest |||A||| / summary's constant", str(f.ratio_summary)),
+        ("runs of the paper's recipe (worst product error)", f"{f.n_paper} ({f.paper_err})"),
+        ("the recipe's largest |||A||| / ICLR bound, below 1 by", str(f.paper_gap)),
+    ]
+    return pd.DataFrame([dict(quantity=q, value=v) for q, v in rows])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from resnet_nb.book import show
 
-__all__ = ["styled", "sweep_table", "long_run_table", "residual_table"]
+__all__ = ["styled", "sweep_table", "long_run_table", "residual_table", "growth_table"]
 
 
 def styled(df, columns: dict, formats: dict, na_rep: str | None = None):
@@ -104,3 +104,22 @@ def residual_table(rows):
     """One row per residual I - Q (``li.dynamics.residual_table``): its size and conditioning
     against cond(M) over the signs of the columns, and the loss at 0 over the minimum."""
     return styled(rows, {c: RESIDUAL_COLUMNS.get(c, c) for c in rows.columns}, RESIDUAL_FORMATS)
+
+
+#: the Proposition's bounds against depth (book/theorem1.ipynb)
+GROWTH_COLUMNS = {
+    "depth": "depth",
+    "P": "#params",
+    "lam_max": "lam_max",
+    "lower_bound": "lower_bound",
+    "p10": "p10",
+    "p10_bound": "p10_bound",
+    "cond10": "cond10",
+    "cond10_bound": "cond10_bound",
+}
+
+
+def growth_table(rows):
+    """One row per depth of ``li.theorem1.growth_check``: lambda_max and |lambda|(10%) against the
+    Proposition's bounds, and the condition number max/10% against its lower bound (4 decimals)."""
+    return styled(rows, GROWTH_COLUMNS, {}).format(precision=4)

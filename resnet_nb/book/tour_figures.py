@@ -6,7 +6,7 @@ import numpy as np
 
 from resnet_nb.book.palette import COLORS, LABELS
 
-__all__ = ["key_figure", "figure5", "construction_steps"]
+__all__ = ["key_figure", "figure5", "construction_steps", "final_losses"]
 
 
 def key_figure(f):
@@ -105,5 +105,28 @@ def construction_steps(X, labels, states, r_lab: int):
             title="the inputs" if j is None else f"after block {j} of {len(states) - 1}",
         )
     axes[0].legend(fontsize=8, loc="lower left")
+    plt.tight_layout()
+    return fig
+
+
+def final_losses(s9, s10, archs9, archs10):
+    """Figures 9 and 10 side by side: the final loss against depth, linear networks above the
+    optimum (``s9``, ``fig9.summarise``) and ReLU networks (``s10``, ``fig10.summarise``), one
+    curve per architecture. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    fig, (a9, a10) = plt.subplots(1, 2, figsize=(10, 3.6))
+    for arch in archs9:
+        g = s9[s9.arch == arch]
+        a9.plot(np.log10(g.depth), g.lg_excess, "o-", ms=4, color=COLORS[arch], label=LABELS[arch])
+    for arch in archs10:
+        g = s10[s10.arch == arch]
+        a10.plot(
+            np.log10(g.depth), np.log10(g.final_loss), "o-", ms=4, color=COLORS[arch], label=LABELS[arch] + "-ReLU"
+        )
+    a9.set(xlabel="lg(depth)", ylabel=r"lg(final loss $-\ \mathcal{L}_{\min}$)", title="linear (Figure 9)")
+    a10.set(xlabel="lg(depth)", ylabel="lg(final loss)", title="ReLU at the mid positions (Figure 10)")
+    a9.legend(fontsize=8)
+    a10.legend(fontsize=8)
     plt.tight_layout()
     return fig

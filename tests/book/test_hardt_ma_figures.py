@@ -86,3 +86,22 @@ def test_the_jl_table_has_a_row_per_constant_and_reading():
     rows = jl_rates(table, dict(table, c=30))
     assert list(rows["c"]) == [10, 10, 30, 30] and list(rows["rho"][:2]) == ["squared distance", "distance"]
     assert rows.iloc[0]["widths"] == "40-52" and rows.iloc[0]["distortion_over_tolerance"] == "0.50-2.00"
+
+
+def test_the_survey_summary_states_each_count_with_its_bracketed_companion():
+    from resnet_nb.book import show
+    from resnet_nb.book.hardt_ma_figures import survey_summary
+
+    f = show.Facts(
+        n_constructions=show.count(120),
+        n_hyp=show.count(90),
+        worst_prod=show.num(3e-15),
+        ratio_iclr=show.fixed(0.5, 3),
+        ratio_summary=show.fixed(0.25, 3),
+        n_paper=show.count(112),
+        paper_err=show.num(2e-15),
+        paper_gap=show.num(0.04),
+    )
+    rows = survey_summary(f)["value"].tolist()
+    assert rows[0] == "120 (90)" and rows[4] == f"112 ({show.num(2e-15)})"
+    assert rows[2] == "0.500" and rows[5] == str(show.num(0.04)) and len(rows) == 6

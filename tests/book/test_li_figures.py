@@ -147,3 +147,19 @@ def test_the_catapult_figure_draws_the_steps_inside_their_envelope():
     envelope, lower, steps = fig.axes[0].lines[1:4]
     assert np.allclose(envelope.get_ydata(), np.abs(proj)) and np.allclose(lower.get_ydata(), -np.abs(proj))
     assert np.allclose(steps.get_ydata(), proj)
+
+
+def test_the_growth_figure_draws_both_architectures_and_the_lower_bound_on_log_axes():
+    import pandas as pd
+
+    from resnet_nb.book.li_figures import growth_figure
+
+    depths = [2, 4, 8]
+    t1 = pd.DataFrame({"depth": depths, "cond10": [3.0, 6.0, 12.0], "cond": [30.0, 60.0, 120.0]})
+    t2 = pd.DataFrame({"depth": depths, "cond": [5.0, 5.0, 5.0]})
+    g = pd.DataFrame({"depth": depths, "cond10_bound": [2.0, 4.0, 8.0]})
+    ax = growth_figure(t1, t2, g).axes[0]
+    assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
+    labels = [line.get_label() for line in ax.lines]
+    assert "Proposition: lower bound" in labels and len(labels) == 4
+    assert list(ax.lines[3].get_ydata()) == [5.0, 5.0, 5.0]  # the 2-shortcut curve is flat

@@ -51,3 +51,21 @@ def test_the_residual_table_labels_the_known_columns_and_keeps_the_others():
     rows = pd.DataFrame({"case": ["random Q"], "res_norm": [0.1], "cond_M": [12.345]})
     html = tables.residual_table(rows).to_html()
     assert "case" in html and "||I-Q||" in html and ">12.3<" in html
+
+
+def test_the_growth_table_labels_the_parameter_count_and_shows_four_decimals():
+    rows = pd.DataFrame(
+        {
+            "depth": [2, 4],
+            "P": [200, 400],
+            "R": [2, 4],
+            "lam_max": [1.234567, 2.5],
+            "lower_bound": [1.2, 2.4],
+            "p10": [0.5, 0.49],
+            "p10_bound": [3.0, 3.1],
+            "cond10": [2.469134, 5.1],
+            "cond10_bound": [0.4, 0.8],
+        }
+    )
+    html = tables.growth_table(rows).to_html()
+    assert "#params" in html and ">R<" not in html and ">1.2346<" in html and ">2.4691<" in html

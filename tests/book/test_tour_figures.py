@@ -73,3 +73,16 @@ def test_construction_steps_show_the_inputs_halfway_and_the_end():
     fit_err = np.abs(net(X) - np.eye(3)[:, labels]).max()
     f = tour.construction_facts(net, report, fit_err, 20, 3)
     assert repr(f.blocks_s) == str(report["blocks"]) and repr(f.n_s) == "20"
+
+
+def test_final_losses_draws_one_curve_per_architecture_in_each_panel():
+    import pandas as pd
+
+    from resnet_nb.book.tour_figures import final_losses
+
+    s9 = pd.DataFrame({"arch": ["2-shortcut"] * 2 + ["xavier"] * 2, "depth": [2, 4] * 2, "lg_excess": [-9, -8, -2, -1]})
+    s10 = pd.DataFrame({"arch": ["2-shortcut", "xavier"], "depth": [2, 2], "final_loss": [0.1, 1.0]})
+    a9, a10 = final_losses(s9, s10, ["2-shortcut", "xavier"], ["2-shortcut", "xavier"]).axes
+    assert len(a9.lines) == 2 and len(a10.lines) == 2
+    assert list(a9.lines[1].get_ydata()) == [-2, -1] and list(a10.lines[0].get_ydata()) == [-1.0]
+    assert a10.lines[1].get_label().endswith("-ReLU")

@@ -12,7 +12,17 @@ from scipy.optimize import brentq
 from resnet_nb.book import show
 from resnet_nb.hardt_ma import linear as hm
 
-__all__ = ["gd_facts", "signs_facts", "rounding_facts", "det_facts", "lemma24_facts", "survey_facts", "search_facts"]
+__all__ = [
+    "gd_facts",
+    "signs_facts",
+    "rounding_facts",
+    "det_facts",
+    "lemma24_facts",
+    "survey_facts",
+    "search_facts",
+    "key_figure_numbers_facts",
+    "survey_numbers_facts",
+]
 
 
 def gd_facts() -> show.Facts:
@@ -317,4 +327,42 @@ def search_facts(rng) -> show.Facts:
         sig_small_s=sig_small_s,
         tau_edge_s=tau_edge_s,
         thm22_small=thm22_small,
+    )
+
+
+def key_figure_numbers_facts(key) -> show.Facts:
+    """The key figure's R = diag(-1, 1): the smallest largest factor the numerical search found
+    (never below 1)."""
+    return show.Facts(key_search_best=show.fixed(key["search"].min(), 3))
+
+
+def survey_numbers_facts(R_g4, ok, paper, paper_ratio, survey) -> show.Facts:
+    """The Theorem 2.1 survey: how many constructions (and how many meet l >= 3 gamma), their worst
+    product error and largest factor against the ICLR bound and the summary's constant, the paper's
+    recipe against the ICLR bound, and the gamma = 4 curve at l = 2 against the ICLR constant."""
+    n_constructions, n_hyp, n_paper = (
+        show.count(len(survey)),
+        show.count(len(ok)),
+        show.count(len(paper)),
+    )
+    worst_prod = show.num(survey.product_error.max())
+    paper_err = show.num(max(np.abs(hm.residual_product(A) - R).max() for R, l, A, i in paper))
+    ratio_iclr = show.fixed((ok.norm / ok.bound_iclr).max(), 3)
+    ratio_summary = show.fixed((ok.norm / ok.bound_summary).max(), 3)
+    paper_gap = show.num(1 - paper_ratio)
+    g4_scaled = 2 * hm.max_spectral_norm(hm.theorem21_construction(R_g4, 2)[0])
+    g4_const = 2 * (math.sqrt(math.pi) + math.sqrt(3 * 4.0)) ** 2
+    assert g4_scaled > g4_const
+    g4_scaled_s, g4_const_s = show.fixed(g4_scaled, 1), show.fixed(g4_const, 1)
+    return show.Facts(
+        g4_const_s=g4_const_s,
+        g4_scaled_s=g4_scaled_s,
+        n_constructions=n_constructions,
+        n_hyp=n_hyp,
+        n_paper=n_paper,
+        paper_err=paper_err,
+        paper_gap=paper_gap,
+        ratio_iclr=ratio_iclr,
+        ratio_summary=ratio_summary,
+        worst_prod=worst_prod,
     )

@@ -3,11 +3,16 @@ selects them from the chapter's results and formats them as the page shows them.
 
 from __future__ import annotations
 
+import numpy as np
+import torch
+
 from resnet_nb.book import show
+from resnet_nb.core.hessians import theorem1_blocks
+from resnet_nb.core.networks import ShortcutNetwork
 from resnet_nb.li import theorem1 as t1
 from resnet_nb.shared import store
 
-__all__ = ["relu_facts", "relu_lambda_facts", "relu_shape_facts"]
+__all__ = ["relu_facts", "relu_lambda_facts", "relu_shape_facts", "growth_numbers_facts"]
 
 
 def relu_facts(relu_by_depth, relu_depth, relu_eq12, relu_rows) -> show.Facts:
@@ -108,4 +113,50 @@ def relu_shape_facts() -> show.Facts:
         relu_shape=relu_shape,
         shape_exact=shape_exact,
         shape_theorem1=shape_theorem1,
+    )
+
+
+def growth_numbers_facts(growth_table, stats) -> show.Facts:
+    """The Proposition on 1-shortcut networks against depth: the constant c' it predicts against the
+    one measured at depth 16, the condition number and |lambda|(10%) at depth 16, where the slack of
+    the bounds lies (the lambda_max bound tight, the |lambda|(10%) bound not), and how little
+    |lambda|(10%) falls with depth."""
+    b1 = theorem1_blocks(ShortcutNetwork(10, 1, 1), stats)
+    A_s = (b1["A"] + b1["A"].T) / 2
+    c_prime = float(torch.linalg.eigvalsh(A_s).max()) * 10 * 0.9**0.5 / float(b1["A"].norm())
+    last = growth_table.iloc[-1]
+    c_prime_theory, c_prime_16 = (
+        show.num(c_prime, 3),
+        show.num(last["cond10_bound"] / last["R"] ** 0.5, 3),
+    )
+    cond10_16 = show.num(last["cond10"], 3)
+    cond10_per_depth = show.num(last["cond10"] / last["depth"])
+    p10_min, p10_max = show.num(growth_table["p10"].min()), show.num(growth_table["p10"].max())
+    # where the slack lies: the lambda_max bound is tight, the p10 bound is not
+    lam_gap_rel = (last["lam_max"] - last["lower_bound"]) / last["lam_max"]
+    p10_ratio = last["p10_bound"] / last["p10"]
+    assert lam_gap_rel < 0.01 and p10_ratio > 5
+    lam16, lb16 = show.fixed(last["lam_max"], 4), show.fixed(last["lower_bound"], 4)
+    first = growth_table.iloc[0]
+    p10_first, p10_last = show.num(first["p10"], 4), show.num(last["p10"], 4)
+    depth_first = show.count(int(first["depth"]))
+    p10_steps = np.diff(growth_table["p10"].to_numpy())
+    # |lambda|(10%) falls a little, and by less at each doubling of the depth
+    assert (p10_steps < 0).all() and (np.diff(np.abs(p10_steps)) < 0).all()
+    assert last["p10"] > 0.9 * first["p10"]
+    p10b16, p10_ratio16 = show.num(last["p10_bound"], 3), show.num(p10_ratio, 2)
+    return show.Facts(
+        c_prime_16=c_prime_16,
+        c_prime_theory=c_prime_theory,
+        cond10_16=cond10_16,
+        cond10_per_depth=cond10_per_depth,
+        depth_first=depth_first,
+        lam16=lam16,
+        lb16=lb16,
+        p10_first=p10_first,
+        p10_last=p10_last,
+        p10_max=p10_max,
+        p10_min=p10_min,
+        p10_ratio16=p10_ratio16,
+        p10b16=p10b16,
     )

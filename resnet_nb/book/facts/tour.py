@@ -12,7 +12,7 @@ from resnet_nb.experiments import fig5
 from resnet_nb.hardt_ma import linear as hml
 from resnet_nb.hardt_ma import relu as hmr
 
-__all__ = ["key_figure_facts", "fig5_facts", "construction_facts"]
+__all__ = ["key_figure_facts", "fig5_facts", "construction_facts", "final_losses_facts"]
 
 
 def key_figure_facts(data) -> show.Facts:
@@ -111,4 +111,55 @@ def construction_facts(net, report, fit_err: float, n_pts: int, r_lab: int) -> s
         ref_dist=show.text(f"{refuse_dist['failures']} of {refuse_dist['draws']}"),
         params_s=show.count(hmr.parameter_count(net)["trainable"]),
         fit_s=show.num(fit_err),
+    )
+
+
+def final_losses_facts(T10, T9, s10, s9) -> show.Facts:
+    """Figures 9 and 10 in the tour: the runs and epochs behind them, the depth where the best
+    linear 2-shortcut run sits at float64's rounding floor, the range of depths where the 2-shortcut
+    ReLU network ends lowest (and the two where it does not), and how far each architecture ends
+    above the optimum."""
+    even = s9[s9.depth.isin(s9[s9.arch == "2-shortcut"].depth)]
+    best9 = even.loc[even.groupby("depth").lg_excess.idxmin()]
+    # the caption: the best 2-shortcut run ends closest to L_min at every even depth ...
+    assert (best9.arch == "2-shortcut").all()
+    # ... but at the shallowest depth it sits at float64's rounding floor
+    assert s9[(s9.arch == "2-shortcut") & (s9.depth == s9.depth.min())].at_rounding_floor.all()
+    runs9, runs10 = show.count(T9.run.nunique()), show.count(T10.run.nunique())
+    # Figure 10 at its largest depth: Xavier- and orthogonal-ReLU have no rate without divergence
+    deep10 = s10[(s10.depth == s10.depth.max()) & (s10.arch != "2-shortcut")]
+    assert deep10.lr_unstable.all()
+    d10_max = show.count(s10.depth.max())
+    best10 = s10.loc[s10.groupby("depth").final_loss.idxmin()]
+    wins10 = sorted(best10[best10.arch == "2-shortcut"].depth)
+    win_lo, win_hi = show.count(wins10[0]), show.count(wins10[-1])
+    depths10 = sorted(set(s10.depth))
+    assert wins10 == [d for d in depths10 if wins10[0] <= d <= wins10[-1]]  # one unbroken range
+    lose10 = [show.count(d) for d in depths10 if d not in wins10]
+    lose_a, lose_b = lose10
+    d9_max = show.count(s9.depth.max())
+    assert T9.epochs.nunique() == 1 and (T10.epochs == T9.epochs.iloc[0]).all()
+    epochs9 = show.count(T9.epochs.iloc[0])
+    at96 = s9[s9.depth == s9.depth.max()].set_index("arch").lg_excess
+    gap_of = s9.assign(gap=10**s9.lg_excess).groupby("arch").gap.max()
+    xavier_gap = show.num(gap_of["xavier"], 2)
+    near_gap = show.num(max(gap_of["orthogonal"], gap_of["1-shortcut"]), 1)
+    three_gap = show.num(gap_of["3-shortcut"], 2)
+    assert gap_of["3-shortcut"] > 100 * max(gap_of["orthogonal"], gap_of["1-shortcut"])
+    assert gap_of["xavier"] > 100 * max(gap_of["orthogonal"], gap_of["1-shortcut"])
+    gap96 = show.fixed(at96.drop("2-shortcut").min() - at96["2-shortcut"], 1)
+    return show.Facts(
+        d10_max=d10_max,
+        d9_max=d9_max,
+        epochs9=epochs9,
+        gap96=gap96,
+        lose_a=lose_a,
+        lose_b=lose_b,
+        near_gap=near_gap,
+        runs10=runs10,
+        runs9=runs9,
+        three_gap=three_gap,
+        win_hi=win_hi,
+        win_lo=win_lo,
+        xavier_gap=xavier_gap,
     )
