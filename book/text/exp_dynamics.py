@@ -268,7 +268,8 @@ display(stable_check, f_fig60.stable_index)
 print(
     f"Diagnostic at rate {lr_book} (a measured crossing, not a claim):\n"
     f"run means of lg cond, 2-shortcut - orthogonal: largest {f_fig60.cross_max} "
-    f"at lg(l - l_min) = {f_fig60.cross_x};\nrun-to-run spread of the difference there: {f_fig60.cross_spread}"
+    f"at lg(l - l_min) = {f_fig60.cross_x};\n"
+    f"run-to-run spread of the difference there: {f_fig60.cross_spread}"
 )
 f_fig61 = facts.fig6_stable_facts(stable_check)
 

@@ -857,30 +857,13 @@ f_analog_setup = facts.analog_setup_facts()
 # :::
 
 # %% tags=["hide-input"]
-init_colors = {
-    "hardt_ma_residual": COLORS["residual"],
-    "standard": COLORS["plain"],
-    "hardt_ma": COLORS["1-shortcut"],
-}
-fig, ax = plt.subplots(1, 2, figsize=(11, 4))
-for init, g in f_analog_setup.runs.groupby("init", sort=False):
-    for seed, r in g.groupby("seed"):
-        label = init if seed == g.seed.min() else None
-        ax[0].semilogy(r.epoch, r.loss, color=init_colors[init], alpha=0.6, label=label)
-        ax[1].plot(r.epoch, r.test_accuracy, color=init_colors[init], alpha=0.6, label=label)
-ax[0].set(
-    xlabel="epoch",
-    ylabel="training cross-entropy",
-    title="analog on MNIST digits (not CIFAR), every seed",
-)
-ax[1].set(xlabel="epoch", ylabel="held-out accuracy", title="held-out digits")
-ax[0].legend(fontsize=8)
-plt.tight_layout()
+hmf.analog_figure(f_analog_setup.runs)
 plt.show()
 display(table(f_analog_setup.summary))
+prov = f_analog_setup.prov
 print(
-    f"provenance: commit {f_analog_setup.prov['git_commit'][:10]}, torch {f_analog_setup.prov['torch']}, {f_analog_setup.prov['machine']}, "
-    f"{len(f_analog_setup.prov['runs'])} runs"
+    f"provenance: commit {prov['git_commit'][:10]}, torch {prov['torch']}, {prov['machine']}, "
+    f"{len(prov['runs'])} runs"
 )
 
 # %% tags=["remove-input"]

@@ -37,6 +37,7 @@ __all__ = [
     "DROP_MARKERS",
     "animate_fig2",
     "fig2_widget",
+    "fig2_setting",
     "plot_fig3",
     "plot_fig5",
     "fig5_summary_view",
@@ -194,7 +195,7 @@ def fig2_widget(table: pd.DataFrame | None = None, config: dict | None = None):
     out = W.Output()
 
     def redraw(*_):
-        cfg = _fig2_setting(config, blocks_w.value, epochs_w.value, lr_w.value)
+        cfg = fig2_setting(config, blocks_w.value, epochs_w.value, lr_w.value)
         frames = []
         for item in fig2.configurations(cfg):
             key = store.item_key(item)
@@ -258,7 +259,7 @@ def _fig2_controls(config):
     return blocks_w, epochs_w, lr_w
 
 
-def _fig2_setting(config, blocks, epochs, lr) -> dict:
+def fig2_setting(config, blocks, epochs, lr) -> dict:
     """``config`` with the chosen depths (the first of ``config`` if none), epochs and step size;
     its milestones scaled to the chosen epochs (at least 2, none beyond the last epoch)."""
     cfg = dict(config)

@@ -26,6 +26,7 @@ from resnet_nb.hardt_ma.relu.theorem32 import construction_steps, theorem32_cons
 from resnet_nb.hardt_ma.relu.theorem32_width import RHO_READINGS
 
 __all__ = [
+    "analog_figure",
     "survey_summary",
     "refusal_rates",
     "jl_rates",
@@ -437,3 +438,27 @@ def survey_summary(f):
         ("the recipe's largest |||A||| / ICLR bound, below 1 by", str(f.paper_gap)),
     ]
     return pd.DataFrame([dict(quantity=q, value=v) for q, v in rows])
+
+
+def analog_figure(runs):
+    """The Section 5 analog, every seed: the training cross-entropy (left, log scale) and the
+    held-out accuracy (right) against the epoch, one colour per initialisation (``runs``:
+    ``experiments.hm_analog.load``). Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    init_colors = {
+        "hardt_ma_residual": COLORS["residual"],
+        "standard": COLORS["plain"],
+        "hardt_ma": COLORS["1-shortcut"],
+    }
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4))
+    for init, g in runs.groupby("init", sort=False):
+        for seed, r in g.groupby("seed"):
+            label = init if seed == g.seed.min() else None
+            ax[0].semilogy(r.epoch, r.loss, color=init_colors[init], alpha=0.6, label=label)
+            ax[1].plot(r.epoch, r.test_accuracy, color=init_colors[init], alpha=0.6, label=label)
+    ax[0].set(xlabel="epoch", ylabel="training cross-entropy", title="analog on MNIST digits (not CIFAR), every seed")
+    ax[1].set(xlabel="epoch", ylabel="held-out accuracy", title="held-out digits")
+    ax[0].legend(fontsize=8)
+    plt.tight_layout()
+    return fig

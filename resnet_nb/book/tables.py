@@ -1,4 +1,5 @@
-"""The chapters' tables: which columns, under which labels, at which precision.
+"""The tables of book/theorem1.ipynb and book/theorem1_dynamics.ipynb: which columns, under
+which labels, at which precision.
 
 A chapter cell displays a result's table with one call (``display(tables.sweep_table(rows))``);
 the choices of what to show live here, as data, beside the one function that applies them."""

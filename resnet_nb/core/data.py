@@ -37,6 +37,7 @@ from resnet_nb.core.checks import as_matrix, require_choice, require_float, requ
 
 __all__ = [
     "Dataset",
+    "gaussian_data",
     "SufficientStats",
     "as_stats",
     "SIGN_CONVENTIONS",
@@ -390,3 +391,21 @@ def download_mnist(cache_dir=None, mirror: str = MNIST_MIRROR, files=None, split
         out.append(parse_idx(target))
     images, labels = out
     return images.reshape(images.shape[0], -1).astype(np.float64), labels.astype(np.int64)
+
+
+def gaussian_data(d: int, m: int, seed: int, spread=None, rank: int | None = None) -> Dataset:
+    """``m`` samples of Gaussian inputs and standard Gaussian targets unrelated to them (float64;
+    inputs drawn first, then targets, from one generator seeded with ``seed``): data with no
+    structure, so that Sxx != I and Syx is not symmetric.
+
+    ``spread = (lo, hi)``: row ``i`` of the inputs has standard deviation ``linspace(lo, hi, d)[i]``
+    (unequal variances); ``rank``: the inputs are confined to a random subspace of that dimension
+    (Sxx is singular)."""
+    d, m = require_int("d", d), require_int("m", m)
+    g = torch.Generator().manual_seed(require_int("seed", seed, minimum=0))
+    X = torch.randn(d, m, generator=g, dtype=torch.float64)
+    if spread is not None:
+        X = X * torch.linspace(float(spread[0]), float(spread[1]), d, dtype=torch.float64)[:, None]
+    if rank is not None:
+        X = torch.randn(d, require_int("rank", rank), generator=g, dtype=torch.float64) @ X[:rank]
+    return Dataset(X, torch.randn(d, m, generator=g, dtype=torch.float64))

@@ -34,7 +34,7 @@ from torch.func import vmap as _vmap
 
 from resnet_nb.core import claims
 from resnet_nb.core.checks import require_float, require_int
-from resnet_nb.core.data import Dataset, SufficientStats, as_stats
+from resnet_nb.core.data import Dataset, SufficientStats, as_stats, gaussian_data
 from resnet_nb.core.losses import loss_end_to_end, loss_samples
 from resnet_nb.core.networks import ShortcutNetwork, end_to_end, flatten, unflatten
 
@@ -465,14 +465,6 @@ def stationarity_profile(net: ShortcutNetwork, W, data, order: int, directions: 
 # ------------------------------------------------------------------------------------------
 
 
-def _random_data(d: int, m: int, seed: int):
-    """Gaussian inputs and targets with no structure (Sxx != I, Syx not symmetric)."""
-    g = torch.Generator().manual_seed(seed)
-    return Dataset(
-        torch.randn(d, m, generator=g, dtype=torch.float64), torch.randn(d, m, generator=g, dtype=torch.float64)
-    )
-
-
 @claims.claim(
     "core-kronecker-hessian",
     source="matrix calculus (the book's derivation)",
@@ -489,7 +481,7 @@ def claim_kronecker_hessian(falsify: bool = False) -> claims.Check:
 
     worst, size, P = 0.0, 0.0, 0
     for n, R, sc in [(1, 3, True), (2, 2, True), (3, 2, True), (2, 2, False)]:
-        data = _random_data(3, 20, seed=n + R)
+        data = gaussian_data(3, 20, seed=n + R)
         net = ShortcutNetwork(3, n, R, shortcut=sc)
         W = initialise(net, "xavier", seed=R)
         Ha = hessian(net, W, data)
@@ -523,7 +515,7 @@ def claim_closed_forms(falsify: bool = False) -> claims.Check:
     worst, size, P = 0.0, 0.0, 0
     for n in (1, 2, 3):
         for acts in ({}, {"pre": "tanh", "mid": "tanh", "post": "tanh"}, {"post": "silu"}):
-            data = _random_data(3, 25, seed=n)
+            data = gaussian_data(3, 25, seed=n)
             net = ShortcutNetwork(3, n, 2, **acts)
             Ha = hessian(net, torch.zeros(net.shape, dtype=torch.float64), data)
             if falsify and n < 3:

@@ -11,10 +11,18 @@ import numpy as np
 import torch
 
 from resnet_nb.core import claims
-from resnet_nb.core.data import Dataset, SufficientStats, as_stats, synthetic_linear
+from resnet_nb.core.data import Dataset, SufficientStats, as_stats, gaussian_data, synthetic_linear
 from resnet_nb.core.networks import ShortcutNetwork, end_to_end
 
-__all__ = ["loss_samples", "loss_end_to_end", "loss_stats", "loss", "optimum"]
+__all__ = [
+    "loss_samples",
+    "loss_end_to_end",
+    "loss_stats",
+    "loss",
+    "optimum",
+    "generalised_inverse",
+    "loss_stats_variant",
+]
 
 
 def loss_samples(net: ShortcutNetwork, W, data: Dataset) -> torch.Tensor:
@@ -70,18 +78,11 @@ def optimum(data) -> tuple[torch.Tensor, float]:
 # ==========================================================================================
 
 
-def _random_data(d, m, seed, rank=None):
-    """Gaussian inputs with unequal variances (so Sxx != I; row ``i`` of ``X`` has standard deviation
-    ``linspace(0.5, 2, d)[i]``) and standard Gaussian targets unrelated to them; with ``rank``, the
-    inputs are confined to a random rank-``rank`` subspace (Sxx is singular)."""
-    g = torch.Generator().manual_seed(seed)
-    X = torch.randn(d, m, generator=g, dtype=torch.float64) * torch.linspace(0.5, 2.0, d, dtype=torch.float64)[:, None]
-    if rank is not None:
-        X = torch.randn(d, rank, generator=g, dtype=torch.float64) @ X[:rank]
-    return Dataset(X, torch.randn(d, m, generator=g, dtype=torch.float64))
+#: the claims' inputs: row i has standard deviation linspace(0.5, 2, d)[i], so Sxx != I
+CLAIM_SPREAD = (0.5, 2.0)
 
 
-def _stats_loss_variant(Wend, stats, variant):
+def loss_stats_variant(Wend, stats, variant):
     """The loss from statistics as Eq. 8-9 write it (``"eq"``), or the falsifier's miswriting of
     it, ``tr(W Syx)`` in place of ``tr(W Syx^T)`` (``"syx_transposed"``)."""
     if variant == "syx_transposed":
@@ -107,12 +108,12 @@ def claim_loss_statistics(falsify: bool = False) -> claims.Check:
     variant = "syx_transposed" if falsify else "eq"
     worst, scale, moving, terms = 0.0, 0.0, np.inf, 0
     for seed, (n, R, size) in enumerate([(1, 3, 1.0), (2, 2, 0.3), (3, 2, 1.5), (2, 4, 1.0)]):
-        data = _random_data(4, 30, seed)
+        data = gaussian_data(4, 30, seed, spread=CLAIM_SPREAD)
         net = ShortcutNetwork(4, n, R)
         W = size * initialise(net, "xavier", seed=seed)
         stats = data.stats()
         a = float(loss_samples(net, W, data))
-        b = float(_stats_loss_variant(end_to_end(net, W), stats, variant))
+        b = float(loss_stats_variant(end_to_end(net, W), stats, variant))
         worst = max(worst, abs(a - b))
         scale = max(scale, abs(a))
         moving = min(moving, abs(a - 0.5 * stats.trSyy))  # the part of the loss that depends on W
@@ -131,7 +132,7 @@ def claim_loss_statistics(falsify: bool = False) -> claims.Check:
     )
 
 
-def _g_inverse(Sxx, seed):
+def generalised_inverse(Sxx, seed):
     """A generalised inverse of ``Sxx`` other than the pseudo-inverse: ``Sxx^+ + K (I - Sxx^+ Sxx)``
     with ``K`` standard Gaussian (seeded); Eqs. 15-16 hold for every one."""
     P = torch.linalg.pinv(Sxx, hermitian=True)
@@ -174,9 +175,9 @@ def claim_optimum(falsify: bool = False) -> claims.Check:
         crit_L=crit_L,
     )
     # rank 3 of 6: every generalised inverse gives the same loss, though not the same map
-    data = _random_data(6, 120, seed=7, rank=3)
+    data = gaussian_data(6, 120, seed=7, spread=CLAIM_SPREAD, rank=3)
     stats = data.stats()
-    G = stats.Sxx if falsify else _g_inverse(stats.Sxx, seed=8)
+    G = stats.Sxx if falsify else generalised_inverse(stats.Sxx, seed=8)
     WG = stats.Syx @ G
     Wplus, _ = optimum(stats)
     _, L_lstsq = _lstsq(data)

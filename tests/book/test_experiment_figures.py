@@ -88,12 +88,12 @@ def test_fig5_summary_view_has_no_nan_and_no_index():
 
 
 def test_the_fig2_widget_scales_the_step_size_drops_to_the_chosen_epochs():
-    from resnet_nb.book.experiment_figures import _fig2_setting
+    from resnet_nb.book.experiment_figures import fig2_setting
 
     config = {"blocks": [1, 2], "epochs": 10, "lr": 0.1, "milestones": [5, 8], "seed": 0}
-    cfg = _fig2_setting(config, (3,), 20, 0.05)
+    cfg = fig2_setting(config, (3,), 20, 0.05)
     assert (cfg["blocks"], cfg["epochs"], cfg["lr"], cfg["milestones"]) == ([3], 20, 0.05, [10, 16])
     # fewer epochs: a drop never falls before epoch 2 nor after the last epoch; no depth chosen keeps the first
-    short = _fig2_setting(config, (), 3, 0.1)
+    short = fig2_setting(config, (), 3, 0.1)
     assert short["blocks"] == [1] and short["milestones"] == [2]
     assert config["milestones"] == [5, 8]  # the widget's config is not changed

@@ -105,3 +105,22 @@ def test_the_survey_summary_states_each_count_with_its_bracketed_companion():
     rows = survey_summary(f)["value"].tolist()
     assert rows[0] == "120 (90)" and rows[4] == f"112 ({show.num(2e-15)})"
     assert rows[2] == "0.500" and rows[5] == str(show.num(0.04)) and len(rows) == 6
+
+
+def test_the_analog_figure_draws_every_seed_and_labels_each_initialisation_once():
+    import pandas as pd
+
+    from resnet_nb.book.hardt_ma_figures import analog_figure
+
+    runs = pd.DataFrame(
+        {
+            "init": ["standard"] * 4 + ["hardt_ma"] * 2,
+            "seed": [0, 0, 1, 1, 0, 0],
+            "epoch": [1, 2] * 3,
+            "loss": [2.0, 1.0, 2.1, 1.1, 2.2, 0.9],
+            "test_accuracy": [0.5, 0.7, 0.5, 0.6, 0.4, 0.8],
+        }
+    )
+    left, right = analog_figure(runs).axes
+    assert len(left.lines) == len(right.lines) == 3 and left.get_yscale() == "log"
+    assert [h.get_label() for h in left.get_legend().legend_handles] == ["standard", "hardt_ma"]

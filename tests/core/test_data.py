@@ -196,3 +196,15 @@ def test_damaged_cache_is_parsed_again(cache):
     store.write_bytes(b"not an npz file")
     images, labels = data.mnist_digits()
     assert images.shape == (5000, 784) and np.array_equal(np.bincount(labels), [500] * 10)
+
+
+def test_gaussian_data_is_seeded_and_has_the_asked_spread_and_rank():
+    from resnet_nb.core.data import gaussian_data
+
+    a, b = gaussian_data(3, 5, seed=1), gaussian_data(3, 5, seed=1)
+    assert torch.equal(a.X, b.X) and torch.equal(a.Y, b.Y) and a.X.dtype == torch.float64
+    wide = gaussian_data(3, 5, seed=1, spread=(0.5, 2.0))
+    assert torch.allclose(wide.X, a.X * torch.tensor([[0.5], [1.25], [2.0]], dtype=torch.float64))
+    assert torch.linalg.matrix_rank(gaussian_data(4, 30, seed=2, rank=2).X).item() == 2
+    with pytest.raises(ValueError, match="m"):
+        gaussian_data(3, 0, seed=1)

@@ -203,26 +203,28 @@ def test_statistics_of_another_width_are_refused_with_both_widths():
 
 # ---------------------------------------------------------------- the claims' own data
 def test_claim_data_has_inputs_of_unequal_variances_and_independent_standard_targets():
-    from resnet_nb.core.losses import _random_data
+    from resnet_nb.core.data import gaussian_data
+    from resnet_nb.core.losses import CLAIM_SPREAD
 
     d, m = 4, 40_000
-    data = _random_data(d, m, seed=3)
+    data = gaussian_data(d, m, seed=3, spread=CLAIM_SPREAD)
     assert data.X.dtype == data.Y.dtype == torch.float64 and data.X.shape == data.Y.shape == (d, m)
     assert data.X.std(dim=1).numpy() == pytest.approx(np.linspace(0.5, 2.0, d), rel=0.03)
     assert data.Y.std(dim=1).numpy() == pytest.approx(np.ones(d), rel=0.03)
     assert data.X.mean(dim=1).abs().max() < 0.03 and data.Y.mean(dim=1).abs().max() < 0.03
     corr = np.corrcoef(data.X.numpy(), data.Y.numpy())[:d, d:]
     assert np.abs(corr).max() < 0.03  # targets unrelated to the inputs
-    again = _random_data(d, m, seed=3)
+    again = gaussian_data(d, m, seed=3, spread=CLAIM_SPREAD)
     assert torch.equal(again.X, data.X) and torch.equal(again.Y, data.Y)
-    assert not torch.equal(_random_data(d, m, seed=4).X, data.X)
+    assert not torch.equal(gaussian_data(d, m, seed=4, spread=CLAIM_SPREAD).X, data.X)
 
 
 @pytest.mark.parametrize("rank", [1, 3])
 def test_claim_data_of_a_given_rank_lies_in_a_random_subspace_of_that_dimension(rank):
-    from resnet_nb.core.losses import _random_data
+    from resnet_nb.core.data import gaussian_data
+    from resnet_nb.core.losses import CLAIM_SPREAD
 
-    data = _random_data(6, 200, seed=7, rank=rank)
+    data = gaussian_data(6, 200, seed=7, spread=CLAIM_SPREAD, rank=rank)
     assert data.X.shape == data.Y.shape == (6, 200)
     assert torch.linalg.matrix_rank(data.X).item() == rank
     assert torch.linalg.matrix_rank(data.stats().Sxx).item() == rank
@@ -234,12 +236,12 @@ def test_claim_data_of_a_given_rank_lies_in_a_random_subspace_of_that_dimension(
 def test_the_claims_generalised_inverse_is_the_pseudo_inverse_plus_a_seeded_gaussian_k_times_the_null_projector(seed):
     """Sxx^+ + K (I - Sxx^+ Sxx), K standard Gaussian drawn with the seed: a generalised inverse
     (S G S = S) that is not the pseudo-inverse when S is singular."""
-    from resnet_nb.core.losses import _g_inverse
+    from resnet_nb.core.losses import generalised_inverse
 
     rng = np.random.default_rng(seed)
     B = rng.standard_normal((5, 3))
     S = torch.tensor(B @ B.T)  # rank 3 of 5
-    G = _g_inverse(S, seed)
+    G = generalised_inverse(S, seed)
     P = np.linalg.pinv(S.numpy(), hermitian=True)
     K = torch.randn((5, 5), generator=torch.Generator().manual_seed(seed), dtype=torch.float64).numpy()
     assert G.dtype == torch.float64
@@ -251,14 +253,15 @@ def test_the_claims_generalised_inverse_is_the_pseudo_inverse_plus_a_seeded_gaus
 def test_the_loss_statistics_falsifier_drops_the_transpose_of_syx_and_nothing_else():
     """1/2 tr(W Sxx W^T) - tr(W Syx) + 1/2 tr Syy: the loss from statistics with Syx in place of
     Syx^T; the same as Eqs. 8-9 where Syx is symmetric."""
-    from resnet_nb.core.losses import _random_data, _stats_loss_variant
+    from resnet_nb.core.data import gaussian_data
+    from resnet_nb.core.losses import loss_stats_variant
 
-    stats = _random_data(3, 50, seed=2).stats()
+    stats = gaussian_data(3, 50, seed=2).stats()
     W = torch.tensor(np.random.default_rng(1).standard_normal((3, 3)))
     Sxx, Syx, trSyy = stats.Sxx.numpy(), stats.Syx.numpy(), float(stats.trSyy)
     Wn = W.numpy()
     wrong = 0.5 * np.trace(Wn @ Sxx @ Wn.T) - np.trace(Wn @ Syx) + 0.5 * trSyy
     right = 0.5 * np.trace(Wn @ Sxx @ Wn.T) - np.trace(Wn @ Syx.T) + 0.5 * trSyy
-    assert float(_stats_loss_variant(W, stats, "syx_transposed")) == pytest.approx(wrong, rel=1e-12)
-    assert float(_stats_loss_variant(W, stats, "eq")) == pytest.approx(right, rel=1e-12)
+    assert float(loss_stats_variant(W, stats, "syx_transposed")) == pytest.approx(wrong, rel=1e-12)
+    assert float(loss_stats_variant(W, stats, "eq")) == pytest.approx(right, rel=1e-12)
     assert abs(wrong - right) > 1e-3

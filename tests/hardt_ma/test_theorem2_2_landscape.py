@@ -613,8 +613,8 @@ def test_each_forms_right_hand_side_is_its_constant_times_the_excess_or_the_squa
 def test_adversarys_eigenvalue_is_the_ratio_of_the_chosen_form_at_each_iterate(form, monkeypatch):
     """The search's generalised eigenproblem carries the right-hand side's constant, so the
     eigenvalue it descends is lhs / rhs itself, not a multiple of it."""
-    seen, orig = [], hm._worst_error
-    monkeypatch.setattr(hm, "_worst_error", lambda *a: seen.append(orig(*a)) or seen[-1])
+    seen, orig = [], hm.worst_error
+    monkeypatch.setattr(hm, "worst_error", lambda *a: seen.append(orig(*a)) or seen[-1])
     sides = _record(monkeypatch, "bound_sides_from_error")
     Sigma = np.array([[2.0, 0.3], [0.3, 0.7]])
     hm.adversarial_gradient_ratio(3, 2, 0.4, Sigma, form=form, steps=2, seed=1)

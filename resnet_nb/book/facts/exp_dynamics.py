@@ -327,7 +327,7 @@ def eos_end_facts(paper6, zeros) -> show.Facts:
     max_orth_end, max_two_end = show.num(max_end["orthogonal"], 2), show.num(max_end["2-shortcut"], 2)
     end_gap = show.count(int(p10_end["2-shortcut"] - p10_end["orthogonal"]))
     z = zeros.parts[0].values
-    zero_count, zero_expected, zero_P = (show.count(z[k]) for k in ("zeros", "expected", "P"))
+    zero_count, zero_P = show.count(z["zeros"]), show.count(z["P"])
     return show.Facts(
         end_gap=end_gap,
         max_orth_end=max_orth_end,

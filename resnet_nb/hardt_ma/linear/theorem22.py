@@ -30,6 +30,7 @@ from resnet_nb.hardt_ma.linear.network import (
 WHERE = ["book/hardt_ma_linear.ipynb", "tests/hardt_ma/test_theorem2_2_landscape.py"]
 
 __all__ = [
+    "worst_error",
     "adversarial_survey",
     "population_risk",
     "risk_gradient",
@@ -208,7 +209,7 @@ def adversarial_gradient_ratio(
         it = tqdm(it, desc=f"adversary l={l} tau={tau}", leave=False)  # pragma: no mutate (display only)
     for t in it:
         opt.zero_grad()
-        r, v = _worst_error(A, S, Linv)
+        r, v = worst_error(A, S, Linv)
         E = v.detach().reshape(d, d).T.numpy().copy()  # vec stacks columns
         An = A.detach().numpy().copy()
         sides = bound_sides_from_error(An, E / np.linalg.norm(E), Sigma, tau, smin)
@@ -250,7 +251,7 @@ def _adversary_inputs(l, d, tau, Sigma, form):
     return l, d, tau, Sigma, w[0]
 
 
-def _worst_error(A, S, Linv):
+def worst_error(A, S, Linv):
     """The smallest generalised eigenvalue of ``(K(A), L L^T)`` (``Linv = L^{-1}``) and its
     eigenvector: the error ``vec(E)`` that makes ``lhs / rhs`` smallest at ``A``, up to the rhs's constant."""
     l, d = A.shape[0], A.shape[1]
