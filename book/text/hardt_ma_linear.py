@@ -26,19 +26,15 @@ import torch
 from IPython.display import HTML, display
 from matplotlib.animation import FuncAnimation
 
-from resnet_nb import (
-    ShortcutNetwork,
-    gradient_descent,
-    initialise,
-    optimum,
-    plain_network,
-    synthetic_linear,
-)
 from resnet_nb.book import hardt_ma_figures as hmf
 from resnet_nb.book import show
 from resnet_nb.book.facts import hardt_ma_linear as facts
-from resnet_nb.book.plotting import COLORS
+from resnet_nb.core.data import synthetic_linear
 from resnet_nb.core.hessians import hessian, hessian_linear, spectrum
+from resnet_nb.core.init import initialise
+from resnet_nb.core.losses import optimum
+from resnet_nb.core.networks import ShortcutNetwork, plain_network
+from resnet_nb.core.train import gradient_descent
 from resnet_nb.hardt_ma import linear as hm
 
 rng = np.random.default_rng(0)
@@ -412,38 +408,7 @@ gammas = np.linspace(0.0, 4.0, 17)
 R_of = {g: hm.random_positive_det(4, np.random.default_rng(1), gamma=g) for g in gammas}
 assert np.array_equal(R_of[4.0], R_g4)  # the matrix of the figure's gamma = 4 curve
 ls = np.unique(np.geomspace(1, 300, 25).astype(int))
-fig, ax = plt.subplots(1, 2, figsize=(11, 4))
-for g, col in zip(
-    (0.5, 2.0, 4.0), (COLORS["residual"], COLORS["3-shortcut"], COLORS["1-shortcut"])
-):
-    scaled = [l * hm.max_spectral_norm(hm.theorem21_construction(R_of[g], l)[0]) for l in ls]
-    ax[0].loglog(ls, scaled, "o-", ms=3, color=col, label=f"construction, gamma={g}")
-    ax[0].axhline(2 * (math.sqrt(math.pi) + math.sqrt(3 * g)) ** 2, color=col, ls="--")
-    ax[0].axvline(3 * g, color=col, ls=":")
-ax[0].set(
-    xlabel="depth l", ylabel="l * max_i ||A_i||", title="dashed: ICLR constant; dotted: l = 3 gamma"
-)
-ax[0].legend(fontsize=8)
-at_l = [100 * hm.max_spectral_norm(hm.theorem21_construction(R_of[g], 100)[0]) for g in gammas]
-ax[1].plot(gammas, at_l, "o-", color=COLORS["residual"], label="construction, l = 100")
-ax[1].plot(
-    gammas,
-    4 * np.pi + 3 * gammas,
-    "--",
-    color=COLORS["1-shortcut"],
-    label="4 pi + 3 gamma (June-2017 summary; unverified)",
-)
-ax[1].plot(
-    gammas,
-    2 * (np.sqrt(np.pi) + np.sqrt(3 * gammas)) ** 2,
-    "--",
-    color=COLORS["3-shortcut"],
-    label="2(sqrt(pi)+sqrt(3 gamma))^2 (ICLR)",
-)
-ax[1].plot(gammas, np.pi + gammas, ":", color=COLORS["plain"], label="pi + gamma")
-ax[1].set(xlabel="gamma", ylabel="l * max_i ||A_i||", title="the constant against gamma")
-ax[1].legend(fontsize=8)
-plt.tight_layout()
+hmf.constant_figure(R_of, ls)
 plt.show()
 
 # %% [markdown]
@@ -690,22 +655,7 @@ Sigmas = {
 bound_table = pd.DataFrame(
     hm.gradient_bound_survey([1, 2, 4, 8], [0.0, 0.3, 0.6, 0.9], Sigmas, points=8)
 )
-worst_forms = (
-    bound_table.groupby("Sigma")[[f"worst_{f}" for f in hm.FORMS]]
-    .min()
-    .reset_index()
-    .rename(
-        columns={
-            "worst_via_E": "worst_step_ii",
-            "worst_exponent_only": "worst_exponent_only_repair",
-        }
-    )
-)
-display(
-    worst_forms.style.hide(axis="index").format(
-        "{:.3g}", subset=[c for c in worst_forms.columns if c != "Sigma"]
-    )
-)
+display(hmf.worst_forms_table(bound_table))
 zero = hm.gradient_bound_sides(np.zeros((3, 2, 2)), np.diag([2.0, 0.5]), 4 * np.eye(2), tau=0.0)
 A_i = hm.random_ball_point(4, 2, 0.5, rng, "shrink")
 one = hm.gradient_bound_sides(
@@ -714,13 +664,7 @@ one = hm.gradient_bound_sides(
 assert math.isclose(zero["lhs"] / zero["exponent_only"], 0.25) and math.isclose(
     one["lhs"] / one["printed"], 0.5**3
 )
-pl = pd.DataFrame(
-    [
-        dict(l=l, fixed_tau=(1 - 0.1) ** (2 * l - 2), tau_1_over_l=(1 - 1 / l) ** (2 * l - 2))
-        for l in (2, 8, 32, 128)
-    ]
-)
-display(pl.style.hide(axis="index").format("{:.3g}", subset=["fixed_tau", "tau_1_over_l"]))
+display(hmf.contraction_table())
 display(hm.claim_eq23(), hm.claim_eq23(falsify=True))
 D_entries = show.text(", ".join(str(show.num(s)) for s in np.diag(D)))
 
@@ -856,39 +800,14 @@ for l in (3, 6, 10):
     runs[("plain from small", l)] = gradient_descent(
         plain, initialise(plain, "small", seed=0), data, lr=0.1, epochs=300
     )
-fig, ax = plt.subplots(figsize=(7, 4))
-for (kind, l), run in runs.items():
-    ax.semilogy(
-        np.maximum(run.losses - L_min, 1e-16),
-        ls="-" if kind.startswith("res") else "--",
-        color=COLORS["residual"] if kind.startswith("res") else COLORS["plain"],
-        alpha=(1.0, 0.7, 0.4)[(3, 6, 10).index(l)],
-        label=f"{kind}, l={l}",
-    )
-ax.set(
-    xlabel="gradient step",
-    ylabel="loss - L_min (floored at 1e-16)",
-    title="full-batch gradient descent, lr = 0.1",
-)
-ax.legend(fontsize=8)
+hmf.gd_runs_figure(runs, L_min)
 plt.show()
-gaps = {key: float(run.losses[-1] - L_min) for key, run in runs.items()}
-paths = {
-    l: max(
-        float(torch.linalg.matrix_norm(W, ord=2).max())
-        for W in runs[("residual from 0", l)].snapshots.values()
-    )
-    for l in (3, 6, 10)
-}
-assert max(paths.values()) < 1
-res_gap = show.num(max(v for (kind, _), v in gaps.items() if kind.startswith("res")))
-plain_gap = show.num(min(v for (kind, _), v in gaps.items() if kind.startswith("plain")), 3)
-path_max = show.fixed(max(paths.values()), 3)
+f_gd_gaps = facts.gd_gaps_facts(L_min, runs)
 
 # %% [markdown]
-# After 300 steps the residual networks are within {eval}`res_gap` of $L_{\min}$, and the
-# largest $|||A|||$ along their paths is {eval}`path_max`: the path stays in the ball. The plain
-# networks are still at least {eval}`plain_gap` above it.
+# After 300 steps the residual networks are within {eval}`f_gd_gaps.res_gap` of $L_{\min}$, and the
+# largest $|||A|||$ along their paths is {eval}`f_gd_gaps.path_max`: the path stays in the ball. The plain
+# networks are still at least {eval}`f_gd_gaps.plain_gap` above it.
 #
 # Why the plain network stalls: at $W = 0$ the gradient is zero, and for $\ell \ge 3$ so is
 # the **whole Hessian**: every second derivative of $W_\ell\cdots W_1$ still contains at
@@ -923,23 +842,7 @@ for l in (2, 3, 6):
         f"(closed form {Hp_closed.abs().max().item():.1e}); "
         f"residual at 0: eigenvalues in [{ev[0]:.2f}, {ev[-1]:.2f}]"
     )
-fig, ax = plt.subplots(1, 2, figsize=(9, 4))
-for a, (name, H) in zip(
-    ax,
-    [
-        (
-            "plain, l = 3",
-            hessian(plain_network(d, 3), torch.zeros(3, 1, d, d, dtype=torch.float64), data),
-        ),
-        (
-            "residual, l = 3",
-            hessian(ShortcutNetwork(d, 1, 3), torch.zeros(3, 1, d, d, dtype=torch.float64), data),
-        ),
-    ],
-):
-    im = a.imshow(H.numpy(), cmap="RdBu_r", vmin=-2, vmax=2)
-    a.set_title(f"Hessian at 0: {name}")
-fig.colorbar(im, ax=ax, shrink=0.8)
+hmf.hessians_at_zero_figure(data)
 plt.show()
 
 # %% [markdown]

@@ -18,14 +18,19 @@ import numpy as np
 import pandas as pd
 
 from resnet_nb.book.palette import COLORS
-from resnet_nb.hardt_ma.linear.network import random_positive_det, residual_product
+from resnet_nb.hardt_ma.linear.network import max_spectral_norm, random_positive_det, residual_product
 from resnet_nb.hardt_ma.linear.theorem21 import det_sign_data, theorem21_bound, theorem21_construction
-from resnet_nb.hardt_ma.linear.theorem22 import bound_ratios
+from resnet_nb.hardt_ma.linear.theorem22 import FORMS, bound_ratios
 from resnet_nb.hardt_ma.relu.network import parameter_count, unit_norm_columns
 from resnet_nb.hardt_ma.relu.theorem32 import construction_steps, theorem32_construction
 from resnet_nb.hardt_ma.relu.theorem32_width import RHO_READINGS
 
 __all__ = [
+    "constant_figure",
+    "gd_runs_figure",
+    "hessians_at_zero_figure",
+    "worst_forms_table",
+    "contraction_table",
     "analog_figure",
     "survey_summary",
     "refusal_rates",
@@ -462,3 +467,92 @@ def analog_figure(runs):
     ax[0].legend(fontsize=8)
     plt.tight_layout()
     return fig
+
+
+def constant_figure(R_of: dict, ls):
+    """Theorem 2.1's constant: left, l max_i ||A_i|| of the construction against the depth ``ls``
+    for gamma = 0.5, 2 and 4 (dashed: the ICLR constant; dotted: l = 3 gamma); right, the same at
+    l = 100 against gamma (``R_of``: gamma -> R) beside the three constants in circulation. Returns
+    the figure."""
+    import math
+
+    import matplotlib.pyplot as plt
+
+    gammas = np.array(list(R_of))
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4))
+    for g, col in zip((0.5, 2.0, 4.0), (COLORS["residual"], COLORS["3-shortcut"], COLORS["1-shortcut"])):
+        scaled = [l * max_spectral_norm(theorem21_construction(R_of[g], l)[0]) for l in ls]
+        ax[0].loglog(ls, scaled, "o-", ms=3, color=col, label=f"construction, gamma={g}")
+        ax[0].axhline(2 * (math.sqrt(math.pi) + math.sqrt(3 * g)) ** 2, color=col, ls="--")
+        ax[0].axvline(3 * g, color=col, ls=":")
+    ax[0].set(xlabel="depth l", ylabel="l * max_i ||A_i||", title="dashed: ICLR constant; dotted: l = 3 gamma")
+    ax[0].legend(fontsize=8)
+    at_l = [100 * max_spectral_norm(theorem21_construction(R_of[g], 100)[0]) for g in gammas]
+    ax[1].plot(gammas, at_l, "o-", color=COLORS["residual"], label="construction, l = 100")
+    summary = "4 pi + 3 gamma (June-2017 summary; unverified)"
+    ax[1].plot(gammas, 4 * np.pi + 3 * gammas, "--", color=COLORS["1-shortcut"], label=summary)
+    iclr = 2 * (np.sqrt(np.pi) + np.sqrt(3 * gammas)) ** 2
+    ax[1].plot(gammas, iclr, "--", color=COLORS["3-shortcut"], label="2(sqrt(pi)+sqrt(3 gamma))^2 (ICLR)")
+    ax[1].plot(gammas, np.pi + gammas, ":", color=COLORS["plain"], label="pi + gamma")
+    ax[1].set(xlabel="gamma", ylabel="l * max_i ||A_i||", title="the constant against gamma")
+    ax[1].legend(fontsize=8)
+    plt.tight_layout()
+    return fig
+
+
+def gd_runs_figure(runs: dict, L_min: float):
+    """Gradient descent above the optimum, residual networks from 0 (solid) against plain networks
+    from a small start (dashed), lighter for deeper (``runs``: (kind, depth) -> TrainResult, depths
+    3, 6 and 10). Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for (kind, l), run in runs.items():
+        residual = kind.startswith("res")
+        ax.semilogy(
+            np.maximum(run.losses - L_min, 1e-16),
+            ls="-" if residual else "--",
+            color=COLORS["residual"] if residual else COLORS["plain"],
+            alpha=(1.0, 0.7, 0.4)[(3, 6, 10).index(l)],
+            label=f"{kind}, l={l}",
+        )
+    ax.set(
+        xlabel="gradient step", ylabel="loss - L_min (floored at 1e-16)", title="full-batch gradient descent, lr = 0.1"
+    )
+    ax.legend(fontsize=8)
+    return fig
+
+
+def hessians_at_zero_figure(data, l: int = 3):
+    """The Hessian at 0 of a plain and of a residual linear network of depth ``l`` on ``data``, as
+    heat maps on one colour scale (the plain one is zero). Returns the figure."""
+    import matplotlib.pyplot as plt
+    import torch
+
+    from resnet_nb.core.hessians import hessian
+    from resnet_nb.core.networks import ShortcutNetwork, plain_network
+
+    d = data.d
+    zero = torch.zeros(l, 1, d, d, dtype=torch.float64)
+    panels = [(f"plain, l = {l}", plain_network(d, l)), (f"residual, l = {l}", ShortcutNetwork(d, 1, l))]
+    fig, ax = plt.subplots(1, 2, figsize=(9, 4))
+    for a, (name, net) in zip(ax, panels):
+        im = a.imshow(hessian(net, zero, data).numpy(), cmap="RdBu_r", vmin=-2, vmax=2)
+        a.set_title(f"Hessian at 0: {name}")
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    return fig
+
+
+def worst_forms_table(bound_table):
+    """The gradient bound's four forms, each at its worst over the survey (``bound_table``:
+    ``hardt_ma.linear.gradient_bound_survey``), one row per Sigma (3 significant digits)."""
+    worst = bound_table.groupby("Sigma")[[f"worst_{f}" for f in FORMS]].min().reset_index()
+    worst = worst.rename(columns={"worst_via_E": "worst_step_ii", "worst_exponent_only": "worst_exponent_only_repair"})
+    return worst.style.hide(axis="index").format("{:.3g}", subset=[c for c in worst.columns if c != "Sigma"])
+
+
+def contraction_table(ls=(2, 8, 32, 128)):
+    """The factor (1 - tau)^(2l - 2) of the gradient bound at a fixed tau = 0.1 and at tau = 1/l,
+    by depth (3 significant digits): at fixed tau it vanishes with depth, at tau = 1/l it does not."""
+    rows = [dict(l=l, fixed_tau=(1 - 0.1) ** (2 * l - 2), tau_1_over_l=(1 - 1 / l) ** (2 * l - 2)) for l in ls]
+    return pd.DataFrame(rows).style.hide(axis="index").format("{:.3g}", subset=["fixed_tau", "tau_1_over_l"])

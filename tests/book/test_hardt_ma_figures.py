@@ -124,3 +124,59 @@ def test_the_analog_figure_draws_every_seed_and_labels_each_initialisation_once(
     left, right = analog_figure(runs).axes
     assert len(left.lines) == len(right.lines) == 3 and left.get_yscale() == "log"
     assert [h.get_label() for h in left.get_legend().legend_handles] == ["standard", "hardt_ma"]
+
+
+def test_the_contraction_table_vanishes_with_depth_at_fixed_tau_but_not_at_one_over_l():
+    from resnet_nb.book.hardt_ma_figures import contraction_table
+
+    data = contraction_table((2, 128)).data
+    assert data.fixed_tau.iloc[-1] < 1e-10 < 0.01 < data.tau_1_over_l.iloc[-1] < 0.14  # e^-2 from above
+
+
+def test_the_worst_forms_table_keeps_each_sigmas_worst_and_renames_two_forms():
+    import pandas as pd
+
+    from resnet_nb.book.hardt_ma_figures import worst_forms_table
+    from resnet_nb.hardt_ma.linear.theorem22 import FORMS
+
+    rows = pd.DataFrame(
+        [{"Sigma": s, **{f"worst_{f}": v for f in FORMS}} for s, v in (("I", 0.5), ("I", 0.2), ("D", 3.0))]
+    )
+    data = worst_forms_table(rows).data.set_index("Sigma")
+    assert data.loc["I", "worst_printed"] == 0.2 and data.loc["D", "worst_step_ii"] == 3.0
+    assert "worst_exponent_only_repair" in data.columns and "worst_via_E" not in data.columns
+
+
+def test_the_hessians_at_zero_figure_shows_a_zero_plain_hessian_beside_a_nonzero_residual_one():
+    from resnet_nb.book.hardt_ma_figures import hessians_at_zero_figure
+    from resnet_nb.core.data import synthetic_linear
+
+    fig = hessians_at_zero_figure(synthetic_linear(2, 50, noise=0.1, seed=0))
+    plain, residual = (a.images[0].get_array() for a in fig.axes[:2])
+    assert abs(plain).max() == 0 < abs(residual).max()
+
+
+def test_the_gd_runs_figure_floors_the_gap_and_draws_residual_runs_solid():
+    import numpy as np
+
+    from resnet_nb.book.hardt_ma_figures import gd_runs_figure
+
+    class Run:
+        losses = np.array([2.0, 1.0, 1.0])
+
+    ax = gd_runs_figure({("residual from 0", 3): Run(), ("plain from small", 6): Run()}, L_min=1.0).axes[0]
+    solid, dashed = ax.lines
+    assert solid.get_linestyle() == "-" and dashed.get_linestyle() == "--"
+    assert list(solid.get_ydata()) == [1.0, 1e-16, 1e-16]
+
+
+def test_the_constant_figure_marks_the_iclr_constant_and_three_gamma_for_each_curve():
+    import numpy as np
+
+    from resnet_nb.book.hardt_ma_figures import constant_figure
+    from resnet_nb.hardt_ma.linear.network import random_positive_det
+
+    R_of = {g: random_positive_det(2, np.random.default_rng(1), gamma=g) for g in (0.5, 2.0, 4.0)}
+    left, right = constant_figure(R_of, [1, 10]).axes
+    assert len(left.lines) == 9 and len(right.lines) == 4  # curve, constant and l = 3 gamma per gamma
+    assert list(left.lines[2].get_xdata()) == [1.5, 1.5]
