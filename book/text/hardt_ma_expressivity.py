@@ -20,7 +20,6 @@ from matplotlib.animation import FuncAnimation
 from resnet_nb.book import hardt_ma_figures as hmf
 from resnet_nb.book import ledger, show
 from resnet_nb.book.facts import hardt_ma_expressivity as facts
-from resnet_nb.book.plotting import COLORS
 from resnet_nb.experiments import hm_analog
 from resnet_nb.hardt_ma import interface as hi
 from resnet_nb.hardt_ma import relu as hr
@@ -404,17 +403,7 @@ for name, X, k, s in (("MNIST", X_mn, 320, 0), ("synthetic", X_syn, k_syn, 1)):
     assert np.allclose(
         [saved.min_margin, saved.exposed], [live["min_margin"], live["exposed"]], rtol=1e-12
     )
-proj = (
-    proj_all.groupby(["data", "k"], sort=False)
-    .agg(
-        projections=("seed", "size"),
-        every_point_exposed=("exposed", lambda e: int((e == 1).sum())),
-        paper_order_fits=("refuses", lambda r: int((~r).sum())),
-        median_min_margin=("min_margin", "median"),
-        lowest_exposed=("exposed", "min"),
-    )
-    .reset_index()
-)
+proj = hmf.margin_table(proj_all)
 display(
     table(proj, 4).set_caption(
         "Margin table: projections to k dimensions; a point is exposed when its margin is positive"
@@ -666,37 +655,7 @@ f_narrow_widths = facts.narrow_widths_facts(narrow, results)
 # :::
 
 # %% tags=["hide-input"]
-fig, ax = plt.subplots(1, 2, figsize=(11, 4))
-data_colors = {"synthetic": COLORS["2-shortcut"], "MNIST": COLORS["1-shortcut"]}
-for name, g in results.groupby("data"):
-    c = data_colors[name]
-    ax[0].plot(g.ceil_n_over_k, g.blocks, "o", color=c, label=f"k = ceil(6 ln n), {name}")
-    ax[1].loglog(g.n, g.trainable, "o-", color=c, label=f"k = ceil(6 ln n), {name}")
-ax[0].plot(
-    narrow.ceil_n_over_k,
-    narrow.blocks,
-    "s",
-    color=COLORS["3-shortcut"],
-    label="k = 3 and 2, MNIST n = 2000",
-)
-top = max(results.blocks.max(), narrow.blocks.max())
-ax[0].plot([1, top], [1, top], ":", color=COLORS["plain"], label="blocks = ceil(n/k)")
-ax[0].set(
-    xscale="log",
-    yscale="log",
-    xlabel="ceil(n / k)",
-    ylabel="blocks used",
-    title="blocks of the greedy order",
-)
-ax[1].loglog([2000], narrow.trainable[:1], "s", color=COLORS["3-shortcut"], label="k = 3, MNIST")
-ns = np.array([250, 2000])
-ax[1].loglog(ns, ns * (2 * 3**2 + 3), ":", color=COLORS["plain"], label="n (2k^2 + k), k = 3")
-ax[1].set(
-    xlabel="number of points n", ylabel="trainable parameters", title="Theorem 3.2: exact fits"
-)
-for a in ax:
-    a.legend(fontsize=8)
-plt.tight_layout()
+hmf.fit_size_figure(results, narrow)
 plt.show()
 
 # %% [markdown]

@@ -26,6 +26,8 @@ from resnet_nb.hardt_ma.relu.theorem32 import construction_steps, theorem32_cons
 from resnet_nb.hardt_ma.relu.theorem32_width import RHO_READINGS
 
 __all__ = [
+    "fit_size_figure",
+    "margin_table",
     "constant_figure",
     "gd_runs_figure",
     "hessians_at_zero_figure",
@@ -556,3 +558,49 @@ def contraction_table(ls=(2, 8, 32, 128)):
     by depth (3 significant digits): at fixed tau it vanishes with depth, at tau = 1/l it does not."""
     rows = [dict(l=l, fixed_tau=(1 - 0.1) ** (2 * l - 2), tau_1_over_l=(1 - 1 / l) ** (2 * l - 2)) for l in ls]
     return pd.DataFrame(rows).style.hide(axis="index").format("{:.3g}", subset=["fixed_tau", "tau_1_over_l"])
+
+
+def fit_size_figure(results, narrow):
+    """Theorem 3.2's exact fits: left, the blocks the greedy order used against ceil(n / k); right,
+    the trainable parameters against n beside n (2k^2 + k) at k = 3 (``results``: one row per fit at
+    the theorem's width on each data set; ``narrow``: the fits at widths 3 and 2). Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4))
+    data_colors = {"synthetic": COLORS["2-shortcut"], "MNIST": COLORS["1-shortcut"]}
+    for name, g in results.groupby("data"):
+        c = data_colors[name]
+        ax[0].plot(g.ceil_n_over_k, g.blocks, "o", color=c, label=f"k = ceil(6 ln n), {name}")
+        ax[1].loglog(g.n, g.trainable, "o-", color=c, label=f"k = ceil(6 ln n), {name}")
+    narrow_label = "k = 3 and 2, MNIST n = 2000"
+    ax[0].plot(narrow.ceil_n_over_k, narrow.blocks, "s", color=COLORS["3-shortcut"], label=narrow_label)
+    top = max(results.blocks.max(), narrow.blocks.max())
+    ax[0].plot([1, top], [1, top], ":", color=COLORS["plain"], label="blocks = ceil(n/k)")
+    ax[0].set(
+        xscale="log", yscale="log", xlabel="ceil(n / k)", ylabel="blocks used", title="blocks of the greedy order"
+    )
+    ax[1].loglog([2000], narrow.trainable[:1], "s", color=COLORS["3-shortcut"], label="k = 3, MNIST")
+    ns = np.array([250, 2000])
+    ax[1].loglog(ns, ns * (2 * 3**2 + 3), ":", color=COLORS["plain"], label="n (2k^2 + k), k = 3")
+    ax[1].set(xlabel="number of points n", ylabel="trainable parameters", title="Theorem 3.2: exact fits")
+    for a in ax:
+        a.legend(fontsize=8)
+    plt.tight_layout()
+    return fig
+
+
+def margin_table(proj_all):
+    """The margin table: per data set and width k, how many projections, in how many every point is
+    exposed (positive margin), in how many the paper's order fits, the median smallest margin and
+    the lowest share of exposed points (``proj_all``: ``hardt_ma.relu.load_thm32``'s projections)."""
+    return (
+        proj_all.groupby(["data", "k"], sort=False)
+        .agg(
+            projections=("seed", "size"),
+            every_point_exposed=("exposed", lambda e: int((e == 1).sum())),
+            paper_order_fits=("refuses", lambda r: int((~r).sum())),
+            median_min_margin=("min_margin", "median"),
+            lowest_exposed=("exposed", "min"),
+        )
+        .reset_index()
+    )

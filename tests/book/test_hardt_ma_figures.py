@@ -180,3 +180,44 @@ def test_the_constant_figure_marks_the_iclr_constant_and_three_gamma_for_each_cu
     left, right = constant_figure(R_of, [1, 10]).axes
     assert len(left.lines) == 9 and len(right.lines) == 4  # curve, constant and l = 3 gamma per gamma
     assert list(left.lines[2].get_xdata()) == [1.5, 1.5]
+
+
+def test_the_margin_table_counts_exposed_projections_and_paper_order_fits_per_width():
+    import pandas as pd
+
+    from resnet_nb.book.hardt_ma_figures import margin_table
+
+    proj = pd.DataFrame(
+        {
+            "data": ["MNIST"] * 3 + ["synthetic"],
+            "k": [320, 320, 320, 30],
+            "seed": [0, 1, 2, 0],
+            "exposed": [1.0, 0.9, 1.0, 1.0],
+            "refuses": [False, True, True, False],
+            "min_margin": [0.1, -0.2, 0.3, 0.05],
+        }
+    )
+    row = margin_table(proj).set_index("data").loc["MNIST"]
+    assert (row.projections, row.every_point_exposed, row.paper_order_fits) == (3, 2, 1)
+    assert row.median_min_margin == 0.1 and row.lowest_exposed == 0.9
+
+
+def test_the_fit_size_figure_draws_the_diagonal_up_to_the_most_blocks_used():
+    import pandas as pd
+
+    from resnet_nb.book.hardt_ma_figures import fit_size_figure
+
+    results = pd.DataFrame(
+        {
+            "data": ["MNIST", "synthetic"],
+            "n": [250, 250],
+            "ceil_n_over_k": [8, 9],
+            "blocks": [9, 10],
+            "trainable": [5e3, 6e3],
+        }
+    )
+    narrow = pd.DataFrame({"ceil_n_over_k": [667, 1000], "blocks": [700, 1000], "trainable": [4e4, 3e4]})
+    left, right = fit_size_figure(results, narrow).axes
+    diagonal = [line for line in left.lines if line.get_label() == "blocks = ceil(n/k)"][0]
+    assert list(diagonal.get_xdata()) == [1, 1000] and left.get_xscale() == "log"
+    assert list(right.lines[-1].get_ydata()) == [250 * 21, 2000 * 21]  # n (2k^2 + k) at k = 3
