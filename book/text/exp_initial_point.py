@@ -14,7 +14,7 @@ import torch
 from IPython.display import display
 
 from resnet_nb.book import experiment_figures as figures
-from resnet_nb.book import ledger, show, views
+from resnet_nb.book import show, views
 from resnet_nb.book.facts import exp_initial_point as facts
 from resnet_nb.experiments import engine, fig5
 from resnet_nb.shared.common import committed
@@ -22,21 +22,12 @@ from resnet_nb.shared.common import committed
 torch.set_num_threads(1)  # on a shared machine a second thread costs more than it gains
 paper = committed("fig5")  # the committed paper-scale run (10 runs, depths 2 to 96)
 flat, one_like_plain = fig5.claim_flat_to_depth_96(), fig5.claim_one_shortcut_like_plain()
-claims = ledger.all_claims()
-v_flat = show.text(claims["li-fig5-flat-to-depth-96"].verdict)
-v_one = show.text(claims["li-fig5-one-shortcut-like-plain"].verdict)
-two_range, flat_tol = show.fixed(flat.value, 4), show.fixed(flat.tol, 3)
-assert flat.passed and one_like_plain.passed
 s_paper = fig5.summarise(paper).set_index(["arch", "depth"])
 xs_p, os_p = s_paper.loc["xavier"], s_paper.loc["orthogonal"]
-first_unres = xs_p.index[xs_p["unresolved"] > 0].min()  # first depth with a lower bound
-all_unres = xs_p.index[xs_p["unresolved"] == xs_p["runs"]].min()  # first with no measurement
-deep = xs_p[xs_p.index >= all_unres]
-assert (deep["unresolved"] == deep["runs"]).all()  # and none resolved beyond it
-x_first_unres, x_all_unres = show.count(first_unres), show.count(all_unres)
 # "Xavier fastest": above the orthogonal networks at every depth with a resolved Xavier mean, and
 # growing more from depth 2 to the deepest such depth
 both = xs_p["lg_cond_mean"].dropna().index
+f_opening_verdicts = facts.opening_verdicts_facts(flat, one_like_plain, xs_p)
 
 # %% tags=["remove-input"]
 live_cfg = fig5.SCALES["default"]
@@ -47,15 +38,15 @@ f_start1 = facts.live_start_facts(both, live_cfg, os_p, paper, xs_p)
 # training starts. Their Figure 5 plots the condition number of the Hessian, its largest absolute
 # eigenvalue over the 10th percentile of the absolute eigenvalues, against depth: flat for
 # 2-shortcut networks, growing for plain ones. We recompute it with exact Hessians for five kinds
-# of linear networks up to depth 96. The 2-shortcut curve moves by only {eval}`two_range` in
+# of linear networks up to depth 96. The 2-shortcut curve moves by only {eval}`f_opening_verdicts.two_range` in
 # $\lg$, at a height that {prf:ref}`Theorem 1 of Li et al. <thm-li-1>` fixes from the data alone;
 # 1-shortcut networks degrade like plain ones. After this chapter you can compute that height by
 # hand and say where the remaining drift comes from.
 #
 # | paper | verdict (claims ledger) | why |
 # | --- | --- | --- |
-# | Figure 5 | {eval}`v_flat` | 2-shortcut flat up to depth 96 (range below 5% of the orthogonal growth); plain networks grow, Xavier fastest; from depth {eval}`x_first_unres` on Xavier values are partly, from {eval}`x_all_unres` on wholly, lower bounds (float64) |
-# | Figure 5, 1-shortcut (text of Sections 2 and 5) | {eval}`v_one` | grows with depth like the orthogonal plain network |
+# | Figure 5 | {eval}`f_opening_verdicts.v_flat` | 2-shortcut flat up to depth 96 (range below 5% of the orthogonal growth); plain networks grow, Xavier fastest; from depth {eval}`f_opening_verdicts.x_first_unres` on Xavier values are partly, from {eval}`f_opening_verdicts.x_all_unres` on wholly, lower bounds (float64) |
+# | Figure 5, 1-shortcut (text of Sections 2 and 5) | {eval}`f_opening_verdicts.v_one` | grows with depth like the orthogonal plain network |
 
 # %% tags=["remove-input"]
 ax = figures.plot_fig5(paper)
@@ -167,7 +158,7 @@ print(
 # The command `python -m resnet_nb reproduce fig5 --scale paper` runs the full grid (10 runs,
 # depths up to 96, $P$ up to {eval}`f_start1.P_max` parameters) and stores every Hessian's summary as a
 # checksummed record with its provenance; the figure at the top of the page and the table below
-# are drawn from it. The Xavier networks from depth {eval}`x_all_unres` on have no resolved run, so their mean and
+# are drawn from it. The Xavier networks from depth {eval}`f_opening_verdicts.x_all_unres` on have no resolved run, so their mean and
 # spread read "n/a: unresolved": their condition number is known only to exceed the limit in the
 # last column.
 
@@ -223,8 +214,8 @@ display(
 # cannot show how a network trains.
 #
 # *How flat is flat.* Over depths 2 to 96 the mean $\lg$ condition number of the 2-shortcut
-# networks moves by {eval}`two_range`, with a spread over runs of at most {eval}`f_scale.two_spread`. The claims ledger calls the curve flat when this range stays below
-# 5% of the orthogonal networks' growth over the same depths, here {eval}`flat_tol` (first box). The
+# networks moves by {eval}`f_opening_verdicts.two_range`, with a spread over runs of at most {eval}`f_scale.two_spread`. The claims ledger calls the curve flat when this range stays below
+# 5% of the orthogonal networks' growth over the same depths, here {eval}`f_opening_verdicts.flat_tol` (first box). The
 # drift is not noise: it grows about linearly in the depth, as a shift of the Hessian of order
 # $R\varepsilon^2$ predicts (*How the extrapolation is made*, below), and both ends of the spectrum
 # take part. From depth 2 to 96 the mean $|\lambda|_{\max}$ rises from {eval}`f_growth0.lmax_lo` to
@@ -242,7 +233,7 @@ display(
 #
 # *Xavier networks* go from {eval}`f_scale.xav_2` at
 # depth 2 to {eval}`f_scale.xav_24` at depth 24; at depth 32 {eval}`f_scale.xav_32_unresolved` of the 10 runs are
-# already beyond float64 resolution, and from depth {eval}`x_all_unres` on all of them are.
+# already beyond float64 resolution, and from depth {eval}`f_opening_verdicts.x_all_unres` on all of them are.
 #
 # *What differs, and why.* (i) We cannot compare numbers point by point: the paper gives its figure
 # only as a plot and does not state its depths. (ii) For Xavier networks beyond a few tens of layers
@@ -396,7 +387,7 @@ f_growth_solution = facts.growth_solution_facts(means, s5, slopes)
 # $\lg 2 =$ {eval}`f_growth_solution.lim_drop` per doubling. The two meet between depth 24 (mean {eval}`f_growth_solution.x_lg24` with a
 # spread of {eval}`f_growth_solution.x_std24` over the runs, limit {eval}`f_growth_solution.lim24`) and depth 32 (limit {eval}`f_growth_solution.lim32`),
 # where {eval}`f_growth_solution.unres32` of the {eval}`f_growth_solution.runs32` runs are beyond the limit. The mean of the others,
-# {eval}`f_growth_solution.x_lg32`, is biased low, since only the smaller values could be resolved. From depth {eval}`x_all_unres` on
+# {eval}`f_growth_solution.x_lg32`, is biased low, since only the smaller values could be resolved. From depth {eval}`f_opening_verdicts.x_all_unres` on
 # no run is resolved (the code asserts it), and the table's 10th percentiles there are rounding
 # noise.
 #

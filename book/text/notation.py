@@ -22,7 +22,8 @@ import torch
 from IPython.display import display
 
 import resnet_nb as rn
-from resnet_nb.book import show
+from resnet_nb.book import show, tables
+from resnet_nb.book.facts import notation as facts
 from resnet_nb.book.plotting import (
     COLORS,
     draw_shortcut_unit,
@@ -188,16 +189,12 @@ ax.set_ylabel("singular values (linear axis)")
 ax.set_title("residual (n=1), small: range over 20 draws", fontsize=10)
 plt.show()
 display(span.style.hide(axis="index").format(precision=3))
-at64 = span.set_index("depth").loc[64]
-span_lo, span_hi = show.fixed(at64.smallest, 3), show.fixed(at64.largest, 3)
-dev = span.set_index("depth")["largest |sigma - 1|"]
-dev_growth = show.num(dev[64] / dev[16], 2)
-assert dev.is_monotonic_increasing  # the prose says the spread grows with depth
+f_depth_spread = facts.depth_spread_facts(span)
 
 # %% [markdown]
 # At depth 64 the singular values of the small-initialised residual network lie between
-# {eval}`span_lo` and {eval}`span_hi`, and the spread grows with every doubling of depth: from
-# depth 16 to depth 64 the largest distance from 1 grows by a factor {eval}`dev_growth`. That is
+# {eval}`f_depth_spread.span_lo` and {eval}`f_depth_spread.span_hi`, and the spread grows with every doubling of depth: from
+# depth 16 to depth 64 the largest distance from 1 grows by a factor {eval}`f_depth_spread.dev_growth`. That is
 # what a sum of $L$ independent small matrices would give, since
 # $\prod_i (I + A_i) \approx I + \sum_i A_i$ when every $A_i$ is small and the norm of a sum of
 # independent random matrices grows like the square root of their number (our reading, not a
@@ -364,40 +361,18 @@ for M, lab in [(Syx, "svd_flip"), (flipped, "negative diagonal")]:
 axes[2].set_title(r"singular values of $I - \Sigma_{YX}$")
 axes[2].legend(fontsize=8)
 plt.show()
-cond_svd, cond_neg = show.num(conds["svd_flip"], 3), show.num(conds["negative diagonal"], 3)
-# what the convention changes (the singular values of I - Syx) and what it does not (Syx's own)
-move = svs["negative diagonal"] / svs["svd_flip"] - 1
-sv_move_lo, sv_move_hi = show.pct(move.min()), show.pct(move.max())
-cond_change = conds["negative diagonal"] / conds["svd_flip"] - 1
-cond_move = show.pct(abs(cond_change))
-svals = lambda M: np.linalg.svd(M, compute_uv=False)  # noqa: E731
-syx_same = np.abs(svals(Syx) - svals(flipped)).max()
-assert syx_same < 1e-12  # a sign flip of the inputs is orthogonal: Syx keeps its singular values
-assert move.min() > 0.02 and abs(cond_change) < move.min()
-conv_table = pd.DataFrame(
-    {
-        "convention": list(svs),
-        "largest": [v[0] for v in svs.values()],
-        "smallest": [v[-1] for v in svs.values()],
-        "condition number": list(conds.values()),
-    }
-)
-conv_table.loc[2] = ["relative change", move[0], move[-1], cond_change]
-display(
-    conv_table.style.hide(axis="index")
-    .format(precision=3)
-    .set_caption("singular values of I - Syx under the two conventions")
-)
+f_convention = facts.convention_facts(Syx, conds, flipped, svs)
+display(tables.convention_table(f_convention.conv_table))
 
 # %% [markdown]
 # Theorem 1 of Li et al. ties the Hessian at zero of a 2-shortcut network to exactly this
 # matrix: its eigenvalues are $\pm$ the singular values of $M = \Sigma_{XX} - \Sigma_{YX}$, here
 # $I - \Sigma_{YX}$. The convention changes the *size* of that curvature: every singular value
-# moves up, by between {eval}`sv_move_lo` and {eval}`sv_move_hi` (right panel;
+# moves up, by between {eval}`f_convention.sv_move_lo` and {eval}`f_convention.sv_move_hi` (right panel;
 # the table lists only the two ends of the spectrum). It barely changes
-# its *conditioning*: the condition number is {eval}`cond_svd` under the default convention and
-# {eval}`cond_neg` with every sign chosen to make the diagonal negative (a change of
-# {eval}`cond_move`), because both ends of the spectrum move up together. The data's own statistics
+# its *conditioning*: the condition number is {eval}`f_convention.cond_svd` under the default convention and
+# {eval}`f_convention.cond_neg` with every sign chosen to make the diagonal negative (a change of
+# {eval}`f_convention.cond_move`), because both ends of the spectrum move up together. The data's own statistics
 # do not change at all: flipping input signs multiplies $\Sigma_{YX}$ by an orthogonal matrix,
 # which keeps its singular values. So the convention belongs to every experiment's setting, since it
 # sets the curvature and with it the step sizes that are stable at zero, while the depth-invariance

@@ -606,17 +606,7 @@ for act in ("identity", "tanh", "relu"):
         kink = act == "relu" and pos in ("mid", "post")
         assert structure_ok and v["saddle_ok"] != kink
 activation_table = pd.DataFrame(rows)
-display(
-    activation_table.style.hide(axis="index").format(
-        {
-            "max_err_H": "{:.1e}",
-            "max_err_eigs": "{:.1e}",
-            "cond_H": "{:.3f}",
-            "cond_Eq12": "{:.3f}",
-            "drop_over_model": "{:.3f}",
-        }
-    )
-)
+display(tables.activation_table(activation_table))
 ratio = activation_table.set_index(["activation", "position"])["drop_over_model"]
 relu_mid_ratio, relu_post_ratio = show.num(ratio["relu", "mid"]), show.num(ratio["relu", "post"])
 

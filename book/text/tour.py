@@ -17,7 +17,6 @@ except ImportError:  # e.g. on Colab
     # %pip install -q git+https://github.com/resnet-nb/resnet-book
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 from IPython.display import display
 
 import resnet_nb as rn
@@ -195,36 +194,10 @@ f_final_losses = facts.final_losses_facts(T10, T9, s10, s9)
 # networks improve with depth.
 
 # %% tags=["remove-input"]
-from resnet_nb.book import ledger
+from resnet_nb.book import ledger, tables
 
 # the papers' figures, as the experiment chapters judge them (the ledger's verdicts)
-figure_claims = [
-    ("Figure 2 (weight norm against loss)", "li-fig2-analog-deeper-smaller-norms"),
-    ("Figure 3 (deeper, smaller weights)", "li-fig3-deeper-smaller-norms"),
-    ("Figure 5 (condition number at the start)", "li-fig5-flat-to-depth-96"),
-    ("Figure 5 (1-shortcut like plain)", "li-fig5-one-shortcut-like-plain"),
-    ("Figure 6 (conditioning during training)", "li-fig6-shortcut-better-conditioned"),
-    ("Figure 7 (the same, with ReLUs)", "li-fig7-shortcut-better-conditioned-relu"),
-    ("Figure 8 (index)", "li-fig8-smaller-index"),
-    ("Figure 8 (gradient peak at the index drop)", "li-fig8-gradient-peak-at-index-drop"),
-    ("Figure 9 (near the optimum)", "li-fig9-near-optimal"),
-    ("Figure 9 (2-shortcut lowest)", "li-fig9-shortcut-lowest"),
-    ("Figure 10 (2-shortcut lowest with ReLUs)", "li-fig10-shortcut-lowest-relu"),
-    ("Figure 10 (deeper, lower loss)", "li-fig10-deeper-shortcut-lower-loss"),
-]
-all_claims = ledger.all_claims()
-verdicts = pd.DataFrame(
-    {
-        "Li et al.": [f for f, _ in figure_claims],
-        "verdict": [all_claims[c].verdict for _, c in figure_claims],
-        "ledger entry": [c for _, c in figure_claims],
-    }
-)
-display(
-    verdicts.style.hide(axis="index").set_caption(
-        "The papers' figures rerun: the claims ledger's verdicts, argued in the experiment chapters"
-    )
-)
+display(tables.figure_verdicts(ledger.all_claims()))
 
 # %% [markdown]
 # (tour-corrects)=

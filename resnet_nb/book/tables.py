@@ -1,5 +1,5 @@
-"""The tables of book/theorem1.ipynb and book/theorem1_dynamics.ipynb: which columns, under
-which labels, at which precision.
+"""The tables of book/theorem1.ipynb, book/theorem1_dynamics.ipynb, book/notation.ipynb and
+book/tour.ipynb: which columns, under which labels, at which precision.
 
 A chapter cell displays a result's table with one call (``display(tables.sweep_table(rows))``);
 the choices of what to show live here, as data, beside the one function that applies them."""
@@ -8,7 +8,17 @@ from __future__ import annotations
 
 from resnet_nb.book import show
 
-__all__ = ["styled", "sweep_table", "long_run_table", "residual_table", "growth_table"]
+__all__ = [
+    "styled",
+    "sweep_table",
+    "long_run_table",
+    "residual_table",
+    "growth_table",
+    "convention_table",
+    "activation_table",
+    "figure_verdicts",
+    "FIGURE_CLAIMS",
+]
 
 
 def styled(df, columns: dict, formats: dict, na_rep: str | None = None):
@@ -124,3 +134,59 @@ def growth_table(rows):
     """One row per depth of ``li.theorem1.growth_check``: lambda_max and |lambda|(10%) against the
     Proposition's bounds, and the condition number max/10% against its lower bound (4 decimals)."""
     return styled(rows, GROWTH_COLUMNS, {}).format(precision=4)
+
+
+def convention_table(table):
+    """The singular values of I - Syx under the two sign conventions and their relative change
+    (``facts.notation.convention_facts``'s ``conv_table``; 3 decimals)."""
+    caption = "singular values of I - Syx under the two conventions"
+    return table.style.hide(axis="index").format(precision=3).set_caption(caption)
+
+
+#: Theorem 1, part 2 with an activation at each position (book/theorem1.ipynb)
+ACTIVATION_FORMATS = {
+    "max_err_H": "{:.1e}",
+    "max_err_eigs": "{:.1e}",
+    "cond_H": "{:.3f}",
+    "cond_Eq12": "{:.3f}",
+    "drop_over_model": "{:.3f}",
+}
+
+
+def activation_table(rows):
+    """One row per activation and position: the errors of Eq. 11 and of the levels, cond(H) against
+    Eq. 12, and the escape along the lowest eigenvector against its quadratic model."""
+    return rows.style.hide(axis="index").format(ACTIVATION_FORMATS)
+
+
+#: the papers' figures as the experiment chapters judge them (book/tour.ipynb): figure, ledger entry
+FIGURE_CLAIMS = (
+    ("Figure 2 (weight norm against loss)", "li-fig2-analog-deeper-smaller-norms"),
+    ("Figure 3 (deeper, smaller weights)", "li-fig3-deeper-smaller-norms"),
+    ("Figure 5 (condition number at the start)", "li-fig5-flat-to-depth-96"),
+    ("Figure 5 (1-shortcut like plain)", "li-fig5-one-shortcut-like-plain"),
+    ("Figure 6 (conditioning during training)", "li-fig6-shortcut-better-conditioned"),
+    ("Figure 7 (the same, with ReLUs)", "li-fig7-shortcut-better-conditioned-relu"),
+    ("Figure 8 (index)", "li-fig8-smaller-index"),
+    ("Figure 8 (gradient peak at the index drop)", "li-fig8-gradient-peak-at-index-drop"),
+    ("Figure 9 (near the optimum)", "li-fig9-near-optimal"),
+    ("Figure 9 (2-shortcut lowest)", "li-fig9-shortcut-lowest"),
+    ("Figure 10 (2-shortcut lowest with ReLUs)", "li-fig10-shortcut-lowest-relu"),
+    ("Figure 10 (deeper, lower loss)", "li-fig10-deeper-shortcut-lower-loss"),
+)
+
+
+def figure_verdicts(claims, figure_claims=FIGURE_CLAIMS):
+    """The papers' figures rerun: each figure's claim with the ledger's verdict (``claims``:
+    ``ledger.all_claims()``)."""
+    import pandas as pd
+
+    verdicts = pd.DataFrame(
+        {
+            "Li et al.": [f for f, _ in figure_claims],
+            "verdict": [claims[c].verdict for _, c in figure_claims],
+            "ledger entry": [c for _, c in figure_claims],
+        }
+    )
+    caption = "The papers' figures rerun: the claims ledger's verdicts, argued in the experiment chapters"
+    return verdicts.style.hide(axis="index").set_caption(caption)

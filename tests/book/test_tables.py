@@ -69,3 +69,47 @@ def test_the_growth_table_labels_the_parameter_count_and_shows_four_decimals():
     )
     html = tables.growth_table(rows).to_html()
     assert "#params" in html and ">R<" not in html and ">1.2346<" in html and ">2.4691<" in html
+
+
+def test_the_figure_verdicts_read_each_claims_verdict_from_the_ledger():
+    class Claim:
+        def __init__(self, verdict):
+            self.verdict = verdict
+
+    pairs = (("Figure 2 (norms)", "a"), ("Figure 9 (lowest)", "b"))
+    styled = tables.figure_verdicts({"a": Claim("holds"), "b": Claim("fails as printed")}, pairs)
+    assert list(styled.data["verdict"]) == ["holds", "fails as printed"]
+    assert list(styled.data["ledger entry"]) == ["a", "b"] and "rerun" in styled.caption
+
+
+def test_every_figure_the_tour_lists_is_a_claim_of_the_ledger():
+    from resnet_nb.book.ledger import all_claims
+
+    claims = all_claims()
+    assert all(cid in claims for _, cid in tables.FIGURE_CLAIMS)
+
+
+def test_the_activation_table_shows_errors_in_scientific_notation_and_ratios_to_three_decimals():
+    rows = pd.DataFrame(
+        [
+            dict(
+                activation="tanh",
+                position="mid",
+                max_err_H=1.234e-15,
+                max_err_eigs=2e-16,
+                cond_H=2.5,
+                cond_Eq12=2.5,
+                drop_over_model=1.0004,
+            )
+        ]
+    )
+    html = tables.activation_table(rows).to_html()
+    assert ">1.2e-15<" in html and ">1.000<" in html and ">2.500<" in html
+
+
+def test_the_convention_table_has_its_caption_and_three_decimals():
+    table = pd.DataFrame(
+        {"convention": ["svd_flip"], "largest": [1.23456], "smallest": [0.1], "condition number": [12.3456]}
+    )
+    styled = tables.convention_table(table)
+    assert "two conventions" in styled.caption and ">12.346<" in styled.to_html()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from resnet_nb.book import experiment_figures as figures
-from resnet_nb.book import show
+from resnet_nb.book import ledger, show
 from resnet_nb.core import hessians
 from resnet_nb.core.init import SMALL_SCALE
 from resnet_nb.experiments import fig5
@@ -19,6 +19,7 @@ __all__ = [
     "live_start_facts",
     "growth_solution_facts",
     "scale_solution_facts",
+    "opening_verdicts_facts",
 ]
 
 
@@ -232,4 +233,28 @@ def scale_solution_facts(lam_s, lg_s, scales, stats, t) -> show.Facts:
         lg3_b=lg3_b,
         lg3_c=lg3_c,
         shift_b=shift_b,
+    )
+
+
+def opening_verdicts_facts(flat, one_like_plain, xs_p) -> show.Facts:
+    """The chapter's opening: the ledger's verdicts on Figure 5's two claims, the 2-shortcut
+    networks' range of lg cond against the flatness tolerance, and the depths from which Xavier's
+    condition numbers are partly, then wholly, beyond measurement."""
+    claims = ledger.all_claims()
+    v_flat = show.text(claims["li-fig5-flat-to-depth-96"].verdict)
+    v_one = show.text(claims["li-fig5-one-shortcut-like-plain"].verdict)
+    two_range, flat_tol = show.fixed(flat.value, 4), show.fixed(flat.tol, 3)
+    assert flat.passed and one_like_plain.passed
+    first_unres = xs_p.index[xs_p["unresolved"] > 0].min()  # first depth with a lower bound
+    all_unres = xs_p.index[xs_p["unresolved"] == xs_p["runs"]].min()  # first with no measurement
+    deep = xs_p[xs_p.index >= all_unres]
+    assert (deep["unresolved"] == deep["runs"]).all()  # and none resolved beyond it
+    x_first_unres, x_all_unres = show.count(first_unres), show.count(all_unres)
+    return show.Facts(
+        flat_tol=flat_tol,
+        two_range=two_range,
+        v_flat=v_flat,
+        v_one=v_one,
+        x_all_unres=x_all_unres,
+        x_first_unres=x_first_unres,
     )
