@@ -8,7 +8,6 @@ try:
 except ImportError:  # e.g. on Colab
     # %pip install -q git+https://github.com/resnet-nb/resnet-book
 import math
-from functools import partial
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -29,12 +28,9 @@ rng = np.random.default_rng(0)
 table = hmf.table
 
 # every claim of this chapter, run once (check and falsifier); the cells below show them
-claims_run = ledger.run_all(ledger.claims_of("book/hardt_ma_expressivity.ipynb"), progress=False)
-ledger.require_all(claims_run)
-claim_rows = claims_run.set_index("id")
+claims_run, checks = ledger.chapter_claims("book/hardt_ma_expressivity.ipynb")
 
-checks = partial(ledger.check_and_falsifier, claim_rows)
-
+# %% tags=["remove-input"]
 # hm-thm32: the proof's JL step at c = 30 (the claim) and at the printed c = 10 (its falsifier)
 thm32_jl30, thm32_jl10 = (chk.values for chk in checks("hm-thm32"))
 SQ, DIST = hr.RHO_READINGS  # Assumption 3.1's reading (squared distances), the proof's (distances)

@@ -38,6 +38,7 @@ from resnet_nb.core.claims import (
 __all__ = [
     "CLAIM_MODULES",
     "check_and_falsifier",
+    "chapter_claims",
     "claims_of",
     "all_claims",
     "run_all",
@@ -581,3 +582,15 @@ def check_and_falsifier(rows, claim_id: str):
     if claim_id not in rows.index:
         raise KeyError(f"claim {claim_id!r} was not run here; the table holds {sorted(rows.index)}")
     return rows.loc[claim_id, "check"], rows.loc[claim_id, "falsifier_check"]
+
+
+def chapter_claims(chapter: str):
+    """Run every claim of ``chapter`` (``"book/<name>.ipynb"``) once, check and falsifier, and
+    require each to come out as declared; return :func:`run_all`'s table and a function
+    ``checks(claim_id)`` giving a claim's check and its falsifier's check, to show under its
+    statement."""
+    from functools import partial
+
+    table = run_all(claims_of(chapter), progress=False)
+    require_all(table)
+    return table, partial(check_and_falsifier, table.set_index("id"))

@@ -298,3 +298,12 @@ def test_check_and_falsifier_reads_a_claims_pair_from_the_run_table_and_names_a_
     assert ledger.check_and_falsifier(rows, "x") == ("chk", "fal")
     with pytest.raises(KeyError, match="not run here"):
         ledger.check_and_falsifier(rows, "y")
+
+
+def test_a_chapters_claims_are_run_once_and_each_shows_its_check_and_falsifier():
+    table, checks = ledger.chapter_claims("book/notation.ipynb")
+    assert list(table["id"]) == ledger.claims_of("book/notation.ipynb") and table["passed"].all()
+    check, falsifier = checks(table["id"].iloc[0])
+    assert check.passed and falsifier.rejected_on_value
+    with pytest.raises(KeyError, match="was not run here"):
+        checks("hm-thm32")
