@@ -33,8 +33,10 @@ The package has the shape of the book, in four layers; imports point only downwa
   book/hardt_ma_expressivity, ``interface``), :mod:`resnet_nb.experiments` (``fig2`` ... ``fig10``
   for the exp_* chapters, ``hm_analog``, and the ``engine`` that runs, stores and resumes them).
 * :mod:`resnet_nb.book`: what the chapters show: ``ledger`` (every claim run, its HTML),
-  ``show`` (numbers in prose), ``palette``, ``plotting``, the figures (``li_figures``,
-  ``hardt_ma_figures``, ``experiment_figures``), widgets (``views``) and ``explorers``.
+  ``show`` (numbers in prose), ``facts`` (each chapter's prose numbers), ``tables`` (its
+  tables' columns and formats), ``palette``, ``plotting``, the figures (``li_figures``,
+  ``hardt_ma_figures``, ``experiment_figures``, ``tour_figures``), widgets (``views``) and
+  ``explorers``.
 
 README.md, "What is where", maps each chapter to its modules and tests.
 """
