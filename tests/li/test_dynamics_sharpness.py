@@ -109,6 +109,7 @@ def test_a_stored_sweep_reads_back_as_it_was_computed(sweep2, tmp_path):
 
 
 def test_the_long_sweep_trains_only_the_seeds_not_stored(data2, tmp_path, monkeypatch):
+    from resnet_nb.core import paths
     from resnet_nb.li.dynamics import sharpness
     from resnet_nb.shared.store import item_key
 
@@ -120,6 +121,8 @@ def test_the_long_sweep_trains_only_the_seeds_not_stored(data2, tmp_path, monkey
         return real(data, **kw)
 
     monkeypatch.setattr(sharpness, "sharpness_sweep", spy)
+    # the committed results stay untouched: the default folder points into tmp_path
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "default")
     cfg = dict(seeds=[0, 1], n=2, R=2, lr=1.0, epochs=200, every=20, spike=10.0)
     first = dyn.long_sweep_reproduce(tmp_path, data=data2, **cfg)
     dyn.long_sweep_reproduce(tmp_path, data=data2, **cfg)
@@ -128,6 +131,7 @@ def test_the_long_sweep_trains_only_the_seeds_not_stored(data2, tmp_path, monkey
     again = dyn.long_sweep_reproduce(tmp_path, data=data2, **cfg)
     assert trained == [[0, 1], [1]]
     np.testing.assert_allclose(again["gaps"], first["gaps"], rtol=1e-8)  # seed 1 alone or beside seed 0
+    assert not (tmp_path / "default").exists()  # the folder given was used, never the default
 
 
 def test_a_damaged_sweep_record_is_refused(sweep2, tmp_path):
