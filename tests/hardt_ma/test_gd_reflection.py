@@ -4,6 +4,7 @@ excludes."""
 import numpy as np
 import pytest
 
+import resnet_nb.hardt_ma.linear as hm
 from resnet_nb.hardt_ma.linear import max_spectral_norm, population_gd, population_risk, risk_gradient
 
 S2 = np.diag([0.5, 2.0])
@@ -212,3 +213,35 @@ def test_reflection_escape_table_rows_are_the_runs_they_summarise():
     runs = [population_gd(np.diag([-1.0, 1.0]), 3, lr=0.05, steps=300, A0=a) for a in starts]
     assert t.excess[2] == pytest.approx(min(r["excess"] for r in runs), rel=1e-9)
     assert t.norm[2] == pytest.approx(max(r["norm"] for r in runs), rel=1e-9)
+
+
+def test_population_gd_refuses_a_step_size_of_zero_and_a_batch_of_the_wrong_number_of_rates():
+    with pytest.raises(ValueError, match=r"\blr\b"):
+        hm.population_gd(np.eye(2), 3, lr=0.0, steps=5)
+    with pytest.raises(ValueError, match=r"one step size per run \(2\), got \(3,\)"):
+        hm.population_gd_batch(np.eye(2), 3, np.zeros((2, 3, 2, 2)), [0.1, 0.1, 0.1], steps=5)
+
+
+def test_the_escape_table_has_a_row_per_step_size_from_zero_and_one_for_the_random_starts():
+    table = hm.reflection_escape_table(depths=(3,), lrs=(0.05, 0.3), random_starts=2, steps=40)
+    assert list(table["start"]) == ["A = 0", "A = 0", "small random"]
+    assert list(table["lr"]) == [0.05, 0.3, 0.05] and list(table["runs"]) == [1, 1, 2]
+    starts = np.concatenate(
+        [np.zeros((2, 3, 2, 2)), np.stack([0.01 * np.random.default_rng(s).standard_normal((3, 2, 2)) for s in (0, 1)])]
+    )
+    batch = hm.population_gd_batch(np.diag([-1.0, 1.0]), 3, starts, [0.05, 0.3, 0.05, 0.05], steps=40)
+    assert list(table["norm"]) == [batch[0]["norm"], batch[1]["norm"], max(batch[2]["norm"], batch[3]["norm"])]
+    assert list(table["escaped"]) == [
+        int(batch[0]["excess"] < 1e-3),
+        int(batch[1]["excess"] < 1e-3),
+        sum(b["excess"] < 1e-3 for b in batch[2:]),
+    ]
+
+
+def test_an_overflowing_path_of_step_sizes_gives_inf_or_nan_without_a_warning():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = hm.symmetric_excess(4, np.array([0.01, 5.0]), steps=60)
+    assert np.isfinite(out[:, 0]).all() and not np.isfinite(out[-1, 1])

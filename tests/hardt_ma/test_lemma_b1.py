@@ -234,3 +234,66 @@ def test_lemma_b1_claims_pass_and_their_falsifiers_fail():
     for check in (hr.claim_lemma_b1, hr.claim_lemma_b1_squared):
         assert check().passed
         assert not check(falsify=True).passed
+
+
+def test_the_margin_search_in_one_dimension_finds_two_opposite_points_and_skips_the_starts_that_fail():
+    """In R^1 the hypotheses force z and h to opposite signs, so the margin z^2 + |z h| is at least
+    2 (1 - rho'), reached at z^2 = h^2 = 1 - rho'; starts on one side of 0 end inadmissible and are
+    skipped, not the end of the search."""
+    found = hr.squared_reading_margin_search(0.1, k=1, starts=10, seed=0)
+    assert found["min_margin"] == pytest.approx(1.8, abs=1e-9) and found["dim"] == 1
+    assert 0 < found["feasible"] < found["starts"] == 10
+
+
+def _recording_search(monkeypatch, end=None):
+    """Run the margin search with scipy's minimize recorded (its starts and constraints); with
+    ``end``, every start ends at that point instead of being minimised."""
+    from scipy.optimize import minimize as real
+
+    from resnet_nb.hardt_ma.relu import lemma_b1
+
+    seen = []
+
+    def spy(fun, x0, **kw):
+        seen.append((np.array(x0), kw["constraints"]))
+        result = real(fun, x0, **kw)
+        if end is not None:
+            result.x = np.asarray(end, dtype=float)
+        return result
+
+    monkeypatch.setattr(lemma_b1, "minimize", spy)
+    return seen
+
+
+def test_the_margin_search_starts_on_the_unit_sphere_and_constrains_exactly_the_hypotheses(monkeypatch):
+    seen = _recording_search(monkeypatch)
+    hr.squared_reading_margin_search(0.1, k=2, starts=3, seed=0)
+    assert len(seen) == 3
+    for x0, _ in seen:
+        assert np.linalg.norm(x0[:2]) == pytest.approx(1) and np.linalg.norm(x0[2:]) == pytest.approx(1)
+    cons = seen[0][1]
+
+    def holds(z, h):
+        return min(c["fun"](np.concatenate([z, h])) for c in cons) >= 0
+
+    assert holds([1.0, 0.0], [-1.0, 0.0])  # squared norms 1 in [0.9, 1.1], squared distance 4
+    assert holds([(0.9 + 1e-12) ** 0.5, 0.0], [0.0, (1.1 - 1e-12) ** 0.5])  # at the ends of the band
+    assert not holds([1.2**0.5, 0.0], [-1.0, 0.0]) and not holds([1.0, 0.0], [0.0, -(0.8**0.5)])
+    assert not holds([1.0, 0.0], [0.9, 0.3])  # squared distance 0.1 below 3 rho' = 0.3
+
+
+def test_a_search_whose_ends_break_a_hypothesis_refuses_to_report_a_margin(monkeypatch):
+    _recording_search(monkeypatch, end=[1.2**0.5, 0.0, -1.0, 0.0])  # |z|^2 = 1.2 > 1 + rho'
+    with pytest.raises(ValueError, match="no start of the search reached an admissible pair"):
+        hr.squared_reading_margin_search(0.1, k=2, starts=2, seed=0)
+
+
+def test_random_configurations_and_extremal_pairs_refuse_bad_input_by_name():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"\bdraws\b"):
+        hr.squared_reading_min_margin(0, 0.1, rng)
+    for bad in (0.0, 0.7):  # rho' in (0, 1/2]
+        with pytest.raises(ValueError, match=r"\brho_prime\b"):
+            hr.squared_reading_min_margin(10, bad, rng)
+    with pytest.raises(ValueError, match=r"\brho_prime\b"):
+        hr.extremal_b1_pair(0.5, 1.0)
