@@ -546,24 +546,7 @@ surr_log2, surr_k14 = show.pct(surr.below[4], 1), show.count(surr.k[4])
 # sets exactly:
 
 # %% tags=["hide-input"]
-results = []
-for name, X, y in (("synthetic", X_syn, y_syn), ("MNIST", X_mn, y_mn)):
-    for n in (250, 500, 1000, 2000):
-        net, rep = hr.theorem32_construction(X[:, :n], y[:n], r=10)
-        err = np.abs(net(X[:, :n]) - np.eye(10)[:, y[:n]]).max()
-        results.append(
-            dict(
-                data=name,
-                n=n,
-                k=rep["k"],
-                blocks=rep["blocks"],
-                ceil_n_over_k=math.ceil(n / rep["k"]),
-                max_error=err,
-                min_margin=rep["min_margin"],
-                **hr.parameter_count(net),
-            )
-        )
-results = pd.DataFrame(results)
+results = pd.DataFrame(hr.exact_fits({"synthetic": (X_syn, y_syn), "MNIST": (X_mn, y_mn)}))
 display(
     table(
         results[

@@ -161,3 +161,16 @@ def test_random_unit_draw_and_the_projection_are_those_of_the_construction():
     net, _ = theorem32_construction(X, y, k=5, r=3, seed=9)
     np.testing.assert_array_equal(net.A0, hr.projection_A0(8, 5, 9))
     assert hr.projection_A0(8, 5, 9).shape == (5, 8)
+
+
+def test_exact_fits_fit_every_size_of_every_data_set_with_its_counts():
+    rng = np.random.default_rng(0)
+    X = hr.unit_norm_columns(rng.standard_normal((8, 60)))
+    y = rng.integers(0, 3, 60)
+    rows = hr.exact_fits({"a": (X, y), "b": (X[:, ::-1], y[::-1])}, sizes=(20, 60), r=3)
+    assert [(row["data"], row["n"]) for row in rows] == [("a", 20), ("a", 60), ("b", 20), ("b", 60)]
+    for row in rows:
+        assert row["max_error"] < 1e-8 and row["ceil_n_over_k"] == -(-row["n"] // row["k"])
+        assert row["blocks"] >= row["ceil_n_over_k"] and row["trainable"] > 0 and row["min_margin"] > 0
+    net, rep = hr.theorem32_construction(X[:, :20], y[:20], r=3)
+    assert rows[0]["blocks"] == rep["blocks"] and rows[0]["trainable"] == hr.parameter_count(net)["trainable"]
