@@ -284,7 +284,7 @@ def test_the_margin_search_starts_on_the_unit_sphere_and_constrains_exactly_the_
 
 def test_a_search_whose_ends_break_a_hypothesis_refuses_to_report_a_margin(monkeypatch):
     _recording_search(monkeypatch, end=[1.2**0.5, 0.0, -1.0, 0.0])  # |z|^2 = 1.2 > 1 + rho'
-    with pytest.raises(ValueError, match="no start of the search reached an admissible pair"):
+    with pytest.raises(ValueError, match="admissible pair"):
         hr.squared_reading_margin_search(0.1, k=2, starts=2, seed=0)
 
 
