@@ -133,11 +133,13 @@ test-slow:
 # ipywidget (tagged nbval-ignore-output: a widget's output area is routed by the front end, which
 # nbval does not model; scripts/tag_widget_cells.py --check fails on an untagged one). The
 # root conftest.py makes nbval execute with history, so a trailing ';' hides a value as in
-# Jupyter. Needs a book build first.
+# Jupyter. A kernel that does not answer at start-up is replaced (tests/nbval_kernels.py); every
+# kernel's stderr is kept in _build/nbval-kernels/. Needs a book build first.
 EXECUTED := _build/jupyter_execute/book
 test-notebooks:
 	@if [ ! -d $(EXECUTED) ]; then $(MAKE) --no-print-directory book-build; fi
 	$(BIN)/python scripts/tag_widget_cells.py --check
+	rm -rf _build/nbval-kernels
 	$(BIN)/python -m pytest --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	  --nbval-cell-timeout=300 -n 2 --dist loadfile --durations=15 -p no:cacheprovider -q \
 	  $(EXECUTED)/*.ipynb

@@ -11,16 +11,24 @@ that way without hiding every number of its size, so the comparison reconciles r
 pair instead (``tests/nbval_numbers.py``): two residues at the same place agree when their orders
 of magnitude are at most one apart; every other number is compared digit for digit. Figures
 (image/png) are compared byte for byte, except in cells tagged ``nbval-ignore-figure``.
+
+A kernel that does not answer at start-up is replaced by a fresh one (``tests/nbval_kernels.py``)
+instead of turning all of its notebook's cells into errors; the kernels' stderr is kept in
+``_build/nbval-kernels/``.
 """
 
 import sys
 from pathlib import Path
 
 try:
+    import nbval.kernel
     from nbval.kernel import RunningKernel
     from nbval.plugin import IPyNbCell
 except ImportError:  # nbval not installed: nothing to adjust
     RunningKernel = IPyNbCell = None
+
+if RunningKernel is not None or IPyNbCell is not None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "tests"))
 
 if RunningKernel is not None:
 
@@ -29,8 +37,13 @@ if RunningKernel is not None:
 
     RunningKernel.execute_cell_input = _execute_cell_input
 
+    # A kernel that does not answer its first kernel_info request is replaced by a fresh one
+    # (tests/nbval_kernels.py), and the kernel's stderr is kept in _build/nbval-kernels/.
+    from nbval_kernels import start_with_retries
+
+    nbval.kernel.start_new_kernel = start_with_retries(nbval.kernel.start_new_kernel)
+
 if IPyNbCell is not None:
-    sys.path.insert(0, str(Path(__file__).resolve().parent / "tests"))
     from nbval_numbers import reconcile_outputs
 
     _compare_outputs = IPyNbCell.compare_outputs

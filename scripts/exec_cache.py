@@ -122,6 +122,10 @@ def wait_in_slices(get_msg, step: float = 1.0):
     return get_msg_in_slices
 
 
+#: kernels started for one chapter before its execution is given up
+KERNEL_STARTS = 3
+
+
 def _install() -> None:
     """Wrap myst-nb's client factory (once per process)."""
     from myst_nb import sphinx_ as mystnb_sphinx
@@ -139,7 +143,17 @@ def _install() -> None:
         def start_client(self):
             self._evals: list = []
             self._t0 = time.perf_counter()
-            super().start_client()
+            # A kernel that does not answer its first request within nbclient's start-up limit
+            # (60 s; a healthy one answers in under a second) is shut down by nbclient, which
+            # raises RuntimeError: start a fresh one instead of failing the build (twice at most).
+            for attempt in range(1, KERNEL_STARTS + 1):
+                try:
+                    super().start_client()
+                    break
+                except RuntimeError as exc:
+                    if attempt == KERNEL_STARTS:
+                        raise
+                    log.info(f"exec-cache: kernel start {attempt} of {self.path.stem} failed ({exc}); starting anew")
             # The chapter is recorded before the kernel stops; a graceful shutdown request was
             # seen to leave the build waiting about 300 s for a kernel that had finished
             # (hardt_ma_expressivity, twice). Stop the kernel at once instead.
