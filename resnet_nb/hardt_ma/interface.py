@@ -27,7 +27,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from resnet_nb.core.checks import require_float, require_int
-from resnet_nb.core.claims import Check, all_of, claim
+from resnet_nb.core.claims import Check, Part, all_of, checks_from, claim
 
 __all__ = [
     "worst_inner_product",
@@ -171,30 +171,40 @@ def claim_b2_meets_b1(falsify: bool = False) -> Check:
     for rp in _RHOS:
         found = max_inner_product_search(rp, rp, seed=1)
         formula = (1 - 2 * rp) if falsify else worst_inner_product(rp, rp)
-        parts.append(
-            Check(
-                f"rho' = {rp:g}, B.2's separation ||z_i - z_j||^2 >= rho'",
-                "|searched max <z_i, z_j> - " + ("Eq. (B.1)'s 1 - 2 rho'|" if falsify else "closed form 1 + rho'/2|"),
-                abs(found["value"] - formula),
-                SEARCH_TOL,
-                "1000 x the search's ftol (SLSQP stopping rule; constraints met to the same order)",
-                nontrivial=worst_inner_product(rp, rp) - (1 - 2 * rp),
-                nontrivial_what="gap between the two candidate formulas (5 rho'/2)",
-                nontrivial_min=SEARCH_TOL,
-            )
-        )
         sep6 = max_inner_product_search(rp, required_sq_separation(rp), seed=2)
-        parts.append(
-            Check(
-                f"rho' = {rp:g}, B.1's needed separation ||z_i - z_j||^2 >= 6 rho'",
-                "|searched max <z_i, z_j> - (1 - 2 rho')|",
-                abs(sep6["value"] - (1 - 2 * rp)),
-                SEARCH_TOL,
-                "1000 x the search's ftol (SLSQP stopping rule)",
-            )
+        values = dict(
+            rp=rp,
+            formula=B2_FORMULA[bool(falsify)],
+            err=abs(found["value"] - formula),
+            gap=worst_inner_product(rp, rp) - (1 - 2 * rp),
+            err6=abs(sep6["value"] - (1 - 2 * rp)),
         )
-    return all_of(
-        "Lemma B.2's hypotheses against Lemma B.1's proof: largest inner product of two points, "
-        "closed form against a constrained search",
-        parts,
-    )
+        parts += checks_from(B2_TABLE, values)
+    return all_of(B2_TITLE, parts)
+
+
+B2_TITLE = (
+    "Lemma B.2's hypotheses against Lemma B.1's proof: largest inner product of two points, "
+    "closed form against a constrained search"
+)
+#: the formula the search is compared with: B.2's closed form, or Eq. (B.1)'s bound (the falsifier)
+B2_FORMULA = {False: "closed form 1 + rho'/2", True: "Eq. (B.1)'s 1 - 2 rho'"}
+B2_TABLE = (
+    Part(
+        "rho' = {rp:g}, B.2's separation ||z_i - z_j||^2 >= rho'",
+        "|searched max <z_i, z_j> - {formula}|",
+        "err",
+        SEARCH_TOL,
+        "1000 x the search's ftol (SLSQP stopping rule; constraints met to the same order)",
+        nontrivial="gap",
+        nontrivial_what="gap between the two candidate formulas (5 rho'/2)",
+        nontrivial_min=SEARCH_TOL,
+    ),
+    Part(
+        "rho' = {rp:g}, B.1's needed separation ||z_i - z_j||^2 >= 6 rho'",
+        "|searched max <z_i, z_j> - (1 - 2 rho')|",
+        "err6",
+        SEARCH_TOL,
+        "1000 x the search's ftol (SLSQP stopping rule)",
+    ),
+)
