@@ -18,7 +18,7 @@ import torch
 from tqdm.auto import tqdm
 
 from resnet_nb.core.checks import require_float, require_int
-from resnet_nb.core.claims import Check, claim, eps_criterion
+from resnet_nb.core.claims import Check, Part, checks_from, claim, eps_criterion
 from resnet_nb.hardt_ma.linear.network import (
     as_factors,
     as_square,
@@ -514,26 +514,40 @@ def claim_theorem22(falsify: bool = False) -> Check:
         shortfall, excess = max(shortfall, short), min(excess, ex)
         rate_min, ratio_min = min(rate_min, mu), min(ratio_min, g2 / ex)
     tol, crit = eps_criterion(8 * 3**3, 1.0)
-    where = (
-        "|||A||| = 1: A_1 = A_2 = -I, l = 4, d = 3"
-        if falsify
-        else f"{len(pts)} points, l = 2..8, |||A||| <= 0.899, sigma_min(Sigma) >= 0.05"
+    values = dict(
+        shortfall=shortfall,
+        excess=excess,
+        tol=tol,
+        crit=crit,
+        where=THM22_WHERE[bool(falsify)].format(points=len(pts)),
+        smallest_ratio=ratio_min,
+        smallest_rate=rate_min,
     )
-    return Check(
-        f"Theorem 2.2 through the proof's bound ({where})",
-        "largest 1 - ||grad f||^2 / (4 l (1 - tau)^(2l-2) sigma_min(Sigma) (f - C_opt)); "
-        "1 at a critical point with f > C_opt",
-        shortfall,
-        tol,
-        "a relative rounding slack on the bound: " + crit,
-        nontrivial=excess,
-        nontrivial_what="smallest excess risk f - C_opt",
-        lines=[
-            f"smallest ||grad f||^2 / (f - C_opt) among the points: {ratio_min:.2g} (the bound there: "
-            f"{rate_min:.2g}); the comparison is with the bound, not with 0"
-        ],
-        values=dict(smallest_ratio=ratio_min, smallest_rate=rate_min),
-    )
+    (res,) = checks_from([THM22_PART], values)
+    res.lines.append(THM22_LINE.format_map(values))
+    res.values.update(smallest_ratio=ratio_min, smallest_rate=rate_min)
+    return res
+
+
+#: the points checked: the sample (``{points}`` of them), or the falsifier's single point at tau = 1
+THM22_WHERE = {
+    False: "{points} points, l = 2..8, |||A||| <= 0.899, sigma_min(Sigma) >= 0.05",
+    True: "|||A||| = 1: A_1 = A_2 = -I, l = 4, d = 3",
+}
+THM22_PART = Part(
+    "Theorem 2.2 through the proof's bound ({where})",
+    "largest 1 - ||grad f||^2 / (4 l (1 - tau)^(2l-2) sigma_min(Sigma) (f - C_opt)); "
+    "1 at a critical point with f > C_opt",
+    "shortfall",
+    "tol",
+    "a relative rounding slack on the bound: {crit}",
+    nontrivial="excess",
+    nontrivial_what="smallest excess risk f - C_opt",
+)
+THM22_LINE = (
+    "smallest ||grad f||^2 / (f - C_opt) among the points: {smallest_ratio:.2g} (the bound there: "
+    "{smallest_rate:.2g}); the comparison is with the bound, not with 0"
+)
 
 
 def adversarial_survey(Sigmas: dict, ls=(2, 8), taus=(0.1, 0.5, 0.9), starts=("random", "shrink"), steps: int = 60):
