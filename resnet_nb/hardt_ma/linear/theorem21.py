@@ -21,7 +21,7 @@ from scipy.optimize import minimize
 from tqdm.auto import tqdm
 
 from resnet_nb.core.checks import require_float, require_int
-from resnet_nb.core.claims import Check, all_of, claim, eps_criterion
+from resnet_nb.core.claims import Check, Part, all_of, checks_from, claim, eps_criterion
 from resnet_nb.hardt_ma.linear.network import (
     as_square,
     gamma_of,
@@ -570,41 +570,50 @@ def claim_theorem21_det(falsify: bool = False) -> Check:
     tol, crit = eps_criterion(100, 10.0)
     if falsify:
         found = det_lemma_search(2, 1.0, starts=2, seed=4)
-        return Check(
-            "a wrong determinant bound, det(I + A) >= 1 - ||A|| (d = 2), at the point a search finds "
-            f"(1 - ||A|| = {1 - found['norm']:.1e})",
-            "smallest det(I + A) / (1 - ||A||)",
-            found["ratio"],
-            1 - tol,
-            crit + "; the claimed bound is a ratio >= 1",
-            op=">=",
-        )
+        values = dict(ratio=found["ratio"], gap=1 - found["norm"], low=1 - tol, crit=crit)
+        (res,) = checks_from([THM21_DET_WRONG_PART], values)
+        return res
     parts, lines = [], []
     for d, seed in ((2, 4), (3, 5)):
         found = det_lemma_search(d, float(d), seed=seed)
         A = found["A"]
         off_scalar = float(np.abs(A - np.trace(A) / d * np.eye(d)).max())
-        parts.append(
-            Check(
-                f"d = {d}: det(I + A) >= (1 - ||A||)^{d} at the point a search finds (6 random starts, "
-                f"none a multiple of I; ||A|| = {found['norm']:.4f})",
-                f"smallest det(I + A) / (1 - ||A||)^{d}",
-                found["ratio"],
-                1 - tol,
-                crit + "; the lemma's bound is a ratio >= 1",
-                op=">=",
-                values=dict(excess=found["ratio"] - 1, norm=found["norm"], distance_from_scalar=off_scalar),
-            )
-        )
-        lines.append(
-            f"d = {d}: the search ends {found['ratio'] - 1:.2e} above 1, at a matrix within "
-            f"{off_scalar:.1e} of a multiple of -I (the tight family)"
-        )
+        shown = dict(excess=found["ratio"] - 1, norm=found["norm"], distance_from_scalar=off_scalar)
+        values = dict(shown, d=d, ratio=found["ratio"], low=1 - tol, crit=crit)
+        (part,) = checks_from([THM21_DET_PART], values)
+        part.values.update(shown)
+        parts.append(part)
+        lines.append(THM21_DET_LINE.format_map(values))
     illus = max_spectral_norm(theorem21_construction(-np.eye(2), l)[0]) / bound
-    return all_of(
-        "det(I + A) > 0 when ||A|| < 1 (so det R > 0 for every factorisation within the bound): "
-        "the lemma's inequality det(I + A) >= (1 - ||A||)^d where a search finds it closest to failing",
-        parts,
-        lines=lines
-        + [f"illustration: R = -I_2 (det +1), l = {l}: the construction's |||A||| is {illus:.4f} of the bound"],
-    )
+    return all_of(THM21_DET_TITLE, parts, lines=lines + [THM21_DET_ILLUSTRATION.format(l=l, illus=illus)])
+
+
+THM21_DET_TITLE = (
+    "det(I + A) > 0 when ||A|| < 1 (so det R > 0 for every factorisation within the bound): "
+    "the lemma's inequality det(I + A) >= (1 - ||A||)^d where a search finds it closest to failing"
+)
+THM21_DET_PART = Part(
+    "d = {d}: det(I + A) >= (1 - ||A||)^{d} at the point a search finds (6 random starts, "
+    "none a multiple of I; ||A|| = {norm:.4f})",
+    "smallest det(I + A) / (1 - ||A||)^{d}",
+    "ratio",
+    "low",
+    "{crit}; the lemma's bound is a ratio >= 1",
+    op=">=",
+)
+THM21_DET_LINE = (
+    "d = {d}: the search ends {excess:.2e} above 1, at a matrix within "
+    "{distance_from_scalar:.1e} of a multiple of -I (the tight family)"
+)
+THM21_DET_ILLUSTRATION = (
+    "illustration: R = -I_2 (det +1), l = {l}: the construction's |||A||| is {illus:.4f} of the bound"
+)
+#: the falsifier: the determinant bound with the exponent dropped
+THM21_DET_WRONG_PART = Part(
+    "a wrong determinant bound, det(I + A) >= 1 - ||A|| (d = 2), at the point a search finds (1 - ||A|| = {gap:.1e})",
+    "smallest det(I + A) / (1 - ||A||)",
+    "ratio",
+    "low",
+    "{crit}; the claimed bound is a ratio >= 1",
+    op=">=",
+)
