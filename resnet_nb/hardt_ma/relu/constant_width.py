@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from resnet_nb.core.claims import Check, all_of, claim, eps_criterion
+from resnet_nb.core.claims import Check, Part, all_of, checks_from, claim, eps_criterion
 from resnet_nb.hardt_ma.relu.network import unit_norm_columns
 from resnet_nb.hardt_ma.relu.theorem32 import construction_fit_error
 
@@ -41,26 +41,32 @@ def claim_constant_width(falsify: bool = False) -> Check:
         k = 1
     err, scale, why, count = construction_fit_error(X, y, r, k, "greedy")
     tol, crit = eps_criterion(3, max(scale, 1.0), factor=1e4)
-    fit = Check(
-        f"{n} points in R^20, k = {k}, greedy order",
-        "max |output - one-hot|",
-        err,
-        tol,
-        crit + " (the margins at k = 3 are small); inf: refused",
-        lines=[why] if why else [],
-    )
+    values = dict(n=n, k=k, err=err, tol=tol, crit=crit)
+    (fit,) = checks_from([WIDTH_FIT_PART], values)
+    if why:
+        fit.lines.append(why)
     if count is None:
         return fit
     bound = n * (2 * k * k + k) + r * k + r * r + r
-    size = Check(
-        f"implementation test, not evidence: trainable parameters against n(2k^2 + k) + rk + r^2 + r = {bound:,}",
-        "trainable parameters / bound",
-        count["trainable"] / bound,
-        1.0,
-        "ratio <= 1: every block moves at least one point, so only a bug can exceed it",
-        lines=[f"{count['trainable']:,} trainable parameters for {n} points"],
-    )
-    return all_of(
-        f"constant width k = {k}: exact fit (evidence); parameter count within the bound (implementation test)",
-        [fit, size],
-    )
+    values.update(bound=bound, trainable=count["trainable"], ratio=count["trainable"] / bound)
+    (size,) = checks_from([WIDTH_SIZE_PART], values)
+    size.lines.append(WIDTH_SIZE_LINE.format_map(values))
+    return all_of(WIDTH_TITLE.format_map(values), [fit, size])
+
+
+WIDTH_TITLE = "constant width k = {k}: exact fit (evidence); parameter count within the bound (implementation test)"
+WIDTH_FIT_PART = Part(
+    "{n} points in R^20, k = {k}, greedy order",
+    "max |output - one-hot|",
+    "err",
+    "tol",
+    "{crit} (the margins at k = 3 are small); inf: refused",
+)
+WIDTH_SIZE_PART = Part(
+    "implementation test, not evidence: trainable parameters against n(2k^2 + k) + rk + r^2 + r = {bound:,}",
+    "trainable parameters / bound",
+    "ratio",
+    1.0,
+    "ratio <= 1: every block moves at least one point, so only a bug can exceed it",
+)
+WIDTH_SIZE_LINE = "{trainable:,} trainable parameters for {n} points"
