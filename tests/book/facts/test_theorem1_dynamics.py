@@ -174,7 +174,9 @@ def _long_run(long_spike=(True, True, False, False), la=None):
             "lam_final": [3.7, 3.99, 3.6, 3.8],
         }
     )
-    sweep_rows = pd.DataFrame({"seed": seeds, "lam_final": [3.7, 3.456, 3.1, 3.2], "spike": [True, False, False, False]})
+    sweep_rows = pd.DataFrame(
+        {"seed": seeds, "lam_final": [3.7, 3.456, 3.1, 3.2], "spike": [True, False, False, False]}
+    )
     spiky = sweep_rows[sweep_rows["spike"]]
     last1000 = np.array([0.5, 0.1, 2e-3, 5e-4])
     sweep = {"epochs": list(range(0, 1501, 50))}
