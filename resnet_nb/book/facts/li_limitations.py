@@ -19,7 +19,12 @@ def products_facts() -> show.Facts:
     n_crit = len(crit)
     n_discordant = lim.discordant_pairs(crit)
     spearman_rho, spearman_thr = show.num(rho), show.num(rho_99)
-    strict = show.text("strictly increasing" if n_discordant == 0 else "not strictly increasing")
+    if n_discordant == 0:
+        raise ValueError(
+            "the index is strictly increasing in the loss at these critical points: the section's "
+            "widest discordant pair does not exist, so its prose no longer describes them"
+        )
+    strict = show.text("not strictly increasing")
     top_index = show.num(crit["index"].iloc[-1])
     assert crit["index"].iloc[0] == 0 and crit["index"].iloc[-1] == crit["index"].max()
     by_rank = show.text("ordered" if lim.index_ordered_by_rank(crit) else "not ordered")

@@ -124,7 +124,8 @@ def final_losses_facts(T10, T9, s10, s9) -> show.Facts:
     # the caption: the best 2-shortcut run ends closest to L_min at every even depth ...
     assert (best9.arch == "2-shortcut").all()
     # ... but at the shallowest depth it sits at float64's rounding floor
-    assert s9[(s9.arch == "2-shortcut") & (s9.depth == s9.depth.min())].at_rounding_floor.all()
+    two9 = s9[s9.arch == "2-shortcut"]
+    assert len(two9) and two9[two9.depth == two9.depth.min()].at_rounding_floor.all()
     runs9, runs10 = show.count(T9.run.nunique()), show.count(T10.run.nunique())
     # Figure 10 at its largest depth: Xavier- and orthogonal-ReLU have no rate without divergence
     deep10 = s10[(s10.depth == s10.depth.max()) & (s10.arch != "2-shortcut")]

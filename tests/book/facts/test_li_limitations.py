@@ -69,16 +69,12 @@ def test_products_refuses_an_index_not_ordered_by_rank(monkeypatch):
         facts.products_facts()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="products_facts asks for the widest discordant pair even when there is none, so its "
-    "'strictly increasing' branch raises instead of being shown",
-)
-def test_products_says_strictly_increasing_when_no_pair_is_discordant(monkeypatch):
+def test_products_refuses_points_without_a_discordant_pair(monkeypatch):
+    """The prose quotes the widest pair with the larger index at the smaller loss; without one,
+    the function says the section no longer describes the points instead of inventing a pair."""
     _patch_crit(monkeypatch, _crit(index_2=0.35))  # index now increases with the loss
-    f = facts.products_facts()
-    assert f.n_discordant == 0 and "not strictly" not in f.strict
+    with pytest.raises(ValueError, match="strictly increasing"):
+        facts.products_facts()
 
 
 # -- fixup_facts ----------------------------------------------------------------------------------

@@ -230,13 +230,7 @@ def test_final_losses_refuses_a_shallowest_two_shortcut_run_above_the_rounding_f
         facts.final_losses_facts(T10, T9, s10, s9)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the guard 'at the shallowest depth the 2-shortcut run sits at the rounding floor' selects "
-    "s9.depth.min() over all architectures: when another architecture has a shallower depth the "
-    "selection is empty and the assert passes vacuously",
-)
-def test_final_losses_refuses_a_shallowest_two_shortcut_run_above_the_rounding_floor():
+def test_final_losses_refuses_it_even_when_another_architecture_starts_shallower():
     T10, T9, s10, s9 = _final()
     s9.loc[s9.arch == "2-shortcut", "at_rounding_floor"] = False  # the caption's claim is now false
     shallower = pd.DataFrame([dict(arch="xavier", depth=1, lg_excess=-4.5, at_rounding_floor=False)])
