@@ -823,7 +823,7 @@ display(f_b11.tl_check, f_b11.tl_falsifier)
 # %% [markdown]
 # **What the analog shows.** Over {eval}`f_b10.n_seeds` seeds each, the small initialisation on the
 # residual convolutions and the standard one end at similar held-out accuracy (summary table). The
-# 95% Welch interval of their mean difference {eval}`f_b10.verdict`. It excludes an improvement of
+# 95% Welch interval of their mean difference {eval}`f_b10.verdict`. It {eval}`f_b10.effect_verdict` an improvement of
 # {eval}`f_b10.effect_pts` points ({eval}`f_b10.effect_digits` held-out digits), an effect size the book chose
 # to test, not one the paper claims (<a href="claims.html#claim-hm-analog-small-init">evidence</a>). The paper's claim
 # is that the small initialisation "helped training" (Section 4.1), which we read as a lower

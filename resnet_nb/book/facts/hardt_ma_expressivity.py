@@ -51,6 +51,7 @@ def analog_test_facts(an_diff, by, checks, n_held, small, std) -> show.Facts:
         drift=drift,
         effect_digits=effect_digits,
         effect_pts=effect_pts,
+        effect_verdict=show.text("excludes" if effect_out else "does not exclude"),
         n_seeds=n_seeds,
         verdict=verdict,
     )

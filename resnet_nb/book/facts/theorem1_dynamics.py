@@ -109,6 +109,13 @@ def long_run_facts(ep_l, last1000, long, long_rows, spiky, sweep, sweep_rows) ->
     epoch 1,500, when it first went above 2/eta, how often its sharpness dropped back below, its
     loss gap; the calm seeds still sharpening at the end, how many moved by more than MOVE in the
     last 1,000 epochs, and the one that ends closest to 2/eta."""
+    seeds = list(long["seeds"])
+    if not (list(long_rows["seed"]) == list(sweep_rows["seed"]) == seeds and len(last1000) == len(seeds)):
+        raise ValueError(
+            "the long run's rows, the sweep's rows and last1000 are read by position: they must list "
+            f"the same seeds in the same order (long run {seeds}, rows {list(long_rows['seed'])}, "
+            f"sweep rows {list(sweep_rows['seed'])}, {len(last1000)} changes)"
+        )
     spiky_long = long_rows[long_rows["spike"]]
     new = spiky_long[~spiky_long["seed"].isin(spiky["seed"])]
     assert len(new) == 1

@@ -52,6 +52,12 @@ def test_analog_test_cannot_decide_when_the_interval_contains_both():
     f = facts.analog_test_facts(*_analog_test(-0.01, EFFECT + 0.01))
     assert "contains 0" in f.verdict
     assert "cannot decide" in f.conclusion
+    assert f.effect_verdict == "does not exclude"  # the prose must not say the effect is ruled out
+
+
+def test_analog_test_says_the_interval_excludes_the_effect_only_when_it_does():
+    assert facts.analog_test_facts(*_analog_test(-0.01, EFFECT - 0.01)).effect_verdict == "excludes"
+    assert facts.analog_test_facts(*_analog_test(EFFECT + 0.001, EFFECT + 0.02)).effect_verdict == "excludes"
 
 
 def test_analog_test_says_the_interval_excludes_0_when_it_does():

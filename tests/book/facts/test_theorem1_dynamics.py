@@ -213,6 +213,14 @@ def test_long_run_refuses_a_late_spike_that_stays_above_the_edge():
         facts.long_run_facts(*_long_run(la=[4.1 + 0.01 * i for i in range(17)]))
 
 
+def test_long_run_refuses_rows_in_another_seed_order():
+    """The long run's rows, the sweep's rows and the last-1,000-epoch changes are read by position."""
+    ep_l, last1000, long, long_rows, spiky, sweep, sweep_rows = _long_run()
+    reordered = sweep_rows.iloc[::-1].reset_index(drop=True)
+    with pytest.raises(ValueError, match="same seeds in the same order"):
+        facts.long_run_facts(ep_l, last1000, long, long_rows, spiky, sweep, reordered)
+
+
 # -- catapult_facts -------------------------------------------------------------------------------
 
 
