@@ -310,7 +310,7 @@ def test_the_scale_solution_refuses_growth_other_than_eps_squared_and_tenfold(ba
 
 
 def _xs_p(unres96=10):
-    return pd.DataFrame({"runs": 10, "unresolved": [0, 0, 4, 10, 10, unres96]}, index=[2, 24, 32, 48, 64, 96])
+    return pd.DataFrame({"runs": 10, "unresolved": [0, 0, 1, 10, 10, unres96]}, index=[2, 24, 32, 48, 64, 96])
 
 
 def test_the_opening_quotes_the_verdicts_the_2_shortcut_range_and_where_xavier_leaves_resolution():
