@@ -516,7 +516,7 @@ def eos_inputs(monkeypatch):
     )
     monkeypatch.setattr(store, "load_results", lambda figure, scale="paper", root=None: (pd.DataFrame(), {}))
     rs = pd.DataFrame({"depth": [4, 8, 16, 32], "lam_max0": [8.0, 16.0, 32.0, 96.0], "eta_lam0": [0.8, 1.6, 1.0, 3.0]})
-    monkeypatch.setattr(fig9, "rate_scale", lambda t9, t5, **k: rs)
+    monkeypatch.setattr(fig9, "rate_scale", lambda *a, **k: rs)
     eos = pd.DataFrame({"arch": ["2-shortcut"] * 2 + ["orthogonal"], "lam_min0": [-0.79, -0.81, -30.0]})
     eos_table = pd.DataFrame(
         {
@@ -562,7 +562,7 @@ def test_eos_refuses_a_2_shortcut_start_within_the_classical_bound(eos_inputs):
 
 def test_eos_refuses_a_band_of_the_usable_rate_as_wide_as_the_growth_of_lambda_max(eos_inputs, monkeypatch):
     rs = pd.DataFrame({"depth": [4, 8], "lam_max0": [8.0, 96.0], "eta_lam0": [0.1, 3.0]})
-    monkeypatch.setattr(fig9, "rate_scale", lambda t9, t5, **k: rs)
+    monkeypatch.setattr(fig9, "rate_scale", lambda *a, **k: rs)
     with pytest.raises(AssertionError):
         facts.eos_facts(*eos_inputs[1:3], pd.DataFrame())
 
