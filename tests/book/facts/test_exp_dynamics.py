@@ -230,6 +230,13 @@ def test_figure_6_refuses_run_means_that_cross_by_more_than_the_spread(fig6_inpu
         facts.fig6_rates_facts(0.1, 0.01, _paper6_first_steps(), pd.DataFrame())
 
 
+def test_figure_6_refuses_lg_cond_ranges_that_overlap_at_the_stable_rate(fig6_inputs, monkeypatch):
+    overlap = {"orthogonal": np.array([[2.0, 3.0]]), "2-shortcut": np.array([[1.0, 2.5]])}
+    monkeypatch.setattr(fig6, "run_curves", lambda table, column, relu, grid: overlap)
+    with pytest.raises(AssertionError):
+        facts.fig6_rates_facts(0.1, 0.01, _paper6_first_steps(), pd.DataFrame())
+
+
 # -- fig6_stable_facts -------------------------------------------------------------------------
 
 
@@ -270,6 +277,20 @@ def test_the_stable_rate_facts_refuse_two_stretches_in_the_other_order():
 def test_the_stable_rate_facts_refuse_an_excess_larger_than_one_spread():
     with pytest.raises(AssertionError):
         facts.fig6_stable_facts(_stable(excess=0.2, sd_excess=0.1))
+
+
+@pytest.mark.parametrize(
+    "diff",
+    [
+        #  -4    -3.5  -3    -2.5  -2    -1.5  -1    -0.5   0     0.5   1
+        [-0.4, -0.3, -0.2, -0.1, 0.02, 0.03, 0.01, -0.05, 0.06, -0.7, np.nan],  # above at large loss
+        [-0.4, -0.3, 0.05, -0.1, 0.02, 0.03, 0.01, -0.05, -0.6, -0.7, np.nan],  # above near the minimum
+        [-0.4, -0.3, -0.2, -0.1, -0.02, -0.03, -0.01, -0.05, -0.6, -0.7, np.nan],  # never above
+    ],
+)
+def test_the_stable_rate_facts_refuse_a_difference_of_another_shape(diff):
+    with pytest.raises(AssertionError):
+        facts.fig6_stable_facts(_stable(diff=diff))
 
 
 # -- fig7_facts (Figure 8's index) --------------------------------------------------------------
@@ -368,6 +389,20 @@ def test_the_spikes_refuse_a_rise_after_a_sample_within_the_bound():
         facts.spike_counts_facts(paper3, _sharp(loss=loss), spk)
 
 
+@pytest.mark.parametrize(
+    "eta",
+    [
+        (2.5, 2.2, 2.8, 2.1, 2.3, 2.9, 2.05, 2.15, 2.7),  # every sample beyond 2: nothing to compare with
+        (1.5, 2.2, 2.25, 2.25, 2.3, 1.9, 2.05, 2.15, 1.7),  # lambda_max stays above its value before a rise
+        (1.5, 2.2, 1.8, 1.9, 2.3, 1.9, 1.95, 1.85, 1.7),  # no sample beyond 2 is followed by a fall
+    ],
+)
+def test_the_spikes_refuse_samples_that_do_not_bear_out_the_prose(eta):
+    paper3, spk = _spikes()
+    with pytest.raises(AssertionError):
+        facts.spike_counts_facts(paper3, _sharp(eta=eta), spk)
+
+
 # -- depth_norms_facts -------------------------------------------------------------------------
 
 
@@ -453,6 +488,17 @@ def test_the_rate_solution_quotes_the_slow_and_fast_ends_and_the_largest_gap_bet
 
 def test_the_rate_solution_refuses_depth_2_ends_that_differ_at_the_precision_shown():
     ends3, gaps, lows, norm_range = _lr_inputs(end2_slow=1.26)
+    with pytest.raises(AssertionError):
+        facts.lr_solution_facts(ends3, gaps, lows, norm_range, 0.1, 0.02)
+
+
+def test_the_rate_solution_refuses_slow_runs_that_do_not_end_lower_and_at_larger_losses():
+    ends3, gaps, lows, norm_range = _lr_inputs()
+    ends3["slow"][8] = 0.75  # above the fast run's 0.7
+    with pytest.raises(AssertionError):
+        facts.lr_solution_facts(ends3, gaps, lows, norm_range, 0.1, 0.02)
+    ends3, gaps, lows, norm_range = _lr_inputs()
+    lows[16] = (-2.9, -4.9)  # the slow run reaches a lower loss
     with pytest.raises(AssertionError):
         facts.lr_solution_facts(ends3, gaps, lows, norm_range, 0.1, 0.02)
 

@@ -181,6 +181,12 @@ def test_xavier_at_96_refuses_rates_that_end_alike_since_the_prose_says_they_do_
         facts.xavier96_facts(_xavier96(survivor_at_001=0.55))
 
 
+def test_xavier_at_96_refuses_a_second_rate_without_a_diverged_run():
+    paper9 = pd.concat([_xavier96(), table(runs("xavier", 96, 0.0001, [0.7, 0.7]))])
+    with pytest.raises(AssertionError):
+        facts.xavier96_facts(paper9)  # the prose names one rate at which no run diverged
+
+
 # -- settings_facts ----------------------------------------------------------------------------
 
 
@@ -286,6 +292,14 @@ def test_the_gaps_refuse_a_ratio_that_does_not_hold_at_two_standard_errors(gap_i
 
 def test_the_gaps_refuse_a_depth_16_start_within_the_stability_bound(gap_inputs, monkeypatch):
     monkeypatch.setattr(fig9, "stability_run", lambda *a, **k: pd.DataFrame({"eta_lam0": [2.5, 1.9]}))
+    with pytest.raises(AssertionError):
+        facts.gap_facts(gap_inputs[0], pd.DataFrame())
+
+
+def test_the_gaps_refuse_3_shortcut_networks_that_end_as_near_as_the_others(gap_inputs, monkeypatch):
+    near = _gaps()
+    near.loc[(near["arch"] == "3-shortcut") & (near["depth"] == 6), "lg_excess"] = -3.6  # < 2 x 10^-3.7
+    monkeypatch.setattr(fig9, "summarise", lambda table, **k: near)
     with pytest.raises(AssertionError):
         facts.gap_facts(gap_inputs[0], pd.DataFrame())
 
@@ -412,6 +426,22 @@ def test_he_against_xavier_refuses_verdicts_out_of_the_order_worse_unresolved_be
         facts.he_xavier_facts(he_s, hx, paper, paper)
 
 
+@pytest.mark.parametrize(
+    "verdicts, he_finals",
+    [
+        (["worse", "unresolved", "worse", "better", "better"], [0.3, 0.5]),  # unresolved among the worse
+        (["worse", "worse", "unresolved", "better", "better"], [0.3, 0.4]),  # every He run leaves 0.5
+        (["worse", "worse", "unresolved", "better", "better"], [0.5, 0.5]),  # none does
+    ],
+)
+def test_he_against_xavier_refuses_results_the_sentence_cannot_describe(verdicts, he_finals):
+    he_s = pd.DataFrame({"best_lr": [0.1]}, index=[32])
+    paper10 = table(runs("xavier", 32, 0.1, [0.5, 0.5], relu=True))
+    paper_he = table(runs("he", 32, 0.1, he_finals, relu=True))
+    with pytest.raises(AssertionError):
+        facts.he_xavier_facts(he_s, _hx(verdicts), paper10, paper_he)
+
+
 # -- he_divergence_facts -----------------------------------------------------------------------
 
 
@@ -472,6 +502,20 @@ def test_he_divergence_refuses_a_he_network_that_trains_at_higher_rates_than_xav
     )
     with pytest.raises(AssertionError):
         facts.he_divergence_facts(paper10, paper_he, s10)
+
+
+def test_he_divergence_refuses_a_xavier_rate_at_depth_8_below_where_he_diverges():
+    paper10, paper_he, _ = _divergence()
+    s10 = pd.DataFrame([{"arch": "xavier", "depth": 8, "best_lr": 0.01}])  # He diverges from 0.1 on
+    with pytest.raises(AssertionError):
+        facts.he_divergence_facts(paper10, paper_he, s10)
+
+
+def test_he_divergence_refuses_depth_16_without_a_rate_at_which_only_some_runs_diverged():
+    paper10, paper_he, s10 = _divergence()
+    partial = (paper_he["depth"] == 16) & paper_he["lr"].isin([0.003, 0.01])
+    with pytest.raises(AssertionError):
+        facts.he_divergence_facts(paper10, paper_he[~partial], s10)
 
 
 # -- he_provenance_facts -----------------------------------------------------------------------
@@ -716,6 +760,12 @@ def test_the_depth_2_floor_quotes_the_l_bfgs_ends_and_the_singular_values_each_n
 
 def test_the_depth_2_floor_refuses_a_rank_5_linear_map_below_the_network_s_floor(floor2, monkeypatch):
     monkeypatch.setattr(fig10, "rank_limited_linear_loss", lambda rank, n_per_class=None: 0.39)
+    with pytest.raises(AssertionError):
+        facts.floor_facts()
+
+
+def test_the_depth_2_floor_refuses_a_plain_network_that_does_not_surpass_the_linear_optimum(floor2):
+    floor2[1].update(lo=0.31, hi=0.35)  # above L_min = 0.3, still below the shortcut floor
     with pytest.raises(AssertionError):
         facts.floor_facts()
 
