@@ -32,10 +32,12 @@ def factor(layers, seed, same_seeds=False):
     return FACTOR[layers]
 
 
-def fig2_table(same_seeds=False, final_lg_loss=-3.5):
+def fig2_table(same_seeds=False, final_lg_loss=-3.5, lag16=False):
     """Norm = BASE[epoch] x a factor that falls with depth; lg loss falls linearly to ``final_lg_loss``,
-    the same at every depth (so no two curves cross)."""
+    the same at every depth (so no two curves cross), unless ``lag16``: then the 16-layer loss lags
+    one epoch behind, and its curve crosses the 10-layer one."""
     lg = np.linspace(-0.5, final_lg_loss, len(BASE))
+    lag = {n: int(lag16 and n == 16) for n in LAYERS}
     rows = [
         {
             "blocks": b,
@@ -43,7 +45,7 @@ def fig2_table(same_seeds=False, final_lg_loss=-3.5):
             "seed": s,
             "epoch": e,
             "lr": LR[e],
-            "loss": 10 ** lg[e] * (1 + 0.01 * s),
+            "loss": 10 ** lg[max(e - lag[n], 0)] * (1 + 0.01 * s),
             "avg_weight_norm": BASE[e] * factor(n, s, same_seeds),
         }
         for b, n in zip(BLOCKS, LAYERS)
@@ -97,6 +99,13 @@ def test_the_ordering_quotes_the_final_norms_by_depth_the_losses_and_the_closest
 def test_the_ordering_refuses_final_losses_on_the_paper_s_axis(larger):
     _, npath, below = larger
     table = fig2_table(final_lg_loss=-2.5)  # above lg loss -3, where the paper's axis stops
+    with pytest.raises(AssertionError):
+        facts.ordering_facts(below, npath.fall_after_drop, npath.fall_before_drop, npath, table)
+
+
+def test_the_ordering_refuses_mean_curves_that_cross(larger):
+    _, npath, below = larger
+    table = fig2_table(final_lg_loss=-4.0, lag16=True)  # the final losses stay between 1e-4 and 1e-3
     with pytest.raises(AssertionError):
         facts.ordering_facts(below, npath.fall_after_drop, npath.fall_before_drop, npath, table)
 

@@ -72,6 +72,14 @@ def test_the_growth_refuses_a_break_depth_that_is_not_far_beyond_the_measured_de
         facts.growth_facts(_ends2(), _paper_lam(), check())
 
 
+def test_the_growth_refuses_a_drift_that_does_not_rise(until, monkeypatch):
+    monkeypatch.setattr(fig5, "flat_until", lambda table, arch="2-shortcut": dict(until, slope=-2e-5))
+    with pytest.raises(AssertionError):
+        facts.growth_facts(_ends2(), _paper_lam(), check())
+    with pytest.raises(AssertionError):
+        facts.growth_facts(_ends2(), _paper_lam(drift=-3e-4), check())  # lambda_max falls with depth
+
+
 # -- flatness_facts ----------------------------------------------------------------------------
 
 
@@ -172,6 +180,14 @@ def test_the_scale_refuses_a_gap_that_does_not_widen_with_depth():
         facts.scale_facts(one_like_plain, _summary5())
 
 
+def test_the_scale_refuses_a_2_shortcut_lg_cond_that_does_not_rise_from_depth_2_to_96():
+    s = _summary5()
+    s.loc[(s["arch"] == "2-shortcut") & (s["depth"] == 96), "lg_cond_mean"] = 1.2330
+    one_like_plain = check(values={"gap_first": 0.1, "gap_last": 0.6, "gap_monotone": True})
+    with pytest.raises(AssertionError):
+        facts.scale_facts(one_like_plain, s)
+
+
 # -- live_start_facts --------------------------------------------------------------------------
 
 
@@ -191,6 +207,13 @@ def test_the_live_start_quotes_the_largest_parameter_count_and_the_live_configur
 
 def test_the_live_start_refuses_a_depth_where_xavier_is_not_above_orthogonal():
     xs, os_ = _xo(x_at_8=0.9)
+    with pytest.raises(AssertionError):
+        facts.live_start_facts(xs.index, {"runs": 1, "depths": [2]}, os_, pd.DataFrame({"P": [1]}), xs)
+
+
+def test_the_live_start_refuses_a_xavier_growth_smaller_than_the_orthogonal_one():
+    xs, os_ = _xo()
+    os_.loc[24, "lg_cond_mean"] = 5.5  # orthogonal grows by 4.9, Xavier by 4.4
     with pytest.raises(AssertionError):
         facts.live_start_facts(xs.index, {"runs": 1, "depths": [2]}, os_, pd.DataFrame({"P": [1]}), xs)
 
@@ -250,6 +273,18 @@ def test_the_growth_solution_refuses_a_slope_that_does_not_grow():
 def test_the_growth_solution_refuses_unresolved_xavier_runs_at_depth_24():
     with pytest.raises(AssertionError):
         facts.growth_solution_facts(_means(), _s5(unres24=1), {"orthogonal": 1.1, "1-shortcut": 0.9})
+
+
+def test_the_growth_solution_refuses_xavier_cond_that_does_not_grow_or_every_run_unresolved_at_32():
+    slopes = {"orthogonal": 1.1, "1-shortcut": 0.9}
+    flat = _s5()
+    flat.loc[("xavier", 24), "lg_cond_mean"] = 2.0  # the fit through 8, 16, 24 falls
+    with pytest.raises(AssertionError):
+        facts.growth_solution_facts(_means(), flat, slopes)
+    none = _s5()
+    none.loc[("xavier", 32), "unresolved"] = 10  # the prose: some, not all, runs unresolved at 32
+    with pytest.raises(AssertionError):
+        facts.growth_solution_facts(_means(), none, slopes)
 
 
 # -- scale_solution_facts ----------------------------------------------------------------------
@@ -330,3 +365,8 @@ def test_the_opening_refuses_a_resolved_xavier_run_deeper_than_the_first_depth_w
 def test_the_opening_refuses_a_flatness_check_that_fails():
     with pytest.raises(AssertionError):
         facts.opening_verdicts_facts(check(value=0.1, tol=0.05), check(), _xs_p())
+
+
+def test_the_opening_refuses_a_1_shortcut_check_that_fails():
+    with pytest.raises(AssertionError):
+        facts.opening_verdicts_facts(check(), check(value=0.1, tol=0.05), _xs_p())
