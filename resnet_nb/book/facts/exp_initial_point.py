@@ -111,9 +111,13 @@ def scale_facts(one_like_plain, s) -> show.Facts:
     assert 0 < gap_v["gap_first"] < gap_v["gap_last"] and gap_v["gap_monotone"]  # widens from depth 8
     # the means at a few depths, as a table
     pick = [2, 8, 24, 64, 96]
-    wide = s[s["depth"].isin(pick)].pivot(index="arch", columns="depth", values="lg_cond_mean")
-    wide = wide.loc[[a for a in fig5.ARCHS if a in wide.index]]
-    view = wide.apply(lambda col: col.map(lambda v: f"{v:.3f}" if np.isfinite(v) else figures.BEYOND_RESOLUTION))
+    # a measured depth whose condition number is beyond resolution says so; a depth the network
+    # does not have (a 3-shortcut network's depth is a multiple of 3) stays empty (NaN)
+    rows = s[s["depth"].isin(pick)].assign(
+        cell=lambda t: t["lg_cond_mean"].map(lambda v: f"{v:.3f}" if np.isfinite(v) else figures.BEYOND_RESOLUTION)
+    )
+    view = rows.pivot(index="arch", columns="depth", values="cell")
+    view = view.loc[[a for a in fig5.ARCHS if a in view.index]]
     view.columns = [f"depth {L}" for L in view.columns]
     return show.Facts(
         gap_first=gap_first,

@@ -273,7 +273,7 @@ def he_xavier_facts(he_s, hx, paper10, paper_he) -> show.Facts:
     he_better_at = [int(L) for L in hx.index if hx.loc[L, "verdict"] == "better"]
     he_unres_at = [int(L) for L in hx.index if hx.loc[L, "verdict"] == "unresolved"]
     # the text says "up to depth ... worse, ... unresolved, from depth ... on better"
-    assert he_worse_at and he_better_at and max(he_worse_at) < min(he_better_at)
+    assert he_worse_at and he_unres_at and he_better_at and max(he_worse_at) < min(he_better_at)
     assert all(max(he_worse_at) < L < min(he_better_at) for L in he_unres_at)
     he_unres_n = show.text("depth " + ", ".join(str(L) for L in he_unres_at))
     he_worse_to, he_better_from = show.count(max(he_worse_at)), show.count(min(he_better_at))
@@ -313,10 +313,12 @@ def he_divergence_facts(paper10, paper_he, s10) -> show.Facts:
     assert he_div_le16 == [2, 4, 8, 16]
     # the He runs that diverged at depth 16 (the eligibility rule), compared run with run
     h16 = paper_he[paper_he["depth"] == 16]
-    hd = h16.groupby("lr").agg(div=("diverged", "sum"), lo=("final_loss", "min"), n=("final_loss", "count"))
+    hd = h16.groupby("lr").agg(
+        div=("diverged", "sum"), runs=("diverged", "size"), lo=("final_loss", "min"), n=("final_loss", "count")
+    )
     part = hd[(hd["div"] > 0) & (hd["div"] < hd["div"].max())]
     assert len(part)
-    he_div = show.text(", ".join(f"{int(n)} of 3 at {lr:.3g}" for lr, n in part["div"].items()))
+    he_div = show.text(", ".join(f"{int(r['div'])} of {int(r['runs'])} at {lr:.3g}" for lr, r in part.iterrows()))
     k16 = hd.loc[part.index, "lo"].idxmin()
     n16 = int(hd.loc[k16, "n"])
     he_surv_n = show.text("one surviving run" if n16 == 1 else f"{n16} surviving runs")

@@ -161,17 +161,11 @@ def test_the_scale_quotes_lg_cond_at_the_ends_of_the_grid_and_the_gap_of_the_1_s
     assert float(f.view.loc["orthogonal", f.view.columns[2]]) == pytest.approx(1.5)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: scale_facts (resnet_nb/book/facts/exp_initial_point.py:116) writes 'n/a: unresolved' into "
-    "every missing cell, also where no network exists (3-shortcut at depths 2, 8, 64), so the chapter's "
-    ".fillna('') finds nothing to blank and the table claims measurements that were never made",
-)
 def test_the_scale_view_does_not_call_a_network_that_does_not_exist_unresolved():
     one_like_plain = check(values={"gap_first": 0.1, "gap_last": 0.6, "gap_monotone": True})
     f = facts.scale_facts(one_like_plain, _summary5())
     # no 3-shortcut network has 2 matrices: there is no run, so none is unresolved
-    assert f.view.loc["3-shortcut", f.view.columns[0]] != figures.BEYOND_RESOLUTION
+    assert pd.isna(f.view.loc["3-shortcut", f.view.columns[0]])  # empty, as the chapter shows it
 
 
 def test_the_scale_refuses_a_gap_that_does_not_widen_with_depth():

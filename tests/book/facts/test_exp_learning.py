@@ -401,21 +401,14 @@ def test_he_against_xavier_names_the_depths_of_each_verdict_and_the_runs_that_le
     assert numbers(f.he_left) == [2, 4]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: he_xavier_facts (resnet_nb/book/facts/exp_learning.py:278) builds he_unres_n from an empty "
-    "list when no depth is unresolved and the prose reads 'does not order the two at depth ' with no depth",
-)
-def test_he_against_xavier_names_a_depth_or_refuses_when_no_depth_is_unresolved():
+def test_he_against_xavier_refuses_results_without_an_unresolved_depth():
+    """The prose names the depths where one run-to-run spread does not order the two."""
     hx = _hx(["worse", "worse", "better", "better", "better"])
     he_s = pd.DataFrame({"best_lr": [0.1]}, index=[32])
     paper10 = table(runs("xavier", 32, 0.1, [0.50, 0.50], relu=True))
     paper_he = table(runs("he", 32, 0.1, [0.30, 0.50], relu=True))
-    try:
-        f = facts.he_xavier_facts(he_s, hx, paper10, paper_he)
-    except AssertionError:
-        return  # refusing such results is a fix too
-    assert numbers(f.he_unres_n)
+    with pytest.raises(AssertionError):
+        facts.he_xavier_facts(he_s, hx, paper10, paper_he)
 
 
 def test_he_against_xavier_refuses_verdicts_out_of_the_order_worse_unresolved_better():
@@ -480,11 +473,6 @@ def test_he_divergence_says_below_and_one_surviving_run_where_that_is_the_case()
     assert f.he_surv_below == "below"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="suspicious: he_divergence_facts (resnet_nb/book/facts/exp_learning.py:319) writes 'of 3' whatever "
-    "the number of runs per rate",
-)
 def test_he_divergence_counts_the_diverged_runs_out_of_the_runs_at_that_rate():
     paper10, paper_he, s10 = _divergence(partial_survivors=1)
     h16 = (paper_he["depth"] == 16) & (paper_he["run"] == 2)
