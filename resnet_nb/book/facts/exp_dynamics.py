@@ -325,7 +325,7 @@ def eos_end_facts(paper6, zeros) -> show.Facts:
     max_end = last.groupby("arch")["lam_max"].mean()
     p10_orth_end, p10_two_end = (show.fixed(p10_end[a], 1) for a in ("orthogonal", "2-shortcut"))
     max_orth_end, max_two_end = show.num(max_end["orthogonal"], 2), show.num(max_end["2-shortcut"], 2)
-    end_gap = show.count(int(p10_end["2-shortcut"] - p10_end["orthogonal"]))
+    end_gap = show.count(int(round(p10_end["2-shortcut"] - p10_end["orthogonal"])))
     z = zeros.parts[0].values
     zero_count, zero_P = show.count(z["zeros"]), show.count(z["P"])
     return show.Facts(

@@ -188,7 +188,7 @@ def gap_facts(_lr9, paper9) -> show.Facts:
     ratio_2se = float(_lo2[_from].min())
     assert ratio_2se > 1  # the contrast holds at two standard errors, at every depth from there on
     ratio_from = show.count(ratio_from_d)
-    ratio_lo, ratio_hi = show.count(int(_pt[_from].min())), show.count(int(_pt[_from].max()))
+    ratio_lo, ratio_hi = show.count(int(round(_pt[_from].min()))), show.count(int(round(_pt[_from].max())))
     ratio_k = show.num(np.floor(ratio_2se * 10) / 10, 2)  # rounded down: "more than"
     # the opening's answer: the best depth-16 2-shortcut rate against lambda_max(0), the largest
     # Hessian eigenvalue at the start (the same cached runs as the section on the condition number)
