@@ -192,7 +192,7 @@ SIGMAS = {"100 D": 100 * D, "ill-conditioned": np.diag([1e-3, 1.0, 1e3])}
 
 def _patch_survey(monkeypatch, adv_min=1.002, printed=0.15, expo=0.025):
     adv = pd.DataFrame({"Sigma": ["100 D", "ill-conditioned", "100 D"], "ratio": [adv_min, 3.5, 1.7]})
-    monkeypatch.setattr(facts.hm, "adversarial_survey", lambda sigmas: adv)
+    monkeypatch.setattr(facts.hm, "adversarial_survey", lambda *_, **__: adv)
 
     def ratio(l, d, tau, Sigma, form, steps):
         return {"ratio": printed if form == "printed" else expo}

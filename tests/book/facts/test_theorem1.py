@@ -206,7 +206,8 @@ def blocks_2I(monkeypatch):
     monkeypatch.setattr(facts, "theorem1_blocks", lambda net, stats: {"A": 2 * torch.eye(10, dtype=torch.float64)})
 
 
-def test_growth_c_prime_is_the_propositions_constant_and_the_measured_one_at_depth_16(blocks_2I):
+@pytest.mark.usefixtures("blocks_2I")
+def test_growth_c_prime_is_the_propositions_constant_and_the_measured_one_at_depth_16():
     f = facts.growth_numbers_facts(_growth_table(), stats=None)
     assert f.c_prime_theory == pytest.approx(3.0)
     assert f.c_prime_16 == pytest.approx(12.0 / math.sqrt(16))
@@ -214,7 +215,8 @@ def test_growth_c_prime_is_the_propositions_constant_and_the_measured_one_at_dep
     assert f.cond10_per_depth == pytest.approx(20.0 / 16)
 
 
-def test_growth_slack_numbers_are_the_last_depths(blocks_2I):
+@pytest.mark.usefixtures("blocks_2I")
+def test_growth_slack_numbers_are_the_last_depths():
     f = facts.growth_numbers_facts(_growth_table(), stats=None)
     assert f.lam16 == pytest.approx(5.0) and f.lb16 == pytest.approx(4.99)
     assert f.p10b16 == pytest.approx(6.0)
@@ -224,21 +226,25 @@ def test_growth_slack_numbers_are_the_last_depths(blocks_2I):
     assert f.depth_first == 2
 
 
-def test_growth_refuses_a_loose_lambda_max_bound(blocks_2I):
+@pytest.mark.usefixtures("blocks_2I")
+def test_growth_refuses_a_loose_lambda_max_bound():
     with pytest.raises(AssertionError):
         facts.growth_numbers_facts(_growth_table(lam=5.0, lower=4.5), stats=None)  # 10% slack
 
 
-def test_growth_refuses_a_tight_p10_bound(blocks_2I):
+@pytest.mark.usefixtures("blocks_2I")
+def test_growth_refuses_a_tight_p10_bound():
     with pytest.raises(AssertionError):
         facts.growth_numbers_facts(_growth_table(p10_bound=3.0), stats=None)  # a factor 3.2
 
 
-def test_growth_refuses_a_p10_that_falls_faster_at_each_doubling(blocks_2I):
+@pytest.mark.usefixtures("blocks_2I")
+def test_growth_refuses_a_p10_that_falls_faster_at_each_doubling():
     with pytest.raises(AssertionError):
         facts.growth_numbers_facts(_growth_table(p10=(1.0, 0.99, 0.97, 0.94)), stats=None)
 
 
-def test_growth_refuses_a_p10_that_falls_by_more_than_a_tenth(blocks_2I):
+@pytest.mark.usefixtures("blocks_2I")
+def test_growth_refuses_a_p10_that_falls_by_more_than_a_tenth():
     with pytest.raises(AssertionError):
         facts.growth_numbers_facts(_growth_table(p10=(1.0, 0.90, 0.85, 0.83)), stats=None)
