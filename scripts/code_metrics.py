@@ -1,7 +1,7 @@
 """The counts issue 33 is judged by, and the caps ``make lint`` enforces on the chapters.
 
     python scripts/code_metrics.py            # print the counts
-    python scripts/code_metrics.py --check    # exit 1 on a chapter cell over the caps
+    python scripts/code_metrics.py --check    # exit 1 on a chapter cell or a package function over the caps
     python scripts/code_metrics.py --per-chapter
 
 Counts:
@@ -20,7 +20,8 @@ Counts:
 Caps (``--check``): no ``def`` in a chapter outside exercise answers, no code cell over
 ``MAX_CELL`` non-blank lines, visible or not, except the cells listed in ``ALLOWANCE`` (the ones
 not yet cut down, each with the length it had when listed): a listed cell may shrink, never grow,
-and a listed cell that meets the cap must leave the list, so the list only gets shorter.
+and a listed cell that meets the cap must leave the list, so the list only gets shorter; no
+function of the package over ``MAX_FUNCTION`` lines.
 """
 
 from __future__ import annotations
@@ -152,16 +153,25 @@ def chapter_counts(paths=None) -> tuple[dict, list[str]]:
     return {"chapter code lines": code, "def in chapters": defs, "{eval}-feeding lines": feeding}, problems
 
 
+def long_functions() -> list[str]:
+    """``path:line name: N lines`` for every function of the package over ``MAX_FUNCTION`` lines."""
+    found = []
+    for path in sorted((ROOT / "resnet_nb").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > MAX_FUNCTION:
+                    rel = path.relative_to(ROOT)
+                    found.append(f"{rel}:{node.lineno} {node.name}: {n} lines (at most {MAX_FUNCTION})")
+    return found
+
+
 def package_counts() -> dict:
-    long_functions = pragmas = sibling = 0
+    pragmas = sibling = 0
     for path in sorted((ROOT / "resnet_nb").rglob("*.py")):
         text = path.read_text()
         pragmas += sum("pragma: no mutate" in ln for ln in text.splitlines())
         tree = ast.parse(text)
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if node.end_lineno - node.lineno + 1 > MAX_FUNCTION:
-                    long_functions += 1
         rel = path.relative_to(ROOT / "resnet_nb").parts
         own = rel[0] if rel[0] in SIBLINGS else None
         if own is None:
@@ -182,7 +192,7 @@ def package_counts() -> dict:
                 if len(parts) > 1 and parts[0] == "resnet_nb" and parts[1] in SIBLINGS and parts[1] != own:
                     sibling += 1
     return {
-        f"functions over {MAX_FUNCTION} lines": long_functions,
+        f"functions over {MAX_FUNCTION} lines": len(long_functions()),
         "pragma lines": pragmas,
         "imports between sibling packages": sibling,
     }
@@ -200,6 +210,7 @@ def main(argv: list[str]) -> int:
             f"{ALLOWANCE.relative_to(ROOT)}: {ch} cell {cid} is within the cap or gone: remove it from the list"
             for ch, cid in allowance()
         ]
+        problems += long_functions()
         for p in problems:
             print(p)
         return 1 if problems else 0

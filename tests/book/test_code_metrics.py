@@ -62,6 +62,16 @@ def test_a_listed_cell_within_the_cap_must_leave_the_list(book, capsys):
     assert "is within the cap or gone: remove it from the list" in capsys.readouterr().out
 
 
+def test_a_package_function_over_60_lines_is_refused(book, capsys):
+    pkg = book / "resnet_nb"
+    pkg.mkdir()
+    body = "".join(f"    x{i} = {i}\n" for i in range(59))
+    (pkg / "m.py").write_text(f"def short():\n{body}\n\ndef long():\n{body}    x = 0\n")
+    assert code_metrics.long_functions() == ["resnet_nb/m.py:63 long: 61 lines (at most 60)"]
+    assert code_metrics.main(["--check"]) == 1
+    assert "long: 61 lines" in capsys.readouterr().out
+
+
 def test_eval_feeding_lines_are_those_that_format_or_only_feed_the_prose(book):
     chapter(
         book,

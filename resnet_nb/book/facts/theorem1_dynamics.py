@@ -104,11 +104,9 @@ def drift2_facts(cases, ctrl, rand, res_tab) -> show.Facts:
     )
 
 
-def long_run_facts(ep_l, last1000, long, long_rows, spiky, sweep, sweep_rows) -> show.Facts:
-    """The long run (seeds continued to the end of the stored run): the seed that spiked only after
-    epoch 1,500, when it first went above 2/eta, how often its sharpness dropped back below, its
-    loss gap; the calm seeds still sharpening at the end, how many moved by more than MOVE in the
-    last 1,000 epochs, and the one that ends closest to 2/eta."""
+def _require_one_seed_order(long, long_rows, sweep_rows, last1000) -> None:
+    """The long run's rows, the sweep's rows and last1000 are read by position: the same seeds in
+    the same order, or a ValueError that shows them."""
     seeds = list(long["seeds"])
     if not (list(long_rows["seed"]) == list(sweep_rows["seed"]) == seeds and len(last1000) == len(seeds)):
         raise ValueError(
@@ -116,6 +114,14 @@ def long_run_facts(ep_l, last1000, long, long_rows, spiky, sweep, sweep_rows) ->
             f"the same seeds in the same order (long run {seeds}, rows {list(long_rows['seed'])}, "
             f"sweep rows {list(sweep_rows['seed'])}, {len(last1000)} changes)"
         )
+
+
+def long_run_facts(ep_l, last1000, long, long_rows, spiky, sweep, sweep_rows) -> show.Facts:
+    """The long run (seeds continued to the end of the stored run): the seed that spiked only after
+    epoch 1,500, when it first went above 2/eta, how often its sharpness dropped back below, its
+    loss gap; the calm seeds still sharpening at the end, how many moved by more than MOVE in the
+    last 1,000 epochs, and the one that ends closest to 2/eta."""
+    _require_one_seed_order(long, long_rows, sweep_rows, last1000)
     spiky_long = long_rows[long_rows["spike"]]
     new = spiky_long[~spiky_long["seed"].isin(spiky["seed"])]
     assert len(new) == 1
