@@ -75,14 +75,14 @@ def analog_runs_facts(an_diff, at8, by, cfg, checks, inits, n_held, runs, small,
     tl_interval = show.text("includes 1" if tl["ratio_low"] < 1 < tl["ratio_high"] else "excludes 1")
     diff_table = pd.DataFrame(
         [
-            dict(
-                quantity="held-out accuracy, small minus standard (points)",
-                mean=100 * an_diff["diff"],
-                standard_error=100 * an_diff["se"],
-                low_95=100 * an_diff["low"],
-                high_95=100 * an_diff["high"],
-                effect_tested=100 * hm_analog.EFFECT,
-            )
+            {
+                "quantity": "held-out accuracy, small minus standard (points)",
+                "mean": 100 * an_diff["diff"],
+                "standard error": 100 * an_diff["se"],
+                "95% interval, low": 100 * an_diff["low"],
+                "95% interval, high": 100 * an_diff["high"],
+                "effect tested": 100 * hm_analog.EFFECT,
+            }
         ]
     )
     return show.Facts(
