@@ -144,11 +144,43 @@ def execute(path: Path, workdir: Path, cell_limit: float) -> None:
         resources={"metadata": {"path": str(workdir)}},
         # saved after every cell, so that a run killed at the time limit still shows its errors
         on_cell_executed=lambda **_: nbformat.write(nb, path),
+        # once the kernel answers, its pid and start time, so that the grader can stop it
+        on_notebook_start=lambda **_: record_kernel(client, path.parent / KERNEL_FILE),
     )
     try:
         client.execute()
     finally:
         nbformat.write(nb, path)
+
+
+#: where the runner records its kernel's process (pid and start time), beside the submission
+KERNEL_FILE = "kernel.json"
+
+
+def record_kernel(client, path: Path) -> None:
+    """Write the pid and start time of ``client``'s kernel to ``path`` (called once it answers)."""
+    import psutil
+
+    pid = client.km.provisioner.process.pid
+    path.write_text(json.dumps({"pid": pid, "started": psutil.Process(pid).create_time()}), encoding="utf-8")
+
+
+def stop_kernel(path: Path) -> bool:
+    """Kill the kernel (and its process group) recorded in ``path`` if it still runs; True if it did.
+
+    The start time must match the recorded one, so that a pid the system gave to another process
+    after the kernel ended is left alone."""
+    import psutil
+
+    try:
+        rec = json.loads(path.read_text(encoding="utf-8"))
+        proc = psutil.Process(rec["pid"])
+        if proc.create_time() != rec["started"]:
+            return False
+        os.killpg(rec["pid"], signal.SIGKILL)
+    except (OSError, ValueError, KeyError, psutil.Error):
+        return False
+    return True
 
 
 def run_one(nb_path: Path, specs: dict, limit: float, cell_limit: float) -> dict:
@@ -173,15 +205,24 @@ def run_one(nb_path: Path, specs: dict, limit: float, cell_limit: float) -> dict
         env = dict(os.environ, RESNET_NB_GRADE_LOG=str(log), PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
         env.pop("MPLBACKEND", None)
         cmd = [sys.executable, "-m", "scripts.teach.grade", "--execute", str(target), "--cell-limit", str(cell_limit)]
-        proc = subprocess.Popen(
-            cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        try:
-            out, _ = proc.communicate(timeout=limit)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)  # the runner, its kernel and anything they started
-            out, _ = proc.communicate()
-            result["timed_out"] = True
+        # The runner's output goes to a file, not a pipe: its kernel inherits the file, and a pipe
+        # is only at its end when every process holding it has exited, so a kernel that hangs
+        # while closing (seen: ipykernel 7 blocked in zmq's Context.term after its runner was
+        # killed) would keep the grader waiting for ever.
+        with open(work / "runner.log", "wb") as runner_log:
+            proc = subprocess.Popen(
+                cmd, cwd=ROOT, env=env, stdout=runner_log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+            try:
+                proc.wait(timeout=limit)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)  # the runner and what it started in its session
+                proc.wait()
+                result["timed_out"] = True
+            finally:
+                # the kernel runs in a session of its own (jupyter_client starts it so): stop it too
+                stop_kernel(work / KERNEL_FILE)
+        out = (work / "runner.log").read_bytes()
         if proc.returncode and not result["timed_out"]:
             tail = out.decode(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
             result["errors"].append(f"the run stopped: {tail[0][:300]}")

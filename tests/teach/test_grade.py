@@ -1,11 +1,16 @@
 """The grader (scripts/teach/grade.py) over five fabricated submissions of lecture 1's assignment:
-correct, partly correct (with deleted cells), wrong, crashing, endless loops. Kept under two minutes
-by small time limits."""
+correct, partly correct (with deleted cells), wrong, crashing, endless loops, and one that leaves a
+process running after it. Kept under two minutes by small time limits."""
 
 import csv
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 
+import psutil
 import pytest
 
 from resnet_nb.core import paths
@@ -77,9 +82,23 @@ def graded(tmp_path_factory):
     for name, sub in subs.items():
         (folder / name).mkdir(parents=True)
         (folder / name / "lecture-1.ipynb").write_text(json.dumps(sub))
+    # gus answers right, and his first answer starts a process in a session of its own that
+    # keeps the kernel's output open for ten minutes (as a kernel that hangs while closing does)
+    marker = tmp / "gus-sleeper.pid"
+    spawn = (
+        "import subprocess\n"
+        f"open({str(marker)!r}, 'w').write(str(subprocess.Popen(['sleep', '600'], start_new_session=True).pid))\n"
+    )
+    (folder / "gus").mkdir(parents=True)
+    gus = submission(nb, {**RIGHT, "ex-notation-depth": spawn + RIGHT["ex-notation-depth"]})
+    (folder / "gus" / "lecture-1.ipynb").write_text(json.dumps(gus))
     (folder / "fay.ipynb").write_text("{not json")
     start = time.monotonic()
-    grade.grade(folder, tmp / "out", LIMIT, CELL_LIMIT, jobs=6)
+    try:
+        grade.grade(folder, tmp / "out", LIMIT, CELL_LIMIT, jobs=7)
+    finally:
+        if marker.exists():
+            os.killpg(int(marker.read_text()), signal.SIGKILL)
     return tmp / "out", time.monotonic() - start
 
 
@@ -98,6 +117,7 @@ EXPECTED = {
     "cy": [0, 0, 0, 0, 0, 0, 0],
     "dee": [1, 0, 1, 1, 0, 0, 0],
     "eve": [1, 1, 0, 1, 1, 1, 0],
+    "gus": [1, 1, 1, 1, 1, 1, 1],
 }
 
 
@@ -144,5 +164,26 @@ def test_reports_name_crashes_and_time_limits(graded):
 
 
 def test_the_whole_run_takes_well_under_two_minutes(graded):
+    """Not five times the time limit (the submissions run side by side), and not the ten minutes of
+    gus's left-over process: the grader waits for the runner, not for the end of its output."""
     _, seconds = graded
-    assert seconds < 110  # the submissions run side by side: about the time limit, not five times it
+    assert seconds < 110
+
+
+def test_a_kernel_left_running_is_stopped_and_only_that_process(tmp_path):
+    kernel = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+    try:
+        record = tmp_path / grade.KERNEL_FILE
+        started = psutil.Process(kernel.pid).create_time()
+        record.write_text(json.dumps({"pid": kernel.pid, "started": started}))
+        assert grade.stop_kernel(record)
+        assert kernel.wait(timeout=10) == -signal.SIGKILL
+        # a recorded pid now held by another process (another start time) is left alone
+        record.write_text(json.dumps({"pid": other.pid, "started": started - 60.0}))
+        assert not grade.stop_kernel(record) and other.poll() is None
+        assert not grade.stop_kernel(tmp_path / "missing.json")
+    finally:
+        for p in (kernel, other):
+            p.kill()
+            p.wait()
